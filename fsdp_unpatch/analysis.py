@@ -1,0 +1,387 @@
+"""Per-file analysis: find the parts of FSDP2 monkey-patches and plan their fixes.
+
+A patch has parts — install sites, the replacement functions they install, the installer that holds
+them, the installer's calls — and the analysis sees them as one thing: a replacement is removed only
+with all its install sites, an installer only when nothing is left for it to install.
+
+`analyze_module` handles one file; `plan_installer_calls` adds what other files of the run decided
+(calls of an installer that is removed elsewhere).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from fsdp_unpatch import fingerprint
+from fsdp_unpatch.catalog import Catalog, Target
+from fsdp_unpatch.collect import Facts, RawCall, RawInstall, collect
+from fsdp_unpatch.names import ImportTable, is_fsdp2_private, target_id
+from fsdp_unpatch.patterns import body_statements, is_docstring, same_device_copy
+from fsdp_unpatch.versions import Version
+
+
+@dataclass
+class Edit:
+    """Delete `node`, or put `replacement` in its place."""
+
+    node: cst.CSTNode
+    replacement: Optional[cst.CSTNode] = None
+
+
+@dataclass(eq=False)
+class Planned:
+    """A finding before it has a position: the node to report and the edits its fix makes."""
+
+    code: str
+    node: cst.CSTNode
+    message: str
+    target: Optional[str] = None
+    edits: list[Edit] = field(default_factory=list)
+    # The fix is only right together with these (a replacement goes only with all its install sites).
+    requires: list["Planned"] = field(default_factory=list)
+
+
+@dataclass
+class Installer:
+    """A function that installs overrides, and whether the fix leaves it anything to do."""
+
+    node: cst.FunctionDef
+    qualified: str
+    removable: bool
+    finding: Optional[Planned] = None
+
+
+@dataclass
+class FileAnalysis:
+    module: cst.Module
+    module_name: str
+    facts: Facts
+    planned: list[Planned] = field(default_factory=list)
+    installers: list[Installer] = field(default_factory=list)
+    # Replacement functions the fix would delete, by name; kept when another file refers to them.
+    replacements: dict[str, Planned] = field(default_factory=dict)
+
+    @property
+    def table(self) -> ImportTable:
+        return self.facts.table
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+
+@dataclass(frozen=True)
+class Options:
+    target_torch: Version
+    keep: frozenset[str] = frozenset()  # target ids the project declares intentional
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+class _Analyzer:
+    def __init__(self, module: cst.Module, module_name: str, is_package: bool, catalog: Catalog, options: Options):
+        self.catalog = catalog
+        self.options = options
+        table = ImportTable(module_name, is_package)
+        self.result = FileAnalysis(module=module, module_name=module_name, facts=collect(module, table))
+        self.removed_sites: dict[int, Planned] = {}  # id(RawInstall.removable) -> its finding
+
+    @property
+    def facts(self) -> Facts:
+        return self.result.facts
+
+    def add(self, planned: Planned) -> Planned:
+        self.result.planned.append(planned)
+        return planned
+
+    # install sites --------------------------------------------------------------------------------
+    def resolve_target(self, install: RawInstall) -> tuple[Optional[str], Optional[str]]:
+        owner = self.facts.table.qualify(install.owner)
+        if owner is None:
+            return None, None
+        qualified = f"{owner}.{install.attribute}"
+        return qualified, target_id(qualified, self.catalog)
+
+    def replacement_function(self, install: RawInstall) -> Optional[cst.FunctionDef]:
+        if not isinstance(install.value, cst.Name):
+            return None
+        candidates = self.facts.functions.get(install.value.value, [])
+        # Prefer a definition in the same scope as the install site, then a module-level one.
+        for node, parent in candidates:
+            if parent is install.function:
+                return node
+        for node, parent in candidates:
+            if parent is None:
+                return node
+        return None
+
+    def original_names(self, qualified: str) -> frozenset[str]:
+        """Local names that stand for the original being replaced (saved originals, imports)."""
+        return frozenset(local for local, bound in self.facts.table.bindings.items() if bound == qualified)
+
+    def classify_install(self, install: RawInstall, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
+        qualified, target = self.resolve_target(install)
+        if target is None or not is_fsdp2_private(target):
+            return
+        entry = self.catalog.targets.get(target)
+        spelled = _short(self.result.code(install.report))
+        if entry is not None and entry.category == "keep":
+            self.classify_keep(install, target, entry, spelled)
+            return
+        if target in self.options.keep:
+            self.add(Planned("FSU201", install.report, f"`{spelled}` is declared intentional in the configuration", target))
+            return
+        if entry is None or entry.fingerprint is None:
+            self.add(
+                Planned(
+                    "FSU101",
+                    install.report,
+                    f"`{spelled}` overrides FSDP2 internal `{target}`; no upstream copy is known to prove it redundant",
+                    target,
+                )
+            )
+            return
+        reason = self.removal_obstacle(install, qualified or "", entry)
+        if reason is not None:
+            code, message = reason
+            self.add(Planned(code, install.report, message, target))
+            return
+        planned = self.add(
+            Planned(
+                "FSU001",
+                install.report,
+                f"`{spelled}` overrides `{target}`, which native FSDP2 now covers; delete the override",
+                target,
+                edits=[Edit(install.removable)],
+            )
+        )
+        self.removed_sites[id(install.removable)] = planned
+        assert isinstance(install.value, cst.Name)
+        pending.setdefault(install.value.value, []).append((install, planned))
+
+    def classify_keep(self, install: RawInstall, target: str, entry: Target, spelled: str) -> None:
+        installer = install.function.name.value if install.function is not None else None
+        if installer in self.catalog.enhance_installers or target in self.options.keep:
+            self.add(Planned("FSU201", install.report, f"`{spelled}`: enhance patch, kept ({entry.why.rstrip('.')})", target))
+        else:
+            self.add(
+                Planned(
+                    "FSU101",
+                    install.report,
+                    f"`{spelled}` overrides FSDP2 internal `{target}` outside the enhance patch; "
+                    "native FSDP2 has no counterpart for what it may add",
+                    target,
+                )
+            )
+
+    def removal_obstacle(self, install: RawInstall, qualified: str, entry: Target) -> Optional[tuple[str, str]]:
+        """Why this install site may not be removed, as (code, message); None when it may."""
+        function = self.replacement_function(install)
+        if function is None:
+            return "FSU101", (
+                f"`{entry.id}` is replaced by `{_short(self.result.code(install.value))}`, not by a function "
+                "defined here; a wrapper or factory may add behaviour, check before deleting"
+            )
+        evidence = fingerprint.compare_to_upstream(
+            self.result.code(function),
+            entry.fingerprint or entry.id,
+            original_names=self.original_names(qualified) | {entry.id.split(".")[-1]},
+        )
+        name = function.name.value
+        if evidence.calls_original:
+            return "FSU101", f"`{name}` wraps the original `{entry.id}` and may add behaviour; check before deleting"
+        if not evidence.matched:
+            return "FSU101", _difference_message(name, entry, evidence)
+        since = Version.parse(entry.native_since) if entry.native_since else None
+        if since is not None and self.options.target_torch < since:
+            return "FSU102", (
+                f"`{name}` is upstream `{entry.id}` plus NPU tweaks, but native FSDP2 in torch "
+                f"{self.options.target_torch} does not serve non-CUDA devices there; removable from torch {since}"
+            )
+        return None
+
+    # replacements and installers ------------------------------------------------------------------
+    def plan_replacements(self, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
+        """A replacement goes when every reference to it is an install site that goes."""
+        for name, sites in pending.items():
+            function = self.replacement_function(sites[0][0])
+            if function is None:
+                continue
+            uses = self.facts.name_uses[name] + (name in self.facts.dunder_all)
+            if uses != len(sites):
+                continue
+            planned = self.add(
+                Planned(
+                    "FSU002",
+                    function.name,
+                    f"`{name}` is the upstream FSDP2 function plus the NPU tweak only; delete it with its install sites",
+                    sites[0][1].target,
+                    edits=[Edit(function)],
+                    requires=[p for _, p in sites],
+                )
+            )
+            self.result.replacements[name] = planned
+
+    def plan_installers(self) -> None:
+        seen: set[int] = set()
+        for install in self.facts.installs:
+            function = install.function
+            if function is None or id(function) in seen or id(install.removable) not in self.removed_sites:
+                continue
+            seen.add(id(function))
+            qualified = f"{self.result.module_name}.{function.name.value}"
+            removable = self.is_top_level(function) and self.left_empty(function)
+            installer = Installer(function, qualified, removable)
+            if removable:
+                sites = [p for i in self.facts.installs if i.function is function
+                         for p in [self.removed_sites.get(id(i.removable))] if p is not None]
+                installer.finding = self.add(
+                    Planned(
+                        "FSU003",
+                        function.name,
+                        f"`{function.name.value}` has nothing left to install once the collectives overrides are gone",
+                        None,
+                        edits=[Edit(function)],
+                        requires=sites,
+                    )
+                )
+            self.result.installers.append(installer)
+
+    def is_top_level(self, function: cst.FunctionDef) -> bool:
+        return any(node is function and parent is None
+                   for node, parent in self.facts.functions.get(function.name.value, []))
+
+    def left_empty(self, function: cst.FunctionDef) -> bool:
+        removed = {key for key in self.removed_sites}
+        globals_declared = {
+            name.name.value
+            for statement in _walk_statements(function.body)
+            if isinstance(statement, cst.SimpleStatementLine)
+            for small in statement.body
+            if isinstance(small, cst.Global)
+            for name in small.names
+        }
+        return all(_trivial(s, removed, globals_declared) for s in body_statements(function.body))
+
+    # same-device copies ---------------------------------------------------------------------------
+    def plan_copies(self) -> None:
+        removed_functions = {id(p.edits[0].node) for p in self.result.replacements.values()}
+        for node, function in self.facts.ifs:
+            if function is not None and id(function) in removed_functions:
+                continue  # goes with its function
+            match = same_device_copy(node, self.result.code, self.facts.table.qualify)
+            if match is None:
+                continue
+            native = match.native_call.with_changes(leading_lines=node.leading_lines)
+            self.add(
+                Planned(
+                    "FSU005",
+                    node,
+                    "same-device special case only adds `non_blocking=True`; the native "
+                    f"`{_short(self.result.code(match.native_call.body[0]))}` does the same",
+                    "torch._foreach_copy_",
+                    edits=[Edit(node, native)],
+                )
+            )
+
+    def run(self) -> FileAnalysis:
+        pending: dict[str, list[tuple[RawInstall, Planned]]] = {}
+        for install in self.facts.installs:
+            self.classify_install(install, pending)
+        self.plan_replacements(pending)
+        self.plan_installers()
+        self.plan_copies()
+        removable = {i.qualified: i.finding for i in self.result.installers if i.removable}
+        plan_installer_calls(self.result, removable)
+        return self.result
+
+
+def _walk_statements(block: cst.BaseSuite):
+    for statement in body_statements(block):
+        yield statement
+        for attribute in ("body", "orelse", "finalbody"):
+            child = getattr(statement, attribute, None)
+            if isinstance(child, cst.BaseSuite):
+                yield from _walk_statements(child)
+            elif isinstance(child, (cst.Else, cst.Finally, cst.If)):
+                yield from _walk_statements(child.body)
+
+
+def _trivial(statement: cst.BaseStatement, removed: set[int], flags: set[str]) -> bool:
+    """Nothing an installer does once its install sites are gone: docstrings, `pass`, flags, `return`."""
+    if id(statement) in removed or is_docstring(statement):
+        return True
+    if isinstance(statement, cst.SimpleStatementLine):
+        return all(_trivial_small(s, removed, flags) for s in statement.body)
+    if isinstance(statement, cst.If):
+        orelse = statement.orelse
+        rest = True if orelse is None else (
+            _trivial(orelse, removed, flags) if isinstance(orelse, cst.If)
+            else all(_trivial(s, removed, flags) for s in body_statements(orelse.body))
+        )
+        return rest and all(_trivial(s, removed, flags) for s in body_statements(statement.body))
+    return False
+
+
+def _trivial_small(small: cst.BaseSmallStatement, removed: set[int], flags: set[str]) -> bool:
+    if id(small) in removed or isinstance(small, (cst.Pass, cst.Global, cst.Nonlocal)):
+        return True
+    if isinstance(small, cst.Return):
+        return small.value is None
+    if isinstance(small, cst.Assign):
+        return all(isinstance(t.target, cst.Name) and t.target.value in flags for t in small.targets)
+    return False
+
+
+def _difference_message(name: str, entry: Target, evidence: "fingerprint.Evidence") -> str:
+    version = f"torch {evidence.torch_version} " if evidence.torch_version else ""
+    shown = "; ".join(
+        (f"line {d.line}: `{d.text}`" if d.line else f"missing `{d.text}`") for d in evidence.differences[:3]
+    )
+    more = "" if len(evidence.differences) <= 3 else f"; and {len(evidence.differences) - 3} more"
+    return (
+        f"`{name}` differs from {version}`{entry.id.split('.')[-1]}` in "
+        f"{_plural(len(evidence.differences), 'statement')}: {shown}{more}; check what it adds before deleting"
+    )
+
+
+def plan_installer_calls(analysis: FileAnalysis, installers: dict[str, Optional[Planned]]) -> None:
+    """Delete calls and imports of installers that the run removes (in this file or another one)."""
+    if not installers:
+        return
+    for call in analysis.facts.calls:
+        qualified = analysis.table.qualify(call.call.func)
+        if qualified in installers:
+            _plan_call(analysis, call, installers[qualified])
+
+
+def _plan_call(analysis: FileAnalysis, call: RawCall, installer: Optional[Planned]) -> None:
+    analysis.planned.append(
+        Planned(
+            "FSU004",
+            call.call,
+            f"`{_short(analysis.code(call.call))}` calls an installer that is removed",
+            None,
+            edits=[Edit(call.statement)],
+            requires=[installer] if installer is not None else [],
+        )
+    )
+
+
+def analyze_module(
+    module: cst.Module,
+    module_name: str,
+    is_package: bool,
+    catalog: Catalog,
+    options: Options,
+) -> FileAnalysis:
+    return _Analyzer(module, module_name, is_package, catalog, options).run()
+

@@ -1,0 +1,126 @@
+"""Apply planned edits to a module, with the import clean-up they call for, and nothing else.
+
+Every byte outside the edited statements is kept: libcst round-trips source exactly, and the
+transformer below only ever returns the nodes it was given, except for the ones an edit names.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Sequence, Union
+
+import libcst as cst
+
+from fsdp_unpatch.analysis import Edit, FileAnalysis
+from fsdp_unpatch.collect import count_names
+
+
+def _descendants(node: cst.CSTNode) -> set[int]:
+    found: set[int] = set()
+
+    class _Walk(cst.CSTVisitor):
+        def on_visit(self, child: cst.CSTNode) -> bool:
+            if child is not node:
+                found.add(id(child))
+            return True
+
+    node.visit(_Walk())
+    return found
+
+
+def outermost(edits: Sequence[Edit]) -> list[Edit]:
+    """Drop edits inside a node that another edit already deletes or replaces."""
+    inner: set[int] = set()
+    for edit in edits:
+        inner |= _descendants(edit.node)
+    seen: set[int] = set()
+    kept = []
+    for edit in edits:
+        if id(edit.node) in inner or id(edit.node) in seen:
+            continue
+        seen.add(id(edit.node))
+        kept.append(edit)
+    return kept
+
+
+def unused_imports(analysis: FileAnalysis, edits: Iterable[Edit]) -> set[int]:
+    """Import aliases whose every use the edits delete. An import that was unused before stays."""
+    removed: Counter = Counter()
+    for edit in edits:
+        removed.update(count_names([edit.node]))
+        if edit.replacement is not None:
+            removed.subtract(count_names([edit.replacement]))
+    facts = analysis.facts
+    doomed: set[int] = set()
+    for local, aliases in analysis.table.sources.items():
+        before = facts.name_uses[local] + (local in facts.dunder_all)
+        if before > 0 and before - removed[local] <= 0:
+            doomed.update(id(alias) for alias in aliases)
+    return doomed
+
+
+class _Applier(cst.CSTTransformer):
+    def __init__(self, edits: Sequence[Edit], dropped_aliases: set[int]) -> None:
+        self.remove = {id(e.node) for e in edits if e.replacement is None}
+        self.replace = {id(e.node): e.replacement for e in edits if e.replacement is not None}
+        self.dropped_aliases = dropped_aliases
+
+    def on_leave(
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> Union[cst.CSTNode, cst.RemovalSentinel]:
+        key = id(original_node)
+        if key in self.remove:
+            return cst.RemoveFromParent()
+        if key in self.replace:
+            return self.replace[key]  # type: ignore[return-value]
+        return super().on_leave(original_node, updated_node)  # type: ignore[return-value]
+
+    def leave_ImportAlias(
+        self, original_node: cst.ImportAlias, updated_node: cst.ImportAlias
+    ) -> Union[cst.ImportAlias, cst.RemovalSentinel]:
+        if id(original_node) in self.dropped_aliases:
+            return cst.RemoveFromParent()
+        return updated_node
+
+    def _import(
+        self, updated_node: Union[cst.Import, cst.ImportFrom]
+    ) -> Union[cst.Import, cst.ImportFrom, cst.RemovalSentinel]:
+        names = updated_node.names
+        if isinstance(names, cst.ImportStar):
+            return updated_node
+        if not names:
+            return cst.RemoveFromParent()
+        last = names[-1]
+        parenthesized = isinstance(updated_node, cst.ImportFrom) and updated_node.lpar is not None
+        if last.comma is not cst.MaybeSentinel.DEFAULT and not parenthesized:
+            # `from m import a, b` minus b: `a,` would not parse without parentheses.
+            names = [*names[:-1], last.with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+            return updated_node.with_changes(names=names)
+        return updated_node
+
+    def leave_Import(self, original_node: cst.Import, updated_node: cst.Import):
+        return self._import(updated_node)
+
+    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom):
+        return self._import(updated_node)
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine):
+        if id(original_node) in self.remove or not updated_node.body:
+            return cst.RemoveFromParent()
+        if id(original_node) in self.replace:
+            return self.replace[id(original_node)]
+        return updated_node
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock):
+        if not updated_node.body:
+            # A block cannot be empty: what was deleted leaves `pass` behind.
+            return updated_node.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+        return updated_node
+
+
+def apply_edits(analysis: FileAnalysis, edits: Sequence[Edit]) -> cst.Module:
+    """The module with `edits` applied and the imports only they used removed."""
+    edits = outermost(edits)
+    if not edits:
+        return analysis.module
+    dropped = unused_imports(analysis, edits)
+    return analysis.module.visit(_Applier(edits, dropped))

@@ -1,0 +1,119 @@
+"""Name resolution: from the spelling in a file to a qualified name, and to a catalog target id.
+
+A light-weight stand-in for libcst's QualifiedNameProvider: it reads the import statements and simple
+module aliases of a file (any scope), which is all an install site needs, at a fraction of the cost
+of scope analysis.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from fsdp_unpatch.catalog import Catalog
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """`a.b.c` -> "a.b.c"; None for anything that is not a plain name or attribute chain."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = dotted_name(node.value)
+        return None if head is None else f"{head}.{node.attr.value}"
+    return None
+
+
+def _module_name(node: cst.BaseExpression) -> str:
+    name = dotted_name(node)
+    assert name is not None  # the grammar only allows names here
+    return name
+
+
+def resolve_relative(module: Optional[str], is_package: bool, level: int, name: str) -> Optional[str]:
+    """Turn `from ..x import y` into an absolute module name, given the importing module's name."""
+    if level == 0:
+        return name
+    if module is None:
+        return None
+    parts = module.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+class ImportTable:
+    """Maps the local names of a file to the qualified names they stand for."""
+
+    def __init__(self, module: Optional[str] = None, is_package: bool = False) -> None:
+        self.module = module
+        self.is_package = is_package
+        self.bindings: dict[str, str] = {}
+        # local name -> the import statement and alias that bind it (for removing unused imports)
+        self.sources: dict[str, list[cst.ImportAlias]] = {}
+
+    def add_import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = _module_name(alias.name)
+            if alias.asname is not None:
+                local = alias.asname.name.value  # type: ignore[union-attr]
+                self.bindings[local] = full
+            else:
+                local = full.split(".")[0]
+                self.bindings[local] = local
+            self.sources.setdefault(local, []).append(alias)
+
+    def add_import_from(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        level = len(node.relative)
+        base = _module_name(node.module) if node.module is not None else ""
+        module = resolve_relative(self.module, self.is_package, level, base)
+        if module is None:
+            return
+        for alias in node.names:
+            name = _module_name(alias.name)
+            local = alias.asname.name.value if alias.asname is not None else name  # type: ignore[union-attr]
+            self.bindings[local] = f"{module}.{name}" if module else name
+            self.sources.setdefault(local, []).append(alias)
+
+    def add_alias(self, local: str, qualified: str) -> None:
+        """`C = torch.distributed...._fsdp_collectives` makes C another spelling of that module."""
+        self.bindings[local] = qualified
+
+    def qualify(self, node: cst.BaseExpression) -> Optional[str]:
+        """The qualified name an expression stands for; an unbound head name stands for itself."""
+        name = dotted_name(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        bound = self.bindings.get(head, head)
+        return f"{bound}.{rest}" if rest else bound
+
+
+def target_id(qualified: str, catalog: Catalog) -> Optional[str]:
+    """Canonical catalog id of a qualified name under FSDP2 or `torch.ops`, else None.
+
+    `torch.distributed._composable.fsdp._fsdp_param_group.FSDPParamGroup.finalize_backward` and the
+    same under `torch.distributed.fsdp._fully_shard` both give
+    `_fsdp_param_group.FSDPParamGroup.finalize_backward`; a class reached through another module than
+    the one defining it is the same object, so it is named after its defining module.
+    """
+    if qualified.startswith("torch.ops."):
+        return "ops." + qualified[len("torch.ops."):]
+    for root in catalog.fsdp2_roots:
+        if qualified.startswith(root + "."):
+            parts = qualified[len(root) + 1:].split(".")
+            if len(parts) >= 3 and parts[1] in catalog.classes:
+                parts[0] = catalog.classes[parts[1]]
+            return ".".join(parts)
+    return None
+
+
+def is_fsdp2_private(target: str) -> bool:
+    """A target id names something private of FSDP2 (a `_module` or a `torch.ops.fsdp` op)."""
+    return target.startswith("_") or target.startswith("ops.fsdp.")
+
+
