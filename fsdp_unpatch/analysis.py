@@ -10,9 +10,10 @@ with all its install sites, an installer only when nothing is left for it to ins
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Mapping, Optional
 
 import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from fsdp_unpatch import fingerprint
 from fsdp_unpatch.catalog import Catalog, Target
@@ -63,9 +64,18 @@ class FileAnalysis:
     # Replacement functions the fix would delete, by name; kept when another file refers to them.
     replacements: dict[str, Planned] = field(default_factory=dict)
 
+    _positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+
     @property
     def table(self) -> ImportTable:
         return self.facts.table
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        """Where a node stands in the file (computed once, on first need: it costs a tree walk)."""
+        if self._positions is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._positions = wrapper.resolve(PositionProvider)
+        return self._positions[node]
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -199,7 +209,9 @@ class _Analyzer:
         if evidence.calls_original:
             return "FSU101", f"`{name}` wraps the original `{entry.id}` and may add behaviour; check before deleting"
         if not evidence.matched:
-            return "FSU101", _difference_message(name, entry, evidence)
+            # The compared source starts with the blank and comment lines above the def.
+            first_line = self.result.position(function).start.line - len(function.leading_lines)
+            return "FSU101", _difference_message(name, entry, evidence, first_line)
         since = Version.parse(entry.native_since) if entry.native_since else None
         if since is not None and self.options.target_torch < since:
             return "FSU102", (
@@ -341,10 +353,12 @@ def _trivial_small(small: cst.BaseSmallStatement, removed: set[int], flags: set[
     return False
 
 
-def _difference_message(name: str, entry: Target, evidence: "fingerprint.Evidence") -> str:
+def _difference_message(name: str, entry: Target, evidence: "fingerprint.Evidence", first_line: int) -> str:
+    """`first_line`: the file line of the function's first source line (differences count from it)."""
     version = f"torch {evidence.torch_version} " if evidence.torch_version else ""
     shown = "; ".join(
-        (f"line {d.line}: `{d.text}`" if d.line else f"missing `{d.text}`") for d in evidence.differences[:3]
+        (f"line {first_line + d.line - 1}: `{d.text}`" if d.line else f"missing `{d.text}`")
+        for d in evidence.differences[:3]
     )
     more = "" if len(evidence.differences) <= 3 else f"; and {len(evidence.differences) - 3} more"
     return (

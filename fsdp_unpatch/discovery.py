@@ -1,0 +1,71 @@
+"""Which files a run looks at: walk the given paths for Python files, skipping what no one wants scanned."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+# Folders that hold no project source: version control, caches, virtual environments, build output.
+SKIPPED_DIRS = frozenset(
+    {
+        ".git", ".hg", ".svn", ".bzr", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+        ".hypothesis", ".tox", ".nox", ".eggs", ".venv", "venv", "build", "dist", "node_modules",
+        "site-packages", ".fsdp_unpatch_cache", ".idea", ".vscode",
+    }
+)
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: Path
+    display: str
+    explicit: bool  # named on the command line rather than found by walking
+
+
+class MissingPath(Exception):
+    pass
+
+
+def _is_virtualenv(folder: str) -> bool:
+    return os.path.isfile(os.path.join(folder, "pyvenv.cfg"))
+
+
+def _display(path: str) -> str:
+    return path[2:] if path.startswith("./") else path
+
+
+def discover(paths: Iterable[str]) -> Iterator[Candidate]:
+    """Python files under `paths`, each once, in a stable (sorted) order.
+
+    A path named explicitly is always taken; folders are walked, skipping SKIPPED_DIRS, hidden
+    folders and virtual environments. Raises MissingPath for a path that does not exist.
+    """
+    seen: set[str] = set()
+    for raw in paths:
+        if not os.path.lexists(raw):
+            raise MissingPath(raw)
+        if os.path.isdir(raw):
+            found = sorted(_walk(raw))
+            for path in found:
+                key = os.path.realpath(path)
+                if key not in seen:
+                    seen.add(key)
+                    yield Candidate(Path(path), _display(path), explicit=False)
+        else:
+            key = os.path.realpath(raw)
+            if key not in seen:
+                seen.add(key)
+                yield Candidate(Path(raw), _display(raw), explicit=True)
+
+
+def _walk(root: str) -> Iterator[str]:
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [
+            d for d in dirs
+            if d not in SKIPPED_DIRS and not d.startswith(".") and not _is_virtualenv(os.path.join(folder, d))
+        ]
+        for name in files:
+            if name.endswith(PYTHON_SUFFIXES):
+                yield os.path.join(folder, name)

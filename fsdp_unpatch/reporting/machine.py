@@ -1,0 +1,12 @@
+"""Machine-readable reports: JSON (a list of findings, the contract other tools rely on)."""
+from __future__ import annotations
+
+import json
+
+from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.runner import RunResult
+
+
+def json_report(result: RunResult, context: ReportContext) -> str:
+    """A JSON list of the findings that remain, sorted by path, line and column."""
+    return json.dumps([f.to_dict() for f in result.remaining], indent=2) + "\n"

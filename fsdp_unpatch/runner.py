@@ -1,0 +1,250 @@
+"""One run over a set of paths: discover, analyse, link across files, fix, and collect findings.
+
+Data flows one way: paths -> files -> (prefilter) -> parsed analyses -> cross-file linking ->
+findings with positions -> selected fixes -> re-parsed, atomically written results.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
+
+import libcst as cst
+from libcst.metadata import CodeRange
+
+from fsdp_unpatch.analysis import FileAnalysis, Options, Planned, analyze_module, plan_installer_calls
+from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.discovery import Candidate
+from fsdp_unpatch.edits import apply_edits
+from fsdp_unpatch.findings import Finding, Fix, Span
+from fsdp_unpatch.sourcefile import (
+    SourceError, SourceFile, module_name_for, parse_source, read_source, write_atomic,
+)
+from fsdp_unpatch.suppression import is_suppressed
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    analysis: Options
+    fix: bool = False
+    write: bool = True  # False for `fix --diff`: compute, show, write nothing
+    unsafe_fixes: bool = False
+    selected: Callable[[str, str], bool] = lambda code, path: True  # (code, path) -> reported?
+
+
+@dataclass
+class FileResult:
+    display: str
+    findings: list[Finding] = field(default_factory=list)
+    original: Optional[bytes] = None
+    fixed: Optional[bytes] = None  # the new content when the fix changes the file
+    encoding: str = "utf-8"
+
+    def diff(self) -> str:
+        if self.fixed is None or self.original is None:
+            return ""
+        before = self.original.decode(self.encoding).splitlines(keepends=True)
+        after = self.fixed.decode(self.encoding).splitlines(keepends=True)
+        lines = difflib.unified_diff(before, after, f"a/{self.display}", f"b/{self.display}")
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+@dataclass
+class RunResult:
+    files: list[FileResult]
+    unsafe_fixes_left: int = 0
+
+    @property
+    def findings(self) -> list[Finding]:
+        return sorted((f for r in self.files for f in r.findings), key=Finding.sort_key)
+
+    @property
+    def remaining(self) -> list[Finding]:
+        return [f for f in self.findings if not f.fixed]
+
+    @property
+    def changed(self) -> list[FileResult]:
+        return [r for r in self.files if r.fixed is not None]
+
+
+@dataclass
+class _Unit:
+    candidate: Candidate
+    source: Optional[SourceFile] = None
+    analysis: Optional[FileAnalysis] = None
+    error: Optional[Finding] = None
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        assert self.analysis is not None
+        return self.analysis.position(node)
+
+
+def worth_parsing(data: bytes, tokens: Iterable[bytes]) -> bool:
+    """The cheap first test: a file that names nothing FSDP-related cannot hold a finding."""
+    return any(token in data for token in tokens)
+
+
+def _error_finding(display: str, error: SourceError) -> Finding:
+    span = Span(error.line, error.column, error.line, error.column)
+    return Finding(code=error.code, category="error", path=display, span=span, message=str(error))
+
+
+class Run:
+    def __init__(self, catalog: Catalog, options: RunOptions) -> None:
+        self.catalog = catalog
+        self.options = options
+        self.units: list[_Unit] = []
+
+    def analyze(self, unit: _Unit) -> None:
+        assert unit.source is not None
+        try:
+            module = parse_source(unit.source)
+        except SourceError as error:
+            unit.error = _error_finding(unit.candidate.display, error)
+            return
+        name, is_package = module_name_for(unit.candidate.path)
+        unit.analysis = analyze_module(module, name, is_package, self.catalog, self.options.analysis)
+
+    def load(self, candidates: Iterable[Candidate]) -> None:
+        tokens = [t.encode() for t in self.catalog.tokens]
+        for candidate in candidates:
+            unit = _Unit(candidate)
+            self.units.append(unit)
+            try:
+                unit.source = read_source(candidate.path, candidate.display)
+            except SourceError as error:
+                unit.error = _error_finding(candidate.display, error)
+                continue
+            if worth_parsing(unit.source.data, tokens):
+                self.analyze(unit)
+
+    def link(self) -> None:
+        """Cross-file decisions: installer calls elsewhere, replacements other files still name."""
+        analyzed = [u for u in self.units if u.analysis is not None]
+        installers = {
+            i.qualified: i.finding for u in analyzed for i in u.analysis.installers if i.removable  # type: ignore[union-attr]
+        }
+        if installers:
+            names = {q.rsplit(".", 1)[-1].encode() for q in installers}
+            for unit in self.units:
+                if unit.analysis is None and unit.error is None and worth_parsing(unit.source.data, names):  # type: ignore[union-attr]
+                    self.analyze(unit)
+            for unit in self.units:
+                if unit.analysis is None:
+                    continue
+                own = unit.analysis.module_name + "."
+                foreign = {q: f for q, f in installers.items() if not q.startswith(own)}
+                plan_installer_calls(unit.analysis, foreign)
+        for unit in analyzed:
+            analysis = unit.analysis
+            assert analysis is not None
+            for name, planned in list(analysis.replacements.items()):
+                if any(other is not unit and other.source is not None and name.encode() in other.source.data
+                       for other in self.units):
+                    analysis.planned.remove(planned)
+                    del analysis.replacements[name]
+
+    def fixable(self, planned: Planned, selected: set[int], memo: dict[int, bool]) -> bool:
+        """Whether a finding's fix can be applied: it is selected, and so is everything it requires."""
+        key = id(planned)
+        if key not in memo:
+            memo[key] = False  # a cycle of requirements is not fixable
+            memo[key] = (
+                key in selected
+                and bool(planned.edits)
+                and self.catalog.rule(planned.code).fix in ("safe", "unsafe")
+                and all(self.fixable(r, selected, memo) for r in planned.requires)
+            )
+        return memo[key]
+
+    def finish(self, unit: _Unit, memo: dict[int, bool], selected: set[int]) -> FileResult:
+        display = unit.candidate.display
+        result = FileResult(display, original=unit.source.data if unit.source else None)
+        if unit.error is not None:
+            result.findings.append(unit.error)
+            return result
+        analysis = unit.analysis
+        if analysis is None or not analysis.planned:
+            return result
+        result.encoding = analysis.module.encoding
+        by_planned: list[tuple[Planned, Finding]] = []
+        for planned in analysis.planned:
+            if id(planned) not in selected:
+                continue
+            where = unit.position(planned.node)
+            rule = self.catalog.rule(planned.code)
+            fix = None
+            if self.fixable(planned, selected, memo):
+                fix = Fix(rule.fix, f"{rule.name}: {rule.summary}")
+            finding = Finding(
+                code=planned.code,
+                category=rule.category,
+                path=display,
+                span=Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1),
+                message=planned.message,
+                target=planned.target,
+                fix=fix,
+            )
+            by_planned.append((planned, finding))
+            result.findings.append(finding)
+        if self.options.fix:
+            self.apply(unit, result, by_planned)
+        return result
+
+    def apply(self, unit: _Unit, result: FileResult, by_planned: list[tuple[Planned, Finding]]) -> None:
+        applied = [
+            (p, f) for p, f in by_planned
+            if f.fix is not None and (f.fix.applicability == "safe" or self.options.unsafe_fixes)
+        ]
+        if not applied:
+            return
+        assert unit.analysis is not None and unit.source is not None
+        module = apply_edits(unit.analysis, [e for p, _ in applied for e in p.edits])
+        data = module.bytes
+        if data == unit.source.data:
+            return
+        try:
+            cst.parse_module(data)
+        except Exception as error:  # the fix must never leave a file that does not parse
+            result.findings.append(
+                _error_finding(result.display, SourceError("FSU903", f"fixed text does not parse ({error}); not written"))
+            )
+            return
+        if self.options.write:
+            try:
+                write_atomic(unit.source, data)
+            except SourceError as error:
+                result.findings.append(_error_finding(result.display, error))
+                return
+        result.fixed = data
+        for _, finding in applied:
+            finding.fixed = True
+
+    def selection(self) -> set[int]:
+        selected: set[int] = set()
+        for unit in self.units:
+            if unit.analysis is None:
+                continue
+            lines = unit.source.data.decode(unit.analysis.module.encoding, "replace").splitlines()  # type: ignore[union-attr]
+            for planned in unit.analysis.planned:
+                if not self.options.selected(planned.code, unit.candidate.display):
+                    continue
+                if not is_suppressed(lines, unit.position(planned.node).start.line, planned.code):
+                    selected.add(id(planned))
+        return selected
+
+    def results(self) -> RunResult:
+        selected = self.selection()
+        memo: dict[int, bool] = {}
+        files = [self.finish(unit, memo, selected) for unit in self.units]
+        unsafe_left = sum(
+            1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
+        )
+        return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0)
+
+
+def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions) -> RunResult:
+    engine = Run(catalog, options)
+    engine.load(candidates)
+    engine.link()
+    return engine.results()
