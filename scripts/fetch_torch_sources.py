@@ -19,7 +19,6 @@ import argparse
 import importlib.metadata
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -27,10 +26,10 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-# Latest patch release of every minor from the first FSDP2 release (2.4) on.
+# Every release (patch releases too) from the first FSDP2 release (2.4) to the installed 2.13.
 DEFAULT_VERSIONS = (
-    "2.4.1", "2.5.1", "2.6.0", "2.7.1", "2.8.0", "2.9.1",
-    "2.10.0", "2.11.0", "2.12.1", "2.13.0",
+    "2.4.0", "2.4.1", "2.5.0", "2.5.1", "2.6.0", "2.7.0", "2.7.1", "2.8.0",
+    "2.9.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.12.1", "2.13.0",
 )
 # Directories (below the wheel root) holding FSDP2 python files.
 FSDP2_DIRS = (
