@@ -74,34 +74,30 @@ class _Applier(cst.CSTTransformer):
             return self.replace[key]  # type: ignore[return-value]
         return super().on_leave(original_node, updated_node)  # type: ignore[return-value]
 
-    def leave_ImportAlias(
-        self, original_node: cst.ImportAlias, updated_node: cst.ImportAlias
-    ) -> Union[cst.ImportAlias, cst.RemovalSentinel]:
-        if id(original_node) in self.dropped_aliases:
-            return cst.RemoveFromParent()
-        return updated_node
-
     def _import(
-        self, updated_node: Union[cst.Import, cst.ImportFrom]
+        self, original_node: Union[cst.Import, cst.ImportFrom], updated_node: Union[cst.Import, cst.ImportFrom]
     ) -> Union[cst.Import, cst.ImportFrom, cst.RemovalSentinel]:
-        names = updated_node.names
-        if isinstance(names, cst.ImportStar):
+        if isinstance(original_node.names, cst.ImportStar) or isinstance(updated_node.names, cst.ImportStar):
+            return updated_node
+        names = [
+            new for old, new in zip(original_node.names, updated_node.names) if id(old) not in self.dropped_aliases
+        ]
+        if len(names) == len(updated_node.names):
             return updated_node
         if not names:
             return cst.RemoveFromParent()
         last = names[-1]
         parenthesized = isinstance(updated_node, cst.ImportFrom) and updated_node.lpar is not None
-        if last.comma is not cst.MaybeSentinel.DEFAULT and not parenthesized:
+        if not isinstance(last.comma, cst.MaybeSentinel) and not parenthesized:
             # `from m import a, b` minus b: `a,` would not parse without parentheses.
-            names = [*names[:-1], last.with_changes(comma=cst.MaybeSentinel.DEFAULT)]
-            return updated_node.with_changes(names=names)
-        return updated_node
+            names[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated_node.with_changes(names=names)
 
     def leave_Import(self, original_node: cst.Import, updated_node: cst.Import):
-        return self._import(updated_node)
+        return self._import(original_node, updated_node)
 
     def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom):
-        return self._import(updated_node)
+        return self._import(original_node, updated_node)
 
     def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine):
         if id(original_node) in self.remove or not updated_node.body:

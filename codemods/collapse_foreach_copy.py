@@ -1,0 +1,9 @@
+"""Collapse the same-device `non_blocking=True` special case into the native `torch._foreach_copy_` (FSU005)."""
+from __future__ import annotations
+
+from codemods._base import UnpatchCodemod
+
+
+class CollapseSameDeviceForeachCopy(UnpatchCodemod):
+    DESCRIPTION = "Collapse same-device non_blocking foreach copies into the native call."
+    CODES = frozenset({"FSU005"})

@@ -1,0 +1,37 @@
+"""Delete calls and imports of patch installers that are removed in another module (FSU004).
+
+    python -m libcst.tool codemod codemods.remove_installer_calls.RemoveInstallerCalls \
+        --installer legacy_npu.distributed.fsdp._add_fsdp_patch._apply_fsdp_patch PATH
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Sequence
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+
+from codemods._base import UnpatchCodemod
+from fsdp_unpatch.analysis import FileAnalysis, plan_installer_calls
+
+
+class RemoveInstallerCalls(UnpatchCodemod):
+    DESCRIPTION = "Delete calls and imports of removed FSDP2 patch installers."
+    CODES = frozenset({"FSU004"})
+
+    def __init__(self, context: CodemodContext, installer: Sequence[str] = ()) -> None:
+        super().__init__(context)
+        self.installers = tuple(installer)
+
+    @staticmethod
+    def add_args(arg_parser: argparse.ArgumentParser) -> None:
+        arg_parser.add_argument(
+            "--installer", action="append", default=[], metavar="QUALIFIED_NAME",
+            help="Qualified name of a removed installer, e.g. pkg.patch_module._apply_fsdp_patch.",
+        )
+
+    def analyze(self, tree: cst.Module) -> FileAnalysis:
+        analysis = super().analyze(tree)
+        own = analysis.module_name + "."
+        plan_installer_calls(analysis, {q: None for q in self.installers if not q.startswith(own)})
+        return analysis
