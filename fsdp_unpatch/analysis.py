@@ -103,6 +103,8 @@ class _Analyzer:
         table = ImportTable(module_name, is_package)
         self.result = FileAnalysis(module=module, module_name=module_name, facts=collect(module, table))
         self.removed_sites: dict[int, Planned] = {}  # id(RawInstall.removable) -> its finding
+        # Replacement functions whose install sites stay: their body is left exactly as it is.
+        self.kept_replacements: set[int] = set()
 
     @property
     def facts(self) -> Facts:
@@ -161,6 +163,9 @@ class _Analyzer:
             return
         reason = self.removal_obstacle(install, qualified or "", entry)
         if reason is not None:
+            function = self.replacement_function(install)
+            if function is not None:
+                self.kept_replacements.add(id(function))
             code, message = reason
             self.add(Planned(code, install.report, message, target))
             return
@@ -221,6 +226,21 @@ class _Analyzer:
         return None
 
     # replacements and installers ------------------------------------------------------------------
+    def merge_chained(self, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
+        """`a.x = b.y = f` with every target removed: delete the statement, not each target."""
+        by_statement: dict[int, list[RawInstall]] = {}
+        for install in self.facts.installs:
+            if install.partial:
+                by_statement.setdefault(id(install.statement), []).append(install)
+        for installs in by_statement.values():
+            if not all(id(i.removable) in self.removed_sites for i in installs):
+                continue
+            planned = [self.removed_sites.pop(id(i.removable)) for i in installs]
+            for install, finding in zip(installs, planned):
+                finding.edits = [Edit(install.statement)]
+                install.removable = install.statement  # type: ignore[assignment]
+            self.removed_sites[id(installs[0].statement)] = planned[0]
+
     def plan_replacements(self, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
         """A replacement goes when every reference to it is an install site that goes."""
         for name, sites in pending.items():
@@ -228,7 +248,7 @@ class _Analyzer:
             if function is None:
                 continue
             uses = self.facts.name_uses[name] + (name in self.facts.dunder_all)
-            if uses != len(sites):
+            if uses != len(sites) or any(install.partial for install, _ in sites):
                 continue
             planned = self.add(
                 Planned(
@@ -287,8 +307,8 @@ class _Analyzer:
     def plan_copies(self) -> None:
         removed_functions = {id(p.edits[0].node) for p in self.result.replacements.values()}
         for node, function in self.facts.ifs:
-            if function is not None and id(function) in removed_functions:
-                continue  # goes with its function
+            if function is not None and (id(function) in removed_functions or id(function) in self.kept_replacements):
+                continue  # goes with its function, or stays with it as it is
             match = same_device_copy(node, self.result.code, self.facts.table.qualify)
             if match is None:
                 continue
@@ -308,6 +328,7 @@ class _Analyzer:
         pending: dict[str, list[tuple[RawInstall, Planned]]] = {}
         for install in self.facts.installs:
             self.classify_install(install, pending)
+        self.merge_chained(pending)
         self.plan_replacements(pending)
         self.plan_installers()
         self.plan_copies()

@@ -24,7 +24,13 @@ class RawInstall:
     attribute: str
     value: cst.BaseExpression
     function: Optional[cst.FunctionDef]  # innermost enclosing function, if any
+    statement: Optional[cst.CSTNode] = None  # the whole statement, when `removable` is one of its targets
     via_setattr: bool = False
+
+    @property
+    def partial(self) -> bool:
+        """One target of a chained assignment: deleting it leaves the value in use."""
+        return isinstance(self.removable, cst.AssignTarget)
 
 
 @dataclass
@@ -164,6 +170,7 @@ class Collector(NameCounter):
                         attribute=target.attr.value,
                         value=node.value,
                         function=self._function,
+                        statement=self._statement(node),
                     )
                 )
             elif isinstance(target, cst.Name) and dotted_name(node.value) is not None:
@@ -209,6 +216,11 @@ def collect(module: cst.Module, table: ImportTable) -> Facts:
     module.visit(collector)
     facts = collector.facts
     facts.name_uses = collector.name_uses
+    # A module-level function is named by its module from anywhere in the file.
+    module = table.module
+    for name, definitions in facts.functions.items():
+        if module and name not in table.bindings and any(parent is None for _, parent in definitions):
+            table.add_alias(name, f"{module}.{name}")
     # Simple aliases (`C = torch....._fsdp_collectives`, `orig = C.foreach_reduce`) resolve through imports.
     for local, value in facts.aliases:
         if local in facts.table.bindings:

@@ -1,0 +1,28 @@
+"""Shared test helpers: run the engine in-process on a folder."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from fsdp_unpatch.analysis import Options
+from fsdp_unpatch.catalog import load_catalog
+from fsdp_unpatch.discovery import discover
+from fsdp_unpatch.runner import RunOptions, RunResult, run
+from fsdp_unpatch.versions import Version
+
+
+def run_tree(root: Path, *, fix: bool, write: bool = True, torch: str = "2.13",
+             unsafe_fixes: bool = False, keep: Optional[frozenset] = None) -> RunResult:
+    options = RunOptions(
+        analysis=Options(target_torch=Version.parse(torch), keep=keep or frozenset()),
+        fix=fix, write=write, unsafe_fixes=unsafe_fixes,
+    )
+    return run(discover([str(root)]), load_catalog(), options)
+
+
+def fix_tree(root: Path, **kwargs) -> RunResult:
+    return run_tree(root, fix=True, **kwargs)
+
+
+def check_tree(root: Path, **kwargs) -> RunResult:
+    return run_tree(root, fix=False, **kwargs)

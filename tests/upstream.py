@@ -1,0 +1,65 @@
+"""Build replacement functions for fixtures from the installed torch's own FSDP2 sources.
+
+A fixture line `# @upstream TARGET NAME TWEAK` becomes the upstream function TARGET, renamed NAME,
+with one NPU tweak applied, so that fixtures carry real upstream code without copying it by hand:
+- `same-device`: the foreach copy becomes the NPU same-device `non_blocking=True` special case;
+- `same-device-ne`: the same written with `!=` and the branches the other way round;
+- `npu-stream`: the accelerator's current stream becomes the hard-coded `torch.npu.current_stream()`;
+- `extra-sync`: the same-device tweak plus one extra statement (no longer an upstream copy).
+"""
+from __future__ import annotations
+
+import importlib.util
+import re
+import textwrap
+from pathlib import Path
+
+from fsdp_unpatch import fingerprint
+
+PLACEHOLDER = re.compile(r"^# @upstream (\S+) (\S+) (\S+)\n", re.MULTILINE)
+FOREACH_COPY = re.compile(r"^(?P<indent>[ \t]*)torch\._foreach_copy_\((?P<dst>\w+), (?P<src>\w+)\)\n", re.MULTILINE)
+
+
+def fsdp2_root() -> Path:
+    spec = importlib.util.find_spec("torch")
+    assert spec is not None and spec.submodule_search_locations, "torch is needed to build these fixtures"
+    root = fingerprint.module_root(Path(list(spec.submodule_search_locations)[0]).parent)
+    assert root is not None
+    return root
+
+
+def _same_device(match: re.Match, not_equal: bool, extra: bool) -> str:
+    i, dst, src = match["indent"], match["dst"], match["src"]
+    fast = f"{i}    torch._foreach_copy_({dst}, {src}, non_blocking=True)\n"
+    plain = f"{i}    torch._foreach_copy_({dst}, {src})\n"
+    if not_equal:
+        text = f"{i}if {dst}[0].device != {src}[0].device:\n{plain}{i}else:\n{fast}"
+    else:
+        text = f"{i}if {dst}[0].device == {src}[0].device:\n{fast}{i}else:\n{plain}"
+    if extra:
+        text += f"{i}torch.npu.synchronize()\n"
+    return text
+
+
+def upstream_copy(target: str, name: str, tweak: str) -> str:
+    source = fingerprint.extract_target_source(fsdp2_root(), target)
+    assert source is not None, f"torch has no {target}"
+    source = textwrap.dedent(source)
+    source = "".join(line for line in source.splitlines(keepends=True)
+                     if not line.lstrip().startswith("@torch.library.impl"))
+    source = re.sub(r"def \w+\(", f"def {name}(", source, count=1)
+    if tweak in ("same-device", "same-device-ne", "extra-sync"):
+        source, count = FOREACH_COPY.subn(
+            lambda m: _same_device(m, tweak == "same-device-ne", tweak == "extra-sync"), source, count=1
+        )
+        assert count == 1
+    elif tweak == "npu-stream":
+        assert "torch.accelerator.current_stream()" in source
+        source = source.replace("torch.accelerator.current_stream()", "torch.npu.current_stream()")
+    else:
+        raise ValueError(tweak)
+    return source
+
+
+def expand(text: str) -> str:
+    return PLACEHOLDER.sub(lambda m: upstream_copy(m[1], m[2], m[3]), text)
