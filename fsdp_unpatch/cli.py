@@ -11,14 +11,14 @@ import click
 
 from fsdp_unpatch import __version__
 
-# command name -> "module:attribute" of a click.Command
+# command name -> ("module:attribute" of a click.Command, one-line help shown by --help)
 COMMANDS = {
-    "check": "fsdp_unpatch.commands.lint:check",
-    "fix": "fsdp_unpatch.commands.lint:fix",
-    "rules": "fsdp_unpatch.commands.docs:rules",
-    "explain": "fsdp_unpatch.commands.docs:explain",
-    "verify": "fsdp_unpatch.commands.verify:verify",
-    "doctor": "fsdp_unpatch.commands.doctor:doctor",
+    "check": ("fsdp_unpatch.commands.lint:check", "Report FSDP2 monkey-patches."),
+    "fix": ("fsdp_unpatch.commands.lint:fix", "Remove the overrides native FSDP2 now covers."),
+    "rules": ("fsdp_unpatch.commands.docs:rules", "List the rules with their codes."),
+    "explain": ("fsdp_unpatch.commands.docs:explain", "Explain a rule."),
+    "verify": ("fsdp_unpatch.commands.verify:verify", "Compare training with the patch and after migration."),
+    "doctor": ("fsdp_unpatch.commands.doctor:doctor", "Check what the migration depends on, on this machine."),
 }
 
 
@@ -32,8 +32,13 @@ class LazyGroup(click.Group):
         spec = COMMANDS.get(cmd_name)
         if spec is None:
             return None
-        module_name, attribute = spec.split(":")
+        module_name, attribute = spec[0].split(":")
         return getattr(importlib.import_module(module_name), attribute)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # From the table above, so that --help imports no command module.
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][1]) for name in self.list_commands(ctx)])
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -1,6 +1,7 @@
 """Reading source files faithfully and writing fixed ones atomically."""
 from __future__ import annotations
 
+import ast
 import os
 import stat
 import tempfile
@@ -45,11 +46,25 @@ def parse_source(source: SourceFile) -> cst.Module:
     try:
         return cst.parse_module(source.data)
     except cst.ParserSyntaxError as error:
-        raise SourceError(
-            "FSU901", f"syntax error: {error.message}", line=error.raw_line, column=error.raw_column + 1
-        ) from error
+        raise _syntax_error(source.data, error) from error
     except (UnicodeDecodeError, LookupError, SyntaxError) as error:
         raise SourceError("FSU902", f"cannot decode file: {error}") from error
+
+
+def _syntax_error(data: bytes, error: cst.ParserSyntaxError) -> SourceError:
+    """CPython's parser places syntax errors better than libcst's; ask it first."""
+    try:
+        compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as python_error:
+        if python_error.lineno:
+            return SourceError(
+                "FSU901", f"syntax error: {python_error.msg}",
+                line=python_error.lineno, column=python_error.offset or 1,
+            )
+    except (ValueError, UnicodeDecodeError):  # NUL bytes, undecodable text: libcst's message will do
+        pass
+    message = error.message.replace("parser error: ", "")
+    return SourceError("FSU901", f"syntax error: {message}", line=error.raw_line, column=error.raw_column + 1)
 
 
 def module_name_for(path: Path) -> tuple[str, bool]:
