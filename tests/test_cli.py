@@ -101,7 +101,7 @@ def test_fix_then_check_is_clean_and_second_fix_changes_nothing(project: Path) -
     enhance_before = (project / "enhance.py").read_bytes()
     assert cli("fix", cwd=project).returncode == 0
     # Every statement of patch.py belonged to the patch or was imported only for it.
-    assert (project / "patch.py").read_text() == ""
+    assert (project / "patch.py").read_text().strip() == ""
     assert (project / "clean.py").read_bytes() == clean_before
     assert (project / "enhance.py").read_bytes() == enhance_before
     check = cli("check", cwd=project)
