@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Optional
 
 # Folders that hold no project source: version control, caches, virtual environments, build output.
 SKIPPED_DIRS = frozenset(
@@ -22,6 +22,7 @@ class Candidate:
     path: Path
     display: str
     explicit: bool  # named on the command line rather than found by walking
+    data: Optional[bytes] = None  # the content, when it comes from standard input (an editor's buffer)
 
 
 class MissingPath(Exception):

@@ -5,6 +5,7 @@ transformer below only ever returns the nodes it was given, except for the ones 
 """
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from typing import Iterable, Sequence, Union
 
@@ -12,6 +13,7 @@ import libcst as cst
 
 from fsdp_unpatch.analysis import Edit, FileAnalysis
 from fsdp_unpatch.collect import count_names
+from fsdp_unpatch.findings import Replacement
 
 
 def _descendants(node: cst.CSTNode) -> set[int]:
@@ -120,3 +122,20 @@ def apply_edits(analysis: FileAnalysis, edits: Sequence[Edit]) -> cst.Module:
         return analysis.module
     dropped = unused_imports(analysis, edits)
     return analysis.module.visit(_Applier(edits, dropped))
+
+
+def replacement_regions(before: str, after: str) -> list[Replacement]:
+    """The line regions of `before` that an edit rewrote, each with the text that takes its place.
+
+    Computed from the texts rather than from the nodes, so that what libcst removes around a node
+    (its leading blank lines, the import clean-up) is in the regions too. Applying the regions to
+    `before`, last first, gives `after`.
+    """
+    old = before.splitlines(keepends=True)
+    new = after.splitlines(keepends=True)
+    regions = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            regions.append(Replacement(i1 + 1, 1, i2 + 1, 1, "".join(new[j1:j2])))
+    return regions

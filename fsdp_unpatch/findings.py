@@ -16,9 +16,26 @@ class Span:
 
 
 @dataclass(frozen=True)
+class Replacement:
+    """Replace the text from (line, column) up to (end_line, end_column) by `content`.
+
+    1-based, end exclusive; an empty region (start == end) inserts. Regions cover whole lines, so
+    `end_line` may be one past the last line when the region runs to the end of the file.
+    """
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    content: str
+
+
+@dataclass(frozen=True)
 class Fix:
     applicability: str  # "safe" or "unsafe"
     description: str
+    # What applying this fix alone (with the fixes it requires) changes; filled only when a report needs it.
+    replacements: tuple[Replacement, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"applicability": self.applicability, "description": self.description}

@@ -15,7 +15,7 @@ from libcst.metadata import CodeRange
 from fsdp_unpatch.analysis import FileAnalysis, Options, Planned, analyze_module, plan_installer_calls
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.discovery import Candidate
-from fsdp_unpatch.edits import apply_edits
+from fsdp_unpatch.edits import apply_edits, replacement_regions
 from fsdp_unpatch.findings import Finding, Fix, Span
 from fsdp_unpatch.sourcefile import (
     SourceError, SourceFile, module_name_for, parse_source, read_source, write_atomic,
@@ -29,6 +29,7 @@ class RunOptions:
     fix: bool = False
     write: bool = True  # False for `fix --diff`: compute, show, write nothing
     unsafe_fixes: bool = False
+    replacements: bool = False  # attach each fix's replacement regions (SARIF, --show-fixes)
     selected: Callable[[str, str], bool] = lambda code, path: True  # (code, path) -> reported?
 
 
@@ -111,7 +112,10 @@ class Run:
             unit = _Unit(candidate)
             self.units.append(unit)
             try:
-                unit.source = read_source(candidate.path, candidate.display)
+                unit.source = (
+                    read_source(candidate.path, candidate.display) if candidate.data is None
+                    else SourceFile(candidate.path, candidate.display, candidate.data, 0, len(candidate.data))
+                )
             except SourceError as error:
                 unit.error = _error_finding(candidate.display, error)
                 continue
@@ -157,6 +161,19 @@ class Run:
             )
         return memo[key]
 
+    def replacements(self, analysis: FileAnalysis, planned: Planned) -> tuple:
+        """What this fix alone changes: its edits and those of the fixes it requires, applied to the file."""
+        if not self.options.replacements:
+            return ()
+        edits, seen, stack = [], set(), [planned]
+        while stack:
+            current = stack.pop()
+            if id(current) not in seen:
+                seen.add(id(current))
+                edits.extend(current.edits)
+                stack.extend(current.requires)
+        return tuple(replacement_regions(analysis.module.code, apply_edits(analysis, edits).code))
+
     def finish(self, unit: _Unit, memo: dict[int, bool], selected: set[int]) -> FileResult:
         display = unit.candidate.display
         result = FileResult(display, original=unit.source.data if unit.source else None)
@@ -175,7 +192,7 @@ class Run:
             rule = self.catalog.rule(planned.code)
             fix = None
             if self.fixable(planned, selected, memo):
-                fix = Fix(rule.fix, f"{rule.name}: {rule.summary}")
+                fix = Fix(rule.fix, f"{rule.name}: {rule.summary}", self.replacements(analysis, planned))
             finding = Finding(
                 code=planned.code,
                 category=rule.category,

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 from typing import Optional, Sequence
 
 import click
+
+from fsdp_unpatch.reporting import FORMATS, MACHINE_FORMATS, NEEDS_REPLACEMENTS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -18,13 +21,19 @@ def _common(function):
     options = [
         click.argument("paths", nargs=-1, type=click.Path()),
         click.option("--output-format", default="full", show_default=True,
-                     type=click.Choice(["full", "concise", "json"]), help="How findings are reported."),
+                     type=click.Choice(list(FORMATS)), help="How findings are reported."),
         click.option("--target-torch", metavar="X.Y",
                      help="torch release to migrate to (default: the installed torch, else the newest known)."),
         click.option("--select", multiple=True, metavar="CODES", help="Rule codes or prefixes to report."),
         click.option("--ignore", multiple=True, metavar="CODES", help="Rule codes or prefixes not to report."),
         click.option("--show-source/--no-show-source", default=True, help="Show the source line of each finding."),
         click.option("--no-color", is_flag=True, help="Never colour the output."),
+        click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (input errors still exit 2)."),
+        click.option("-q", "--quiet", is_flag=True, help="Print the findings and nothing else: no summary, no progress."),
+        click.option("--show-fixes", is_flag=True,
+                     help="check: show what each fix would change; fix: list the fixes applied."),
+        click.option("--stdin-filename", metavar="PATH",
+                     help="Read the source from standard input (path `-`) as if it were PATH (its config applies)."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -43,7 +52,43 @@ def _execute(
     ignore: Sequence[str],
     show_source: bool,
     no_color: bool,
+    exit_zero: bool = False,
+    quiet: bool = False,
+    show_fixes: bool = False,
+    stdin_filename: Optional[str] = None,
+    exit_non_zero_on_fix: bool = False,
 ) -> int:
+    status, result = _run_and_report(
+        paths, fix=fix, diff=diff, unsafe_fixes=unsafe_fixes, output_format=output_format,
+        target_torch=target_torch, select=select, ignore=ignore, show_source=show_source, no_color=no_color,
+        quiet=quiet, show_fixes=show_fixes, stdin_filename=stdin_filename,
+    )
+    if status == EXIT_ERROR or result is None:
+        return status
+    if exit_zero:
+        return EXIT_CLEAN
+    if exit_non_zero_on_fix and result.changed and not diff:
+        return EXIT_FINDINGS
+    return status
+
+
+def _run_and_report(
+    paths: Sequence[str],
+    *,
+    fix: bool,
+    diff: bool,
+    unsafe_fixes: bool,
+    output_format: str,
+    target_torch: Optional[str],
+    select: Sequence[str],
+    ignore: Sequence[str],
+    show_source: bool,
+    no_color: bool,
+    quiet: bool,
+    show_fixes: bool,
+    stdin_filename: Optional[str],
+):
+    """Run and print the report; returns the exit status and the run's result (None after a usage error)."""
     import os
 
     from fsdp_unpatch.analysis import Options
@@ -66,44 +111,90 @@ def _execute(
         version, origin = choose_torch(settings.target_torch, catalog.newest_torch)
     except (SettingsError, ValueError) as error:
         click.echo(f"fsdp-unpatch: error: {error}", err=True)
-        return EXIT_ERROR
+        return EXIT_ERROR, None
+    from_stdin = "-" in paths
+    if from_stdin and len(paths) > 1:
+        click.echo("fsdp-unpatch: error: `-` (standard input) cannot be combined with other paths", err=True)
+        return EXIT_ERROR, None
+    if stdin_filename is not None and not from_stdin:
+        click.echo("fsdp-unpatch: error: --stdin-filename needs the path `-`", err=True)
+        return EXIT_ERROR, None
     try:
-        candidates = list(discover(paths or (".",)))
+        candidates = [stdin_candidate(stdin_filename)] if from_stdin else list(discover(paths or (".",)))
     except MissingPath as error:
         click.echo(f"fsdp-unpatch: error: {error}: no such file or directory", err=True)
-        return EXIT_ERROR
+        return EXIT_ERROR, None
     options = RunOptions(
         analysis=Options(target_torch=version, keep=settings.keep),
         fix=fix,
-        write=not diff,
+        write=not diff and not from_stdin,
         unsafe_fixes=unsafe_fixes,
         selected=settings.is_selected,
+        replacements=output_format in NEEDS_REPLACEMENTS or (show_fixes and not fix),
     )
+    if show_progress(sys.stderr, os.environ, output_format, quiet, len(candidates)):
+        from fsdp_unpatch.progress import tracked
+
+        candidates = tracked(candidates)
     result = run(candidates, catalog, options)
     color = not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
     context = ReportContext(
         catalog=catalog, fix_mode=fix, show_source=show_source, color=color,
         target_torch=str(version), target_torch_origin=origin, elapsed=time.perf_counter() - started,
+        quiet=quiet, show_fixes=show_fixes,
     )
-    if diff:
+    if from_stdin and fix and not diff:
+        # An editor's buffer: the fixed source (or the buffer unchanged) on stdout, the report on stderr.
+        buffer = result.files[0]
+        sys.stdout.buffer.write(buffer.fixed if buffer.fixed is not None else (buffer.original or b""))
+        sys.stdout.flush()
+        sys.stderr.write(formatter(output_format)(result, replace(context, color=False)))
+    elif diff:
         for changed in result.changed:
             sys.stdout.write(changed.diff())
         if output_format == "full":
             from fsdp_unpatch.reporting.text import summary
 
-            click.echo(summary(result, context), err=True)
+            if not quiet:
+                click.echo(summary(result, context), err=True)
         else:
             sys.stderr.write(formatter(output_format)(result, context))
     else:
         sys.stdout.write(formatter(output_format)(result, context))
     remaining = result.remaining
     if any(f.category == "error" for f in remaining):
-        return EXIT_ERROR
+        return EXIT_ERROR, result
     if diff:
-        return EXIT_FINDINGS if result.changed else EXIT_CLEAN
+        return (EXIT_FINDINGS if result.changed else EXIT_CLEAN), result
     if any(f.category in ("remove", "review") for f in remaining):
-        return EXIT_FINDINGS
-    return EXIT_CLEAN
+        return EXIT_FINDINGS, result
+    return EXIT_CLEAN, result
+
+
+# A progress bar only pays off on long runs; below this many files it would only flicker.
+PROGRESS_MIN_FILES = 50
+
+
+def show_progress(stream, environ, output_format: str, quiet: bool, files: int) -> bool:
+    """A progress bar on standard error: for people at a terminal, never for pipes, CI or programs."""
+    return (
+        files >= PROGRESS_MIN_FILES
+        and not quiet
+        and output_format not in MACHINE_FORMATS
+        and not environ.get("CI")
+        and stream.isatty()
+    )
+
+
+def stdin_candidate(stdin_filename: Optional[str]):
+    """The editor's buffer, read from standard input, under the name (and config) of `stdin_filename`."""
+    from pathlib import Path
+
+    from fsdp_unpatch.discovery import Candidate
+
+    data = sys.stdin.buffer.read()
+    display = stdin_filename or "-"
+    return Candidate(Path(stdin_filename or "stdin.py"), display, explicit=True, data=data)
 
 
 @click.command()
@@ -117,6 +208,7 @@ def check(**kwargs) -> None:
 @_common
 @click.option("--diff", is_flag=True, help="Print the changes as a unified diff and write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change what a test suite checks.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when the fix changed a file, even if nothing remains.")
 def fix(**kwargs) -> None:
     """Remove the overrides native FSDP2 now covers, in place (`--diff` to preview)."""
     sys.exit(_execute(fix=True, **kwargs))

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from fsdp_unpatch.catalog import Catalog
-from fsdp_unpatch.runner import RunResult
+
+if TYPE_CHECKING:  # the registry is read by the CLI before anything heavy is imported
+    from fsdp_unpatch.runner import RunResult
 
 
 @dataclass(frozen=True)
@@ -22,16 +24,26 @@ class ReportContext:
     target_torch: str = ""
     target_torch_origin: str = ""
     elapsed: float = 0.0
+    quiet: bool = False  # findings only: no summary
+    show_fixes: bool = False  # enumerate the fixes applied (fix) or show what each fix would change (check)
 
 
-Formatter = Callable[[RunResult, ReportContext], str]
+Formatter = Callable[["RunResult", ReportContext], str]
 
 # format name -> "module:function"; imported only when used
 FORMATS = {
     "full": "fsdp_unpatch.reporting.text:full",
     "concise": "fsdp_unpatch.reporting.text:concise",
     "json": "fsdp_unpatch.reporting.machine:json_report",
+    "json-lines": "fsdp_unpatch.reporting.machine:json_lines_report",
+    "sarif": "fsdp_unpatch.reporting.sarif:sarif_report",
+    "github": "fsdp_unpatch.reporting.github:github_report",
+    "junit": "fsdp_unpatch.reporting.junit:junit_report",
 }
+# formats meant for programs: no colour, no progress bar, no summary on standard output
+MACHINE_FORMATS = frozenset({"json", "json-lines", "sarif", "github", "junit"})
+# formats whose fixes carry replacement regions
+NEEDS_REPLACEMENTS = frozenset({"sarif"})
 
 
 def formatter(name: str) -> Formatter:

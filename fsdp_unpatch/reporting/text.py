@@ -60,7 +60,41 @@ def summary(result: RunResult, context: ReportContext) -> str:
         line += f" {fixable} fixable with `fsdp-unpatch fix`."
     if context.target_torch:
         line += f" Target torch {context.target_torch} ({context.target_torch_origin})."
+    line += f" Took {context.elapsed:.2f} s."
     return line
+
+
+PREVIEW_LINES = 6  # per side of a replacement; a deleted function would drown the findings
+
+
+def _fix_preview(finding: Finding, lines: list[str]) -> Text:
+    """What the finding's fix would change, as diff lines under the finding (`check --show-fixes`)."""
+    text = Text()
+    assert finding.fix is not None
+    for replacement in finding.fix.replacements:
+        deleted = [lines[n - 1] for n in range(replacement.line, replacement.end_line) if 1 <= n <= len(lines)]
+        text.append(f"    @@ line {replacement.line} @@\n", style="cyan")
+        for sign, chunk, style in (("-", deleted, "red"), ("+", replacement.content.splitlines(), "green")):
+            shown = chunk if len(chunk) <= PREVIEW_LINES else chunk[: PREVIEW_LINES - 1]
+            for line in shown:
+                text.append(f"    {sign} {line}\n", style=style)
+            if len(shown) < len(chunk):
+                text.append(f"    {sign} ... ({len(chunk) - len(shown)} more lines)\n", style=style)
+    return text
+
+
+def fixes_applied(result: RunResult) -> str:
+    """`fix --show-fixes`: the fixes applied, by file and rule."""
+    out = []
+    total = 0
+    for file in result.files:
+        counts = Counter(f.code for f in file.findings if f.fixed)
+        if counts:
+            out.append(f"{file.display}:")
+            out.extend(f"    {n} x {code}" for code, n in sorted(counts.items()))
+            total += sum(counts.values())
+    header = f"Fixed {total} finding{'s' if total != 1 else ''}" + (":" if total else ".")
+    return "\n".join([header, *out]) + "\n"
 
 
 def full(result: RunResult, context: ReportContext) -> str:
@@ -76,8 +110,19 @@ def full(result: RunResult, context: ReportContext) -> str:
                 if lines is None:
                     lines = file.original.decode(file.encoding, "replace").splitlines()
                 console.print(_excerpt(lines, finding), end="")
-    console.print(summary(result, context))
+            if context.show_fixes and not context.fix_mode and finding.fix is not None and file.original is not None:
+                if lines is None:
+                    lines = file.original.decode(file.encoding, "replace").splitlines()
+                console.print(_fix_preview(finding, lines), end="")
+    _closing(console, result, context)
     return buffer.getvalue()
+
+
+def _closing(console: Console, result: RunResult, context: ReportContext) -> None:
+    if context.show_fixes and context.fix_mode:
+        console.print(fixes_applied(result), end="")
+    if not context.quiet:
+        console.print(summary(result, context))
 
 
 def concise(result: RunResult, context: ReportContext) -> str:
@@ -85,5 +130,5 @@ def concise(result: RunResult, context: ReportContext) -> str:
     console = _console(buffer, context)
     for finding in result.remaining:
         console.print(_header(finding))
-    console.print(summary(result, context))
+    _closing(console, result, context)
     return buffer.getvalue()

@@ -1,0 +1,105 @@
+"""SARIF 2.1.0, the format code-scanning services read (GitHub's upload-sarif among them).
+
+One run; `tool.driver.rules` lists every rule of the catalog; each remaining finding is a result with
+its location and, where the engine has a fix, the fix's replacements (whole-line regions).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import PurePath
+from urllib.parse import quote
+
+from fsdp_unpatch import __version__
+from fsdp_unpatch.findings import Finding, Replacement
+from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.runner import RunResult
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/fsdp-unpatch/"
+# keep findings never fail a run: they are notes, not problems
+LEVELS = {"remove": "error", "review": "warning", "keep": "note", "error": "error"}
+
+
+def artifact_uri(path: str) -> str:
+    """A relative path stays relative (GitHub resolves it against the checkout); an absolute one is a file URI."""
+    pure = PurePath(path)
+    if pure.is_absolute():
+        return pure.as_uri()
+    return quote(pure.as_posix())
+
+
+def _region(line: int, column: int, end_line: int, end_column: int) -> dict:
+    return {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
+
+
+def _replacement(replacement: Replacement) -> dict:
+    return {
+        "deletedRegion": _region(replacement.line, replacement.column, replacement.end_line, replacement.end_column),
+        "insertedContent": {"text": replacement.content},
+    }
+
+
+def _rule(rule) -> dict:
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.explanation},
+        "help": {"text": rule.explanation},
+        "defaultConfiguration": {"level": LEVELS.get(rule.category, "warning")},
+        "properties": {"category": rule.category, "fix": rule.fix},
+    }
+
+
+def _result(finding: Finding, rule_index: dict[str, int]) -> dict:
+    span = finding.span
+    uri = artifact_uri(finding.path)
+    result = {
+        "ruleId": finding.code,
+        "level": LEVELS.get(finding.category, "warning"),
+        "message": {"text": finding.message},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": uri},
+                "region": _region(span.line, span.column, span.end_line, span.end_column),
+            }
+        }],
+        "properties": {"category": finding.category},
+    }
+    if finding.code in rule_index:
+        result["ruleIndex"] = rule_index[finding.code]
+    if finding.target:
+        result["properties"]["target"] = finding.target
+    if finding.fix is not None and finding.fix.replacements:
+        result["fixes"] = [{
+            "description": {"text": finding.fix.description + f" ({finding.fix.applicability} fix)"},
+            "artifactChanges": [{
+                "artifactLocation": {"uri": uri},
+                "replacements": [_replacement(r) for r in finding.fix.replacements],
+            }],
+        }]
+    return result
+
+
+def sarif_log(result: RunResult, context: ReportContext) -> dict:
+    rules = [context.catalog.rule(code) for code in sorted(context.catalog.rules)]
+    rule_index = {rule.code: index for index, rule in enumerate(rules)}
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "fsdp-unpatch",
+                "version": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [_rule(rule) for rule in rules],
+            }},
+            # libcst counts columns in code points, not in SARIF's default UTF-16 units
+            "columnKind": "unicodeCodePoints",
+            "results": [_result(f, rule_index) for f in result.remaining],
+        }],
+    }
+
+
+def sarif_report(result: RunResult, context: ReportContext) -> str:
+    return json.dumps(sarif_log(result, context), indent=2) + "\n"
