@@ -32,8 +32,28 @@ class Target:
     category: str
     native: str
     why: str
-    native_since: str | None = None
+    native_since: str | None = None  # first torch release whose native path serves non-CUDA devices here
     fingerprint: str | None = None
+    since: str | None = None  # first torch minor release that has the symbol
+    until: str | None = None  # last torch minor release that has it (None: still in the newest)
+
+    @property
+    def versions(self) -> str:
+        """"torch 2.5+" or "torch 2.4-2.11" (empty when unknown)."""
+        if self.since is None:
+            return ""
+        return f"torch {self.since}-{self.until}" if self.until else f"torch {self.since}+"
+
+
+@dataclass(frozen=True)
+class ByNameImport:
+    """`module` binds `name` with `from .<source> import <name>` (in torch `since`..`until`)."""
+
+    module: str
+    source: str
+    name: str
+    since: str
+    until: str | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +74,7 @@ class Catalog:
     targets: Mapping[str, Target]
     rules: Mapping[str, Rule]
     patch_modules: Mapping[str, PatchModule]
+    by_name_imports: tuple[ByNameImport, ...] = ()
 
     def rule(self, code: str) -> Rule:
         return self.rules[code]
@@ -63,16 +84,28 @@ class Catalog:
         return frozenset(n for m in self.patch_modules.values() for n in m.enhance_installers)
 
 
+def _area(target_id: str, areas: Mapping[str, str], classes: Mapping[str, str]) -> str:
+    """The area a target belongs to: its class when it is a method of a known class, else its module."""
+    parts = target_id.split(".")
+    if len(parts) >= 3 and parts[1] in classes and parts[1] in areas:
+        return parts[1]
+    return parts[0]
+
+
 def _parse(data: dict) -> Catalog:
     meta = data["catalog"]
+    areas = data.get("areas", {})
+    classes = data.get("classes", {})
     targets = {
         target_id: Target(
             id=target_id,
             category=entry["category"],
             native=entry["native"],
-            why=entry["why"].strip(),
+            why=(entry.get("why") or areas[_area(target_id, areas, classes)]).strip(),
             native_since=entry.get("native_since"),
             fingerprint=entry.get("fingerprint"),
+            since=entry.get("since"),
+            until=entry.get("until"),
         )
         for target_id, entry in data.get("targets", {}).items()
     }
@@ -105,6 +138,10 @@ def _parse(data: dict) -> Catalog:
         targets=targets,
         rules=rules,
         patch_modules=patch_modules,
+        by_name_imports=tuple(
+            ByNameImport(e["module"], e["source"], e["name"], e["since"], e.get("until"))
+            for e in data.get("by_name_imports", ())
+        ),
     )
 
 

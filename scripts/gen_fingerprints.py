@@ -45,6 +45,8 @@ TARGETS = (
     "_fsdp_param_group.FSDPParamGroup.post_backward",
     "_fsdp_param_group.FSDPParamGroup._wait_all_gather_streams_on_event",
     "_fsdp_state.FSDPState._post_forward",
+    # review targets that downstream copies follow (so a copy's message names what it changed)
+    "_fsdp_state.FSDPState._root_pre_forward",
 )
 
 
