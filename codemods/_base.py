@@ -1,10 +1,23 @@
-"""What the codemods share: analyse the module, keep the edits of some rules, apply them."""
+"""What the codemods share: analyse the module, keep the edits of some rules, apply them.
+
+Under libcst's runner (`python -m libcst.tool codemod ...`) every file is transformed in a worker process
+of its own, but some fixes depend on other files: an installer removed in one module has calls and
+imports in others, and a replacement function another file imports must stay. Before any worker starts,
+the runner asks each metadata provider with a `gen_cache` for data about all the files of the run, in
+the parent process, while the files are still unmodified. `ProjectFixes` uses that moment to run
+fsdp-unpatch's own engine over exactly those files, so the codemods give the same result as
+`fsdp-unpatch fix PATHS`. Without that data (a codemod run on a single module, from standard input, in
+`CodemodTest`) a codemod analyses its module alone; `RemoveInstallerCalls --installer` then names the
+installers removed elsewhere.
+"""
 from __future__ import annotations
 
-from typing import ClassVar, FrozenSet
+from pathlib import Path
+from typing import ClassVar, Collection, FrozenSet, Mapping, Optional
 
 import libcst as cst
 from libcst.codemod import VisitorBasedCodemodCommand
+from libcst.metadata import BatchableMetadataProvider
 
 from fsdp_unpatch.analysis import FileAnalysis, Options, analyze_module
 from fsdp_unpatch.catalog import load_catalog
@@ -12,10 +25,53 @@ from fsdp_unpatch.edits import apply_edits
 from fsdp_unpatch.versions import target_torch
 
 
+def codemod_classes() -> list[type]:
+    """Every concrete codemod imported so far (the runner has imported the one it runs)."""
+    found, stack = [], list(UnpatchCodemod.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if cls.CODES:
+            found.append(cls)
+    return found
+
+
+class ProjectFixes(BatchableMetadataProvider[Optional[dict]]):
+    """Per file of the run: its bytes before the run and, per codemod, the engine's fixed bytes."""
+
+    @classmethod
+    def gen_cache(cls, root_path: Path, paths: Collection[str], timeout: Optional[int] = None,
+                  **kwargs) -> Mapping[str, object]:
+        from fsdp_unpatch.discovery import discover
+        from fsdp_unpatch.runner import RunOptions, run
+
+        catalog = load_catalog()
+        version, _ = target_torch(None, catalog.newest_torch)
+        cache: dict[str, dict] = {path: {"original": None, "fixed": {}} for path in paths}
+        for codemod in codemod_classes():
+            codes = codemod.CODES
+            options = RunOptions(
+                analysis=Options(target_torch=version), fix=True, write=False,
+                selected=lambda code, path, codes=codes: code in codes,
+            )
+            result = run(discover(sorted(paths)), catalog, options)
+            for file in result.files:
+                entry = cache.get(file.display)
+                if entry is not None and file.original is not None:
+                    entry["original"] = file.original
+                    entry["fixed"][codemod.__name__] = file.fixed if file.fixed is not None else file.original
+        return cache
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self.set_metadata(node, self.cache)
+        return False
+
+
 class UnpatchCodemod(VisitorBasedCodemodCommand):
     """Base class: subclasses name the rule codes whose fixes they apply."""
 
     CODES: ClassVar[FrozenSet[str]] = frozenset()
+    METADATA_DEPENDENCIES = (ProjectFixes,)
 
     def analyze(self, tree: cst.Module) -> FileAnalysis:
         catalog = load_catalog()
@@ -24,7 +80,18 @@ class UnpatchCodemod(VisitorBasedCodemodCommand):
         is_package = bool(self.context.filename and self.context.filename.endswith("__init__.py"))
         return analyze_module(tree, name, is_package, catalog, Options(target_torch=version))
 
+    def project_result(self, tree: cst.Module) -> Optional[cst.Module]:
+        """The engine's result for this file, computed over all the files of the run, if there is one."""
+        cached = self.get_metadata(ProjectFixes, tree, None)
+        if not cached or cached.get("original") != tree.bytes:
+            return None  # not run by libcst's runner, or the file changed since: analyse it alone
+        fixed = cached["fixed"].get(type(self).__name__)
+        return None if fixed is None else cst.parse_module(fixed)
+
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        project = self.project_result(tree)
+        if project is not None:
+            return project
         analysis = self.analyze(tree)
         catalog = load_catalog()
         chosen = [

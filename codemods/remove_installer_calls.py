@@ -30,6 +30,10 @@ class RemoveInstallerCalls(UnpatchCodemod):
             help="Qualified name of a removed installer, e.g. pkg.patch_module._apply_fsdp_patch.",
         )
 
+    def project_result(self, tree: cst.Module):
+        # Installers named on the command line were removed in files outside this run: analyse alone.
+        return None if self.installers else super().project_result(tree)
+
     def analyze(self, tree: cst.Module) -> FileAnalysis:
         analysis = super().analyze(tree)
         own = analysis.module_name + "."

@@ -37,11 +37,28 @@ def _display(path: str) -> str:
     return path[2:] if path.startswith("./") else path
 
 
-def discover(paths: Iterable[str]) -> Iterator[Candidate]:
+def force_excluded(raw: str) -> bool:
+    """Whether walking would have skipped the explicitly named file `raw` (for `--force-exclude`).
+
+    Only the folders between the current folder and the file count: pre-commit and editors name
+    files relative to the project, and what lies above the project is not the project's business.
+    """
+    relative = os.path.relpath(os.path.abspath(raw))
+    if relative.startswith(os.pardir):
+        return False
+    folders = Path(relative).parts[:-1]
+    return any(
+        part in SKIPPED_DIRS or part.startswith(".") or _is_virtualenv(os.path.join(*folders[: i + 1]))
+        for i, part in enumerate(folders)
+    )
+
+
+def discover(paths: Iterable[str], force_exclude: bool = False) -> Iterator[Candidate]:
     """Python files under `paths`, each once, in a stable (sorted) order.
 
-    A path named explicitly is always taken; folders are walked, skipping SKIPPED_DIRS, hidden
-    folders and virtual environments. Raises MissingPath for a path that does not exist.
+    A path named explicitly is taken unless `force_exclude` and walking would have skipped it;
+    folders are walked, skipping SKIPPED_DIRS, hidden folders and virtual environments. Raises
+    MissingPath for a path that does not exist.
     """
     seen: set[str] = set()
     for raw in paths:
@@ -56,6 +73,8 @@ def discover(paths: Iterable[str]) -> Iterator[Candidate]:
                     yield Candidate(Path(path), _display(path), explicit=False)
         else:
             key = os.path.realpath(raw)
+            if force_exclude and force_excluded(raw):
+                continue
             if key not in seen:
                 seen.add(key)
                 yield Candidate(Path(raw), _display(raw), explicit=True)

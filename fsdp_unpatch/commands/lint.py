@@ -32,6 +32,8 @@ def _common(function):
         click.option("-q", "--quiet", is_flag=True, help="Print the findings and nothing else: no summary, no progress."),
         click.option("--show-fixes", is_flag=True,
                      help="check: show what each fix would change; fix: list the fixes applied."),
+        click.option("--force-exclude", is_flag=True,
+                     help="Skip files named on the command line that a folder walk would skip (pre-commit, editors)."),
         click.option("--stdin-filename", metavar="PATH",
                      help="Read the source from standard input (path `-`) as if it were PATH (its config applies)."),
     ]
@@ -57,11 +59,12 @@ def _execute(
     show_fixes: bool = False,
     stdin_filename: Optional[str] = None,
     exit_non_zero_on_fix: bool = False,
+    force_exclude: bool = False,
 ) -> int:
     status, result = _run_and_report(
         paths, fix=fix, diff=diff, unsafe_fixes=unsafe_fixes, output_format=output_format,
         target_torch=target_torch, select=select, ignore=ignore, show_source=show_source, no_color=no_color,
-        quiet=quiet, show_fixes=show_fixes, stdin_filename=stdin_filename,
+        quiet=quiet, show_fixes=show_fixes, stdin_filename=stdin_filename, force_exclude=force_exclude,
     )
     if status == EXIT_ERROR or result is None:
         return status
@@ -87,6 +90,7 @@ def _run_and_report(
     quiet: bool,
     show_fixes: bool,
     stdin_filename: Optional[str],
+    force_exclude: bool,
 ):
     """Run and print the report; returns the exit status and the run's result (None after a usage error)."""
     import os
@@ -119,8 +123,12 @@ def _run_and_report(
     if stdin_filename is not None and not from_stdin:
         click.echo("fsdp-unpatch: error: --stdin-filename needs the path `-`", err=True)
         return EXIT_ERROR, None
+    stdin_data = sys.stdin.buffer.read() if from_stdin else b""
     try:
-        candidates = [stdin_candidate(stdin_filename)] if from_stdin else list(discover(paths or (".",)))
+        candidates = (
+            stdin_candidates(stdin_data, stdin_filename, force_exclude) if from_stdin
+            else list(discover(paths or (".",), force_exclude=force_exclude))
+        )
     except MissingPath as error:
         click.echo(f"fsdp-unpatch: error: {error}: no such file or directory", err=True)
         return EXIT_ERROR, None
@@ -145,8 +153,8 @@ def _run_and_report(
     )
     if from_stdin and fix and not diff:
         # An editor's buffer: the fixed source (or the buffer unchanged) on stdout, the report on stderr.
-        buffer = result.files[0]
-        sys.stdout.buffer.write(buffer.fixed if buffer.fixed is not None else (buffer.original or b""))
+        fixed = result.files[0].fixed if result.files else None
+        sys.stdout.buffer.write(fixed if fixed is not None else stdin_data)
         sys.stdout.flush()
         sys.stderr.write(formatter(output_format)(result, replace(context, color=False)))
     elif diff:
@@ -186,15 +194,15 @@ def show_progress(stream, environ, output_format: str, quiet: bool, files: int) 
     )
 
 
-def stdin_candidate(stdin_filename: Optional[str]):
-    """The editor's buffer, read from standard input, under the name (and config) of `stdin_filename`."""
+def stdin_candidates(data: bytes, stdin_filename: Optional[str], force_exclude: bool) -> list:
+    """The editor's buffer under the name (and config) of `stdin_filename`; none if that name is excluded."""
     from pathlib import Path
 
-    from fsdp_unpatch.discovery import Candidate
+    from fsdp_unpatch.discovery import Candidate, force_excluded
 
-    data = sys.stdin.buffer.read()
-    display = stdin_filename or "-"
-    return Candidate(Path(stdin_filename or "stdin.py"), display, explicit=True, data=data)
+    if force_exclude and stdin_filename is not None and force_excluded(stdin_filename):
+        return []
+    return [Candidate(Path(stdin_filename or "stdin.py"), stdin_filename or "-", explicit=True, data=data)]
 
 
 @click.command()

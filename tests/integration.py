@@ -1,0 +1,58 @@
+"""A small patched project for the integration tests, and a way to run the CLI on it."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Optional
+
+from tests.upstream import expand
+
+# The collectives patch in a package module: three removable parts (FSU001, FSU002, FSU003).
+PATCH = """\
+import torch
+from torch.distributed.fsdp._fully_shard import _fsdp_collectives as C
+from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam, ShardedState
+from typing import cast
+
+# @upstream _fsdp_collectives._get_param_all_gather_inputs _patched_inputs same-device
+
+
+def _apply_fsdp_patch():
+    C._get_param_all_gather_inputs = _patched_inputs
+"""
+
+# The enhance patch: reported as keep (FSU201), never changed, never fails a run.
+ENHANCE = """\
+from torch.distributed.fsdp._fully_shard import _fsdp_collectives
+
+
+def _cached_allocate(self, size, *, dtype, device):
+    return self.cache.get(size, dtype, device)
+
+
+def _apply_fsdp_enhance_patch():
+    _fsdp_collectives.DefaultAllGather.allocate = _cached_allocate
+"""
+
+CLEAN = "import os\n\nprint(os.sep)\n"
+
+
+def make_project(root: Path) -> Path:
+    package = root / "pkg"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text("")
+    (package / "patch.py").write_text(expand(PATCH))
+    (package / "enhance.py").write_text(ENHANCE)
+    (package / "clean.py").write_text(CLEAN)
+    return root
+
+
+def cli(*args: str, cwd: Path, stdin: Optional[bytes] = None, env: Optional[dict] = None) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "CI")}
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", *args], cwd=cwd, capture_output=True, input=stdin or b"",
+        env=environment,
+    )

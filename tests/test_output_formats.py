@@ -1,0 +1,170 @@
+"""Each `--output-format` by its contract: SARIF against the official schema, GitHub workflow commands by
+their exact syntax, JUnit parsed as XML, JSON Lines equal to the JSON list."""
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given, strategies as st
+
+from fsdp_unpatch.edits import replacement_regions
+from fsdp_unpatch.findings import Finding, Replacement, Span
+from fsdp_unpatch.reporting import FORMATS
+from fsdp_unpatch.reporting.github import annotation, escape_data, escape_property
+from tests.integration import cli, make_project
+
+SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path)
+
+
+def findings_json(project: Path) -> list[dict]:
+    result = cli("check", "--output-format", "json", cwd=project)
+    assert result.returncode == 1, result.stderr
+    return json.loads(result.stdout)
+
+
+def apply(text: str, replacements: list[Replacement]) -> str:
+    """Apply line/column replacements the way a SARIF consumer does: last region first."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, column: int) -> int:
+        return starts[line - 1] + column - 1
+
+    for r in sorted(replacements, key=lambda r: (r.line, r.column), reverse=True):
+        text = text[: offset(r.line, r.column)] + r.content + text[offset(r.end_line, r.end_column):]
+    return text
+
+
+def test_every_format_is_registered_and_offered_by_the_cli(project: Path) -> None:
+    assert set(FORMATS) == {"full", "concise", "json", "json-lines", "sarif", "github", "junit"}
+    for name in FORMATS:
+        result = cli("check", "--output-format", name, cwd=project)
+        assert result.returncode == 1, (name, result.stderr)
+
+
+def test_sarif_is_valid_against_the_official_schema(project: Path) -> None:
+    result = cli("check", "--output-format", "sarif", cwd=project)
+    assert result.returncode == 1
+    log = json.loads(result.stdout)
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    run = log["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == sorted(r["id"] for r in rules)
+    assert {"FSU001", "FSU002", "FSU003", "FSU201", "FSU901"} <= {r["id"] for r in rules}
+    expected = findings_json(project)
+    assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in run["results"]] \
+        == [(f["code"], f["line"]) for f in expected]
+    for sarif_result, finding in zip(run["results"], expected):
+        assert rules[sarif_result["ruleIndex"]]["id"] == finding["code"]
+        location = sarif_result["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"] == finding["path"]
+        assert location["region"] == {
+            "startLine": finding["line"], "startColumn": finding["column"],
+            "endLine": finding["end_line"], "endColumn": finding["end_column"],
+        }
+        assert sarif_result["level"] == {"remove": "error", "keep": "note"}[finding["category"]]
+        assert ("fixes" in sarif_result) == (finding["fix"] is not None)
+
+
+def test_sarif_fix_replacements_reproduce_the_fix(project: Path, tmp_path: Path) -> None:
+    """The install site's fix needs nothing else: applying its replacements gives what `fix --select` gives."""
+    log = json.loads(cli("check", "--output-format", "sarif", cwd=project).stdout)
+    install = next(r for r in log["runs"][0]["results"] if r["ruleId"] == "FSU001")
+    (change,) = install["fixes"][0]["artifactChanges"]
+    replacements = [
+        Replacement(d["deletedRegion"]["startLine"], d["deletedRegion"]["startColumn"],
+                    d["deletedRegion"]["endLine"], d["deletedRegion"]["endColumn"], d["insertedContent"]["text"])
+        for d in change["replacements"]
+    ]
+    before = (project / "pkg" / "patch.py").read_text()
+    patched = apply(before, replacements)
+    assert patched != before
+    fixed = cli("fix", "--select", "FSU001", "pkg/patch.py", cwd=project)
+    assert fixed.returncode == 0, fixed.stderr
+    assert patched == (project / "pkg" / "patch.py").read_text()
+
+
+@given(st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "d"]), max_size=8),
+       st.lists(st.sampled_from(["a\n", "b\n", "x\n", "\n"]), max_size=8))
+def test_replacement_regions_turn_before_into_after(before: list[str], after: list[str]) -> None:
+    old = "".join(before)
+    new = "".join(after)
+    if old and not old.endswith("\n") and "d" in old[:-1]:
+        return  # "d" without newline only ends a file
+    assert apply(old, replacement_regions(old, new)) == new
+
+
+def test_github_annotations_have_the_exact_workflow_command_syntax(project: Path) -> None:
+    result = cli("check", "--output-format", "github", cwd=project)
+    assert result.returncode == 1
+    lines = result.stdout.decode().splitlines()
+    expected = findings_json(project)
+    assert len(lines) == len(expected)
+    pattern = re.compile(
+        r"::(?P<level>error|warning|notice) file=(?P<file>[^,]+),line=(?P<line>\d+),col=(?P<col>\d+),"
+        r"endLine=(?P<end_line>\d+),endColumn=(?P<end_col>\d+),title=fsdp-unpatch \((?P<code>FSU\d{3})\)::"
+        r"(?P=code) \[(?P<category>\w+)\] (?P<message>.+)"
+    )
+    for line, finding in zip(lines, expected):
+        match = pattern.fullmatch(line)
+        assert match, line
+        assert (match["file"], int(match["line"]), int(match["col"]), int(match["end_line"]), int(match["end_col"]),
+                match["code"], match["category"]) == (
+            finding["path"], finding["line"], finding["column"], finding["end_line"], finding["end_column"],
+            finding["code"], finding["category"])
+        assert match["level"] == {"remove": "error", "keep": "notice"}[finding["category"]]
+        assert match["message"] == escape_data(finding["message"])
+
+
+def test_github_escaping_of_data_and_properties() -> None:
+    assert escape_data("50% done\r\nnext: a,b") == "50%25 done%0D%0Anext: a,b"
+    assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
+    finding = Finding(code="FSU101", category="review", path="odd,name:1.py", span=Span(2, 3, 4, 5),
+                      message="line one\nline two: 100%")
+    assert annotation(finding) == (
+        "::warning file=odd%2Cname%3A1.py,line=2,col=3,endLine=4,endColumn=5,title=fsdp-unpatch (FSU101)"
+        "::FSU101 [review] line one%0Aline two: 100%25"
+    )
+
+
+def test_junit_is_xml_with_a_case_per_finding_and_per_clean_file(project: Path) -> None:
+    result = cli("check", "--output-format", "junit", cwd=project)
+    assert result.returncode == 1
+    root = ET.fromstring(result.stdout)
+    assert root.tag == "testsuites"
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    assert set(suites) == {"pkg/__init__.py", "pkg/clean.py", "pkg/enhance.py", "pkg/patch.py"}
+    patch_cases = suites["pkg/patch.py"].findall("testcase")
+    assert [c.find("failure").get("type") for c in patch_cases] == ["FSU002", "FSU003", "FSU001"]
+    assert suites["pkg/patch.py"].get("failures") == "3"
+    enhance = suites["pkg/enhance.py"].findall("testcase")
+    assert len(enhance) == 1 and enhance[0].find("failure") is None and "FSU201" in enhance[0].find("system-out").text
+    clean = suites["pkg/clean.py"].findall("testcase")
+    assert [c.get("name") for c in clean] == ["no findings"]
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("6", "3", "0")
+
+
+def test_junit_reports_unparsable_files_as_errors(project: Path) -> None:
+    (project / "pkg" / "broken.py").write_text("import torch  # fsdp\ndef oops(:\n    pass\n")
+    result = cli("check", "--output-format", "junit", cwd=project)
+    assert result.returncode == 2
+    suite = next(s for s in ET.fromstring(result.stdout).findall("testsuite") if s.get("name") == "pkg/broken.py")
+    assert suite.find("testcase/error").get("type") == "FSU901"
+    assert suite.get("errors") == "1"
+
+
+def test_json_lines_is_the_json_list_one_object_a_line(project: Path) -> None:
+    result = cli("check", "--output-format", "json-lines", cwd=project)
+    assert result.returncode == 1
+    assert [json.loads(line) for line in result.stdout.decode().splitlines()] == findings_json(project)
