@@ -1,0 +1,189 @@
+"""`fsdp-unpatch verify`: train the same small FSDP2 job with the old patch and with the migrated code,
+in fresh processes, and compare every step."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from fsdp_unpatch.verification.spec import InstallerSpec, RunSpec, SpecError, TrainingSpec, backend_for
+
+INSTALL_HINT = "pip install 'fsdp-unpatch[verify]'"
+
+
+def _installers(option: str, values: tuple[str, ...]) -> tuple[InstallerSpec, ...]:
+    specs = []
+    for value in values:
+        try:
+            specs.append(InstallerSpec.parse(value))
+        except SpecError as exc:
+            raise click.UsageError(f"{option}: {exc}") from None
+    return tuple(specs)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+@click.command(
+    "verify",
+    epilog=(
+        "Example (the bundled example project):\n\n"
+        "\b\n"
+        "  fsdp-unpatch verify \\\n"
+        "    --patch legacy_npu.distributed.fsdp._add_fsdp_patch:_apply_fsdp_enhance_patch \\\n"
+        "    --patch legacy_npu.distributed.fsdp._add_fsdp_patch:_apply_fsdp_patch \\\n"
+        "    --patch-path examples/legacy_project \\\n"
+        "    --migrated legacy_npu.distributed.fsdp._add_fsdp_patch:_apply_fsdp_enhance_patch \\\n"
+        "    --migrated-path examples/migrated_project\n\n"
+        "Exit status: 0 the runs match (and the enhance patch is still installed), 1 they differ, "
+        "2 usage or setup error."
+    ),
+)
+@click.option(
+    "--patch",
+    "patch",
+    multiple=True,
+    metavar="MODULE:FUNCTION",
+    help="Installer of the old patch, called with no arguments before fully_shard. Repeat to call several, in order.",
+)
+@click.option(
+    "--patch-path",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, resolve_path=True),
+    metavar="DIR",
+    help="Directory put first on sys.path of the patched run's workers (the root that holds the package).",
+)
+@click.option(
+    "--migrated",
+    multiple=True,
+    metavar="MODULE:FUNCTION",
+    help="Installer of the migrated code (for example the enhance patch that stays). "
+    "Without it, the second run is plain torch.",
+)
+@click.option(
+    "--migrated-path",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, resolve_path=True),
+    metavar="DIR",
+    help="Directory put first on sys.path of the migrated run's workers.",
+)
+@click.option("--world-size", type=click.IntRange(min=1), default=2, show_default=True, help="Processes per run.")
+@click.option("--device", default=None, help="cpu, cuda, npu, ... [default: the accelerator if any, else cpu]")
+@click.option(
+    "--backend", default=None, help="torch.distributed backend [default: gloo for cpu, nccl for cuda, hccl for npu]"
+)
+@click.option(
+    "--steps", type=click.IntRange(min=1), default=4, show_default=True, help="Training steps per configuration."
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--rtol",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Compare with torch.allclose and this rtol (atol 0 unless given).",
+)
+@click.option(
+    "--atol",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Compare with torch.allclose and this atol (rtol 0 unless given).",
+)
+@click.option(
+    "--timeout", type=click.FloatRange(min=1), default=300, show_default=True, help="Seconds allowed per run."
+)
+@click.option(
+    "--parallel",
+    is_flag=True,
+    help="Start both runs at once instead of one after the other (faster with more cores than 2 x world size).",
+)
+@click.option("--keep-workdir", is_flag=True, help="Keep the workers' directory (configs, logs, results).")
+@click.option(
+    "--output-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+def verify(
+    patch, patch_path, migrated, migrated_path, world_size, device, backend, steps, seed, rtol, atol, timeout,
+    parallel, keep_workdir, output_format,
+) -> None:
+    """Prove that a migration keeps FSDP2 training identical.
+
+    Trains a small model with FSDP2 (mixed precision bf16/fp32, three fully_shard groups plus the
+    root, reshard_after_forward on and off) twice, each time in fresh worker processes: once with
+    the --patch installers applied, once with the --migrated ones. Compares the loss of every step,
+    every step's gradients and the final parameters, exactly unless --rtol/--atol is given, and
+    checks that the enhance targets the patched run installs are still installed in the migrated run.
+    """
+    patch_specs = _installers("--patch", patch)
+    migrated_specs = _installers("--migrated", migrated)
+    if not patch_specs and not migrated_specs:
+        raise click.UsageError(
+            "give the old patch with --patch MODULE:FUNCTION (and the migrated code with --migrated)"
+        )
+    if patch_path and not patch_specs:
+        raise click.UsageError("--patch-path without --patch")
+    if migrated_path and not migrated_specs:
+        raise click.UsageError("--migrated-path without --migrated")
+
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        _fail(f"verify needs PyTorch, which is not installed. Install it with: {INSTALL_HINT}")
+
+    from rich.console import Console
+
+    from fsdp_unpatch.verification.compare import Tolerance, compare_results, compare_targets
+    from fsdp_unpatch.verification.probes import detect_device
+    from fsdp_unpatch.verification.report import Verification, render, to_json
+    from fsdp_unpatch.verification.runner import launch
+    from fsdp_unpatch.verification.targets import watch_list
+
+    device = device or detect_device()
+    try:
+        backend = backend_for(device, backend)
+    except SpecError as exc:
+        raise click.UsageError(str(exc)) from None
+    training = TrainingSpec(world_size=world_size, device=device, backend=backend, steps=steps, seed=seed)
+    runs = [
+        (RunSpec("patched", patch_specs, tuple(patch_path)), "--patch"),
+        (RunSpec("migrated" if migrated_specs else "native", migrated_specs, tuple(migrated_path)), "--migrated"),
+    ]
+    watch = watch_list()
+    workdir = Path(tempfile.mkdtemp(prefix="fsdp-unpatch-verify-"))
+    keep = keep_workdir
+    try:
+        outcomes = launch(runs, training, watch, workdir, timeout=timeout, parallel=parallel)
+        failed = [o for o in outcomes if not o.ok]
+        if failed or len(outcomes) != len(runs):
+            for outcome in failed:
+                where = "" if outcome.error_kind == "setup" else f"\n(worker logs kept in {outcome.directory})"
+                click.echo(
+                    f"error: the {outcome.spec.label} run failed ({outcome.error_kind}): {outcome.error}{where}",
+                    err=True,
+                )
+            keep = keep or any(o.error_kind != "setup" for o in failed)
+            sys.exit(2)
+        patched, other = outcomes
+        comparison = compare_results(patched.results, other.results, Tolerance(rtol, atol))
+        targets = compare_targets(
+            patched.meta, other.meta, watch.collective, watch.enhance, migrated=bool(migrated_specs)
+        )
+        result = Verification(training, patched, other, comparison, targets, watch.collective, watch.enhance)
+        if output_format == "json":
+            click.echo(json.dumps(to_json(result), indent=2))
+        else:
+            # a fixed width when piped, so that logs and the README show the tables unwrapped
+            render(result, Console(highlight=False, width=None if sys.stdout.isatty() else 132))
+            if keep:
+                click.echo(f"worker directory: {workdir}")
+        sys.exit(result.exit_code)
+    finally:
+        if not keep:
+            shutil.rmtree(workdir, ignore_errors=True)
