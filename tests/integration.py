@@ -1,11 +1,13 @@
 """A small patched project for the integration tests, and a way to run the CLI on it."""
 from __future__ import annotations
 
+import inspect
 import os
-import subprocess
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
+
+from click.testing import CliRunner
 
 from tests.upstream import expand
 
@@ -49,10 +51,28 @@ def make_project(root: Path) -> Path:
     return root
 
 
-def cli(*args: str, cwd: Path, stdin: Optional[bytes] = None, env: Optional[dict] = None) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "CI")}
+@dataclass
+class Outcome:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+def cli(*args: str, cwd: Path, stdin: Optional[bytes] = None, env: Optional[dict] = None) -> Outcome:
+    """Run `fsdp-unpatch ARGS` in this process (much faster than a subprocess) from the folder `cwd`.
+
+    Standard output and error are pipes, not terminals, and NO_COLOR and CI are unset unless `env` sets them.
+    """
+    from fsdp_unpatch.cli import main
+
+    separate = {"mix_stderr": False} if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters else {}
+    runner = CliRunner(**separate)
+    environment: dict = {"NO_COLOR": None, "CI": None}
     environment.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "fsdp_unpatch", *args], cwd=cwd, capture_output=True, input=stdin or b"",
-        env=environment,
-    )
+    previous = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = runner.invoke(main, list(args), input=stdin or b"", env=environment, catch_exceptions=False)
+    finally:
+        os.chdir(previous)
+    return Outcome(result.exit_code, result.stdout_bytes, result.stderr_bytes or b"")

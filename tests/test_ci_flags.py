@@ -1,0 +1,188 @@
+"""CI and editor flags by their contract: exit codes, what is printed where, colour, stdin buffers, progress."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fsdp_unpatch.commands.lint import PROGRESS_MIN_FILES, show_progress
+from tests.integration import CLEAN, PATCH, cli, make_project
+from tests.upstream import expand
+
+ANSI = b"\x1b["
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path)
+
+
+def test_exit_zero_turns_findings_into_success_but_not_errors(project: Path) -> None:
+    plain = cli("check", cwd=project)
+    zero = cli("check", "--exit-zero", cwd=project)
+    assert plain.returncode == 1 and zero.returncode == 0
+    findings = [line for line in plain.stdout.splitlines() if b"FSU" in line]
+    assert findings and [line for line in zero.stdout.splitlines() if b"FSU" in line] == findings
+    (project / "pkg" / "broken.py").write_text("import torch  # fsdp\ndef oops(:\n")
+    assert cli("check", "--exit-zero", cwd=project).returncode == 2
+    assert cli("check", "--exit-zero", "--select", "NOPE", cwd=project).returncode == 2
+
+
+def test_exit_non_zero_on_fix(project: Path, tmp_path: Path) -> None:
+    # Nothing but keep findings remain after the fix: plain `fix` exits 0, the flag makes it 1.
+    other = make_project(tmp_path / "other")
+    assert cli("fix", cwd=other).returncode == 0
+    result = cli("fix", "--exit-non-zero-on-fix", cwd=project)
+    assert result.returncode == 1
+    assert "_apply_fsdp_patch" not in (project / "pkg" / "patch.py").read_text()
+    # and once there is nothing left to fix, it exits 0 again
+    assert cli("fix", "--exit-non-zero-on-fix", cwd=project).returncode == 0
+
+
+def test_quiet_prints_findings_and_nothing_else(project: Path) -> None:
+    loud = cli("check", "--no-color", cwd=project).stdout.decode()
+    quiet = cli("check", "--no-color", "--quiet", cwd=project).stdout.decode()
+    assert "Found 4 findings" in loud and "Found" not in quiet
+    assert [l for l in quiet.splitlines() if "FSU" in l] == [l for l in loud.splitlines() if "FSU" in l]
+    assert cli("check", "-q", cwd=project).returncode == 1
+    fixed = cli("fix", "-q", "--no-color", cwd=project)
+    assert "Fixed" not in fixed.stdout.decode() and "FSU201" in fixed.stdout.decode()
+
+
+def test_summary_counts_categories_fixes_and_time(project: Path) -> None:
+    summary = cli("fix", "--no-color", cwd=project).stdout.decode().splitlines()[-1]
+    assert summary.startswith("Found 1 finding (1 keep) in 4 files. Fixed 3, changed 1 file.")
+    assert summary.endswith(" s.") and " Took " in summary
+
+
+def test_show_fixes_in_check_previews_the_change(project: Path) -> None:
+    plain = cli("check", "--no-color", "--no-show-source", cwd=project).stdout.decode()
+    shown = cli("check", "--no-color", "--no-show-source", "--show-fixes", cwd=project).stdout.decode()
+    assert "@@" not in plain
+    after_install_site = shown.split("FSU001", 1)[1]
+    assert "@@ line 2 @@" in after_install_site  # the import only the override used
+    assert "    -     C._get_param_all_gather_inputs = _patched_inputs" in after_install_site
+    assert "    +     pass" in after_install_site  # the installer's body cannot be empty
+
+
+def test_show_fixes_in_fix_enumerates_what_was_fixed(project: Path) -> None:
+    result = cli("fix", "--no-color", "--show-fixes", cwd=project).stdout.decode()
+    assert "Fixed 3 findings:\npkg/patch.py:\n    1 x FSU001\n    1 x FSU002\n    1 x FSU003\n" in result
+    assert "Fixed 0 findings." in cli("fix", "--no-color", "--show-fixes", cwd=project).stdout.decode()
+
+
+def test_show_source_and_no_show_source(project: Path) -> None:
+    shown = cli("check", "--no-color", cwd=project).stdout.decode()
+    hidden = cli("check", "--no-color", "--no-show-source", cwd=project).stdout.decode()
+    assert "| def _apply_fsdp_patch():" not in hidden
+    assert "  58 | def _apply_fsdp_patch():" in shown
+    assert [l for l in hidden.splitlines() if "FSU" in l] == [l for l in shown.splitlines() if "FSU" in l]
+
+
+def run_in_terminal(args: list[str], cwd: Path, env: dict) -> bytes:
+    """Run the CLI with stdout and stderr on a pseudo-terminal and return everything it printed."""
+    primary, secondary = pty.openpty()
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "CI")}
+    environment.update(env)
+    process = subprocess.Popen([sys.executable, "-m", "fsdp_unpatch", *args], cwd=cwd, stdin=subprocess.DEVNULL,
+                               stdout=secondary, stderr=secondary, env=environment)
+    os.close(secondary)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the terminal closes when the process exits
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait()
+    os.close(primary)
+    return b"".join(chunks)
+
+
+def test_colour_at_a_terminal_unless_no_color(project: Path) -> None:
+    assert ANSI in run_in_terminal(["check"], project, {})
+    assert ANSI not in run_in_terminal(["check", "--no-color"], project, {})
+    assert ANSI not in run_in_terminal(["check"], project, {"NO_COLOR": "1"})
+    assert ANSI not in cli("check", cwd=project).stdout  # a pipe
+
+
+def test_progress_bar_only_for_long_runs_at_a_terminal_outside_ci(tmp_path: Path) -> None:
+    for i in range(PROGRESS_MIN_FILES):
+        (tmp_path / f"m{i}.py").write_text(CLEAN)
+    at_terminal = run_in_terminal(["check"], tmp_path, {})
+    assert b"Scanning" in at_terminal
+    assert b"Scanning" not in run_in_terminal(["check"], tmp_path, {"CI": "true"})
+    assert b"Scanning" not in run_in_terminal(["check", "--quiet"], tmp_path, {})
+    assert b"Scanning" not in run_in_terminal(["check", "--output-format", "json"], tmp_path, {})
+    assert b"Scanning" not in cli("check", cwd=tmp_path).stderr
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_show_progress_decision() -> None:
+    many = PROGRESS_MIN_FILES
+    assert show_progress(_Stream(True), {}, "full", False, many)
+    assert not show_progress(_Stream(True), {}, "full", False, many - 1)
+    assert not show_progress(_Stream(False), {}, "full", False, many)
+    assert not show_progress(_Stream(True), {"CI": "true"}, "full", False, many)
+    assert not show_progress(_Stream(True), {}, "sarif", False, many)
+    assert not show_progress(_Stream(True), {}, "concise", True, many)
+
+
+def test_check_from_stdin_uses_the_given_name(project: Path) -> None:
+    buffer = expand(PATCH).encode()
+    result = cli("check", "--output-format", "json", "--stdin-filename", "pkg/patch.py", "-", cwd=project, stdin=buffer)
+    assert result.returncode == 1, result.stderr
+    from_stdin = json.loads(result.stdout)
+    from_disk = json.loads(cli("check", "--output-format", "json", "pkg/patch.py", cwd=project).stdout)
+    assert from_stdin == from_disk and {f["path"] for f in from_stdin} == {"pkg/patch.py"}
+
+
+def test_fix_from_stdin_writes_the_fixed_buffer_and_touches_no_file(project: Path, tmp_path: Path) -> None:
+    target = project / "pkg" / "patch.py"
+    buffer = target.read_bytes()
+    result = cli("fix", "--stdin-filename", "pkg/patch.py", "-", cwd=project, stdin=buffer)
+    assert result.returncode == 0, result.stderr
+    assert target.read_bytes() == buffer  # the file on disk is not the editor's buffer: left alone
+    reference = make_project(tmp_path / "reference")
+    assert cli("fix", "pkg/patch.py", cwd=reference).returncode == 0
+    assert result.stdout == (reference / "pkg" / "patch.py").read_bytes()
+    assert b"Fixed 3" in result.stderr
+
+
+def test_fix_from_stdin_echoes_a_clean_buffer_byte_for_byte(project: Path) -> None:
+    buffer = b"# -*- coding: latin-1 -*-\r\nname = '\xe9t\xe9'  # fsdp\r\n"
+    result = cli("fix", "--stdin-filename", "pkg/other.py", "-", cwd=project, stdin=buffer)
+    assert result.returncode == 0 and result.stdout == buffer
+
+
+def test_force_exclude_skips_named_files_a_walk_would_skip(project: Path) -> None:
+    hidden = project / "build" / "patch.py"
+    hidden.parent.mkdir()
+    hidden.write_text(expand(PATCH))
+    assert cli("check", "build/patch.py", cwd=project).returncode == 1
+    excluded = cli("check", "--force-exclude", "-q", "build/patch.py", cwd=project)
+    assert excluded.returncode == 0 and b"FSU" not in excluded.stdout
+    buffer = hidden.read_bytes()
+    echoed = cli("fix", "--force-exclude", "--stdin-filename", "build/patch.py", "-", cwd=project, stdin=buffer)
+    assert echoed.returncode == 0 and echoed.stdout == buffer
+
+
+def test_stdin_usage_errors(project: Path) -> None:
+    assert cli("check", "-", "pkg", cwd=project).returncode == 2
+    assert cli("check", "--stdin-filename", "x.py", "pkg", cwd=project).returncode == 2
