@@ -1,0 +1,73 @@
+"""libcst's own codemod runner (`python -m libcst.tool codemod`), run for real in a subprocess, gives the
+same tree as `fsdp-unpatch fix` on the example legacy project, cross-file installer calls included."""
+from __future__ import annotations
+
+import filecmp
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.integration import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+LEGACY = ROOT / "examples" / "legacy_project"
+API_PATCHES = Path("legacy_npu") / "_api_patches.py"
+
+
+def codemod(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "libcst.tool", "codemod", "--hide-progress", *args],
+                          cwd=cwd, capture_output=True, text=True)
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def fixed_by_the_cli(tmp_path: Path) -> dict[str, bytes]:
+    reference = tmp_path / "reference"
+    shutil.copytree(LEGACY, reference)
+    assert cli("fix", ".", cwd=reference).returncode == 0
+    result = tree(reference)
+    assert result != tree(LEGACY), "the legacy project holds a patch: the fix must change it"
+    return result
+
+
+def test_unpatch_under_libcst_runner_equals_fsdp_unpatch_fix(tmp_path: Path) -> None:
+    expected = fixed_by_the_cli(tmp_path)
+    work = tmp_path / "work"
+    shutil.copytree(LEGACY, work)
+    # -x: no configuration needed, the command is named by module and class
+    result = codemod("-x", "codemods.unpatch.Unpatch", "--no-format", "--jobs", "2", str(work), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Failed to codemod 0 files" in result.stderr
+    assert tree(work) == expected
+    # the installer's call in another module went too: that needed the whole run, not one file
+    assert b"_apply_fsdp_patch" not in (work / API_PATCHES).read_bytes()
+
+
+def test_runner_with_the_shipped_configuration_and_its_formatter(tmp_path: Path) -> None:
+    """From the repository root `.libcst.codemod.yaml` finds `codemods`; its no-op formatter changes nothing."""
+    expected = fixed_by_the_cli(tmp_path)
+    work = tmp_path / "work"
+    shutil.copytree(LEGACY, work)
+    result = codemod("unpatch.Unpatch", str(work), cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert tree(work) == expected
+
+
+def test_single_file_run_needs_the_installer_named(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    shutil.copytree(LEGACY, work)
+    original = (work / API_PATCHES).read_bytes()
+    # Alone, the file does not show that the installer is removed elsewhere: nothing changes.
+    result = codemod("-x", "codemods.unpatch.Unpatch", "--no-format", str(work / API_PATCHES), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (work / API_PATCHES).read_bytes() == original
+    installer = "legacy_npu.distributed.fsdp._add_fsdp_patch._apply_fsdp_patch"
+    result = codemod("-x", "codemods.remove_installer_calls.RemoveInstallerCalls", "--no-format",
+                     "--installer", installer, str(work / API_PATCHES), cwd=work)
+    assert result.returncode == 0, result.stderr
+    expected = fixed_by_the_cli(tmp_path)
+    assert (work / API_PATCHES).read_bytes() == expected[str(API_PATCHES)]
+    assert filecmp.cmp(work / "train.py", LEGACY / "train.py", shallow=False)
