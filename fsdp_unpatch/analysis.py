@@ -15,7 +15,7 @@ from typing import Mapping, Optional
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from fsdp_unpatch import fingerprint
+from fsdp_unpatch import completeness, fingerprint, overrides
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.collect import Facts, RawCall, RawInstall, collect
 from fsdp_unpatch.names import ImportTable, is_fsdp2_private, target_id
@@ -63,8 +63,14 @@ class FileAnalysis:
     installers: list[Installer] = field(default_factory=list)
     # Replacement functions the fix would delete, by name; kept when another file refers to them.
     replacements: dict[str, Planned] = field(default_factory=dict)
+    # What the file's install sites patch (for the patch-completeness rules across the run).
+    patched: list[completeness.Patched] = field(default_factory=list)
+    # FSU401 findings and the counterpart each misses; dropped when another file patches it.
+    incomplete: list[tuple[completeness.Incomplete, Planned]] = field(default_factory=list)
 
     _positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+    # Positions given by hand to stand-in nodes (a name found inside a string literal), by id.
+    _placed: dict[int, CodeRange] = field(default_factory=dict)
 
     @property
     def table(self) -> ImportTable:
@@ -72,10 +78,16 @@ class FileAnalysis:
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Where a node stands in the file (computed once, on first need: it costs a tree walk)."""
+        if id(node) in self._placed:
+            return self._placed[id(node)]
         if self._positions is None:
             wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
             self._positions = wrapper.resolve(PositionProvider)
         return self._positions[node]
+
+    def place(self, node: cst.CSTNode, where: CodeRange) -> None:
+        """Report `node` (not part of the tree) at `where`."""
+        self._placed[id(node)] = where
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -140,11 +152,19 @@ class _Analyzer:
         return frozenset(local for local, bound in self.facts.table.bindings.items() if bound == qualified)
 
     def classify_install(self, install: RawInstall, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
+        if install.attribute == "__code__":
+            swap = overrides.code_swap(install, self.facts, self.catalog, self.result.code)
+            if swap is not None:
+                self.add(Planned(swap[0], swap[1], swap[2], swap[3]))
+            return
         qualified, target = self.resolve_target(install)
         if target is None or not is_fsdp2_private(target):
             return
         entry = self.catalog.targets.get(target)
         spelled = _short(self.result.code(install.report))
+        if entry is not None and entry.category == "review" and target not in self.options.keep:
+            self.classify_review(install, qualified or "", target, entry, spelled)
+            return
         if entry is not None and entry.category == "keep":
             self.classify_keep(install, target, entry, spelled)
             return
@@ -187,15 +207,56 @@ class _Analyzer:
         if installer in self.catalog.enhance_installers or target in self.options.keep:
             self.add(Planned("FSU201", install.report, f"`{spelled}`: enhance patch, kept ({entry.why.rstrip('.')})", target))
         else:
+            qualified, _ = self.resolve_target(install)
+            described = self.describe_replacement(install, qualified or "", entry)
             self.add(
                 Planned(
                     "FSU101",
                     install.report,
-                    f"`{spelled}` overrides FSDP2 internal `{target}` outside the enhance patch; "
-                    "native FSDP2 has no counterpart for what it may add",
+                    f"`{spelled}` overrides FSDP2 internal `{target}` outside the enhance patch"
+                    + (f"; {described}" if described else "; native FSDP2 has no counterpart for what it may add"),
                     target,
                 )
             )
+
+    def classify_review(self, install: RawInstall, qualified: str, target: str, entry: Target, spelled: str) -> None:
+        """A target the catalog knows but never removes: say what the override changes, if it can be told."""
+        function = self.replacement_function(install)
+        if function is not None:
+            self.kept_replacements.add(id(function))
+        described = self.describe_replacement(install, qualified, entry)
+        versions = f" ({entry.versions})" if entry.versions else ""
+        self.add(
+            Planned(
+                "FSU101",
+                install.report,
+                f"`{spelled}` overrides FSDP2 internal `{target}`{versions}; "
+                + (described or _first_sentence(entry.why)),
+                target,
+            )
+        )
+
+    def describe_replacement(self, install: RawInstall, qualified: str, entry: Target) -> Optional[str]:
+        """How the replacement relates to upstream: a wrapper, a copy that differs, or an exact copy."""
+        function = self.replacement_function(install)
+        if function is None:
+            if isinstance(install.value, cst.Call):
+                return f"it installs `{_short(self.result.code(install.value))}`, a wrapper or factory that may add behaviour"
+            return None
+        if entry.fingerprint is None:
+            return None
+        evidence = fingerprint.compare_to_upstream(
+            self.result.code(function),
+            entry.fingerprint,
+            original_names=self.original_names(qualified) | {entry.id.split(".")[-1]},
+        )
+        name = function.name.value
+        if evidence.calls_original:
+            return f"`{name}` wraps the original and may add behaviour"
+        if not evidence.matched:
+            first_line = self.result.position(function).start.line - len(function.leading_lines)
+            return _difference_message(name, entry, evidence, first_line)
+        return f"`{name}` equals upstream torch {evidence.torch_version} `{entry.id.split('.')[-1]}`"
 
     def removal_obstacle(self, install: RawInstall, qualified: str, entry: Target) -> Optional[tuple[str, str]]:
         """Why this install site may not be removed, as (code, message); None when it may."""
@@ -288,6 +349,8 @@ class _Analyzer:
             self.result.installers.append(installer)
 
     def is_top_level(self, function: cst.FunctionDef) -> bool:
+        if id(function) in self.facts.methods:
+            return False  # a method is called through objects the analysis cannot follow
         return any(node is function and parent is None
                    for node, parent in self.facts.functions.get(function.name.value, []))
 
@@ -324,10 +387,55 @@ class _Analyzer:
                 )
             )
 
+    # other forms of override, and patch completeness -------------------------------------------------
+    def plan_other_overrides(self) -> None:
+        for registration in overrides.kernel_registrations(self.facts):
+            if registration.namespace != "fsdp":
+                continue
+            target = f"ops.fsdp.{registration.op}"
+            kernel = registration.function.value if isinstance(registration.function, cst.Name) else next(
+                (f.name.value for call, f in self.facts.decorated if call is registration.call), None)
+            message = overrides.registration_message(
+                registration, self.catalog.targets.get(target), self.options.target_torch, self.result.code, kernel)
+            self.add(Planned("FSU103", registration.call, message, target))
+        for code, node, message, target in overrides.patches_in_tests(self.facts, self.catalog, self.result.code):
+            self.add(Planned(code, node, message, target))
+
+    def relative(self, qualified: str) -> str:
+        """A qualified name under an FSDP2 root, without the root."""
+        for root in self.catalog.fsdp2_roots:
+            if qualified.startswith(root + "."):
+                return qualified[len(root) + 1:]
+        return qualified
+
+    def plan_completeness(self) -> None:
+        for install in self.facts.installs:
+            if install.attribute == "__code__":
+                continue
+            qualified, target = self.resolve_target(install)
+            if qualified is not None and target is not None:
+                self.result.patched.append(completeness.Patched(install, qualified, target))
+        patched = self.result.patched
+        for item in completeness.incomplete_by_name(patched, self.catalog, self.options.target_torch):
+            planned = self.add(Planned("FSU401", item.site.install.report, item.message, item.site.target))
+            self.result.incomplete.append((item, planned))
+        for earlier, later in completeness.redundant_class_patches(patched, dict(self.catalog.classes)):
+            self.add(Planned(
+                "FSU402", later.install.report,
+                f"`{self.relative(later.qualified)}` is the same class attribute as "
+                f"`{self.relative(earlier.qualified)}` (line "
+                f"{self.result.position(earlier.install.report).start.line}): patching it again is redundant",
+                later.target,
+            ))
+        for code, site, message in completeness.op_default_problems(patched):
+            self.add(Planned(code, site.install.report, message, site.target))
+
     def run(self) -> FileAnalysis:
         pending: dict[str, list[tuple[RawInstall, Planned]]] = {}
         for install in self.facts.installs:
             self.classify_install(install, pending)
+        self.plan_other_overrides()
+        self.plan_completeness()
         self.merge_chained(pending)
         self.plan_replacements(pending)
         self.plan_installers()
@@ -372,6 +480,14 @@ def _trivial_small(small: cst.BaseSmallStatement, removed: set[int], flags: set[
     if isinstance(small, cst.Assign):
         return all(isinstance(t.target, cst.Name) and t.target.value in flags for t in small.targets)
     return False
+
+
+def _first_sentence(text: str) -> str:
+    """The catalog's `why`, first sentence, to follow a semicolon."""
+    sentence = " ".join(text.split()).split(". ")[0].rstrip(".")
+    if sentence[:1].isupper() and not sentence[1:2].isupper():
+        sentence = sentence[0].lower() + sentence[1:]
+    return sentence
 
 
 def _difference_message(name: str, entry: Target, evidence: "fingerprint.Evidence", first_line: int) -> str:

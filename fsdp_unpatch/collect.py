@@ -54,6 +54,19 @@ class Facts:
     dunder_all: set[str] = field(default_factory=set)
     # Names in non-call contexts that may refer to functions (`patches = [_apply_fsdp_patch]`).
     aliases: list[tuple[str, cst.BaseExpression]] = field(default_factory=list)
+    # Calls that may register a kernel or patch in a test (`torch.library.impl(...)`, `lib.impl(...)`,
+    # `mock.patch(...)`, `monkeypatch.setattr(...)`): matched by the last name of the callee only.
+    registrations: list[tuple[cst.Call, Optional[cst.FunctionDef]]] = field(default_factory=list)
+    # `name = call(...)` (e.g. `lib = torch.library.Library("fsdp", "IMPL")`).
+    call_bindings: dict[str, cst.Call] = field(default_factory=dict)
+    # Functions with a call decorator: (decorator call, decorated function).
+    decorated: list[tuple[cst.Call, cst.FunctionDef]] = field(default_factory=list)
+    # ids of functions defined directly in a class body (methods: called through objects, never by name).
+    methods: set[int] = field(default_factory=set)
+
+
+# Last names of callees that may register a kernel or patch something in a test.
+REGISTRATION_CALLEES = frozenset({"impl", "register_kernel", "patch", "object", "setattr"})
 
 
 class NameCounter(cst.CSTVisitor):
@@ -120,6 +133,7 @@ class Collector(NameCounter):
         self.facts = Facts(table=table)
         self._functions: list[cst.FunctionDef] = []
         self._line: Optional[cst.SimpleStatementLine] = None
+        self._class_bodies: list[cst.ClassDef] = []  # innermost last; only while directly in its body
         self._pending_aliases: list[tuple[str, cst.BaseExpression]] = []
 
     @property
@@ -130,11 +144,25 @@ class Collector(NameCounter):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
         super().visit_FunctionDef(node)
         self.facts.functions.setdefault(node.name.value, []).append((node, self._function))
+        if self._class_bodies and self._class_bodies[-1] is not None:
+            self.facts.methods.add(id(node))
+        self._class_bodies.append(None)  # type: ignore[arg-type]  # a def's body is no class body
+        for decorator in node.decorators:
+            if isinstance(decorator.decorator, cst.Call):
+                self.facts.decorated.append((decorator.decorator, node))
         self._functions.append(node)
         return None
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._functions.pop()
+        self._class_bodies.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        super().visit_ClassDef(node)
+        self._class_bodies.append(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._class_bodies.pop()
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self._line = node
@@ -177,6 +205,8 @@ class Collector(NameCounter):
                 self.facts.aliases.append((target.value, node.value))
             elif isinstance(target, cst.Name) and target.value == "__all__":
                 self._read_dunder_all(node.value)
+            elif isinstance(target, cst.Name) and isinstance(node.value, cst.Call):
+                self.facts.call_bindings[target.value] = node.value
 
     def _read_dunder_all(self, value: cst.BaseExpression) -> None:
         if isinstance(value, (cst.List, cst.Tuple)):
@@ -206,6 +236,12 @@ class Collector(NameCounter):
             )
         else:
             self.facts.calls.append(RawCall(statement=statement, call=node.value, function=self._function))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if last in REGISTRATION_CALLEES:
+            self.facts.registrations.append((node, self._function))
 
     def visit_If(self, node: cst.If) -> None:
         self.facts.ifs.append((node, self._function))

@@ -13,10 +13,13 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from fsdp_unpatch.analysis import FileAnalysis, Options, Planned, analyze_module, plan_installer_calls
+from fsdp_unpatch import completeness
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.discovery import Candidate
 from fsdp_unpatch.edits import apply_edits, replacement_regions
 from fsdp_unpatch.findings import Finding, Fix, Span
+from fsdp_unpatch.migration import link_references
+from fsdp_unpatch.module_edits import deletes_file, delete_file
 from fsdp_unpatch.sourcefile import (
     SourceError, SourceFile, module_name_for, parse_source, read_source, write_atomic,
 )
@@ -39,6 +42,7 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     original: Optional[bytes] = None
     fixed: Optional[bytes] = None  # the new content when the fix changes the file
+    deleted: bool = False  # the fix deletes the file (`fixed` is then empty)
     encoding: str = "utf-8"
 
     def diff(self) -> str:
@@ -46,7 +50,7 @@ class FileResult:
             return ""
         before = self.original.decode(self.encoding).splitlines(keepends=True)
         after = self.fixed.decode(self.encoding).splitlines(keepends=True)
-        lines = difflib.unified_diff(before, after, f"a/{self.display}", f"b/{self.display}")
+        lines = difflib.unified_diff(before, after, f"a/{self.display}", "/dev/null" if self.deleted else f"b/{self.display}")
         return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
@@ -123,7 +127,7 @@ class Run:
                 self.analyze(unit)
 
     def link(self) -> None:
-        """Cross-file decisions: installer calls elsewhere, replacements other files still name."""
+        """Cross-file decisions: installer calls elsewhere, references to removed patch symbols."""
         analyzed = [u for u in self.units if u.analysis is not None]
         installers = {
             i.qualified: i.finding for u in analyzed for i in u.analysis.installers if i.removable  # type: ignore[union-attr]
@@ -139,14 +143,10 @@ class Run:
                 own = unit.analysis.module_name + "."
                 foreign = {q: f for q, f in installers.items() if not q.startswith(own)}
                 plan_installer_calls(unit.analysis, foreign)
-        for unit in analyzed:
-            analysis = unit.analysis
-            assert analysis is not None
-            for name, planned in list(analysis.replacements.items()):
-                if any(other is not unit and other.source is not None and name.encode() in other.source.data
-                       for other in self.units):
-                    analysis.planned.remove(planned)
-                    del analysis.replacements[name]
+        # References, tests and strings that name what the run removes; replacements still needed stay.
+        link_references(self.units, self.analyze, self.catalog, self.options.analysis)
+        # A by-name twin patched in another file of the run completes the patch.
+        completeness.link(u.analysis for u in self.units if u.analysis is not None)
 
     def fixable(self, planned: Planned, selected: set[int], memo: dict[int, bool]) -> bool:
         """Whether a finding's fix can be applied: it is selected, and so is everything it requires."""
@@ -160,6 +160,18 @@ class Run:
                 and all(self.fixable(r, selected, memo) for r in planned.requires)
             )
         return memo[key]
+
+    def applicability(self, planned: Planned) -> str:
+        """A fix is unsafe when it, or a fix it requires (in any file), is unsafe."""
+        seen, stack = set(), [planned]
+        while stack:
+            current = stack.pop()
+            if id(current) not in seen:
+                seen.add(id(current))
+                if self.catalog.rule(current.code).fix == "unsafe":
+                    return "unsafe"
+                stack.extend(current.requires)
+        return "safe"
 
     def replacements(self, analysis: FileAnalysis, planned: Planned) -> tuple:
         """What this fix alone changes: its edits and those of the fixes it requires, applied to the file."""
@@ -192,7 +204,7 @@ class Run:
             rule = self.catalog.rule(planned.code)
             fix = None
             if self.fixable(planned, selected, memo):
-                fix = Fix(rule.fix, f"{rule.name}: {rule.summary}", self.replacements(analysis, planned))
+                fix = Fix(self.applicability(planned), f"{rule.name}: {rule.summary}", self.replacements(analysis, planned))
             finding = Finding(
                 code=planned.code,
                 category=rule.category,
@@ -216,7 +228,8 @@ class Run:
         if not applied:
             return
         assert unit.analysis is not None and unit.source is not None
-        module = apply_edits(unit.analysis, [e for p, _ in applied for e in p.edits])
+        edits = [e for p, _ in applied for e in p.edits]
+        module = apply_edits(unit.analysis, edits)
         data = module.bytes
         if data == unit.source.data:
             return
@@ -227,10 +240,12 @@ class Run:
                 _error_finding(result.display, SourceError("FSU903", f"fixed text does not parse ({error}); not written"))
             )
             return
+        result.deleted = deletes_file(edits)  # a test module left with nothing (FSU305)
         if self.options.write:
             try:
-                write_atomic(unit.source, data)
+                (delete_file if result.deleted else write_atomic)(unit.source, data)
             except SourceError as error:
+                result.deleted = False
                 result.findings.append(_error_finding(result.display, error))
                 return
         result.fixed = data
