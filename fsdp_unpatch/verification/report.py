@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from rich.console import Console
 from rich.table import Table
@@ -54,9 +55,15 @@ def _replacement(outcome: RunOutcome, target: str) -> str:
     return "(gone: its op packet was replaced by a function)" if current == "<missing>" else current
 
 
+def _display_path(path: str) -> str:
+    """Relative to the working directory when below it, else as is."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
 def _run_line(outcome: RunOutcome) -> str:
     installers = ", ".join(str(s) for s in outcome.spec.installers) or "none (native torch)"
-    paths = f" [dim]from {', '.join(outcome.spec.paths)}[/dim]" if outcome.spec.paths else ""
+    paths = f" [dim]from {', '.join(_display_path(p) for p in outcome.spec.paths)}[/dim]" if outcome.spec.paths else ""
     return f"  [bold]{outcome.spec.label}[/bold]: {installers}{paths} ({outcome.seconds:.1f} s)"
 
 
