@@ -1,0 +1,1 @@
+"""Distributed training support of legacy_npu."""
