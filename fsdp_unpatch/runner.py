@@ -5,9 +5,8 @@ findings with positions -> selected fixes -> re-parsed, atomically written resul
 """
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional
+from dataclasses import dataclass
+from typing import Iterable, Optional
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -19,57 +18,14 @@ from fsdp_unpatch.discovery import Candidate
 from fsdp_unpatch.edits import apply_edits, replacement_regions
 from fsdp_unpatch.findings import Finding, Fix, Span
 from fsdp_unpatch.migration import link_references
+from fsdp_unpatch.prefilter import prefilter_for
 from fsdp_unpatch.module_edits import deletes_file, delete_file
 from fsdp_unpatch.sourcefile import (
     SourceError, SourceFile, module_name_for, parse_source, read_source, write_atomic,
 )
-from fsdp_unpatch.suppression import is_suppressed
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    analysis: Options
-    fix: bool = False
-    write: bool = True  # False for `fix --diff`: compute, show, write nothing
-    unsafe_fixes: bool = False
-    replacements: bool = False  # attach each fix's replacement regions (SARIF, --show-fixes)
-    selected: Callable[[str, str], bool] = lambda code, path: True  # (code, path) -> reported?
-
-
-@dataclass
-class FileResult:
-    display: str
-    findings: list[Finding] = field(default_factory=list)
-    original: Optional[bytes] = None
-    fixed: Optional[bytes] = None  # the new content when the fix changes the file
-    deleted: bool = False  # the fix deletes the file (`fixed` is then empty)
-    encoding: str = "utf-8"
-
-    def diff(self) -> str:
-        if self.fixed is None or self.original is None:
-            return ""
-        before = self.original.decode(self.encoding).splitlines(keepends=True)
-        after = self.fixed.decode(self.encoding).splitlines(keepends=True)
-        lines = difflib.unified_diff(before, after, f"a/{self.display}", "/dev/null" if self.deleted else f"b/{self.display}")
-        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-
-
-@dataclass
-class RunResult:
-    files: list[FileResult]
-    unsafe_fixes_left: int = 0
-
-    @property
-    def findings(self) -> list[Finding]:
-        return sorted((f for r in self.files for f in r.findings), key=Finding.sort_key)
-
-    @property
-    def remaining(self) -> list[Finding]:
-        return [f for f in self.findings if not f.fixed]
-
-    @property
-    def changed(self) -> list[FileResult]:
-        return [r for r in self.files if r.fixed is not None]
+# Defined apart from the engine so that reports and the command line load without libcst.
+from fsdp_unpatch.results import FileResult, RunOptions, RunResult  # noqa: F401
+from fsdp_unpatch.suppression import is_suppressed, skips_file, unused_noqa
 
 
 @dataclass
@@ -78,15 +34,16 @@ class _Unit:
     source: Optional[SourceFile] = None
     analysis: Optional[FileAnalysis] = None
     error: Optional[Finding] = None
+    skipped: bool = False  # `# fsdp-unpatch: skip-file`: never analysed, reported or fixed
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         assert self.analysis is not None
         return self.analysis.position(node)
 
 
-def worth_parsing(data: bytes, tokens: Iterable[bytes]) -> bool:
-    """The cheap first test: a file that names nothing FSDP-related cannot hold a finding."""
-    return any(token in data for token in tokens)
+def worth_parsing(data: bytes, names: Iterable[bytes]) -> bool:
+    """Whether the file names any of `names` (explicit cross-file searches; the prefilter is `prefilter.py`)."""
+    return any(name in data for name in names)
 
 
 def _error_finding(display: str, error: SourceError) -> Finding:
@@ -102,6 +59,8 @@ class Run:
 
     def analyze(self, unit: _Unit) -> None:
         assert unit.source is not None
+        if unit.skipped:
+            return
         try:
             module = parse_source(unit.source)
         except SourceError as error:
@@ -111,7 +70,7 @@ class Run:
         unit.analysis = analyze_module(module, name, is_package, self.catalog, self.options.analysis)
 
     def load(self, candidates: Iterable[Candidate]) -> None:
-        tokens = [t.encode() for t in self.catalog.tokens]
+        prefilter = prefilter_for(self.catalog)
         for candidate in candidates:
             unit = _Unit(candidate)
             self.units.append(unit)
@@ -123,7 +82,9 @@ class Run:
             except SourceError as error:
                 unit.error = _error_finding(candidate.display, error)
                 continue
-            if worth_parsing(unit.source.data, tokens):
+            if skips_file(unit.source.data):
+                unit.skipped = True
+            elif prefilter.worth_parsing(unit.source.data, str(candidate.path)):
                 self.analyze(unit)
 
     def link(self) -> None:
@@ -140,8 +101,9 @@ class Run:
             for unit in self.units:
                 if unit.analysis is None:
                     continue
-                own = unit.analysis.module_name + "."
-                foreign = {q: f for q, f in installers.items() if not q.startswith(own)}
+                # The installer's own module planned its calls itself (a package's `__init__` is not its own).
+                own = unit.analysis.module_name
+                foreign = {q: f for q, f in installers.items() if q.rsplit(".", 1)[0] != own}
                 plan_installer_calls(unit.analysis, foreign)
         # References, tests and strings that name what the run removes; replacements still needed stay.
         link_references(self.units, self.analyze, self.catalog, self.options.analysis)
@@ -265,17 +227,69 @@ class Run:
                     selected.add(id(planned))
         return selected
 
+    def keep_called_installers(self, selected: set[int]) -> None:
+        """An installer stays while a call of it stays (suppressed, not selected, or in a skipped file)."""
+        skipped = [u.source.data for u in self.units if u.skipped and u.source is not None]
+        for unit in self.units:
+            for planned in unit.analysis.planned if unit.analysis is not None else ():
+                if planned.code == "FSU003" and any(planned.node.value.encode() in data for data in skipped):  # type: ignore[attr-defined]
+                    planned.requires.append(_NEVER)
+                if planned.code == "FSU004" and id(planned) not in selected:
+                    for installer in planned.requires:
+                        installer.requires.append(_NEVER)
+
+    def unused_noqa(self, unit: _Unit) -> list[Finding]:
+        """FSU501 findings for `# noqa` codes on lines where the analysis found no such finding."""
+        display = unit.candidate.display
+        if unit.source is None or unit.skipped or unit.error is not None or b"noqa" not in unit.source.data:
+            return []
+        if not self.options.selected("FSU501", display):
+            return []
+        encoding = unit.analysis.module.encoding if unit.analysis is not None else "utf-8"
+        text = unit.source.data.decode(encoding, "replace")
+        found: dict[int, set[str]] = {}
+        for planned in unit.analysis.planned if unit.analysis is not None else ():
+            found.setdefault(unit.position(planned.node).start.line, set()).add(planned.code)
+        lines = text.splitlines()
+        rule = self.catalog.rule("FSU501")
+        return [
+            Finding(code="FSU501", category=rule.category, path=display,
+                    span=Span(noqa.line, noqa.column, noqa.line, noqa.end_column), message=message)
+            for noqa, message in unused_noqa(text, found, lambda code: self.options.selected(code, display),
+                                             self.catalog.rules)
+            if not is_suppressed(lines, noqa.line, "FSU501")
+        ]
+
     def results(self) -> RunResult:
         selected = self.selection()
+        self.keep_called_installers(selected)
         memo: dict[int, bool] = {}
         files = [self.finish(unit, memo, selected) for unit in self.units]
+        for unit, file_result in zip(self.units, files):
+            file_result.findings.extend(self.unused_noqa(unit))
         unsafe_left = sum(
             1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
         )
         return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0)
 
 
-def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions) -> RunResult:
+# A requirement never met: a fix that requires it is not applied (the finding is still reported).
+_NEVER = Planned("FSU003", cst.Pass(), "never applied")
+
+
+def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, jobs: int = 1,
+        cache=None) -> RunResult:
+    """The run as users get it: prefiltered, per file (in `jobs` processes, from `cache`), linked where needed.
+
+    Gives the same result as `run_together`; see `batch.py` for how.
+    """
+    from fsdp_unpatch import batch
+
+    return batch.run(candidates, catalog, options, jobs=jobs, cache=cache)
+
+
+def run_together(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions) -> RunResult:
+    """The engine over all `candidates` at once, in this process: the reference `run` must agree with."""
     engine = Run(catalog, options)
     engine.load(candidates)
     engine.link()

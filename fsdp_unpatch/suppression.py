@@ -1,10 +1,18 @@
-"""`# noqa` comments: which findings the source itself asks to leave alone."""
+"""What the source itself asks to leave alone: `# noqa` on a line, `# fsdp-unpatch: skip-file` for a file,
+and which `# noqa` codes suppress nothing (FSU501, ruff's RUF100 logic).
+"""
 from __future__ import annotations
 
+import io
 import re
-from typing import Optional
+import tokenize
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping, Optional
 
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+SKIP_FILE = re.compile(rb"^[ \t]*#[ \t]*fsdp-unpatch:[ \t]*skip-file[ \t]*$", re.MULTILINE)
+CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
+OWN_PREFIX = "FSU"
 
 
 def noqa_codes(lines: list[str], line: int) -> Optional[frozenset[str]]:
@@ -23,3 +31,65 @@ def noqa_codes(lines: list[str], line: int) -> Optional[frozenset[str]]:
 def is_suppressed(lines: list[str], line: int, code: str) -> bool:
     codes = noqa_codes(lines, line)
     return codes is not None and (not codes or code in codes)
+
+
+def skips_file(data: bytes) -> bool:
+    """A line `# fsdp-unpatch: skip-file` anywhere in the file: the run neither reports nor fixes it."""
+    return b"skip-file" in data and SKIP_FILE.search(data) is not None
+
+
+@dataclass(frozen=True)
+class NoqaCode:
+    """One code named by a `# noqa: ...` comment, with where it stands (1-based line, columns)."""
+
+    line: int
+    column: int
+    end_column: int
+    code: str
+
+
+def noqa_code_positions(text: str) -> list[NoqaCode]:
+    """Every code in every real `# noqa: ...` comment (tokenize: a `# noqa` inside a string is no comment)."""
+    if "noqa" not in text.lower():
+        return []
+    found = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    for token in tokens:
+        if token.type != tokenize.COMMENT:
+            continue
+        match = NOQA.search(token.string)
+        if match is None or not match.group("codes"):
+            continue
+        start = match.start("codes")
+        for code in CODE.finditer(match.group("codes")):
+            column = token.start[1] + start + code.start()
+            found.append(NoqaCode(token.start[0], column + 1, column + 1 + len(code.group()), code.group().upper()))
+    return found
+
+
+def unused_noqa(
+    text: str,
+    found: Mapping[int, set[str]],
+    selected: Callable[[str], bool],
+    known: Iterable[str],
+) -> list[tuple[NoqaCode, str]]:
+    """(code position, message) for FSU codes in `# noqa` comments that suppress nothing.
+
+    `found`: line -> codes of the findings the analysis made on that line (before suppression);
+    `selected(code)`: whether the run reports that code for this file. Other tools' codes, and FSU
+    codes the run does not select here, are left alone.
+    """
+    known = set(known)
+    unused = []
+    for noqa in noqa_code_positions(text):
+        code = noqa.code
+        if not code.startswith(OWN_PREFIX) or code == "FSU501":
+            continue  # other tools' codes are theirs; FSU501 itself is used by silencing this check
+        if code not in known:
+            unused.append((noqa, f"`# noqa` names unknown rule code `{code}`; remove it"))
+        elif selected(code) and code not in found.get(noqa.line, set()):
+            unused.append((noqa, f"unused `# noqa` code `{code}`: no {code} finding on this line; remove it"))
+    return unused

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from fsdp_unpatch.analysis import Options
 from fsdp_unpatch.catalog import load_catalog
@@ -12,10 +12,12 @@ from fsdp_unpatch.versions import Version
 
 
 def run_tree(root: Path, *, fix: bool, write: bool = True, torch: str = "2.13",
-             unsafe_fixes: bool = False, keep: Optional[frozenset] = None) -> RunResult:
+             unsafe_fixes: bool = False, keep: Optional[frozenset] = None,
+             selected: Optional[Callable[[str, str], bool]] = None) -> RunResult:
     options = RunOptions(
         analysis=Options(target_torch=Version.parse(torch), keep=keep or frozenset()),
         fix=fix, write=write, unsafe_fixes=unsafe_fixes,
+        **({"selected": selected} if selected is not None else {}),
     )
     return run(discover([str(root)]), load_catalog(), options)
 
