@@ -53,19 +53,20 @@ def force_excluded(raw: str) -> bool:
     )
 
 
-def discover(paths: Iterable[str], force_exclude: bool = False) -> Iterator[Candidate]:
+def discover(paths: Iterable[str], force_exclude: bool = False, exclusion=None) -> Iterator[Candidate]:
     """Python files under `paths`, each once, in a stable (sorted) order.
 
     A path named explicitly is taken unless `force_exclude` and walking would have skipped it;
     folders are walked, skipping SKIPPED_DIRS, hidden folders and virtual environments. Raises
-    MissingPath for a path that does not exist.
+    MissingPath for a path that does not exist. `exclusion` (an `exclusion.Exclusion`) adds the
+    configured exclude patterns and `.gitignore`, and replaces SKIPPED_DIRS when `exclude` is set.
     """
     seen: set[str] = set()
     for raw in paths:
         if not os.path.lexists(raw):
             raise MissingPath(raw)
         if os.path.isdir(raw):
-            found = sorted(_walk(raw))
+            found = sorted(_walk(raw, exclusion))
             for path in found:
                 key = os.path.realpath(path)
                 if key not in seen:
@@ -73,19 +74,22 @@ def discover(paths: Iterable[str], force_exclude: bool = False) -> Iterator[Cand
                     yield Candidate(Path(path), _display(path), explicit=False)
         else:
             key = os.path.realpath(raw)
-            if force_exclude and force_excluded(raw):
+            if force_exclude and (exclusion.excluded_anywhere(raw) if exclusion is not None else force_excluded(raw)):
                 continue
             if key not in seen:
                 seen.add(key)
                 yield Candidate(Path(raw), _display(raw), explicit=True)
 
 
-def _walk(root: str) -> Iterator[str]:
+def _walk(root: str, exclusion=None) -> Iterator[str]:
     for folder, dirs, files in os.walk(root):
         dirs[:] = [
             d for d in dirs
-            if d not in SKIPPED_DIRS and not d.startswith(".") and not _is_virtualenv(os.path.join(folder, d))
+            if not d.startswith(".") and not _is_virtualenv(os.path.join(folder, d))
+            and (d not in SKIPPED_DIRS if exclusion is None else not exclusion.excluded(os.path.join(folder, d), True))
         ]
         for name in files:
             if name.endswith(PYTHON_SUFFIXES):
-                yield os.path.join(folder, name)
+                path = os.path.join(folder, name)
+                if exclusion is None or not exclusion.excluded(path, False):
+                    yield path

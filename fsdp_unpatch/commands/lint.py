@@ -36,6 +36,17 @@ def _common(function):
                      help="Skip files named on the command line that a folder walk would skip (pre-commit, editors)."),
         click.option("--stdin-filename", metavar="PATH",
                      help="Read the source from standard input (path `-`) as if it were PATH (its config applies)."),
+        # configuration (fsdp_unpatch/config.py): flags win over [tool.fsdp-unpatch]
+        click.option("--config", "config", metavar="FILE", type=click.Path(dir_okay=False),
+                     help="Read the settings from FILE instead of the nearest pyproject.toml."),
+        click.option("--isolated", is_flag=True, help="Ignore every configuration file."),
+        click.option("--extend-select", multiple=True, metavar="CODES", help="Rule codes or prefixes to add."),
+        click.option("--exclude", multiple=True, metavar="PATTERN",
+                     help="Patterns to skip (replaces the configured and default ones)."),
+        click.option("--extend-exclude", multiple=True, metavar="PATTERN", help="Patterns to skip, in addition."),
+        click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+                     help="Skip files .gitignore names (default: yes)."),
+        click.option("--statistics", is_flag=True, help="Count findings per rule and per target instead of listing them."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -60,11 +71,13 @@ def _execute(
     stdin_filename: Optional[str] = None,
     exit_non_zero_on_fix: bool = False,
     force_exclude: bool = False,
+    **configuration,
 ) -> int:
     status, result = _run_and_report(
         paths, fix=fix, diff=diff, unsafe_fixes=unsafe_fixes, output_format=output_format,
         target_torch=target_torch, select=select, ignore=ignore, show_source=show_source, no_color=no_color,
         quiet=quiet, show_fixes=show_fixes, stdin_filename=stdin_filename, force_exclude=force_exclude,
+        configuration=configuration,
     )
     if status == EXIT_ERROR or result is None:
         return status
@@ -91,6 +104,7 @@ def _run_and_report(
     show_fixes: bool,
     stdin_filename: Optional[str],
     force_exclude: bool,
+    configuration: Optional[dict] = None,
 ):
     """Run and print the report; returns the exit status and the run's result (None after a usage error)."""
     import os
@@ -100,18 +114,23 @@ def _run_and_report(
     from fsdp_unpatch.discovery import MissingPath, discover
     from fsdp_unpatch.reporting import ReportContext, formatter
     from fsdp_unpatch.runner import RunOptions, run
-    from fsdp_unpatch.settings import Settings, SettingsError, parse_codes
+    from fsdp_unpatch.config import Flags, settings_for
+    from fsdp_unpatch.settings import SettingsError
     from fsdp_unpatch.versions import target_torch as choose_torch
 
     started = time.perf_counter()
     catalog = load_catalog()
     try:
-        known = sorted(catalog.rules)
-        settings = Settings(
-            select=parse_codes(select, "--select", known) or ("FSU",),
-            ignore=parse_codes(ignore, "--ignore", known),
-            target_torch=target_torch,
+        configuration = configuration or {}
+        flags = Flags(
+            select=tuple(select), ignore=tuple(ignore), extend_select=tuple(configuration.get("extend_select", ())),
+            exclude=tuple(configuration.get("exclude", ())), extend_exclude=tuple(configuration.get("extend_exclude", ())),
+            target_torch=target_torch, respect_gitignore=configuration.get("respect_gitignore"),
+            force_exclude=force_exclude,
         )
+        settings = settings_for([stdin_filename] if stdin_filename else list(paths), flags, catalog,
+                                configuration.get("config"), configuration.get("isolated", False))
+        force_exclude = settings.force_exclude
         version, origin = choose_torch(settings.target_torch, catalog.newest_torch)
     except (SettingsError, ValueError) as error:
         click.echo(f"fsdp-unpatch: error: {error}", err=True)
@@ -127,7 +146,7 @@ def _run_and_report(
     try:
         candidates = (
             stdin_candidates(stdin_data, stdin_filename, force_exclude) if from_stdin
-            else list(discover(paths or (".",), force_exclude=force_exclude))
+            else list(discover(paths or (".",), force_exclude=force_exclude, exclusion=settings.exclusion()))
         )
     except MissingPath as error:
         click.echo(f"fsdp-unpatch: error: {error}: no such file or directory", err=True)
@@ -167,6 +186,10 @@ def _run_and_report(
                 click.echo(summary(result, context), err=True)
         else:
             sys.stderr.write(formatter(output_format)(result, context))
+    elif (configuration or {}).get("statistics"):
+        from fsdp_unpatch.reporting.statistics import statistics_report
+
+        sys.stdout.write(statistics_report(result, context, output_format))
     else:
         sys.stdout.write(formatter(output_format)(result, context))
     remaining = result.remaining
