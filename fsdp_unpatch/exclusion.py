@@ -9,6 +9,7 @@ as git does.
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -17,8 +18,14 @@ import pathspec
 from fsdp_unpatch.discovery import SKIPPED_DIRS
 
 
-def _compile(lines: Sequence[str]) -> pathspec.PathSpec:
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+def compile_patterns(lines: Sequence[str]) -> pathspec.PathSpec:
+    """gitwildmatch patterns (pathspec >= 1.0 renames the factory `gitignore`; both mean the same here)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+
+_compile = compile_patterns
 
 
 def _verdict(spec: pathspec.PathSpec, relative: str) -> Optional[bool]:

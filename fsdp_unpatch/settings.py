@@ -5,9 +5,10 @@ import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 
 class SettingsError(Exception):
@@ -16,7 +17,9 @@ class SettingsError(Exception):
 
 @functools.lru_cache(maxsize=None)
 def _glob(pattern: str) -> pathspec.PathSpec:
-    return pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+    from fsdp_unpatch.exclusion import compile_patterns
+
+    return compile_patterns([pattern])
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,153 @@
+"""`fsdp-unpatch rules` and `fsdp-unpatch explain CODE|TARGET`: the rule and target documentation,
+read from the catalog (the same data the analysis and the reports use).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional
+
+import click
+
+EXIT_OK, EXIT_UNKNOWN = 0, 2
+
+
+def _catalog():
+    from fsdp_unpatch.catalog import load_catalog
+
+    return load_catalog()
+
+
+def _targets_of(catalog, code: str) -> list:
+    """The targets a rule reports on: by category for remove/keep rules, none for the rest."""
+    if code.startswith("FSU0"):
+        return [t for t in catalog.targets.values() if t.category == "remove"]
+    if code == "FSU201":
+        return [t for t in catalog.targets.values() if t.category == "keep"]
+    if code == "FSU103":
+        return [t for t in catalog.targets.values() if t.id.startswith("ops.") and not t.id.endswith(".default")]
+    return []
+
+
+def _print_table(title: str, columns: list[str], rows: list[list[str]], color: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, show_lines=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    Console(no_color=not color, highlight=False, soft_wrap=False).print(table)
+
+
+@click.command()
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--targets", "show_targets", is_flag=True, help="List the catalog's FSDP2 targets instead of the rules.")
+@click.option("--no-color", is_flag=True, help="Never colour the output.")
+def rules(output_format: str, show_targets: bool, no_color: bool) -> None:
+    """List the rules: code, name, category, fix availability and summary."""
+    catalog = _catalog()
+    color = not no_color and sys.stdout.isatty()
+    if show_targets:
+        entries = [
+            {"id": t.id, "category": t.category, "native": t.native, "since": t.since, "until": t.until,
+             "native_since": t.native_since, "fingerprint": t.fingerprint is not None}
+            for t in sorted(catalog.targets.values(), key=lambda t: t.id)
+        ]
+        if output_format == "json":
+            click.echo(json.dumps(entries, indent=2))
+            return
+        _print_table("FSDP2 targets", ["target", "category", "torch", "native device-agnostic since"],
+                     [[e["id"], e["category"], catalog.targets[e["id"]].versions, e["native_since"] or ""]
+                      for e in entries], color)
+        return
+    entries = [
+        {"code": r.code, "name": r.name, "category": r.category, "fix": r.fix, "summary": r.summary}
+        for r in sorted(catalog.rules.values(), key=lambda r: r.code)
+    ]
+    if output_format == "json":
+        click.echo(json.dumps(entries, indent=2))
+        return
+    _print_table("fsdp-unpatch rules", ["code", "name", "category", "fix", "summary"],
+                 [[e["code"], e["name"], e["category"], e["fix"], e["summary"]] for e in entries], color)
+
+
+def _explain_rule(catalog, code: str) -> str:
+    rule = catalog.rule(code)
+    lines = [f"{rule.code} ({rule.name})", "", f"Category: {rule.category}", f"Fix: {rule.fix}",
+             f"Summary: {rule.summary}", "", rule.explanation]
+    targets = _targets_of(catalog, code)
+    if targets:
+        lines += ["", "Targets:"]
+        for target in sorted(targets, key=lambda t: t.id):
+            lines.append(f"  {target.id}")
+            lines.append(f"    native: {target.native}")
+            if target.versions:
+                lines.append(f"    exists: {target.versions}")
+            if target.native_since:
+                lines.append(f"    native path serves non-CUDA devices since torch {target.native_since}")
+    return "\n".join(lines)
+
+
+def _explain_target(catalog, target_id: str) -> str:
+    target = catalog.targets[target_id]
+    lines = [target_id, "", f"Category: {target.category}", f"Native: {target.native}"]
+    if target.versions:
+        lines.append(f"Exists: {target.versions}")
+    if target.native_since:
+        lines.append(f"Native path serves non-CUDA devices since torch {target.native_since}")
+    if target.fingerprint:
+        lines.append(f"Replacements are compared with upstream `{target.fingerprint}`")
+    twins = [f"{b.module}.{b.name}" for b in catalog.by_name_imports if f"{b.source}.{b.name}" == target_id]
+    twins += [f"{b.source}.{b.name}" for b in catalog.by_name_imports if f"{b.module}.{b.name}" == target_id]
+    if twins:
+        lines.append("Also bound by name as: " + ", ".join(sorted(set(twins))) + " (patch both; see FSU401)")
+    lines += ["", target.why]
+    return "\n".join(lines)
+
+
+def _resolve(catalog, name: str) -> Optional[tuple[str, str]]:
+    """("rule", code) or ("target", id) for a code (any case), a rule name, or a target id."""
+    upper = name.upper()
+    if upper in catalog.rules:
+        return "rule", upper
+    by_name = {r.name: r.code for r in catalog.rules.values()}
+    if name in by_name:
+        return "rule", by_name[name]
+    if name in catalog.targets:
+        return "target", name
+    for root in catalog.fsdp2_roots:  # a fully qualified name works too
+        if name.startswith(root + ".") and name[len(root) + 1:] in catalog.targets:
+            return "target", name[len(root) + 1:]
+    if name.startswith("torch.ops.") and name[len("torch."):] in catalog.targets:
+        return "target", name[len("torch."):]
+    return None
+
+
+@click.command()
+@click.argument("name")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def explain(name: str, output_format: str) -> None:
+    """Explain a rule (code such as FSU001, or its name) or an FSDP2 target (catalog id)."""
+    catalog = _catalog()
+    found = _resolve(catalog, name)
+    if found is None:
+        click.echo(f"fsdp-unpatch: error: unknown rule code or target {name!r} "
+                   "(`fsdp-unpatch rules` lists the codes, `fsdp-unpatch rules --targets` the targets)", err=True)
+        sys.exit(EXIT_UNKNOWN)
+    kind, key = found
+    if output_format == "json":
+        if kind == "rule":
+            rule = catalog.rule(key)
+            data = {"code": rule.code, "name": rule.name, "category": rule.category, "fix": rule.fix,
+                    "summary": rule.summary, "explanation": rule.explanation,
+                    "targets": [{"id": t.id, "native": t.native, "since": t.since, "until": t.until,
+                                 "native_since": t.native_since} for t in _targets_of(catalog, key)]}
+        else:
+            t = catalog.targets[key]
+            data = {"id": t.id, "category": t.category, "native": t.native, "since": t.since, "until": t.until,
+                    "native_since": t.native_since, "why": t.why}
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(_explain_rule(catalog, key) if kind == "rule" else _explain_target(catalog, key))
