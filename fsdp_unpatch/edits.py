@@ -14,6 +14,7 @@ import libcst as cst
 from fsdp_unpatch.analysis import Edit, FileAnalysis
 from fsdp_unpatch.collect import count_names
 from fsdp_unpatch.findings import Replacement
+from fsdp_unpatch.module_edits import apply_module_edits, split
 
 
 def _descendants(node: cst.CSTNode) -> set[int]:
@@ -116,12 +117,19 @@ class _Applier(cst.CSTTransformer):
 
 
 def apply_edits(analysis: FileAnalysis, edits: Sequence[Edit]) -> cst.Module:
-    """The module with `edits` applied and the imports only they used removed."""
+    """The module with `edits` applied and the imports only they used removed.
+
+    Edits of the module as a whole (an import to add, the file to delete) come after the node edits:
+    see `module_edits`.
+    """
+    edits, additions, delete = split(edits)
     edits = outermost(edits)
-    if not edits:
-        return analysis.module
-    dropped = unused_imports(analysis, edits)
-    return analysis.module.visit(_Applier(edits, dropped))
+    module = analysis.module
+    if edits:
+        module = module.visit(_Applier(edits, unused_imports(analysis, edits)))
+    if additions or delete:
+        module = apply_module_edits(module, additions, delete)
+    return module
 
 
 def replacement_regions(before: str, after: str) -> list[Replacement]:
