@@ -93,10 +93,7 @@ class FileAnalysis:
         return self.module.code_for_node(node)
 
 
-@dataclass(frozen=True)
-class Options:
-    target_torch: Version
-    keep: frozenset[str] = frozenset()  # target ids the project declares intentional
+from fsdp_unpatch.options import Options  # noqa: E402,F401 (defined apart: the command line builds it without libcst)
 
 
 def _short(text: str, limit: int = 60) -> str:

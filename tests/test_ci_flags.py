@@ -29,7 +29,7 @@ def test_exit_zero_turns_findings_into_success_but_not_errors(project: Path) -> 
     assert plain.returncode == 1 and zero.returncode == 0
     findings = [line for line in plain.stdout.splitlines() if b"FSU" in line]
     assert findings and [line for line in zero.stdout.splitlines() if b"FSU" in line] == findings
-    (project / "pkg" / "broken.py").write_text("import torch  # fsdp\ndef oops(:\n")
+    (project / "pkg" / "broken.py").write_text("import torch\ndef oops(:\ntorch.ops.fsdp.x = None\n")
     assert cli("check", "--exit-zero", cwd=project).returncode == 2
     assert cli("check", "--exit-zero", "--select", "NOPE", cwd=project).returncode == 2
 
@@ -181,6 +181,15 @@ def test_force_exclude_skips_named_files_a_walk_would_skip(project: Path) -> Non
     buffer = hidden.read_bytes()
     echoed = cli("fix", "--force-exclude", "--stdin-filename", "build/patch.py", "-", cwd=project, stdin=buffer)
     assert echoed.returncode == 0 and echoed.stdout == buffer
+
+
+def test_stdin_buffer_follows_the_configured_excludes_of_its_name(project: Path) -> None:
+    (project / "pyproject.toml").write_text('[tool.fsdp-unpatch]\nextend-exclude = ["generated/"]\n')
+    buffer = (project / "pkg" / "patch.py").read_bytes()
+    excluded = cli("fix", "--force-exclude", "--stdin-filename", "generated/patch.py", "-", cwd=project, stdin=buffer)
+    assert excluded.returncode == 0 and excluded.stdout == buffer
+    checked = cli("check", "--force-exclude", "--stdin-filename", "src/patch.py", "-", cwd=project, stdin=buffer)
+    assert checked.returncode == 1 and b"src/patch.py:" in checked.stdout
 
 
 def test_stdin_usage_errors(project: Path) -> None:

@@ -113,7 +113,7 @@ def test_fix_then_check_is_clean_and_second_fix_changes_nothing(project: Path) -
 
 
 def test_unparsable_file_exit_2_others_still_processed(project: Path) -> None:
-    (project / "broken.py").write_text("import torch\ndef oops(:\n    pass\n# fsdp\n")
+    (project / "broken.py").write_text("import torch\ndef oops(:\n    pass\ntorch.ops.fsdp.x = None\n")
     result = cli("check", "--output-format", "json", cwd=project)
     assert result.returncode == 2
     findings = json.loads(result.stdout)

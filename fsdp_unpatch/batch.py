@@ -1,0 +1,241 @@
+"""A whole run, fast: prefilter, analyse files one by one (in a process pool when it pays), link what must be.
+
+Phase 1 reads every file once and keeps only what the prefilter passes; each of those is run through the
+engine *alone* (`runner.Run` over one file: parse, analyse, link, findings, fix computed but not written),
+possibly from the cache, possibly in a worker process. A worker returns plain data (`Outcome`): the file's
+result and the keys by which other files could change it. libcst trees never cross a process boundary and
+are freed after each file, so memory follows the largest file parsed, not the tree.
+
+Phase 2 finds the (rare) files whose result depends on other files and runs the engine over those together,
+exactly as a single run would:
+- a file names something another file's fix deletes (installer calls, references to a replacement);
+- a file names a part of a known patch module (whether that module is among the files changes the result);
+- a patch-completeness finding whose missing counterpart another file patches.
+Every other file's result is final after phase 1. `tests/test_batch.py` checks that the result equals the
+plain engine's over all files at once (`runner.run_together`), with and without the pool.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
+
+from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.discovery import Candidate
+from fsdp_unpatch.findings import Finding, Span
+from fsdp_unpatch.prefilter import prefilter_for
+from fsdp_unpatch.results import FileResult, RunOptions, RunResult
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.cache import Cache
+    from fsdp_unpatch.sourcefile import SourceFile
+
+# The pool pays for itself (fork, libcst in each worker) only with this much source to parse.
+POOL_MIN_BYTES = 200_000
+POOL_MIN_FILES = 4
+
+
+@dataclass
+class Outcome:
+    """What phase 1 learns about one file: its result alone, and what links it to other files."""
+
+    result: FileResult
+    exports: frozenset[str] = frozenset()  # names other files may use of what this file's fixes delete
+    together: bool = False  # names a part of a known patch module: decided with the whole run
+    patched: frozenset[str] = frozenset()  # FSDP2 targets this file patches
+    missing: frozenset[str] = frozenset()  # by-name twins it does not patch (completeness findings)
+
+
+@dataclass
+class _Item:
+    index: int
+    candidate: Candidate
+    source: Optional["SourceFile"] = None
+    outcome: Optional[Outcome] = None
+    cache_key: Optional[str] = None
+    error: Optional[Finding] = field(default=None, repr=False)
+
+
+def cross_file_keys(engine) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(exports, patched, missing) of a one-file engine run; see the module docstring."""
+    import libcst as cst
+
+    from fsdp_unpatch.removals import from_run
+
+    analyses = [u.analysis for u in engine.units if u.analysis is not None]
+    names: set[str] = set(from_run(engine.catalog, analyses).names())
+    patched: set[str] = set()
+    missing: set[str] = set()
+    for analysis in analyses:
+        names.update(i.qualified.rsplit(".", 1)[-1] for i in analysis.installers)
+        names.update(analysis.replacements)
+        for planned in analysis.planned:
+            for edit in planned.edits:
+                node = edit.node
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                    names.add(node.name.value)
+        patched.update(p.target for p in getattr(analysis, "patched", ()))
+        missing.update(item.missing for item, _ in getattr(analysis, "incomplete", ()))
+    return frozenset(names), frozenset(patched), frozenset(missing)
+
+
+def analyze_alone(candidate: Candidate, source: "SourceFile", catalog: Catalog, options: RunOptions) -> Outcome:
+    """The engine over this one file; the fix is computed, never written (the caller decides)."""
+    from fsdp_unpatch.runner import Run
+
+    engine = Run(catalog, replace(options, write=False))
+    engine.load([replace(candidate, data=source.data)])
+    engine.link()
+    result = engine.results().files[0]
+    exports, patched, missing = cross_file_keys(engine)
+    names = prefilter_for(catalog).vocabulary.patch_names
+    together = any(name.encode() in source.data for name in names)
+    return Outcome(result, exports, together, patched, missing)
+
+
+# worker processes ---------------------------------------------------------------------------------
+_WORKER: dict = {}
+
+
+def _init_worker(catalog: Catalog, options: RunOptions) -> None:
+    _WORKER["catalog"], _WORKER["options"] = catalog, options
+
+
+def _work(job: tuple[Candidate, "SourceFile"]) -> Outcome:
+    candidate, source = job
+    return analyze_alone(candidate, source, _WORKER["catalog"], _WORKER["options"])
+
+
+def _analyze_all(jobs: Sequence[tuple[Candidate, "SourceFile"]], catalog: Catalog, options: RunOptions,
+                 workers: int) -> list[Outcome]:
+    size = sum(len(source.data) for _, source in jobs)
+    if workers <= 1 or len(jobs) < POOL_MIN_FILES or size < POOL_MIN_BYTES:
+        return [analyze_alone(c, s, catalog, options) for c, s in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    import libcst  # noqa: F401 - loaded once here, inherited by the forked workers
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    # Largest first, so that no worker is left with a big file at the end; results come back in order.
+    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1].data))
+    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context,
+                             initializer=_init_worker, initargs=(catalog, options)) as pool:
+        outcomes = list(pool.map(_work, [jobs[i] for i in order], chunksize=1))
+    ordered: list[Optional[Outcome]] = [None] * len(jobs)
+    for position, outcome in zip(order, outcomes):
+        ordered[position] = outcome
+    return ordered  # type: ignore[return-value]
+
+
+# the run ------------------------------------------------------------------------------------------
+def _read(candidate: Candidate):
+    from fsdp_unpatch.sourcefile import SourceError, SourceFile, read_source
+
+    if candidate.data is not None:
+        return SourceFile(candidate.path, candidate.display, candidate.data, 0, len(candidate.data))
+    try:
+        return read_source(candidate.path, candidate.display)
+    except SourceError as error:
+        return error
+
+
+def _error(display: str, error) -> Finding:
+    span = Span(error.line, error.column, error.line, error.column)
+    return Finding(code=error.code, category="error", path=display, span=span, message=str(error))
+
+
+def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, jobs: int = 1,
+        cache: Optional["Cache"] = None) -> RunResult:
+    """Findings (and fixes) for `candidates`, as `runner.run_together` would give them, with less work."""
+    prefilter = prefilter_for(catalog)
+    items: list[_Item] = []
+    pending: list[_Item] = []
+    use_cache = cache is not None and not options.fix
+    for index, candidate in enumerate(candidates):
+        item = _Item(index, candidate)
+        items.append(item)
+        source = _read(candidate)
+        if not hasattr(source, "data"):
+            item.error = _error(candidate.display, source)
+            item.outcome = Outcome(FileResult(candidate.display, findings=[item.error]))
+            continue
+        if not prefilter.worth_parsing(source.data, str(candidate.path)):
+            item.outcome = Outcome(FileResult(candidate.display))
+            continue  # the bytes are dropped here: memory stays flat however large the tree
+        item.source = source
+        if use_cache:
+            item.cache_key = cache.key(candidate, source.data)  # type: ignore[union-attr]
+            item.outcome = cache.get(item.cache_key)  # type: ignore[union-attr]
+        if item.outcome is None:
+            pending.append(item)
+    outcomes = _analyze_all([(i.candidate, i.source) for i in pending], catalog, options,  # type: ignore[misc]
+                            jobs)
+    for item, outcome in zip(pending, outcomes):
+        item.outcome = outcome
+        if use_cache:
+            cache.put(item.cache_key, outcome)  # type: ignore[union-attr]
+    together = _linked(items, prefilter)
+    if options.fix:
+        # Fixes are applied (written, files deleted) by the engine itself, over the files they change.
+        changed = {i for i, item in enumerate(items) if item.outcome is not None and item.outcome.result.fixed is not None}
+        together = sorted(set(together) | changed)
+    if together:
+        from fsdp_unpatch.runner import run_together
+
+        linked = run_together([items[i].candidate for i in together], catalog, options)
+        for index, result in zip(together, linked.files):
+            items[index].outcome = Outcome(result)
+    files = [item.outcome.result for item in items]  # type: ignore[union-attr]
+    unsafe_left = sum(
+        1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
+    )
+    return RunResult(files=files, unsafe_fixes_left=unsafe_left if options.fix else 0)
+
+
+def _linked(items: Sequence[_Item], prefilter) -> list[int]:
+    """Indexes of the files whose results depend on other files (phase 2), in run order."""
+    together: set[int] = set()
+    outcomes = [(i, item.outcome) for i, item in enumerate(items) if item.outcome is not None]
+    together.update(i for i, o in outcomes if o.together)
+    patched_by: dict[str, set[int]] = {}
+    for i, outcome in outcomes:
+        for target in outcome.patched:
+            patched_by.setdefault(target, set()).add(i)
+    for i, outcome in outcomes:
+        for target in outcome.missing:
+            others = patched_by.get(target, set()) - {i}
+            if others:
+                together.add(i)
+                together.update(others)
+    names = sorted({name for _, o in outcomes for name in o.exports})
+    if names:
+        encoded = [n.encode() for n in names]
+        mentioned_by: dict[bytes, list[int]] = {n: [] for n in encoded}
+        for i, item in enumerate(items):
+            data = item.source.data if item.source is not None else _reread(item.candidate)
+            if data is None:
+                continue
+            for name in encoded:
+                if name in data:
+                    mentioned_by[name].append(i)
+        for files in mentioned_by.values():
+            if len(files) > 1:
+                together.update(files)
+    if together:
+        # A file of a known patch module decides for the files that name its parts, and the other way round.
+        together.update(i for i, o in outcomes if o.together)
+    return sorted(together)
+
+
+def _reread(candidate: Candidate) -> Optional[bytes]:
+    source = _read(candidate)
+    return getattr(source, "data", None)
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)

@@ -1,0 +1,319 @@
+"""Which files are worth parsing: two cheap tests on the raw bytes, both derived from the catalog.
+
+Parsing is what costs (libcst takes ~1 s per MB and ~580x the source in memory), so a file is parsed
+only when it could hold a finding. Both stages over-approximate; they never reject a file that could:
+
+1. **tokens** — a byte search (on the lower-cased text) for the names every finding goes through: an
+   override reaches its target through a dotted path that the file spells (`..._fully_shard._fsdp_collectives`,
+   `torch.ops.fsdp`), so the last segment of each FSDP2 root, the target modules, the op namespaces and
+   op names are enough; plus the names of the known patch parts (patch modules, installers, replacement
+   functions), the rule code prefix for suppression comments, and the catalog's own `tokens`. A file inside
+   an FSDP2 or patch package is always kept: relative imports reach the targets without spelling them.
+2. **shape** — a regular-expression test that the file could hold an install site (an assignment, `setattr`,
+   `mock.patch`, `patch.object` whose owner is a name bound by an import or alias that mentions FSDP2, or a
+   dotted chain that spells it), a kernel registration for an FSDP op, a reference to a known patch part, a
+   same-device `_foreach_copy_` special case, or a suppression comment for this tool's codes.
+
+`tests/test_prefilter.py` proves soundness on every fixture that yields a finding. Cross-file work (calls of
+an installer removed elsewhere, references to a removed replacement) is driven by explicit names: `mentions`.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from fsdp_unpatch.catalog import Catalog
+
+# Separators inside a dotted chain the parser accepts: spaces, newlines in brackets, backslash continuations.
+_DOT = rb"[ \t\\\r\n]*\.[ \t\\\r\n]*"
+_STRING_PREFIX = rb"[rRbBuUfF]{0,2}"
+
+
+def _minimal(tokens: Iterable[str]) -> tuple[bytes, ...]:
+    """Lower-cased tokens without those that contain another one (a file with the longer has the shorter)."""
+    lowered = sorted({t.lower() for t in tokens if t}, key=len)
+    kept: list[str] = []
+    for token in lowered:
+        if not any(shorter in token for shorter in kept):
+            kept.append(token)
+    return tuple(t.encode() for t in kept)
+
+
+def _words(names: Iterable[str]) -> bytes:
+    return b"|".join(re.escape(n.encode()) for n in sorted(set(names), key=lambda n: (-len(n), n)))
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The names the prefilter looks for, all read from the catalog."""
+
+    roots: frozenset[str]  # last segments of the FSDP2 package roots (`_fully_shard`, `fsdp`)
+    packages: tuple[str, ...]  # the FSDP2 roots and op namespaces as dotted paths (`torch.ops.fsdp`)
+    classes: frozenset[str]  # FSDP2 classes the catalog names (`FSDPParamGroup`)
+    root_paths: tuple[tuple[str, ...], ...]  # folder chains of FSDP2 roots and patch packages
+    modules: frozenset[str]  # target modules (`_fsdp_collectives`) and op namespaces (`fsdp`)
+    op_namespaces: frozenset[str]
+    op_names: frozenset[str]
+    patch_names: frozenset[str]  # patch module segments, installers, replacement functions
+    rule_prefix: str
+    extra: tuple[str, ...]  # the catalog's own `tokens` (`_foreach_copy_`, spellings of FSDP)
+
+    @classmethod
+    def from_catalog(cls, catalog: Catalog) -> "Vocabulary":
+        modules, namespaces, ops = set(), set(), set()
+        for target in catalog.targets:
+            parts = target.split(".")
+            if parts[0] == "ops" and len(parts) >= 3:
+                namespaces.add(parts[1])
+                ops.add(parts[2])
+            else:
+                modules.add(parts[0])
+        patch_names: set[str] = set()
+        root_paths = [tuple(root.split(".")) for root in catalog.fsdp2_roots]
+        for name, module in catalog.patch_modules.items():
+            patch_names.update(p for p in name.split(".")[1:] if p.startswith("_"))
+            patch_names.update(module.installers)
+            patch_names.update(module.enhance_installers)
+            patch_names.update(module.replacements)
+            root_paths.append(tuple(name.split(".")[:-1]))
+        codes = sorted(catalog.rules)
+        prefix = codes[0] if codes else ""
+        for code in codes:
+            while not code.startswith(prefix):
+                prefix = prefix[:-1]
+        return cls(
+            roots=frozenset(root.rsplit(".", 1)[-1] for root in catalog.fsdp2_roots),
+            packages=tuple(catalog.fsdp2_roots) + tuple(f"torch.ops.{n}" for n in sorted(namespaces)),
+            classes=frozenset(catalog.classes),
+            root_paths=tuple(root_paths),
+            modules=frozenset(modules | namespaces),
+            op_namespaces=frozenset(namespaces),
+            op_names=frozenset(ops),
+            patch_names=frozenset(patch_names),
+            rule_prefix=prefix,
+            extra=tuple(catalog.tokens),
+        )
+
+    def tokens(self) -> tuple[bytes, ...]:
+        """Stage 1: at least one of these (lower-cased) is in every file that can hold a finding."""
+        return _minimal([*self.roots, *self.modules, *self.op_names, *self.patch_names, self.rule_prefix,
+                         "fsdp-unpatch", *self.extra])
+
+
+_WORD = re.compile(rb"\w+")
+_WORD_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_GAP = b" \t\\\r\n"
+_ASSIGNED = re.compile(rb"[ \t]*(\w+)[ \t]*=(?!=)")
+_VALUE = re.compile(rb"[ \t\\\r\n(]*(\w+(?:" + _DOT + rb"\w+)*)")
+
+
+def _word_at(data: bytes, start: int, end: int) -> bytes:
+    """The whole identifier around data[start:end]."""
+    while start > 0 and data[start - 1] in _WORD_CHARS:
+        start -= 1
+    while end < len(data) and data[end] in _WORD_CHARS:
+        end += 1
+    return data[start:end]
+
+
+def _after_dot(data: bytes, start: int) -> bool:
+    """Whether data[start] is preceded by `.` (across spaces and continuations): `a.b` rather than `b`."""
+    position = start - 1
+    while position >= 0 and data[position] in _GAP:
+        position -= 1
+    return position >= 0 and data[position] == ord(".")
+
+
+def _alias_at(data: bytes, start: int) -> Optional[tuple[bytes, bytes]]:
+    """(X, dotted value) when the statement holding data[start] is `X = a.b.c` (over continuation lines)."""
+    line = data.rfind(b"\n", 0, start) + 1
+    for _ in range(4):
+        match = _ASSIGNED.match(data, line, start)
+        if match is not None:
+            value = _VALUE.match(data, match.end())
+            if value is None:
+                return None
+            return match.group(1), re.sub(rb"[ \t\\\r\n]", b"", value.group(1))
+        if line == 0:
+            return None
+        previous = data.rfind(b"\n", 0, line - 1) + 1
+        tail = data[previous:line].rstrip()
+        if not tail.endswith((b"(", b"\\", b",")):
+            return None
+        line = previous
+    return None
+
+
+class Prefilter:
+    """`worth_parsing(data, path)`: the two stages for one catalog, compiled once.
+
+    Every regular expression starts with a literal, so that `re` can skip ahead quickly; word boundaries
+    and line starts are checked in Python at the (few) places a literal matched.
+    """
+
+    def __init__(self, catalog: Catalog) -> None:
+        words = Vocabulary.from_catalog(catalog)
+        self.vocabulary = words
+        self.tokens = words.tokens()
+        self.folders = tuple("/" + "/".join(chain) + "/" for chain in words.root_paths)
+        self.classes = frozenset(c.encode() for c in words.classes)
+        self.mention_words = frozenset(w.encode() for w in words.roots | words.modules)
+        # the shortest literals every mention contains (`fsdp`, `_fully_shard`); whole words are checked after
+        self._mention_anchors = [re.compile(re.escape(a)) for a in _minimal_exact(self.mention_words)]
+        self._store_tail = re.compile(rb"(?:" + _DOT + rb"\w+)+[ \t\\\r\n)]*(?:,[^=\n]*)?=(?!=)")
+        self._string_call = re.compile(
+            rb"(?:patch|setattr|object|multiple|dict)\s*\(\s*" + _STRING_PREFIX + rb"[\"']([^\"'\n]*)"
+        )
+        self._from_import = re.compile(rb"from[ \t]+([.\w]+)[ \t\\]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)")
+        self._import = re.compile(rb"import[ \t]+((?:[^\n\\;#]|\\\r?\n)*)")
+        # (literal that must be present, then the exact test) for the tests that need no name binding
+        direct: list[tuple[tuple[bytes, ...], Optional[re.Pattern]]] = []
+        for namespace in sorted(words.op_namespaces):
+            direct.append(((b"Library",), re.compile(
+                rb"Library\s*\(\s*(?:ns\s*=\s*)?" + _STRING_PREFIX + rb"[\"']" + re.escape(namespace.encode()) + rb"[\"']")))
+            direct.append(((namespace.encode() + b"::",), None))
+        for op in sorted(words.op_names):
+            direct.append(((op.encode(),), re.compile(
+                rb"(?:impl|register_kernel|register_fake|register_autograd)\s*\([^()]{0,300}?[\"']"
+                + re.escape(op.encode()) + rb"(?:\.\w+)?[\"']")))
+        for name in sorted(words.patch_names):
+            direct.append(((name.encode(),), re.compile(re.escape(name.encode()) + rb"\b")))
+        if words.rule_prefix:
+            direct.append(((words.rule_prefix.encode(),), re.compile(re.escape(words.rule_prefix.encode()) + rb"\d")))
+        direct.append(((b"fsdp-unpatch",), re.compile(rb"fsdp-unpatch\s*:")))
+        first_device = rb"\[\s*0\s*\]" + _DOT + rb"device\b"
+        direct.append(((b"_foreach_copy_", b"device"), re.compile(  # `if dst[0].device == src[0].device:`
+            first_device + rb"[ \t\\\r\n)]*[=!]=[\s\S]{0,300}?" + first_device)))
+        self._direct = direct
+
+    # stage 1 ----------------------------------------------------------------------------------------
+    def in_package(self, path: str) -> bool:
+        """Inside an FSDP2 or patch package: relative imports reach targets without naming them."""
+        normalized = os.path.abspath(path).replace(os.sep, "/") + "/"
+        return any(folder in normalized for folder in self.folders)
+
+    def has_token(self, data: bytes) -> bool:
+        lowered = data.lower()
+        return any(token in lowered for token in self.tokens)
+
+    # stage 2 ----------------------------------------------------------------------------------------
+    def could_hold_finding(self, data: bytes) -> bool:
+        for literals, pattern in self._direct:
+            if all(literal in data for literal in literals) and (pattern is None or pattern.search(data)):
+                return True  # a kernel registration, a patch part's name, a suppression, a same-device copy
+        spots = self.mentions_of_fsdp2(data)
+        if not spots:
+            return False
+        for match in self._string_call.finditer(data):
+            if _has_mention(match.group(1), self.mention_words):
+                return True  # mock.patch("torch.distributed.fsdp._fully_shard...")
+        for start, end in spots:
+            if _after_dot(data, start) and self._store_tail.match(data, end):
+                return True  # torch.distributed.fsdp._fully_shard._fsdp_collectives.x = f
+        bound = self.imported_names(data)
+        for start, _ in spots:  # `C = torch.distributed.fsdp._fully_shard._fsdp_collectives`
+            alias = _alias_at(data, start)
+            if alias is not None and self.reaches_fsdp2(alias[1]):
+                bound.add(alias[0])
+        checked: set[bytes] = set()
+        while bound - checked:
+            heads = bound - checked
+            checked |= heads
+            found = self._uses(data, heads)
+            if found is True:
+                return True
+            bound |= found  # aliases of aliases: `C = fsdp_module; orig = C.foreach_reduce`
+        return False
+
+    def mentions_of_fsdp2(self, data: bytes) -> list[tuple[int, int]]:
+        """Where the file names an FSDP2 root, a target module or an op namespace, as a whole word."""
+        spots = []
+        for anchor in self._mention_anchors:
+            for match in anchor.finditer(data):
+                word = _word_at(data, match.start(), match.end())
+                if word in self.mention_words:
+                    start = data.rfind(word, 0, match.end())
+                    spots.append((start, start + len(word)))
+        return spots
+
+    def imported_names(self, data: bytes) -> set[bytes]:
+        """Names an import binds to something that mentions FSDP2 (`from ..._fully_shard import X as Y` -> Y)."""
+        bound: set[bytes] = set()
+        for match in self._from_import.finditer(data):
+            module, names = match.group(1), match.group(2)
+            relative = module.startswith(b".")
+            if relative and not (_has_mention(module, self.mention_words) or _has_mention(names, self.mention_words)):
+                continue  # outside the FSDP2 packages a relative import reaches them only by naming them
+            for item in re.split(rb"[,()\\\n]", names):
+                parts = item.split(b"#")[0].split()
+                if not parts or parts[0] == b"*":
+                    continue
+                if relative or self.reaches_fsdp2(module + b"." + parts[0]) or parts[0] in self.classes:
+                    bound.add(parts[-1])
+        for match in self._import.finditer(data):
+            for item in match.group(1).replace(b"\\", b" ").split(b","):
+                parts = item.split()
+                if len(parts) == 3 and parts[1] == b"as" and self.reaches_fsdp2(parts[0]):
+                    bound.add(parts[2])
+        return {n for n in bound if _WORD.fullmatch(n)}
+
+    def _uses(self, data: bytes, heads: set[bytes]):
+        """True when a head is stored into (`H.x = `, `setattr(H, `, `patch.object(H, `); else the names it aliases."""
+        aliases: set[bytes] = set()
+        pattern = re.compile(b"|".join(re.escape(h) for h in sorted(heads, key=len, reverse=True)))
+        for match in pattern.finditer(data):
+            start, end = match.span()
+            if (start > 0 and (data[start - 1] in _WORD_CHARS or data[start - 1] == ord("."))) or (
+                end < len(data) and data[end] in _WORD_CHARS
+            ):
+                continue
+            if self._store_tail.match(data, end):
+                return True
+            before = data[max(0, start - 40):start].rstrip(_GAP)
+            if before.endswith(b"(") and before[:-1].rstrip(_GAP).endswith((b"setattr", b"object")):
+                return True
+            alias = _alias_at(data, start)
+            if alias is not None and alias[1].split(b".")[0] in heads:
+                aliases.add(alias[0])
+        return aliases
+
+    def reaches_fsdp2(self, dotted: bytes) -> bool:
+        """`dotted` names an FSDP2 package, op namespace, or something in one (absolute paths only)."""
+        name = dotted.decode("ascii", "replace")
+        return any(name == p or name.startswith(p + ".") for p in self.vocabulary.packages)
+
+    def worth_parsing(self, data: bytes, path: Optional[str] = None) -> bool:
+        """Both stages: False only for a file that cannot hold a finding."""
+        if path is not None and self.in_package(path):
+            return True
+        return self.has_token(data) and self.could_hold_finding(data)
+
+
+def _minimal_exact(words: Iterable[bytes]) -> list[bytes]:
+    kept: list[bytes] = []
+    for word in sorted(set(words), key=len):
+        if not any(shorter in word for shorter in kept):
+            kept.append(word)
+    return kept
+
+
+def _has_mention(text: bytes, words: frozenset[bytes]) -> bool:
+    return any(word in words for word in _WORD.findall(text))
+
+
+_PREFILTERS: dict[int, Prefilter] = {}
+
+
+def prefilter_for(catalog: Catalog) -> Prefilter:
+    """One compiled prefilter per catalog object (catalogs are loaded once and cached)."""
+    found = _PREFILTERS.get(id(catalog))
+    if found is None or found.vocabulary != Vocabulary.from_catalog(catalog):
+        found = _PREFILTERS[id(catalog)] = Prefilter(catalog)
+    return found
+
+
+def mentions(data: bytes, names: Iterable[str]) -> bool:
+    """Whether the file names any of `names` (the explicit cross-file search of the link step)."""
+    return any(name.encode() in data for name in names)

@@ -1,0 +1,65 @@
+"""What a run is given and what it gives back: plain data, importable without libcst.
+
+The reports, the command line and the process pool's workers use these; keeping them apart from the
+engine (`runner.py`) lets a run over files that need no parsing finish without loading libcst.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Optional
+
+from fsdp_unpatch.findings import Finding
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.options import Options
+
+
+def _everything(code: str, path: str) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    analysis: "Options"
+    fix: bool = False
+    write: bool = True  # False for `fix --diff`: compute, show, write nothing
+    unsafe_fixes: bool = False
+    replacements: bool = False  # attach each fix's replacement regions (SARIF, --show-fixes)
+    selected: Callable[[str, str], bool] = _everything  # (code, path) -> reported?
+
+
+@dataclass
+class FileResult:
+    display: str
+    findings: list[Finding] = field(default_factory=list)
+    original: Optional[bytes] = None
+    fixed: Optional[bytes] = None  # the new content when the fix changes the file
+    deleted: bool = False  # the fix deletes the file (`fixed` is then empty)
+    encoding: str = "utf-8"
+
+    def diff(self) -> str:
+        if self.fixed is None or self.original is None:
+            return ""
+        before = self.original.decode(self.encoding).splitlines(keepends=True)
+        after = self.fixed.decode(self.encoding).splitlines(keepends=True)
+        lines = difflib.unified_diff(before, after, f"a/{self.display}", "/dev/null" if self.deleted else f"b/{self.display}")
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+@dataclass
+class RunResult:
+    files: list[FileResult]
+    unsafe_fixes_left: int = 0
+
+    @property
+    def findings(self) -> list[Finding]:
+        return sorted((f for r in self.files for f in r.findings), key=Finding.sort_key)
+
+    @property
+    def remaining(self) -> list[Finding]:
+        return [f for f in self.findings if not f.fixed]
+
+    @property
+    def changed(self) -> list[FileResult]:
+        return [r for r in self.files if r.fixed is not None]
