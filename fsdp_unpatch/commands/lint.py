@@ -145,7 +145,7 @@ def _run_and_report(
     stdin_data = sys.stdin.buffer.read() if from_stdin else b""
     try:
         candidates = (
-            stdin_candidates(stdin_data, stdin_filename, force_exclude) if from_stdin
+            stdin_candidates(stdin_data, stdin_filename, force_exclude, settings.exclusion()) if from_stdin
             else list(discover(paths or (".",), force_exclude=force_exclude, exclusion=settings.exclusion()))
         )
     except MissingPath as error:
@@ -217,13 +217,15 @@ def show_progress(stream, environ, output_format: str, quiet: bool, files: int) 
     )
 
 
-def stdin_candidates(data: bytes, stdin_filename: Optional[str], force_exclude: bool) -> list:
+def stdin_candidates(data: bytes, stdin_filename: Optional[str], force_exclude: bool, exclusion=None) -> list:
     """The editor's buffer under the name (and config) of `stdin_filename`; none if that name is excluded."""
     from pathlib import Path
 
     from fsdp_unpatch.discovery import Candidate, force_excluded
 
-    if force_exclude and stdin_filename is not None and force_excluded(stdin_filename):
+    if force_exclude and stdin_filename is not None and (
+        exclusion.excluded_anywhere(stdin_filename) if exclusion is not None else force_excluded(stdin_filename)
+    ):
         return []
     return [Candidate(Path(stdin_filename or "stdin.py"), stdin_filename or "-", explicit=True, data=data)]
 
