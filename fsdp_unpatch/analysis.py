@@ -9,7 +9,7 @@ with all its install sites, an installer only when nothing is left for it to ins
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional
 
 import libcst as cst
@@ -145,8 +145,17 @@ class _Analyzer:
         return None
 
     def original_names(self, qualified: str) -> frozenset[str]:
-        """Local names that stand for the original being replaced (saved originals, imports)."""
-        return frozenset(local for local, bound in self.facts.table.bindings.items() if bound == qualified)
+        """Local names that stand for the original being replaced (saved originals, imports).
+
+        A by-name twin is the same original: `orig = _fsdp_collectives.foreach_reduce` is what
+        `_fsdp_param_group.foreach_reduce` held too.
+        """
+        target = target_id(qualified, self.catalog)
+        same = {target, self.catalog.twin_of(target)} - {None} if target else set()
+        return frozenset(
+            local for local, bound in self.facts.table.bindings.items()
+            if bound == qualified or (same and target_id(bound, self.catalog) in same)
+        )
 
     def classify_install(self, install: RawInstall, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
         if install.attribute == "__code__":
@@ -158,6 +167,9 @@ class _Analyzer:
         if target is None or not is_fsdp2_private(target):
             return
         entry = self.catalog.targets.get(target)
+        twin = self.catalog.twin_of(target)
+        if entry is None and twin is not None and twin in self.catalog.targets:
+            entry = replace(self.catalog.targets[twin], id=target, category="review")  # a by-name binding of it
         spelled = _short(self.result.code(install.report))
         if entry is not None and entry.category == "review" and target not in self.options.keep:
             self.classify_review(install, qualified or "", target, entry, spelled)

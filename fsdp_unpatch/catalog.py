@@ -5,7 +5,7 @@ import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Optional
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -78,6 +78,18 @@ class Catalog:
 
     def rule(self, code: str) -> Rule:
         return self.rules[code]
+
+    def twin_of(self, target: Optional[str]) -> Optional[str]:
+        """`_fsdp_param_group.foreach_reduce` -> `_fsdp_collectives.foreach_reduce` (and back): the other
+        module-level binding of a name one FSDP2 module imported by name from another."""
+        if target is None:
+            return None
+        for entry in self.by_name_imports:
+            if f"{entry.module}.{entry.name}" == target:
+                return f"{entry.source}.{entry.name}"
+            if f"{entry.source}.{entry.name}" == target:
+                return f"{entry.module}.{entry.name}"
+        return None
 
     @property
     def enhance_installers(self) -> frozenset[str]:

@@ -5,7 +5,9 @@ with one NPU tweak applied, so that fixtures carry real upstream code without co
 - `same-device`: the foreach copy becomes the NPU same-device `non_blocking=True` special case;
 - `same-device-ne`: the same written with `!=` and the branches the other way round;
 - `npu-stream`: the accelerator's current stream becomes the hard-coded `torch.npu.current_stream()`;
-- `extra-sync`: the same-device tweak plus one extra statement (no longer an upstream copy).
+- `extra-sync`: the same-device tweak plus one extra statement (no longer an upstream copy);
+- `premul-sum`: `foreach_reduce` with a statement emulating PREMUL_SUM on a backend without it;
+- `device-list-npu`: `_root_pre_forward` with "npu" added to the device types it moves inputs for.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from pathlib import Path
 from fsdp_unpatch import fingerprint
 
 PLACEHOLDER = re.compile(r"^# @upstream (\S+) (\S+) (\S+)\n", re.MULTILINE)
+PREMUL_ANCHOR = re.compile(r"^(?P<indent>[ \t]*)if reduce_scatter_group is None:\n", re.MULTILINE)
 FOREACH_COPY = re.compile(r"^(?P<indent>[ \t]*)torch\._foreach_copy_\((?P<dst>\w+), (?P<src>\w+)\)\n", re.MULTILINE)
 
 
@@ -53,6 +56,19 @@ def upstream_copy(target: str, name: str, tweak: str) -> str:
             lambda m: _same_device(m, tweak == "same-device-ne", tweak == "extra-sync"), source, count=1
         )
         assert count == 1
+    elif tweak == "premul-sum":
+        source, count = PREMUL_ANCHOR.subn(
+            lambda m: (
+                f"{m['indent']}if \"PREMUL_SUM\" in str(reduce_scatter_op):  # no PREMUL_SUM on NPU: emulate it\n"
+                f"{m['indent']}    predivide_factor, reduce_scatter_op = reduce_scatter_group.size(), ReduceOp.SUM\n"
+                + m[0]
+            ),
+            source, count=1,
+        )
+        assert count == 1
+    elif tweak == "device-list-npu":
+        assert "self._device.type in [" in source
+        source = source.replace("self._device.type in [", 'self._device.type in ["npu", ', 1)
     elif tweak == "npu-stream":
         assert "torch.accelerator.current_stream()" in source
         source = source.replace("torch.accelerator.current_stream()", "torch.npu.current_stream()")

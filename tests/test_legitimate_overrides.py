@@ -1,0 +1,37 @@
+"""Legitimate overrides (fixtures `unchanged/legit_*.py`): review with a message naming the difference,
+never remove, and `fix` leaves them byte-identical (the byte check is test_unchanged_fixtures.py).
+
+Each fixture lists the message fragments it expects with `# message: TEXT` lines.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import check_tree
+from tests.upstream import expand
+
+FIXTURES = Path(__file__).parent / "fixtures" / "unchanged"
+CASES = sorted(p.name for p in FIXTURES.glob("legit_*.py"))
+
+
+def test_every_legitimate_override_of_the_issue_has_a_fixture() -> None:
+    assert CASES == [
+        "legit_custom_all_gather.py", "legit_dtype_fixing_reduce.py", "legit_premul_sum_reduce_copy.py",
+        "legit_root_pre_forward_device_list.py", "legit_unused_grad_post_backward.py",
+    ]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_review_with_the_difference_named(case: str, tmp_path: Path) -> None:
+    source = expand((FIXTURES / case).read_text())
+    expected = re.findall(r"^# message: (.*)$", source, re.MULTILINE)
+    assert expected, "each legit fixture names the message fragments it expects"
+    (tmp_path / case).write_text(source)
+    findings = check_tree(tmp_path).findings
+    assert findings and all(f.category == "review" and f.fix is None for f in findings)
+    assert not any(f.category == "remove" for f in findings)
+    for fragment in expected:
+        assert any(fragment in f.message for f in findings), (fragment, [f.message for f in findings])
