@@ -19,6 +19,8 @@ COMMANDS = {
     "explain": ("fsdp_unpatch.commands.docs:explain", "Explain a rule."),
     "verify": ("fsdp_unpatch.commands.verify:verify", "Compare training with the patch and after migration."),
     "doctor": ("fsdp_unpatch.commands.doctor:doctor", "Check what the migration depends on, on this machine."),
+    "audit": ("fsdp_unpatch.commands.audit:audit", "Audit call sites the migration reaches (`audit foreach-copy`)."),
+    "clean": ("fsdp_unpatch.commands.cache:clean", "Remove the cache."),
 }
 
 

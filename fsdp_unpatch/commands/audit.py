@@ -1,0 +1,41 @@
+"""`fsdp-unpatch audit`: reports that help review a migration, beyond findings.
+
+`audit foreach-copy` lists every `torch._foreach_copy_` call site (and `aten._foreach_copy` registration,
+and mock of it) with its kind, whether it can reach the backend's same-device fast path, and what to re-test.
+Exit status: 0 the report was written, 2 a path is missing or a file could not be read or parsed (the
+other files are still reported).
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+
+EXIT_OK, EXIT_ERROR = 0, 2
+
+
+@click.group()
+def audit() -> None:
+    """Audit call sites that the migration's preconditions reach."""
+
+
+@audit.command("foreach-copy")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "output_format", default="markdown", show_default=True,
+              type=click.Choice(["markdown", "json"]), help="A table for a review, or JSON for programs.")
+def foreach_copy(paths: tuple[str, ...], output_format: str) -> None:
+    """Every `torch._foreach_copy_` call site under PATHS (default: the current folder)."""
+    from fsdp_unpatch.audit import as_json, audit_paths, markdown
+    from fsdp_unpatch.catalog import load_catalog
+    from fsdp_unpatch.discovery import MissingPath, discover
+
+    try:
+        candidates = list(discover(paths or (".",)))
+    except MissingPath as error:
+        click.echo(f"fsdp-unpatch: error: {error}: no such file or directory", err=True)
+        sys.exit(EXIT_ERROR)
+    sites, errors = audit_paths(candidates, load_catalog())
+    sys.stdout.write(markdown(sites) if output_format == "markdown" else as_json(sites))
+    for message in errors:
+        click.echo(f"fsdp-unpatch: error: {message}", err=True)
+    sys.exit(EXIT_ERROR if errors else EXIT_OK)
