@@ -126,6 +126,14 @@ def _after_dot(data: bytes, start: int) -> bool:
     return position >= 0 and data[position] == ord(".")
 
 
+_OWNER_CALL = re.compile(rb"(?:setattr|object)[ \t]*\([\w. \t\\\r\n]*\Z")
+
+
+def _call_argument(data: bytes, start: int) -> bool:
+    """Whether data[start] is in the first argument of `setattr(` or `patch.object(` (a dotted chain)."""
+    return _OWNER_CALL.search(data[max(0, start - 300):start]) is not None
+
+
 def _alias_at(data: bytes, start: int) -> Optional[tuple[bytes, bytes]]:
     """(X, dotted value) when the statement holding data[start] is `X = a.b.c` (over continuation lines)."""
     line = data.rfind(b"\n", 0, start) + 1
@@ -212,6 +220,8 @@ class Prefilter:
         for start, end in spots:
             if _after_dot(data, start) and self._store_tail.match(data, end):
                 return True  # torch.distributed.fsdp._fully_shard._fsdp_collectives.x = f
+            if _call_argument(data, start):
+                return True  # setattr(fsdp._fully_shard._fsdp_collectives, "x", f)
         bound = self.imported_names(data)
         for start, _ in spots:  # `C = torch.distributed.fsdp._fully_shard._fsdp_collectives`
             alias = _alias_at(data, start)

@@ -47,6 +47,10 @@ def _common(function):
         click.option("--respect-gitignore/--no-respect-gitignore", default=None,
                      help="Skip files .gitignore names (default: yes)."),
         click.option("--statistics", is_flag=True, help="Count findings per rule and per target instead of listing them."),
+        # speed (docs/performance.md)
+        click.option("--jobs", "-j", type=click.IntRange(min=1), metavar="N",
+                     help="Worker processes for parsing (default: the number of CPUs; used only when it pays)."),
+        click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache (.fsdp_unpatch_cache/)."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -109,11 +113,13 @@ def _run_and_report(
     """Run and print the report; returns the exit status and the run's result (None after a usage error)."""
     import os
 
-    from fsdp_unpatch.analysis import Options
+    # Nothing here loads libcst: a run whose files the prefilter rejects never needs it.
+    from fsdp_unpatch.batch import default_jobs, run
     from fsdp_unpatch.catalog import load_catalog
     from fsdp_unpatch.discovery import MissingPath, discover
+    from fsdp_unpatch.options import Options
     from fsdp_unpatch.reporting import ReportContext, formatter
-    from fsdp_unpatch.runner import RunOptions, run
+    from fsdp_unpatch.results import RunOptions
     from fsdp_unpatch.config import Flags, settings_for
     from fsdp_unpatch.settings import SettingsError
     from fsdp_unpatch.versions import target_torch as choose_torch
@@ -163,7 +169,12 @@ def _run_and_report(
         from fsdp_unpatch.progress import tracked
 
         candidates = tracked(candidates)
-    result = run(candidates, catalog, options)
+    cache = None
+    if not fix and not from_stdin and not configuration.get("no_cache"):
+        from fsdp_unpatch.cache import Cache, describe, project_root
+
+        cache = Cache(project_root(paths or (".",)), describe(settings, options))
+    result = run(candidates, catalog, options, jobs=configuration.get("jobs") or default_jobs(), cache=cache)
     color = not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
     context = ReportContext(
         catalog=catalog, fix_mode=fix, show_source=show_source, color=color,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fsdp_unpatch.findings import Finding
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.runner import RunResult
+from fsdp_unpatch.results import RunResult
 
 COMMANDS = {"remove": "error", "review": "warning", "keep": "notice", "error": "error"}
 

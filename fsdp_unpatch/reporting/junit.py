@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 from fsdp_unpatch.findings import Finding
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.runner import RunResult
+from fsdp_unpatch.results import RunResult
 
 
 def _case(suite: ET.Element, finding: Finding) -> tuple[int, int]:

@@ -12,7 +12,7 @@ from urllib.parse import quote
 from fsdp_unpatch import __version__
 from fsdp_unpatch.findings import Finding, Replacement
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.runner import RunResult
+from fsdp_unpatch.results import RunResult
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/fsdp-unpatch/"

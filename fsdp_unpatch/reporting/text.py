@@ -9,7 +9,7 @@ from rich.text import Text
 
 from fsdp_unpatch.findings import Finding
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.runner import RunResult
+from fsdp_unpatch.results import RunResult
 
 STYLES = {"remove": "bold red", "review": "bold yellow", "keep": "bold green", "error": "bold magenta"}
 

@@ -1,0 +1,247 @@
+"""The fast run (prefilter, per-file phase, pool, cache) gives what the plain engine gives over all files."""
+from __future__ import annotations
+
+import json
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fsdp_unpatch import batch
+from fsdp_unpatch.batch import Outcome
+from fsdp_unpatch.cache import CACHE_DIR, Cache, describe
+from fsdp_unpatch.catalog import load_catalog
+from fsdp_unpatch.discovery import discover
+from fsdp_unpatch.findings import Finding, Span
+from fsdp_unpatch.options import Options
+from fsdp_unpatch.results import FileResult, RunOptions, RunResult
+from fsdp_unpatch.runner import run, run_together
+from fsdp_unpatch.settings import Settings
+from fsdp_unpatch.versions import Version
+from tests.upstream import expand
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def _copy(source: Path, destination: Path) -> Path:
+    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("__pycache__", "conftest.py"))
+    for path in destination.rglob("*.py"):
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        if "# @upstream " in text:
+            path.write_text(expand(text), encoding="utf-8", errors="surrogateescape")
+    return destination
+
+
+def _trees(tmp_path: Path) -> list[Path]:
+    return [
+        _copy(FIXTURES / "downstream", tmp_path / "downstream"),
+        _copy(FIXTURES / "fix", tmp_path / "fix"),
+        _copy(FIXTURES / "unchanged", tmp_path / "unchanged"),
+        _copy(ROOT / "examples" / "legacy_project", tmp_path / "legacy_project"),
+    ]
+
+
+def _options(fix: bool = False, torch: str = "2.13", **kwargs) -> RunOptions:
+    return RunOptions(analysis=Options(target_torch=Version.parse(torch)), fix=fix, write=False, **kwargs)
+
+
+def _plain(result: RunResult) -> list:
+    return [
+        (r.display, [json.dumps(f.to_dict(), sort_keys=True) for f in r.findings], r.fixed, r.deleted)
+        for r in result.files
+    ] + [result.unsafe_fixes_left]
+
+
+@pytest.fixture
+def always_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(batch, "POOL_MIN_FILES", 1)
+
+
+@pytest.mark.parametrize("fix", [False, True], ids=["check", "fix-diff"])
+def test_same_result_as_the_plain_engine_alone_and_in_a_pool(fix: bool, tmp_path: Path, always_pool) -> None:
+    catalog = load_catalog()
+    for tree in _trees(tmp_path):
+        options = _options(fix=fix, unsafe_fixes=True)
+        expected = _plain(run_together(discover([str(tree)]), catalog, options))
+        assert any(files[1] for files in expected[:-1]), f"{tree.name} must yield findings"
+        assert _plain(run(discover([str(tree)]), catalog, options, jobs=1)) == expected, tree.name
+        assert _plain(run(discover([str(tree)]), catalog, options, jobs=2)) == expected, tree.name
+
+
+def test_cross_file_findings_come_from_the_linked_phase(tmp_path: Path) -> None:
+    """An installer removed in one file and called in another: the call's FSU004 needs both files."""
+    tree = _copy(ROOT / "examples" / "legacy_project", tmp_path / "legacy_project")
+    result = run(discover([str(tree)]), load_catalog(), _options())
+    codes = {(Path(f.path).name, f.code) for f in result.findings}
+    assert ("_api_patches.py", "FSU004") in codes and ("_add_fsdp_patch.py", "FSU003") in codes
+
+
+def test_fix_writes_the_same_files_with_and_without_a_pool(tmp_path: Path, always_pool) -> None:
+    catalog = load_catalog()
+    trees = {}
+    for jobs in (1, 2):
+        tree = _copy(FIXTURES / "downstream", tmp_path / f"jobs{jobs}")
+        options = RunOptions(analysis=Options(target_torch=Version.parse("2.13")), fix=True, unsafe_fixes=True)
+        run(discover([str(tree)]), catalog, options, jobs=jobs)
+        trees[jobs] = {p.relative_to(tree): p.read_bytes() for p in sorted(tree.rglob("*.py"))}
+    unfixed = _copy(FIXTURES / "downstream", tmp_path / "unfixed")
+    before = {p.relative_to(unfixed): p.read_bytes() for p in sorted(unfixed.rglob("*.py"))}
+    assert trees[1] != before, "the fix must change the tree for this test to mean something"
+    assert trees[1] == trees[2]
+
+
+def test_cli_json_is_the_same_with_one_and_two_jobs(tmp_path: Path) -> None:
+    tree = _copy(FIXTURES / "fix", tmp_path / "tree")
+    # enough source to parse that the pool is used (batch.POOL_MIN_BYTES)
+    filler = "\n".join(f"# filler line {i} " + "x" * 60 for i in range(400)) + "\n"
+    for path in sorted(tree.glob("*.in.py")):
+        path.write_text(path.read_text() + filler)
+    outputs = []
+    for jobs in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-m", "fsdp_unpatch", "check", "--no-cache", "--jobs", jobs, "--output-format", "json", "."],
+            cwd=tree, capture_output=True,
+        )
+        assert done.returncode == 1, done.stderr
+        outputs.append(json.loads(done.stdout))
+    assert outputs[0] and outputs[0] == outputs[1]
+
+
+# cache ----------------------------------------------------------------------------------------------
+def _cached_run(tree: Path, cache: Cache, options: RunOptions) -> RunResult:
+    return run(discover([str(tree)]), load_catalog(), options, cache=cache)
+
+
+def _codes(result: RunResult) -> list[tuple[str, str]]:
+    return sorted((Path(f.path).name, f.code) for f in result.findings)
+
+
+def _cache(tree: Path, settings: Settings, options: RunOptions, catalog: str | None = None) -> Cache:
+    return Cache(tree, describe(settings, options), catalog=catalog)
+
+
+def test_warm_cache_gives_the_same_findings_from_the_cache(tmp_path: Path) -> None:
+    tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
+    options, settings = _options(), Settings()
+    cold = _cache(tree, settings, options)
+    first = _cached_run(tree, cold, options)
+    assert cold.hits == 0 and cold.misses > 0
+    warm = _cache(tree, settings, options)
+    second = _cached_run(tree, warm, options)
+    assert warm.hits == cold.misses and warm.misses == 0
+    assert _plain(second) == _plain(first) and first.findings
+    folder = tree / CACHE_DIR
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert not [p for p in folder.rglob("*.tmp")]
+
+
+def test_changed_file_gives_fresh_findings(tmp_path: Path) -> None:
+    tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
+    options, settings = _options(), Settings()
+    before = _codes(_cached_run(tree, _cache(tree, settings, options), options))
+    assert ("extra_statement_copy.py", "FSU101") in before
+    target = tree / "extra_statement_copy.py"
+    target.write_text(target.read_text().replace("C._get_param_all_gather_inputs = _synced_inputs\n", ""))
+    after = _codes(_cached_run(tree, _cache(tree, settings, options), options))
+    assert ("extra_statement_copy.py", "FSU101") not in after
+
+
+def test_changed_configuration_gives_fresh_findings(tmp_path: Path) -> None:
+    tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
+    new, old = _options(torch="2.13"), _options(torch="2.7")
+    first = _codes(_cached_run(tree, _cache(tree, Settings(target_torch="2.13"), new), new))
+    second = _codes(_cached_run(tree, _cache(tree, Settings(target_torch="2.7"), old), old))
+    assert ("old_torch_target.py", "FSU102") in second and ("old_torch_target.py", "FSU102") not in first
+    ignoring = Settings(ignore=("FSU201",))
+    options = _options(selected=ignoring.is_selected)
+    third = _codes(_cached_run(tree, _cache(tree, ignoring, options), options))
+    assert ("enhance_patch.py", "FSU201") in first and ("enhance_patch.py", "FSU201") not in third
+
+
+def _doctor_entries(tree: Path) -> int:
+    """Replace every cache entry by an outcome with a finding no analysis makes."""
+    entries = [p for p in (tree / CACHE_DIR / "entries").rglob("*") if p.is_file()]
+    for path in entries:
+        outcome: Outcome = pickle.loads(path.read_bytes())
+        display = outcome.result.display
+        fake = Finding("FSU999", "error", display, Span(1, 1, 1, 1), "planted in the cache")
+        path.write_bytes(pickle.dumps(Outcome(FileResult(display, findings=[fake]))))
+    return len(entries)
+
+
+def test_changed_catalog_ignores_entries_of_the_old_one(tmp_path: Path) -> None:
+    tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
+    options, settings = _options(), Settings()
+    expected = _codes(_cached_run(tree, _cache(tree, settings, options, catalog="catalog-1"), options))
+    assert _doctor_entries(tree) > 0
+    # the same catalog reads the (planted) entries: proof that the cache is what answers
+    planted = _codes(_cached_run(tree, _cache(tree, settings, options, catalog="catalog-1"), options))
+    assert {code for _, code in planted} == {"FSU999"}
+    # another catalog digest never sees them
+    fresh = _cached_run(tree, _cache(tree, settings, options, catalog="catalog-2"), options)
+    assert _codes(fresh) == expected
+
+
+def test_corrupt_entries_are_misses_not_crashes(tmp_path: Path) -> None:
+    tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
+    options, settings = _options(), Settings()
+    expected = _plain(_cached_run(tree, _cache(tree, settings, options), options))
+    entries = [p for p in (tree / CACHE_DIR / "entries").rglob("*") if p.is_file()]
+    for number, path in enumerate(entries):
+        path.write_bytes(b"" if number % 2 else b"\x80\x04garbage")
+    cache = _cache(tree, settings, options)
+    assert _plain(_cached_run(tree, cache, options)) == expected
+    assert cache.hits == 0 and cache.misses == len(entries)
+
+
+def test_fix_does_not_use_the_cache(tmp_path: Path) -> None:
+    tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
+    options, settings = _options(), Settings()
+    _cached_run(tree, _cache(tree, settings, options), options)
+    _doctor_entries(tree)
+    fixing = _options(fix=True)
+    result = _cached_run(tree, _cache(tree, settings, fixing), fixing)
+    assert "FSU999" not in {f.code for f in result.findings} and result.findings
+
+
+def test_check_creates_the_cache_at_the_project_root_and_clean_removes_it(tmp_path: Path) -> None:
+    project = _copy(FIXTURES / "unchanged", tmp_path / "project")
+    (project / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    sub = project / "sub"
+    sub.mkdir()
+    shutil.copy(project / "enhance_patch.py", sub / "enhance_patch.py")
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "fsdp_unpatch", *args], cwd=sub, capture_output=True)
+
+    assert cli("check", ".").returncode == 0
+    assert (project / CACHE_DIR / ".gitignore").is_file() and not (sub / CACHE_DIR).exists()
+    assert cli("check", "--no-cache", ".").returncode == 0
+    done = cli("clean")
+    assert done.returncode == 0 and not (project / CACHE_DIR).exists()
+    assert b"No cache" in cli("clean").stdout
+
+
+# lazy start -----------------------------------------------------------------------------------------
+def test_a_tree_without_candidates_never_imports_libcst(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "plain.py").write_text("import os\n\n\ndef f():\n    return os.sep\n")
+    (tmp_path / "pkg" / "prose.py").write_text("# FSDP mentioned in prose only\nfsdp_enabled = True\n")
+    probe = (
+        "import sys\n"
+        "from fsdp_unpatch.cli import main\n"
+        "try:\n    main(['check', '.'])\nexcept SystemExit as done:\n    status = done.code\n"
+        "print(status, 'libcst' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True)
+    assert done.stdout.split()[-2:] == ["0", "False"], done.stderr
+    (tmp_path / "pkg" / "patch.py").write_text(
+        "import torch\ntorch.ops.fsdp.all_gather_copy_in = lambda *a: None\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True)
+    assert done.stdout.split()[-1] == "True", done.stderr  # the probe can see libcst when it is needed
