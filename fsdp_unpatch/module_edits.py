@@ -56,6 +56,13 @@ def _is_docstring(statement: cst.BaseStatement) -> bool:
     )
 
 
+def _is_future_import(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(s, cst.ImportFrom) and isinstance(s.module, cst.Name) and s.module.value == "__future__"
+        for s in statement.body
+    )
+
+
 def insertion_index(module: cst.Module) -> int:
     """Where new imports go: after the last top-level import before the first definition, else after
     the module docstring."""
@@ -80,10 +87,9 @@ def add_imports(module: cst.Module, additions: Sequence[AddImport]) -> cst.Modul
     index = insertion_index(module)
     statements = [cst.parse_statement(code + "\n") for code in wanted]
     body = list(module.body)
-    if index == 0 and body:
-        # The first statement's leading blank lines now come after the new imports.
-        statements[0] = statements[0].with_changes(leading_lines=body[0].leading_lines)
-        body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine()])
+    if index > 0 and not _is_import_line(body[index - 1]) or index > 0 and _is_future_import(body[index - 1]):
+        # After the docstring or `from __future__`: a group of its own, as isort would write it.
+        statements[0] = statements[0].with_changes(leading_lines=[cst.EmptyLine()])
     return module.with_changes(body=body[:index] + statements + body[index:])
 
 

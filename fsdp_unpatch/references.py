@@ -26,6 +26,7 @@ class Reference:
     symbol: RemovedSymbol
     local: str  # the file's name that leads to it (`f`, `patch_mod`)
     scopes: tuple[cst.CSTNode, ...]  # enclosing classes and functions, outermost first
+    rebound: bool = False  # the file also assigns to `local`: it may stand for something else here
 
 
 @dataclass
@@ -139,8 +140,9 @@ def find_references(analysis: FileAnalysis, symbols: Mapping[str, RemovedSymbol]
     if foreign:
         analysis.module.visit(finder)
     found = finder.found
-    # A name the file assigns to may stand for something else where it is used: leave those alone.
-    found.references = [r for r in found.references if r.local not in found.rebound]
+    # A name the file assigns to may stand for something else where it is used: not rewritten.
+    for reference in found.references:
+        reference.rebound = reference.local in found.rebound
     return found
 
 
@@ -170,17 +172,8 @@ def spellings(native: str, catalog: Catalog) -> list[Spelling]:
     return [preferred, qualified]
 
 
-def choose_spelling(options: list[Spelling], table: ImportTable, names: set[str]) -> Optional[Spelling]:
-    """The first spelling whose head name is free in the file, or already means the right thing."""
-    for spelling in options:
-        bound = table.bindings.get(spelling.head)
-        if bound == spelling.head_means or (bound is None and spelling.head not in names):
-            return spelling
-    return None
-
-
-def import_present(module: cst.Module, spelling: Spelling) -> bool:
-    """Whether a top-level import already gives the spelling what it needs."""
+def top_level_imports(module: cst.Module) -> ImportTable:
+    """The names the module's top-level import statements bind (visible everywhere in the file)."""
     top = ImportTable()
     for statement in module.body:
         if isinstance(statement, cst.SimpleStatementLine):
@@ -189,6 +182,33 @@ def import_present(module: cst.Module, spelling: Spelling) -> bool:
                     top.add_import(small)
                 elif isinstance(small, cst.ImportFrom):
                     top.add_import_from(small)
+    return top
+
+
+def choose_spelling(
+    options: list[Spelling], table: ImportTable, names: set[str], top: ImportTable
+) -> Optional[Spelling]:
+    """A spelling through a name a top-level import already binds to the right thing (`Group` for
+    `FSDPParamGroup as Group`, `th` for `import torch as th`); else the first one whose head name is free
+    in the file, or means the right thing already."""
+    for spelling in options:
+        if spelling.import_code.startswith("import ") and spelling.import_code != f"import {spelling.head}":
+            continue  # the fully qualified spelling needs its own import
+        for local, bound in top.bindings.items():
+            if bound == spelling.head_means and table.bindings.get(local) == bound:
+                rest = spelling.expression[len(spelling.head):]
+                return Spelling(local + rest, local, bound, "")
+    for spelling in options:
+        bound = table.bindings.get(spelling.head)
+        if bound == spelling.head_means or (bound is None and spelling.head not in names):
+            return spelling
+    return None
+
+
+def import_present(module: cst.Module, spelling: Spelling, top: ImportTable) -> bool:
+    """Whether a top-level import already gives the spelling what it needs."""
+    if not spelling.import_code:
+        return True
     if top.bindings.get(spelling.head) != spelling.head_means:
         return False
     # `import torch` does not load `torch.distributed.fsdp...`: the fully qualified spelling needs its
@@ -205,17 +225,20 @@ def plan_rewrite(
     """FSU301: the reference, rewritten to the native counterpart (no fix when no spelling fits)."""
     symbol = reference.symbol
     spelled = analysis.code(reference.node)
-    spelling = choose_spelling(spellings(symbol.native, catalog), analysis.table, names)
-    if spelling is None:
+    top = top_level_imports(analysis.module)
+    spelling = choose_spelling(spellings(symbol.native, catalog), analysis.table, names, top)
+    if spelling is None or reference.rebound:
+        why = (f"`{reference.local}` is also assigned in this file" if reference.rebound
+               else "the names it needs are taken in this file")
         return Planned(
             "FSU301",
             reference.node,
             f"`{spelled}` names `{symbol.name}`, which the migration removes; native FSDP2 offers "
-            f"`{symbol.native}` (the names it needs are taken in this file: rewrite by hand)",
+            f"`{symbol.native}` ({why}: rewrite by hand)",
             symbol.target,
         )
     edits: list[Edit] = [Edit(reference.node, cst.parse_expression(spelling.expression))]
-    if not import_present(analysis.module, spelling):
+    if not import_present(analysis.module, spelling, top):
         edits.append(AddImport(analysis.module, code=spelling.import_code))
     return Planned(
         "FSU301",

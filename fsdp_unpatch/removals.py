@@ -87,8 +87,11 @@ def from_run(catalog: Catalog, analyses: Iterable[FileAnalysis]) -> Removals:
             if planned.target is None or planned.target not in catalog.targets:
                 continue
             qualified = f"{analysis.module_name}.{name}"
-            native = catalog.targets[planned.target].native
-            removals.symbols[qualified] = RemovedSymbol(qualified, planned.target, native, planned)
+            target = planned.target
+            if target.startswith("ops.") and target.endswith(".default") and target[: -len(".default")] in catalog.targets:
+                target = target[: -len(".default")]  # installed over the packet and its overload: call the packet
+            native = catalog.targets[target].native
+            removals.symbols[qualified] = RemovedSymbol(qualified, target, native, planned)
         for installer in analysis.installers:
             if installer.removable:
                 removals.installers[installer.qualified] = installer.finding
