@@ -17,7 +17,8 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 def tree_files(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes()
-        for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts and ".fsdp_unpatch_cache" not in p.parts
     }
 
 
