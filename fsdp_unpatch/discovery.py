@@ -23,6 +23,7 @@ class Candidate:
     display: str
     explicit: bool  # named on the command line rather than found by walking
     data: Optional[bytes] = None  # the content, when it comes from standard input (an editor's buffer)
+    leaves_roots: bool = False  # a symbolic link found by walking whose target lies outside every walked folder
 
 
 class MissingPath(Exception):
@@ -34,7 +35,17 @@ def _is_virtualenv(folder: str) -> bool:
 
 
 def _display(path: str) -> str:
-    return path[2:] if path.startswith("./") else path
+    """The path as reports show it; bytes that are not UTF-8 (kept by Python as surrogates) as `\\xNN`."""
+    path = path[2:] if path.startswith("./") else path
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        path = os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path
+
+
+def _inside(path: str, folders: Iterable[str]) -> bool:
+    return any(path == folder or path.startswith(folder.rstrip(os.sep) + os.sep) for folder in folders)
 
 
 def force_excluded(raw: str) -> bool:
@@ -62,6 +73,9 @@ def discover(paths: Iterable[str], force_exclude: bool = False, exclusion=None) 
     configured exclude patterns and `.gitignore`, and replaces SKIPPED_DIRS when `exclude` is set.
     """
     seen: set[str] = set()
+    paths = list(paths)
+    # A symbolic link is read wherever it points, but written only when it points inside a walked folder.
+    roots = [os.path.realpath(raw) for raw in paths if os.path.isdir(raw)]
     for raw in paths:
         if not os.path.lexists(raw):
             raise MissingPath(raw)
@@ -71,7 +85,8 @@ def discover(paths: Iterable[str], force_exclude: bool = False, exclusion=None) 
                 key = os.path.realpath(path)
                 if key not in seen:
                     seen.add(key)
-                    yield Candidate(Path(path), _display(path), explicit=False)
+                    leaves = os.path.islink(path) and not _inside(key, roots)
+                    yield Candidate(Path(path), _display(path), explicit=False, leaves_roots=leaves)
         else:
             key = os.path.realpath(raw)
             if force_exclude and (exclusion.excluded_anywhere(raw) if exclusion is not None else force_excluded(raw)):

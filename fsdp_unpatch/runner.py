@@ -5,6 +5,7 @@ findings with positions -> selected fixes -> re-parsed, atomically written resul
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
@@ -21,7 +22,8 @@ from fsdp_unpatch.migration import link_references
 from fsdp_unpatch.prefilter import prefilter_for
 from fsdp_unpatch.module_edits import deletes_file, delete_file
 from fsdp_unpatch.sourcefile import (
-    SourceError, SourceFile, module_name_for, parse_source, read_source, write_atomic,
+    SourceError, SourceFile, keep_line_endings, module_name_for, on_big_stack, parse_source, read_source,
+    round_trips, write_atomic,
 )
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.results import FileResult, RunOptions, RunResult  # noqa: F401
@@ -67,7 +69,11 @@ class Run:
             unit.error = _error_finding(unit.candidate.display, error)
             return
         name, is_package = module_name_for(unit.candidate.path)
-        unit.analysis = analyze_module(module, name, is_package, self.catalog, self.options.analysis)
+        try:
+            unit.analysis = analyze_module(module, name, is_package, self.catalog, self.options.analysis)
+        except RecursionError:  # libcst's visitors recurse once per level of nesting
+            unit.error = _error_finding(unit.candidate.display, SourceError(
+                "FSU901", "too deeply nested to analyse (Python's recursion limit); the file is left alone"))
 
     def load(self, candidates: Iterable[Candidate]) -> None:
         prefilter = prefilter_for(self.catalog)
@@ -190,13 +196,22 @@ class Run:
         if not applied:
             return
         assert unit.analysis is not None and unit.source is not None
+        refusal = self.refusal(unit)
+        if refusal is not None:
+            result.findings.append(_error_finding(result.display, refusal))
+            return
         edits = [e for p, _ in applied for e in p.edits]
-        module = apply_edits(unit.analysis, edits)
-        data = module.bytes
+        try:
+            module = keep_line_endings(unit.analysis.module, apply_edits(unit.analysis, edits), unit.source.data)
+            data = module.bytes
+        except RecursionError:
+            result.findings.append(_error_finding(result.display, SourceError(
+                "FSU903", "too deeply nested to rewrite (Python's recursion limit); not written")))
+            return
         if data == unit.source.data:
             return
         try:
-            cst.parse_module(data)
+            on_big_stack(lambda: cst.parse_module(data))
         except Exception as error:  # the fix must never leave a file that does not parse
             result.findings.append(
                 _error_finding(result.display, SourceError("FSU903", f"fixed text does not parse ({error}); not written"))
@@ -213,6 +228,18 @@ class Run:
         result.fixed = data
         for _, finding in applied:
             finding.fixed = True
+
+    def refusal(self, unit: _Unit) -> Optional[SourceError]:
+        """Why a fix of this file must not be written, whatever it is."""
+        assert unit.analysis is not None and unit.source is not None
+        if getattr(unit.candidate, "leaves_roots", False):
+            target = os.path.realpath(unit.candidate.path)
+            return SourceError("FSU903", f"symbolic link to a file outside the folders being fixed ({target}); "
+                                         "not written (name the file itself to fix it)")
+        if not round_trips(unit.analysis.module, unit.source.data):
+            return SourceError("FSU903", "libcst does not give back this file byte for byte (a form feed at the "
+                                         "start of a line, or lines that end in a lone carriage return?); not written")
+        return None
 
     def selection(self) -> set[int]:
         selected: set[int] = set()

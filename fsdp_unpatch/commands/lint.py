@@ -15,6 +15,7 @@ import click
 from fsdp_unpatch.reporting import FORMATS, MACHINE_FORMATS, NEEDS_REPLACEMENTS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 
 def _common(function):
@@ -77,12 +78,18 @@ def _execute(
     force_exclude: bool = False,
     **configuration,
 ) -> int:
-    status, result = _run_and_report(
-        paths, fix=fix, diff=diff, unsafe_fixes=unsafe_fixes, output_format=output_format,
-        target_torch=target_torch, select=select, ignore=ignore, show_source=show_source, no_color=no_color,
-        quiet=quiet, show_fixes=show_fixes, stdin_filename=stdin_filename, force_exclude=force_exclude,
-        configuration=configuration,
-    )
+    try:
+        status, result = _run_and_report(
+            paths, fix=fix, diff=diff, unsafe_fixes=unsafe_fixes, output_format=output_format,
+            target_torch=target_torch, select=select, ignore=ignore, show_source=show_source, no_color=no_color,
+            quiet=quiet, show_fixes=show_fixes, stdin_filename=stdin_filename, force_exclude=force_exclude,
+            configuration=configuration,
+        )
+    except KeyboardInterrupt:
+        # Writes hold Ctrl-C until they are done (sourcefile.signals_deferred): no file is half written.
+        done = "; every file is either wholly fixed or untouched" if fix and not diff else ""
+        click.echo(f"fsdp-unpatch: interrupted{done}", err=True)
+        return EXIT_INTERRUPTED
     if status == EXIT_ERROR or result is None:
         return status
     if exit_zero:
@@ -148,6 +155,13 @@ def _run_and_report(
     if stdin_filename is not None and not from_stdin:
         click.echo("fsdp-unpatch: error: --stdin-filename needs the path `-`", err=True)
         return EXIT_ERROR, None
+    # A path that does not exist is an input error like an unreadable file: named, and the others still run.
+    missing = [p for p in paths if p != "-" and not os.path.lexists(p)]
+    for path in missing:
+        click.echo(f"fsdp-unpatch: error: {path}: no such file or directory", err=True)
+    if missing and len(missing) == len(paths):
+        return EXIT_ERROR, None
+    paths = [p for p in paths if p not in missing]
     stdin_data = sys.stdin.buffer.read() if from_stdin else b""
     try:
         candidates = (
@@ -204,7 +218,7 @@ def _run_and_report(
     else:
         sys.stdout.write(formatter(output_format)(result, context))
     remaining = result.remaining
-    if any(f.category == "error" for f in remaining):
+    if missing or any(f.category == "error" for f in remaining):
         return EXIT_ERROR, result
     if diff:
         return (EXIT_FINDINGS if result.changed else EXIT_CLEAN), result
