@@ -29,7 +29,9 @@ from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.names import ImportTable, dotted_name
 from fsdp_unpatch.test_cleanup import is_test_module
 
-FOREACH_COPY = frozenset({"torch._foreach_copy_", "torch.ops.aten._foreach_copy_", "torch.ops.aten._foreach_copy_.default"})
+FOREACH_COPY = frozenset(
+    {"torch._foreach_copy_", "torch.ops.aten._foreach_copy_", "torch.ops.aten._foreach_copy_.default"}
+)
 MOCKS = frozenset({"unittest.mock.patch", "mock.patch", "unittest.mock.patch.object", "mock.patch.object"})
 REGISTERED = re.compile(r"(^|\.)aten\._foreach_copy_?(\.default)?$")
 SOURCE_TOKENS = (b"_foreach_copy",)
@@ -182,7 +184,11 @@ class _Devices:
         return None, f"`{_one_line(self.code(call), 40)}` (not visible here)"
 
 
-def _copy_operands(call: cst.Call) -> tuple[Optional[cst.BaseExpression], Optional[cst.BaseExpression], Optional[cst.BaseExpression]]:
+MaybeExpression = Optional[cst.BaseExpression]
+
+
+def _copy_operands(call: cst.Call) -> tuple[MaybeExpression, MaybeExpression, MaybeExpression]:
+    """(destination, source, non_blocking) of a `_foreach_copy_(self, src, non_blocking)` call."""
     positional = [a.value for a in call.args if a.keyword is None and not a.star]
     keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     destination = positional[0] if positional else keywords.get("self")
@@ -316,7 +322,9 @@ class _FileAudit:
             return "mocked"
         if what == "registration":
             return "lowering-registration"
-        words = {s.name.value.lower().removeprefix("_patched_").lstrip("_") for s in scopes if isinstance(s, cst.FunctionDef)}
+        words = {
+            s.name.value.lower().removeprefix("_patched_").lstrip("_") for s in scopes if isinstance(s, cst.FunctionDef)
+        }
         collective = any(name in word for word in words for name in self.fsdp2_names)
         if any(self.module_name.startswith(root) for root in self.fsdp2_roots) or collective:
             return "fsdp2-collectives"

@@ -84,7 +84,8 @@ class _Linker:
 
     def installer_calls(self, analysis: FileAnalysis) -> set[int]:
         return {
-            id(call.statement) for call in analysis.facts.calls if analysis.table.qualify(call.call.func) in self.installers
+            id(call.statement) for call in analysis.facts.calls
+            if analysis.table.qualify(call.call.func) in self.installers
         }
 
     def used_elsewhere(self, unit: Unit) -> Callable[[], bool]:
@@ -109,7 +110,13 @@ class _Linker:
         )
         analysis.planned.extend(tests.planned)
         self.absorb_installer_calls(analysis, tests)
+        installed = {id(install.value) for install in analysis.facts.installs}
         for reference in references.references:
+            if id(reference.node) in installed:
+                # Installed over an FSDP2 symbol here: the install-site analysis reports it (FSU101);
+                # rewriting the value would only assign the native function to itself.
+                self.blocked.add(reference.symbol.qualified)
+                continue
             planned = tests.covered.get(id(reference.node))
             if planned is None:
                 planned = plan_rewrite(analysis, reference, self.catalog, references.names)

@@ -88,8 +88,9 @@ def from_run(catalog: Catalog, analyses: Iterable[FileAnalysis]) -> Removals:
                 continue
             qualified = f"{analysis.module_name}.{name}"
             target = planned.target
-            if target.startswith("ops.") and target.endswith(".default") and target[: -len(".default")] in catalog.targets:
-                target = target[: -len(".default")]  # installed over the packet and its overload: call the packet
+            packet = target[: -len(".default")] if target.startswith("ops.") and target.endswith(".default") else None
+            if packet in catalog.targets:
+                target = packet  # installed over the packet and its overload: call the packet
             native = catalog.targets[target].native
             removals.symbols[qualified] = RemovedSymbol(qualified, target, native, planned)
         for installer in analysis.installers:
