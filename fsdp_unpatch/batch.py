@@ -53,6 +53,7 @@ class _Item:
     source: Optional["SourceFile"] = None
     outcome: Optional[Outcome] = None
     cache_key: Optional[str] = None
+    named_fsdp: bool = False  # passed the prefilter's first stage (holds one of its tokens)
     error: Optional[Finding] = field(default=None, repr=False)
 
 
@@ -161,13 +162,15 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
             item.error = _error(candidate.display, source)
             item.outcome = Outcome(FileResult(candidate.display, findings=[item.error]))
             continue
+        item.named_fsdp = prefilter.has_token(source.data)
         if not prefilter.worth_parsing(source.data, str(candidate.path)):
             item.outcome = Outcome(FileResult(candidate.display))
             continue  # the bytes are dropped here: memory stays flat however large the tree
         item.source = source
         if use_cache:
             item.cache_key = cache.key(candidate, source.data)  # type: ignore[union-attr]
-            item.outcome = cache.get(item.cache_key)  # type: ignore[union-attr]
+            found = cache.get(item.cache_key)  # type: ignore[union-attr]
+            item.outcome = found if isinstance(found, Outcome) else None
         if item.outcome is None:
             pending.append(item)
     outcomes = _analyze_all([(i.candidate, i.source) for i in pending], catalog, options,  # type: ignore[misc]
@@ -182,16 +185,44 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
         changed = {i for i, item in enumerate(items) if item.outcome is not None and item.outcome.result.fixed is not None}
         together = sorted(set(together) | changed)
     if together:
-        from fsdp_unpatch.runner import run_together
-
-        linked = run_together([items[i].candidate for i in together], catalog, options)
-        for index, result in zip(together, linked.files):
+        for index, result in zip(together, _run_linked([items[i] for i in together], catalog, options,
+                                                       cache if use_cache else None)):
             items[index].outcome = Outcome(result)
     files = [item.outcome.result for item in items]  # type: ignore[union-attr]
     unsafe_left = sum(
         1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
     )
     return RunResult(files=files, unsafe_fixes_left=unsafe_left if options.fix else 0)
+
+
+def _run_linked(group: Sequence[_Item], catalog: Catalog, options: RunOptions,
+                cache: Optional["Cache"]) -> list[FileResult]:
+    """The engine over the linked files together; cached under the keys of all of them.
+
+    Sound because the group's result depends only on its files (bytes, paths, module names) and on what
+    every key holds besides (tool, catalog, configuration); the group itself is recomputed every run.
+    """
+    from fsdp_unpatch.runner import run_together
+
+    key = None
+    if cache is not None:
+        keys = []
+        for item in group:
+            if item.cache_key is None:
+                data = item.source.data if item.source is not None else _reread(item.candidate)
+                if data is None:
+                    break
+                item.cache_key = cache.key(item.candidate, data)
+            keys.append(item.cache_key)
+        else:
+            key = cache.group_key(keys)
+            found = cache.get(key)
+            if isinstance(found, list) and len(found) == len(group):
+                return found
+    files = run_together([item.candidate for item in group], catalog, options).files
+    if key is not None:
+        cache.put(key, files)  # type: ignore[union-attr]
+    return files
 
 
 def _linked(items: Sequence[_Item], prefilter) -> list[int]:
@@ -213,7 +244,11 @@ def _linked(items: Sequence[_Item], prefilter) -> list[int]:
     if names:
         encoded = [n.encode() for n in names]
         mentioned_by: dict[bytes, list[int]] = {n: [] for n in encoded}
+        # A name that holds a first-stage token can only be in files that passed the first stage.
+        anywhere = not all(prefilter.has_token(name) for name in encoded)
         for i, item in enumerate(items):
+            if not (anywhere or item.named_fsdp or item.source is not None):
+                continue
             data = item.source.data if item.source is not None else _reread(item.candidate)
             if data is None:
                 continue

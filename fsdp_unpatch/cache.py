@@ -90,6 +90,10 @@ class Cache:
             digest.update(len(part).to_bytes(8, "little") + part)
         return digest.hexdigest()
 
+    def group_key(self, keys: Iterable[str]) -> str:
+        """The key of files analysed together: all their keys, in run order."""
+        return hashlib.sha256(("group\0" + "\0".join(keys)).encode()).hexdigest()
+
     def get(self, key: Optional[str]):
         if key is None:
             return None

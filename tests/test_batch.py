@@ -166,11 +166,15 @@ def test_changed_configuration_gives_fresh_findings(tmp_path: Path) -> None:
 def _doctor_entries(tree: Path) -> int:
     """Replace every cache entry by an outcome with a finding no analysis makes."""
     entries = [p for p in (tree / CACHE_DIR / "entries").rglob("*") if p.is_file()]
+    def fake(display: str) -> FileResult:
+        return FileResult(display, findings=[Finding("FSU999", "error", display, Span(1, 1, 1, 1), "planted")])
+
     for path in entries:
-        outcome: Outcome = pickle.loads(path.read_bytes())
-        display = outcome.result.display
-        fake = Finding("FSU999", "error", display, Span(1, 1, 1, 1), "planted in the cache")
-        path.write_bytes(pickle.dumps(Outcome(FileResult(display, findings=[fake]))))
+        entry = pickle.loads(path.read_bytes())
+        if isinstance(entry, Outcome):  # one file's outcome
+            path.write_bytes(pickle.dumps(Outcome(fake(entry.result.display))))
+        else:  # the results of files linked together
+            path.write_bytes(pickle.dumps([fake(result.display) for result in entry]))
     return len(entries)
 
 
