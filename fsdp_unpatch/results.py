@@ -27,6 +27,9 @@ class RunOptions:
     unsafe_fixes: bool = False
     replacements: bool = False  # attach each fix's replacement regions (SARIF, --show-fixes)
     selected: Callable[[str, str], bool] = _everything  # (code, path) -> reported?
+    # Python files of the project that the run does not cover (a pre-commit hook passes a few files):
+    # a definition one of them still names is not deleted.
+    outside: tuple[str, ...] = ()
 
 
 @dataclass

@@ -265,6 +265,26 @@ class Run:
                     for installer in planned.requires:
                         installer.requires.append(_NEVER)
 
+    def keep_named_outside(self) -> None:
+        """A replacement or installer that a project file outside the run names stays: deleting it would break that file."""
+        deletions = [
+            planned for unit in self.units if unit.analysis is not None
+            for planned in unit.analysis.planned if planned.code in ("FSU002", "FSU003")
+        ]
+        if not deletions or not self.options.outside:
+            return
+        for path in self.options.outside:
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            for planned in deletions:
+                name = planned.node.value  # type: ignore[attr-defined]
+                if _NEVER not in planned.requires and name.encode() in data:
+                    planned.requires.append(_NEVER)
+                    planned.message += f"; kept for now: {os.path.relpath(path)} (not in this run) names it"
+
     def unused_noqa(self, unit: _Unit) -> list[Finding]:
         """FSU501 findings for `# noqa` codes on lines where the analysis found no such finding."""
         display = unit.candidate.display
@@ -290,6 +310,7 @@ class Run:
     def results(self) -> RunResult:
         selected = self.selection()
         self.keep_called_installers(selected)
+        self.keep_named_outside()
         memo: dict[int, bool] = {}
         files = [self.finish(unit, memo, selected) for unit in self.units]
         for unit, file_result in zip(self.units, files):

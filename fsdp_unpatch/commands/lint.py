@@ -5,6 +5,7 @@ Exit status: 0 nothing to report (keep findings never fail a run), 1 findings re
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import replace
@@ -118,8 +119,6 @@ def _run_and_report(
     configuration: Optional[dict] = None,
 ):
     """Run and print the report; returns the exit status and the run's result (None after a usage error)."""
-    import os
-
     # Nothing here loads libcst: a run whose files the prefilter rejects never needs it.
     from fsdp_unpatch.batch import default_jobs, run
     from fsdp_unpatch.catalog import load_catalog
@@ -178,6 +177,7 @@ def _run_and_report(
         unsafe_fixes=unsafe_fixes,
         selected=settings.is_selected,
         replacements=output_format in NEEDS_REPLACEMENTS or (show_fixes and not fix),
+        outside=() if from_stdin else outside_files(paths or (".",), candidates, settings.exclusion()),
     )
     if show_progress(sys.stderr, os.environ, output_format, quiet, len(candidates)):
         from fsdp_unpatch.progress import tracked
@@ -239,6 +239,28 @@ def show_progress(stream, environ, output_format: str, quiet: bool, files: int) 
         and output_format not in MACHINE_FORMATS
         and not environ.get("CI")
         and stream.isatty()
+    )
+
+
+def outside_files(paths: Sequence[str], candidates: Sequence, exclusion) -> tuple[str, ...]:
+    """The project's Python files that the run does not cover, when it covers only part of a project.
+
+    The project is the folder with `pyproject.toml` or `.git` above the paths; without one there is
+    nothing to protect beyond the paths themselves.
+    """
+    from fsdp_unpatch.discovery import discover
+
+    start = os.path.realpath(paths[0])
+    folder = start if os.path.isdir(start) else os.path.dirname(start)
+    while not (os.path.isfile(os.path.join(folder, "pyproject.toml")) or os.path.exists(os.path.join(folder, ".git"))):
+        if os.path.dirname(folder) == folder:
+            return ()
+        folder = os.path.dirname(folder)
+    if any(os.path.realpath(p) == folder for p in paths):
+        return ()
+    covered = {os.path.realpath(c.path) for c in candidates}
+    return tuple(
+        str(c.path) for c in discover([folder], exclusion=exclusion) if os.path.realpath(c.path) not in covered
     )
 
 
