@@ -167,10 +167,10 @@ class _Linker:
             else:
                 origin.requires.extend(self.covering[qualified])
 
-    def plan_strings(self) -> None:
+    def plan_strings(self, units: Sequence[Unit]) -> None:
         removed = {s.name: f"native: `{s.native}`" for s in self.symbols.values()}
         removed.update({q.rsplit(".", 1)[1]: "nothing replaces it" for q in self.installers})
-        for unit in self.units:
+        for unit in units:
             if unit.analysis is not None:
                 skipped = self.deleted_code.get(id(unit.analysis), [])
                 unit.analysis.planned.extend(plan_strings(unit.analysis, removed, skipped))
@@ -184,8 +184,10 @@ def link_references(
     if not linker.symbols and not linker.installers:
         return
     linker.parse_mentioning(analyze)
-    for unit in units:
-        if unit.analysis is not None:
-            linker.plan_file(unit)
+    # A file that names none of the removed symbols or installers has nothing to plan: no tree walk.
+    names = sorted(n.encode() for n in linker.removals().names())
+    mentioning = [u for u in units if u.analysis is not None and _mentions(u, names)]
+    for unit in mentioning:
+        linker.plan_file(unit)
     linker.decide_replacements()
-    linker.plan_strings()
+    linker.plan_strings(mentioning)

@@ -27,9 +27,10 @@ class RunOptions:
     unsafe_fixes: bool = False
     replacements: bool = False  # attach each fix's replacement regions (SARIF, --show-fixes)
     selected: Callable[[str, str], bool] = _everything  # (code, path) -> reported?
-    # Python files of the project that the run does not cover (a pre-commit hook passes a few files):
-    # a definition one of them still names is not deleted.
-    outside: tuple[str, ...] = ()
+    # A run over part of a project (a pre-commit hook passes a few files): the project's root and the
+    # paths the run covers. A definition that a project file outside them still names is not deleted.
+    project_root: Optional[str] = None
+    covered: tuple[str, ...] = ()
 
 
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -271,9 +271,9 @@ class Run:
             planned for unit in self.units if unit.analysis is not None
             for planned in unit.analysis.planned if planned.code in ("FSU002", "FSU003")
         ]
-        if not deletions or not self.options.outside:
+        if not deletions or self.options.project_root is None:
             return
-        for path in self.options.outside:
+        for path in outside_files(self.options.project_root, self.options.covered):
             try:
                 with open(path, "rb") as handle:
                     data = handle.read()
@@ -319,6 +319,17 @@ class Run:
             1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
         )
         return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0)
+
+
+def outside_files(root: str, covered: Iterable[str]) -> Iterator[str]:
+    """The Python files below `root` that are not below (or equal to) one of the `covered` paths."""
+    from fsdp_unpatch.discovery import discover
+
+    covered = [os.path.realpath(path) for path in covered]
+    for candidate in discover([root]):
+        real = os.path.realpath(candidate.path)
+        if not any(real == path or real.startswith(path + os.sep) for path in covered):
+            yield str(candidate.path)
 
 
 # A requirement never met: a fix that requires it is not applied (the finding is still reported).

@@ -177,7 +177,8 @@ def _run_and_report(
         unsafe_fixes=unsafe_fixes,
         selected=settings.is_selected,
         replacements=output_format in NEEDS_REPLACEMENTS or (show_fixes and not fix),
-        outside=() if from_stdin else outside_files(paths or (".",), candidates, settings.exclusion()),
+        project_root=None if from_stdin else partial_project(paths or (".",)),
+        covered=tuple(paths),
     )
     if show_progress(sys.stderr, os.environ, output_format, quiet, len(candidates)):
         from fsdp_unpatch.progress import tracked
@@ -242,26 +243,16 @@ def show_progress(stream, environ, output_format: str, quiet: bool, files: int) 
     )
 
 
-def outside_files(paths: Sequence[str], candidates: Sequence, exclusion) -> tuple[str, ...]:
-    """The project's Python files that the run does not cover, when it covers only part of a project.
-
-    The project is the folder with `pyproject.toml` or `.git` above the paths; without one there is
-    nothing to protect beyond the paths themselves.
-    """
-    from fsdp_unpatch.discovery import discover
-
+def partial_project(paths: Sequence[str]) -> Optional[str]:
+    """The project root (the folder with `pyproject.toml` or `.git` above the paths), when the run covers
+    only part of it; None when it covers all of it or there is no project to protect."""
     start = os.path.realpath(paths[0])
     folder = start if os.path.isdir(start) else os.path.dirname(start)
     while not (os.path.isfile(os.path.join(folder, "pyproject.toml")) or os.path.exists(os.path.join(folder, ".git"))):
         if os.path.dirname(folder) == folder:
-            return ()
+            return None
         folder = os.path.dirname(folder)
-    if any(os.path.realpath(p) == folder for p in paths):
-        return ()
-    covered = {os.path.realpath(c.path) for c in candidates}
-    return tuple(
-        str(c.path) for c in discover([folder], exclusion=exclusion) if os.path.realpath(c.path) not in covered
-    )
+    return None if any(os.path.realpath(p) == folder for p in paths) else folder
 
 
 def stdin_candidates(data: bytes, stdin_filename: Optional[str], force_exclude: bool, exclusion=None) -> list:
