@@ -81,11 +81,14 @@ def discover(paths: Iterable[str], force_exclude: bool = False, exclusion=None) 
             raise MissingPath(raw)
         if os.path.isdir(raw):
             found = sorted(_walk(raw, exclusion))
+            real_root = os.path.realpath(raw)
             for path in found:
-                key = os.path.realpath(path)
+                # The walk follows no folder links, so only a file link needs resolving (realpath is slow).
+                link = os.path.islink(path)
+                key = os.path.realpath(path) if link else os.path.join(real_root, os.path.relpath(path, raw))
                 if key not in seen:
                     seen.add(key)
-                    leaves = os.path.islink(path) and not _inside(key, roots)
+                    leaves = link and not _inside(key, roots)
                     yield Candidate(Path(path), _display(path), explicit=False, leaves_roots=leaves)
         else:
             key = os.path.realpath(raw)

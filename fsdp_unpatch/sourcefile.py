@@ -16,6 +16,7 @@ import signal
 import stat
 import tempfile
 import threading
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,7 +152,9 @@ def _python_error(data: bytes) -> tuple[Optional[SourceError], bool]:
     the running Python.
     """
     try:
-        compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        with warnings.catch_warnings():  # CPython's remarks on the scanned code (`1()`...) are not ours to print
+            warnings.simplefilter("ignore")
+            compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except (RecursionError, MemoryError):
         return SourceError("FSU901", "too deeply nested to parse safely (CPython's parser gives up on it too)"), True
     except SyntaxError as error:

@@ -1,0 +1,24 @@
+"""Hypothesis profiles for the property tests (tests/test_properties.py).
+
+- `fast` (the default): a fixed seed (derandomize) and few examples, so that every run of the suite is
+  quick and sees the same inputs.
+- `long`: random seeds and many more examples, for a hunt: `HYPOTHESIS_PROFILE=long python -m pytest
+  tests/test_properties.py`.
+"""
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_COMMON = dict(
+    deadline=None,  # parsing generated code has no stable timing
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+settings.register_profile("fast", max_examples=40, derandomize=True, database=None, print_blob=True, **_COMMON)
+settings.register_profile("long", max_examples=2000, derandomize=False, print_blob=True, **_COMMON)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "slow: takes tens of seconds (tests/test_real_trees.py); -m 'not slow' skips it")
