@@ -188,6 +188,8 @@ def on_big_stack(function: Callable[[], T]) -> T:
     try:
         worker = threading.Thread(target=target, name="fsdp-unpatch-parser", daemon=True)
         worker.start()
+    except (RuntimeError, MemoryError):  # no room for such a stack (ulimit -v): the ordinary one, then
+        return function()
     finally:
         threading.stack_size(previous)
     worker.join()
@@ -422,11 +424,11 @@ def _replace(source: SourceFile, path: str, data: bytes, info: os.stat_result) -
         try:
             _write_all(descriptor, data)
             os.fsync(descriptor)
-            if hasattr(os, "fchown") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
-                os.fchown(descriptor, info.st_uid, info.st_gid)  # before the mode: chown clears setuid bits
-            os.fchmod(descriptor, stat.S_IMODE(info.st_mode))
         finally:
             os.close(descriptor)
+        if hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+            os.chown(temporary, info.st_uid, info.st_gid)  # before the mode: chown clears setuid bits
+        os.chmod(temporary, stat.S_IMODE(info.st_mode))
         if changed_on_disk(source):
             raise SourceError("FSU903", "file changed on disk while it was being fixed; not written")
         os.replace(temporary, path)
