@@ -110,6 +110,12 @@ def delete_file(source, data: bytes = b"") -> None:
 
     if changed_on_disk(source):
         raise SourceError("FSU903", "file changed on disk while it was being fixed; not deleted")
+    # Unlinking a link would leave its target, full, behind; a read-only file says "do not touch" (docs/safety.md).
+    if os.path.islink(source.path):
+        raise SourceError("FSU903", "the fix empties this file, but it is a symbolic link; not deleted "
+                                    f"(delete {os.path.realpath(source.path)} and the link yourself)")
+    if not os.stat(source.path).st_mode & 0o222 or not os.access(source.path, os.W_OK):
+        raise SourceError("FSU903", "the fix empties this file, but it is read-only; not deleted")
     try:
         os.unlink(source.path)
     except OSError as error:

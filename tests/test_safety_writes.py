@@ -258,3 +258,26 @@ def test_ctrl_c_during_a_write_waits_until_the_write_is_done(tmp_path: Path, mon
     assert delivered_before_rename == [True]
     assert target.read_text() == HEAD + TAIL  # wholly new
     assert _leftovers(tmp_path) == []
+
+
+# a fix that empties a file deletes it (FSU305): never through a link, never a read-only file -------------
+def test_emptied_file_behind_a_symbolic_link_is_not_deleted(tmp_path: Path) -> None:
+    from fsdp_unpatch.module_edits import delete_file
+
+    (tmp_path / "real_test.py").write_text("x = 1\n")
+    link = tmp_path / "test_link.py"
+    link.symlink_to("real_test.py")
+    with pytest.raises(sourcefile.SourceError, match="symbolic link; not deleted"):
+        delete_file(sourcefile.read_source(link, "test_link.py"))
+    assert link.is_symlink() and (tmp_path / "real_test.py").read_text() == "x = 1\n"
+
+
+def test_emptied_read_only_file_is_not_deleted(tmp_path: Path) -> None:
+    from fsdp_unpatch.module_edits import delete_file
+
+    path = tmp_path / "test_frozen.py"
+    path.write_text("x = 1\n")
+    os.chmod(path, 0o444)
+    with pytest.raises(sourcefile.SourceError, match="read-only; not deleted"):
+        delete_file(sourcefile.read_source(path, "test_frozen.py"))
+    assert path.read_text() == "x = 1\n"
