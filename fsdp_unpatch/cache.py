@@ -31,13 +31,11 @@ _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This is the fsdp
 
 def project_root(paths: Iterable[str], cwd: Optional[str] = None) -> Path:
     """The folder holding `pyproject.toml` or `.git` above the first path (else the current folder)."""
+    from fsdp_unpatch.discovery import enclosing_project
+
     paths = list(paths)
-    start = Path(os.path.abspath(paths[0] if paths else (cwd or "."))) if paths or cwd else Path.cwd()
-    folder = start if start.is_dir() else start.parent
-    for candidate in (folder, *folder.parents):
-        if (candidate / "pyproject.toml").is_file() or (candidate / ".git").exists():
-            return candidate
-    return Path(cwd) if cwd else Path.cwd()
+    fallback = Path(cwd) if cwd else Path.cwd()
+    return enclosing_project(paths[0] if paths else str(fallback)) or fallback
 
 
 def catalog_digest(files: Iterable[Path] = ()) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 import click
@@ -59,65 +59,59 @@ def _common(function):
     return function
 
 
-def _execute(
-    paths: Sequence[str],
-    *,
-    fix: bool,
-    diff: bool,
-    unsafe_fixes: bool,
-    output_format: str,
-    target_torch: Optional[str],
-    select: Sequence[str],
-    ignore: Sequence[str],
-    show_source: bool,
-    no_color: bool,
-    exit_zero: bool = False,
-    quiet: bool = False,
-    show_fixes: bool = False,
-    stdin_filename: Optional[str] = None,
-    exit_non_zero_on_fix: bool = False,
-    force_exclude: bool = False,
-    **configuration,
-) -> int:
+@dataclass(frozen=True)
+class Request:
+    """What `check` or `fix` was asked to do, as click parsed it."""
+
+    paths: tuple[str, ...]
+    fix: bool
+    diff: bool = False
+    unsafe_fixes: bool = False
+    exit_non_zero_on_fix: bool = False
+    output_format: str = "full"
+    target_torch: Optional[str] = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: Optional[bool] = None
+    force_exclude: bool = False
+    config: Optional[str] = None
+    isolated: bool = False
+    show_source: bool = True
+    show_fixes: bool = False
+    statistics: bool = False
+    no_color: bool = False
+    quiet: bool = False
+    exit_zero: bool = False
+    stdin_filename: Optional[str] = None
+    jobs: Optional[int] = None
+    no_cache: bool = False
+
+    @classmethod
+    def from_options(cls, **options) -> "Request":
+        return cls(**{name: tuple(value) if isinstance(value, list) else value for name, value in options.items()})
+
+
+def _execute(request: Request) -> int:
     try:
-        status, result = _run_and_report(
-            paths, fix=fix, diff=diff, unsafe_fixes=unsafe_fixes, output_format=output_format,
-            target_torch=target_torch, select=select, ignore=ignore, show_source=show_source, no_color=no_color,
-            quiet=quiet, show_fixes=show_fixes, stdin_filename=stdin_filename, force_exclude=force_exclude,
-            configuration=configuration,
-        )
+        status, result = _run_and_report(request)
     except KeyboardInterrupt:
         # Writes hold Ctrl-C until they are done (sourcefile.signals_deferred): no file is half written.
-        done = "; every file is either wholly fixed or untouched" if fix and not diff else ""
+        done = "; every file is either wholly fixed or untouched" if request.fix and not request.diff else ""
         click.echo(f"fsdp-unpatch: interrupted{done}", err=True)
         return EXIT_INTERRUPTED
     if status == EXIT_ERROR or result is None:
         return status
-    if exit_zero:
+    if request.exit_zero:
         return EXIT_CLEAN
-    if exit_non_zero_on_fix and result.changed and not diff:
+    if request.exit_non_zero_on_fix and result.changed and not request.diff:
         return EXIT_FINDINGS
     return status
 
 
-def _run_and_report(
-    paths: Sequence[str],
-    *,
-    fix: bool,
-    diff: bool,
-    unsafe_fixes: bool,
-    output_format: str,
-    target_torch: Optional[str],
-    select: Sequence[str],
-    ignore: Sequence[str],
-    show_source: bool,
-    no_color: bool,
-    quiet: bool,
-    show_fixes: bool,
-    stdin_filename: Optional[str],
-    force_exclude: bool,
-    configuration: Optional[dict] = None,
-):
+def _run_and_report(request: Request):
     """Run and print the report; returns the exit status and the run's result (None after a usage error)."""
     # Nothing here loads libcst: a run whose files the prefilter rejects never needs it.
     from fsdp_unpatch.batch import default_jobs, run
@@ -132,16 +126,16 @@ def _run_and_report(
 
     started = time.perf_counter()
     catalog = load_catalog()
+    paths, fix, diff, output_format = request.paths, request.fix, request.diff, request.output_format
+    stdin_filename, quiet, show_fixes = request.stdin_filename, request.quiet, request.show_fixes
     try:
-        configuration = configuration or {}
         flags = Flags(
-            select=tuple(select), ignore=tuple(ignore), extend_select=tuple(configuration.get("extend_select", ())),
-            exclude=tuple(configuration.get("exclude", ())), extend_exclude=tuple(configuration.get("extend_exclude", ())),
-            target_torch=target_torch, respect_gitignore=configuration.get("respect_gitignore"),
-            force_exclude=force_exclude,
+            select=request.select, ignore=request.ignore, extend_select=request.extend_select,
+            exclude=request.exclude, extend_exclude=request.extend_exclude, target_torch=request.target_torch,
+            respect_gitignore=request.respect_gitignore, force_exclude=request.force_exclude,
         )
         settings = settings_for([stdin_filename] if stdin_filename else list(paths), flags, catalog,
-                                configuration.get("config"), configuration.get("isolated", False))
+                                request.config, request.isolated)
         force_exclude = settings.force_exclude
         version, origin = choose_torch(settings.target_torch, catalog.newest_torch)
     except (SettingsError, ValueError) as error:
@@ -174,7 +168,7 @@ def _run_and_report(
         analysis=Options(target_torch=version, keep=settings.keep),
         fix=fix,
         write=not diff and not from_stdin,
-        unsafe_fixes=unsafe_fixes,
+        unsafe_fixes=request.unsafe_fixes,
         selected=settings.is_selected,
         replacements=output_format in NEEDS_REPLACEMENTS or (show_fixes and not fix),
         project_root=None if from_stdin else partial_project(paths or (".",)),
@@ -185,14 +179,14 @@ def _run_and_report(
 
         candidates = tracked(candidates)
     cache = None
-    if not fix and not from_stdin and not configuration.get("no_cache"):
+    if not fix and not from_stdin and not request.no_cache:
         from fsdp_unpatch.cache import Cache, describe, project_root
 
         cache = Cache(project_root(paths or (".",)), describe(settings, options))
-    result = run(candidates, catalog, options, jobs=configuration.get("jobs") or default_jobs(), cache=cache)
-    color = not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
+    result = run(candidates, catalog, options, jobs=request.jobs or default_jobs(), cache=cache)
+    color = not request.no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
     context = ReportContext(
-        catalog=catalog, fix_mode=fix, show_source=show_source, color=color,
+        catalog=catalog, fix_mode=fix, show_source=request.show_source, color=color,
         target_torch=str(version), target_torch_origin=origin, elapsed=time.perf_counter() - started,
         quiet=quiet, show_fixes=show_fixes,
     )
@@ -212,7 +206,7 @@ def _run_and_report(
                 click.echo(summary(result, context), err=True)
         else:
             sys.stderr.write(formatter(output_format)(result, context))
-    elif (configuration or {}).get("statistics"):
+    elif request.statistics:
         from fsdp_unpatch.reporting.statistics import statistics_report
 
         sys.stdout.write(statistics_report(result, context, output_format))
@@ -244,15 +238,14 @@ def show_progress(stream, environ, output_format: str, quiet: bool, files: int) 
 
 
 def partial_project(paths: Sequence[str]) -> Optional[str]:
-    """The project root (the folder with `pyproject.toml` or `.git` above the paths), when the run covers
-    only part of it; None when it covers all of it or there is no project to protect."""
-    start = os.path.realpath(paths[0])
-    folder = start if os.path.isdir(start) else os.path.dirname(start)
-    while not (os.path.isfile(os.path.join(folder, "pyproject.toml")) or os.path.exists(os.path.join(folder, ".git"))):
-        if os.path.dirname(folder) == folder:
-            return None
-        folder = os.path.dirname(folder)
-    return None if any(os.path.realpath(p) == folder for p in paths) else folder
+    """The project root when the run covers only part of the project; None when it covers all of it or
+    there is no project (no `pyproject.toml` or `.git` above the paths) to protect."""
+    from fsdp_unpatch.discovery import enclosing_project
+
+    root = enclosing_project(os.path.realpath(paths[0]))
+    if root is None or any(os.path.realpath(p) == str(root) for p in paths):
+        return None
+    return str(root)
 
 
 def stdin_candidates(data: bytes, stdin_filename: Optional[str], force_exclude: bool, exclusion=None) -> list:
@@ -270,9 +263,9 @@ def stdin_candidates(data: bytes, stdin_filename: Optional[str], force_exclude: 
 
 @click.command()
 @_common
-def check(**kwargs) -> None:
+def check(**options) -> None:
     """Report FSDP2 monkey-patches under PATHS (default: the current folder)."""
-    sys.exit(_execute(fix=False, diff=False, unsafe_fixes=False, **kwargs))
+    sys.exit(_execute(Request.from_options(fix=False, **options)))
 
 
 @click.command()
@@ -280,6 +273,6 @@ def check(**kwargs) -> None:
 @click.option("--diff", is_flag=True, help="Print the changes as a unified diff and write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change what a test suite checks.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when the fix changed a file, even if nothing remains.")
-def fix(**kwargs) -> None:
+def fix(**options) -> None:
     """Remove the overrides native FSDP2 now covers, in place (`--diff` to preview)."""
-    sys.exit(_execute(fix=True, **kwargs))
+    sys.exit(_execute(Request.from_options(fix=True, **options)))
