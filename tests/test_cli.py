@@ -8,33 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration import ENHANCE, PATCH
 from tests.upstream import expand
-
-PATCH = """\
-import torch
-from torch.distributed.fsdp._fully_shard import _fsdp_collectives as C
-from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam, ShardedState
-from typing import cast
-
-# @upstream _fsdp_collectives._get_param_all_gather_inputs _patched_inputs same-device
-
-
-def _apply_fsdp_patch():
-    C._get_param_all_gather_inputs = _patched_inputs
-"""
-
-ENHANCE = """\
-from torch.distributed.fsdp._fully_shard import _fsdp_collectives
-
-
-def _cached_allocate(self, size, *, dtype, device):
-    return self.cache.get(size, dtype, device)
-
-
-def _apply_fsdp_enhance_patch():
-    _fsdp_collectives.DefaultAllGather.allocate = _cached_allocate
-"""
-
 
 def cli(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:
     return subprocess.run(
