@@ -297,8 +297,26 @@ class Prefilter:
     def worth_parsing(self, data: bytes, path: Optional[str] = None) -> bool:
         """Both stages: False only for a file that cannot hold a finding."""
         if path is not None and self.in_package(path):
-            return True
+            return self.could_hold_finding(data) or patches_relatively(data)
         return self.has_token(data) and self.could_hold_finding(data)
+
+
+_RELATIVE_FROM = re.compile(rb"^[ \t]*from[ \t]+\.[\w.]*[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.MULTILINE)
+
+
+def patches_relatively(data: bytes) -> bool:
+    """Inside an FSDP2 or patch package: a name imported relatively (`from . import _x`) is stored into
+    (`_x.y = f`, `setattr(_x, ...)`). Upstream modules import relatively all the time but never do this."""
+    for match in _RELATIVE_FROM.finditer(data):
+        for alias in match.group(1).strip(b"()").split(b","):
+            name = alias.split()[-1] if alias.split() else b""
+            if not re.fullmatch(rb"\w+", name):
+                continue
+            escaped = re.escape(name)
+            store = rb"^[ \t]*" + escaped + rb"(?:[ \t]*\.[ \t]*\w+)+[ \t]*=(?!=)"
+            if re.search(store, data, re.MULTILINE) or re.search(rb"setattr\(\s*" + escaped + rb"\b", data):
+                return True
+    return False
 
 
 def _minimal_exact(words: Iterable[bytes]) -> list[bytes]:

@@ -96,8 +96,13 @@ def test_tokens_come_from_the_catalog() -> None:
     assert b"brand_new" in words.tokens() and b"_new_module" in words.tokens()
 
 
-def test_files_inside_fsdp2_packages_are_always_kept() -> None:
+def test_files_inside_fsdp2_packages_are_kept_when_they_store_into_a_relative_import() -> None:
     prefilter = prefilter_for(load_catalog())
-    data = b"from . import _x\n_x.y = f\n"
-    assert prefilter.worth_parsing(data, "/venv/torch/distributed/fsdp/_fully_shard/_new.py")
-    assert not prefilter.worth_parsing(data, "/project/pkg/_new.py")
+    package = "/venv/torch/distributed/fsdp/_fully_shard/_new.py"
+    for data in (b"from . import _x\n_x.y = f\n", b"from ._x import (\n    a,\n    Klass as K,\n)\nK.m = f\n",
+                 b"from .. import _x\nsetattr(_x, 'y', f)\n"):
+        assert prefilter.worth_parsing(data, package), data
+        assert not prefilter.worth_parsing(data, "/project/pkg/_new.py")
+    # Upstream modules import relatively and store into `self`, never into an imported module.
+    upstream = b"from ._x import helper\n\nclass A:\n    def f(self):\n        self.y = helper\n"
+    assert not prefilter.worth_parsing(upstream, package)
