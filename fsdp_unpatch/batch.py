@@ -163,7 +163,7 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
             item.outcome = Outcome(FileResult(candidate.display, findings=[item.error]))
             continue
         item.named_fsdp = prefilter.has_token(source.data)
-        if not prefilter.worth_parsing(source.data, str(candidate.path)):
+        if not prefilter.worth_parsing(source.data, str(candidate.path), named=item.named_fsdp):
             item.outcome = Outcome(FileResult(candidate.display))
             continue  # the bytes are dropped here: memory stays flat however large the tree
         item.source = source

@@ -49,6 +49,7 @@ class Exclusion:
         self.respect_gitignore = respect_gitignore
         self._gitignores: dict[Path, Optional[pathspec.PathSpec]] = {}
         self._tops: dict[Path, Path] = {}
+        self._chains: dict[Path, list[tuple[Path, pathspec.PathSpec]]] = {}
 
     def excluded(self, path: str, is_dir: bool) -> bool:
         absolute = Path(os.path.abspath(path))
@@ -97,10 +98,27 @@ class Exclusion:
             self._gitignores[folder] = _compile(lines) if lines else None
         return self._gitignores[folder]
 
+    def _chain(self, folder: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+        """The `.gitignore` specs that apply in `folder`, deepest first (computed once per folder)."""
+        if folder not in self._chains:
+            top = self._top(folder)
+            chain = []
+            if self._relative(folder, top) is not None:
+                for above in (folder, *folder.parents):
+                    spec = self._gitignore(above)
+                    if spec is not None:
+                        chain.append((above, spec))
+                    if above == top:
+                        break
+            self._chains[folder] = chain
+        return self._chains[folder]
+
     def _gitignored(self, path: Path, is_dir: bool) -> bool:
-        top = self._top(path.parent)
-        if self._relative(path, top) is None:
-            return False
+        for folder, spec in self._chain(path.parent):  # deepest first: the first definite verdict wins
+            verdict = _verdict(spec, path.relative_to(folder).as_posix() + ("/" if is_dir else ""))
+            if verdict is not None:
+                return verdict
+        return False
         folders = [f for f in (path.parent, *path.parent.parents) if self._relative(f, top) is not None]
         for folder in folders:  # deepest first: the first definite verdict wins
             spec = self._gitignore(folder)

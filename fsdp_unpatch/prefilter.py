@@ -294,11 +294,11 @@ class Prefilter:
         name = dotted.decode("ascii", "replace")
         return any(name == p or name.startswith(p + ".") for p in self.vocabulary.packages)
 
-    def worth_parsing(self, data: bytes, path: Optional[str] = None) -> bool:
-        """Both stages: False only for a file that cannot hold a finding."""
+    def worth_parsing(self, data: bytes, path: Optional[str] = None, named: Optional[bool] = None) -> bool:
+        """Both stages: False only for a file that cannot hold a finding (`named`: `has_token`, if known)."""
         if path is not None and self.in_package(path):
             return self.could_hold_finding(data) or patches_relatively(data)
-        return self.has_token(data) and self.could_hold_finding(data)
+        return (self.has_token(data) if named is None else named) and self.could_hold_finding(data)
 
 
 _RELATIVE_FROM = re.compile(rb"^[ \t]*from[ \t]+\.[\w.]*[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.MULTILINE)
