@@ -110,7 +110,7 @@ def delete_file(source, data: bytes = b"") -> None:
 
     if changed_on_disk(source):
         raise SourceError("FSU903", "file changed on disk while it was being fixed; not deleted")
-    # Unlinking a link would leave its target, full, behind; a read-only file says "do not touch" (docs/safety.md).
+    # Unlinking a link would leave its target, full, behind; a read-only file says "do not touch" (README, Safety).
     if os.path.islink(source.path):
         raise SourceError("FSU903", "the fix empties this file, but it is a symbolic link; not deleted "
                                     f"(delete {os.path.realpath(source.path)} and the link yourself)")

@@ -4,7 +4,7 @@ Reading refuses, with a message that names the problem, what is not a regular fi
 to handle, and what cannot be decoded. Parsing goes through CPython's own parser first (to an AST only:
 nothing is ever executed), because libcst's native parser can overflow its stack or take minutes on
 pathologically nested input that CPython rejects in milliseconds. Writing goes through a temporary file
-in the same folder, flushed to disk and renamed over the original; see `write_atomic` and docs/safety.md.
+in the same folder, flushed to disk and renamed over the original; see `write_atomic` and the README's Safety section.
 """
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ def _common(function):
         click.option("--respect-gitignore/--no-respect-gitignore", default=None,
                      help="Skip files .gitignore names (default: yes)."),
         click.option("--statistics", is_flag=True, help="Count findings per rule and per target instead of listing them."),
-        # speed (docs/performance.md)
+        # speed (README, Performance)
         click.option("--jobs", "-j", type=click.IntRange(min=1), metavar="N",
                      help="Worker processes for parsing (default: the number of CPUs; used only when it pays)."),
         click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache (.fsdp_unpatch_cache/)."),
