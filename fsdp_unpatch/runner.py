@@ -266,9 +266,11 @@ class Run:
                         installer.requires.append(_NEVER)
 
     def keep_named_outside(self) -> None:
-        """A replacement or installer that a project file outside the run names stays: deleting it would break that file."""
+        """A replacement or installer that a project file outside the run names stays: deleting it would
+        break that file. A file names it when it holds the name and its module's top-level package
+        (`from pkg.patch import name`), or lives in that package (a relative import)."""
         deletions = [
-            planned for unit in self.units if unit.analysis is not None
+            (planned, unit.analysis.module_name.split(".")[0]) for unit in self.units if unit.analysis is not None
             for planned in unit.analysis.planned if planned.code in ("FSU002", "FSU003")
         ]
         if not deletions or self.options.project_root is None:
@@ -279,9 +281,12 @@ class Run:
                     data = handle.read()
             except OSError:
                 continue
-            for planned in deletions:
+            folders = set(os.path.normpath(path).split(os.sep)[:-1])
+            for planned, package in deletions:
                 name = planned.node.value  # type: ignore[attr-defined]
-                if _NEVER not in planned.requires and name.encode() in data:
+                if _NEVER in planned.requires or name.encode() not in data:
+                    continue
+                if package.encode() in data or package in folders:
                     planned.requires.append(_NEVER)
                     planned.message += f"; kept for now: {os.path.relpath(path)} (not in this run) names it"
 
