@@ -238,3 +238,16 @@ def test_explain_unknown_code_exits_2(tmp_path: Path) -> None:
     result = run("explain", "FSU777", cwd=tmp_path)
     assert result.exit_code == 2
     assert "unknown rule code or target 'FSU777'" in result.stderr
+
+
+def test_summary_names_where_the_target_torch_came_from(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from fsdp_unpatch.cli import main
+
+    (tmp_path / "pyproject.toml").write_text('[tool.fsdp-unpatch]\ntarget-torch = "2.8"\n')
+    (tmp_path / "a.py").write_text("import os\n")
+    from_file = CliRunner().invoke(main, ["check", "--no-cache", str(tmp_path)])
+    assert "Target torch 2.8 (configuration)." in from_file.output
+    from_flag = CliRunner().invoke(main, ["check", "--no-cache", "--target-torch", "2.9", str(tmp_path)])
+    assert "Target torch 2.9 (option)." in from_flag.output

@@ -138,6 +138,8 @@ def _run_and_report(request: Request):
                                 request.config, request.isolated)
         force_exclude = settings.force_exclude
         version, origin = choose_torch(settings.target_torch, catalog.newest_torch)
+        if origin == "option" and not request.target_torch:
+            origin = "configuration"  # `target-torch` in [tool.fsdp-unpatch], not --target-torch
     except (SettingsError, ValueError) as error:
         click.echo(f"fsdp-unpatch: error: {error}", err=True)
         return EXIT_ERROR, None
