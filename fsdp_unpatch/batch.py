@@ -179,20 +179,49 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
         item.outcome = outcome
         if use_cache:
             cache.put(item.cache_key, outcome)  # type: ignore[union-attr]
-    together = _linked(items, prefilter)
+    # A group of one file gives what phase 1 gave that file alone.
+    groups = [group for group in _linked(items, prefilter) if len(group) > 1]
     if options.fix:
         # Fixes are applied (written, files deleted) by the engine itself, over the files they change.
-        changed = {i for i, item in enumerate(items) if item.outcome is not None and item.outcome.result.fixed is not None}
-        together = sorted(set(together) | changed)
-    if together:
-        for index, result in zip(together, _run_linked([items[i] for i in together], catalog, options,
-                                                       cache if use_cache else None)):
+        grouped = {i for group in groups for i in group}
+        groups += [[i] for i, item in enumerate(items)
+                   if i not in grouped and item.outcome is not None and item.outcome.result.fixed is not None]
+    results = _run_groups([[items[i] for i in group] for group in groups], catalog, options,
+                          cache if use_cache else None, jobs)
+    for group, files in zip(groups, results):
+        for index, result in zip(group, files):
             items[index].outcome = Outcome(result)
     files = [item.outcome.result for item in items]  # type: ignore[union-attr]
     unsafe_left = sum(
         1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
     )
     return RunResult(files=files, unsafe_fixes_left=unsafe_left if options.fix else 0)
+
+
+def _linked_work(group: Sequence[_Item]) -> list[FileResult]:
+    return _run_linked(group, _WORKER["catalog"], _WORKER["options"], _WORKER.get("cache"))
+
+
+def _run_groups(groups: Sequence[Sequence[_Item]], catalog: Catalog, options: RunOptions,
+                cache: Optional["Cache"], workers: int) -> list[list[FileResult]]:
+    """Each group through the engine, in a process pool when there are several groups and work enough."""
+    size = sum(len(item.source.data) for group in groups for item in group if item.source is not None)
+    if workers <= 1 or len(groups) < 2 or size < POOL_MIN_BYTES:
+        return [_run_linked(group, catalog, options, cache) for group in groups]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    import libcst  # noqa: F401 - loaded once here, inherited by the forked workers
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    _WORKER["cache"] = cache  # inherited by the forked workers
+    try:
+        with ProcessPoolExecutor(min(workers, len(groups)), mp_context=context,
+                                 initializer=_init_worker, initargs=(catalog, options)) as pool:
+            return list(pool.map(_linked_work, groups, chunksize=1))
+    finally:
+        _WORKER.pop("cache", None)
 
 
 def _run_linked(group: Sequence[_Item], catalog: Catalog, options: RunOptions,
@@ -225,11 +254,32 @@ def _run_linked(group: Sequence[_Item], catalog: Catalog, options: RunOptions,
     return files
 
 
-def _linked(items: Sequence[_Item], prefilter) -> list[int]:
-    """Indexes of the files whose results depend on other files (phase 2), in run order."""
-    together: set[int] = set()
+def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:
+    """The files whose results depend on other files (phase 2), as independent groups in run order.
+
+    Two files are in one group when one names what the other's fix deletes, when one patches a by-name
+    twin the other misses, or when both name parts of a known patch module. Files of different groups
+    cannot change each other's results, so each group is run on its own.
+    """
+    parent: dict[int, int] = {}
+
+    def find(i: int) -> int:
+        parent.setdefault(i, i)
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(files: Iterable[int]) -> None:
+        files = list(files)
+        for other in files[1:]:
+            parent[find(other)] = find(files[0])
+        if files:
+            find(files[0])
+
     outcomes = [(i, item.outcome) for i, item in enumerate(items) if item.outcome is not None]
-    together.update(i for i, o in outcomes if o.together)
+    known_patch = [i for i, o in outcomes if o.together]
+    join(known_patch)
     patched_by: dict[str, set[int]] = {}
     for i, outcome in outcomes:
         for target in outcome.patched:
@@ -238,8 +288,7 @@ def _linked(items: Sequence[_Item], prefilter) -> list[int]:
         for target in outcome.missing:
             others = patched_by.get(target, set()) - {i}
             if others:
-                together.add(i)
-                together.update(others)
+                join([i, *sorted(others)])
     names = sorted({name for _, o in outcomes for name in o.exports})
     if names:
         encoded = [n.encode() for n in names]
@@ -257,11 +306,11 @@ def _linked(items: Sequence[_Item], prefilter) -> list[int]:
                     mentioned_by[name].append(i)
         for files in mentioned_by.values():
             if len(files) > 1:
-                together.update(files)
-    if together:
-        # A file of a known patch module decides for the files that name its parts, and the other way round.
-        together.update(i for i, o in outcomes if o.together)
-    return sorted(together)
+                join(files)
+    groups: dict[int, list[int]] = {}
+    for i in sorted(parent):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(groups.values())
 
 
 def _reread(candidate: Candidate) -> Optional[bytes]:
