@@ -398,8 +398,10 @@ class _Analyzer:
 
     # other forms of override, and patch completeness -------------------------------------------------
     def plan_other_overrides(self) -> None:
+        # FSDP2's own modules define the fsdp ops: their registrations are the native kernels, not overrides.
+        native = any(self.result.module_name.startswith(root + ".") for root in self.catalog.fsdp2_roots)
         for registration in overrides.kernel_registrations(self.facts):
-            if registration.namespace != "fsdp":
+            if registration.namespace != "fsdp" or native:
                 continue
             target = f"ops.fsdp.{registration.op}"
             kernel = registration.function.value if isinstance(registration.function, cst.Name) else next(

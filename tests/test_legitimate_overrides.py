@@ -35,3 +35,21 @@ def test_review_with_the_difference_named(case: str, tmp_path: Path) -> None:
     assert not any(f.category == "remove" for f in findings)
     for fragment in expected:
         assert any(fragment in f.message for f in findings), (fragment, [f.message for f in findings])
+
+
+def test_fsdp2_own_kernel_registrations_are_not_overrides(tmp_path) -> None:
+    """torch's `_fsdp_collectives` defines the fsdp ops: its registrations are native; a plugin's are not."""
+    from tests.helpers import check_tree
+
+    registration = (
+        'import torch\nlib = torch.library.Library("fsdp", "DEF")\n\n\n'
+        '@torch.library.impl(lib, "all_gather_copy_in", "PrivateUse1")\ndef all_gather_copy_in_cuda(a):\n    return a\n'
+    )
+    package = tmp_path / "torch" / "distributed" / "fsdp" / "_fully_shard"
+    package.mkdir(parents=True)
+    for folder in (package, *list(package.parents)[:3]):
+        (folder / "__init__.py").write_text("")
+    (package / "_fsdp_collectives.py").write_text(registration)
+    (tmp_path / "plugin.py").write_text(registration)
+    findings = check_tree(tmp_path).findings
+    assert [(f.code, f.path.rsplit("/", 1)[-1]) for f in findings] == [("FSU103", "plugin.py")]
