@@ -28,3 +28,13 @@ def fix_tree(root: Path, **kwargs) -> RunResult:
 
 def check_tree(root: Path, **kwargs) -> RunResult:
     return run_tree(root, fix=False, **kwargs)
+
+
+def cli_runner():
+    """A click CliRunner that keeps standard error apart (click < 8.2 mixes it in unless told not to)."""
+    import inspect
+
+    from click.testing import CliRunner
+
+    separate = {"mix_stderr": False} if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters else {}
+    return CliRunner(**separate)

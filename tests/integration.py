@@ -1,14 +1,12 @@
 """A small patched project for the integration tests, and a way to run the CLI on it."""
 from __future__ import annotations
 
-import inspect
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from click.testing import CliRunner
-
+from tests.helpers import cli_runner
 from tests.upstream import expand
 
 # The collectives patch in a package module: three removable parts (FSU001, FSU002, FSU003).
@@ -65,8 +63,7 @@ def cli(*args: str, cwd: Path, stdin: Optional[bytes] = None, env: Optional[dict
     """
     from fsdp_unpatch.cli import main
 
-    separate = {"mix_stderr": False} if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters else {}
-    runner = CliRunner(**separate)
+    runner = cli_runner()
     environment: dict = {"NO_COLOR": None, "CI": None}
     environment.update(env or {})
     previous = os.getcwd()

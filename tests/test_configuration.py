@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from fsdp_unpatch.cli import main
+from tests.helpers import cli_runner
 
 # One file, three kinds of finding: a review override (FSU101 + FSU401), and a keep (FSU201 via `keep`).
 SOURCE = """\
@@ -30,7 +30,7 @@ _fsdp_state.FSDPState._lazy_init = _lazy_init
 
 
 def run(*args: str, cwd: Path):
-    runner = CliRunner()
+    runner = cli_runner()
     old = os.getcwd()
     os.chdir(cwd)
     try:
@@ -241,13 +241,11 @@ def test_explain_unknown_code_exits_2(tmp_path: Path) -> None:
 
 
 def test_summary_names_where_the_target_torch_came_from(tmp_path: Path) -> None:
-    from click.testing import CliRunner
-
     from fsdp_unpatch.cli import main
 
     (tmp_path / "pyproject.toml").write_text('[tool.fsdp-unpatch]\ntarget-torch = "2.8"\n')
     (tmp_path / "a.py").write_text("import os\n")
-    from_file = CliRunner().invoke(main, ["check", "--no-cache", str(tmp_path)])
+    from_file = cli_runner().invoke(main, ["check", "--no-cache", str(tmp_path)])
     assert "Target torch 2.8 (configuration)." in from_file.output
-    from_flag = CliRunner().invoke(main, ["check", "--no-cache", "--target-torch", "2.9", str(tmp_path)])
+    from_flag = cli_runner().invoke(main, ["check", "--no-cache", "--target-torch", "2.9", str(tmp_path)])
     assert "Target torch 2.9 (option)." in from_flag.output
