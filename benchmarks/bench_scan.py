@@ -7,7 +7,9 @@ Corpora (built once in a temporary folder, removed at the end unless --keep):
   without importing torch, copied under `corpus/torch/` (a `pyproject.toml` above it holds the cache);
 - `synthetic`: that tree --scale times (hard links), plus the torch-npu patch module of
   examples/legacy_project planted in --planted files; the script checks that exactly those files get
-  `remove` findings.
+  `remove` findings;
+- `synthetic1`: the same at x1 with --planted / --scale planted files (the same patch density), so that
+  the x10 / x1 ratio shows how the cost grows with the tree.
 Per repetition, alternating: `grep -rliF` with the prefilter's first-stage tokens, `check` with a cold cache
 (cache folder removed), `check` with a warm cache; then `fix` on a fresh copy of examples/legacy_project.
 Prints medians, the ratio to grep, and the peak resident memory of each run (of the largest process).
@@ -90,6 +92,23 @@ def machine() -> str:
     return f"{os.cpu_count()} CPUs ({model}), Python {platform.python_version()}, {platform.system()} {platform.release()}"
 
 
+def build_synthetic(corpus: Path, folder: Path, scale: int, planted: int) -> set[str]:
+    """`scale` hard-linked copies of the torch corpus with the example's patch module planted in `planted`
+    files; returns the planted files' paths relative to `folder`."""
+    if not folder.exists():
+        folder.mkdir()
+        (folder / "pyproject.toml").write_text(f"[project]\nname = 'bench-{folder.name}'\n")
+        for copy in range(scale):
+            copy_sources(corpus / "torch", folder / f"copy{copy}" / "torch", link=True)
+    paths = set()
+    for number in range(planted):
+        path = folder / f"copy{number % scale}" / f"npu_branch{number}" / "_add_fsdp_patch.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(PATCH, path)
+        paths.add(str(path.relative_to(folder)))
+    return paths
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
@@ -115,24 +134,17 @@ def main() -> int:
             copy_sources(torch_sources(), corpus / "torch")
         files, size = sum(1 for p in (corpus / "torch").rglob("*") if p.suffix in SUFFIXES), 0
         size = sum(p.stat().st_size for p in (corpus / "torch").rglob("*") if p.suffix in SUFFIXES)
-        planted = set()
-        if not synthetic.exists():
-            synthetic.mkdir()
-            (synthetic / "pyproject.toml").write_text("[project]\nname = 'bench-synthetic'\n")
-            for copy in range(arguments.scale):
-                copy_sources(corpus / "torch", synthetic / f"copy{copy}" / "torch", link=True)
-        for number in range(arguments.planted):
-            path = synthetic / f"copy{number % arguments.scale}" / f"npu_branch{number}" / "_add_fsdp_patch.py"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(PATCH, path)
-            planted.add(str(path.relative_to(synthetic)))
-        print(f"torch corpus: {files} files, {size / 1e6:.1f} MB; synthetic: x{arguments.scale} "
-              f"+ {arguments.planted} planted patch files")
+        # The same tree at x1 and x{scale}, with patches planted at the same density: how cost grows.
+        small = work / "synthetic1"
+        planted = build_synthetic(corpus, synthetic, arguments.scale, arguments.planted)
+        planted_small = build_synthetic(corpus, small, 1, max(1, arguments.planted // arguments.scale))
+        print(f"torch corpus: {files} files, {size / 1e6:.1f} MB; synthetic1: x1 + {len(planted_small)} planted "
+              f"patch files; synthetic: x{arguments.scale} + {len(planted)} planted patch files")
 
         jobs = ["--jobs", str(arguments.jobs)] if arguments.jobs else []
         rows: dict[str, list[tuple[float, float]]] = {}
         for repetition in range(arguments.repeat):
-            for name, folder in (("torch", corpus), ("synthetic", synthetic)):
+            for name, folder in (("torch", corpus), ("synthetic1", small), ("synthetic", synthetic)):
                 target = "torch" if name == "torch" else "."
                 rows.setdefault(f"{name}: grep -rl", []).append(measure(grep_command(tokens, folder / target if name == "torch" else folder), folder)[:2])
                 shutil.rmtree(folder / ".fsdp_unpatch_cache", ignore_errors=True)
@@ -141,8 +153,9 @@ def main() -> int:
                 if repetition == 0:
                     findings = json.loads(output)
                     removing = {f["path"] for f in findings if f["category"] == "remove"}
-                    if name == "synthetic" and removing != planted:
-                        print(f"MISMATCH: remove findings in {len(removing)} files, planted {len(planted)}")
+                    expected = {"synthetic": planted, "synthetic1": planted_small}.get(name, set())
+                    if removing != expected:
+                        print(f"MISMATCH in {name}: remove findings in {len(removing)} files, planted {len(expected)}")
                         return 1
                     print(f"{name}: {len(findings)} findings; files with remove findings: {len(removing)}")
                 seconds, peak, _ = measure(tool("check", "--output-format", "json", *jobs, target), folder)
@@ -160,16 +173,20 @@ def main() -> int:
             ratio = f"{seconds / grep[0]:.1f}" if grep and "grep" not in key and "example" not in key else ""
             lines.append(f"| {key} | {seconds:.3f} | {ratio} | {peak:.0f} |")
         growth = medians["synthetic: check, cold cache"][0] / medians["torch: check, cold cache"][0]
+        same_density = medians["synthetic: check, cold cache"][0] / medians["synthetic1: check, cold cache"][0]
         print()
         print("\n".join(lines) if arguments.markdown else "\n".join(line.replace("|", " ") for line in lines))
         print(f"\nsynthetic (x{arguments.scale}) cold / torch cold: {growth:.1f}x")
+        print(f"synthetic (x{arguments.scale}) cold / synthetic1 (x1, same patch density) cold: {same_density:.1f}x")
         torch_cold, torch_warm = medians["torch: check, cold cache"][0], medians["torch: check, warm cache"][0]
         grep = medians["torch: grep -rl"][0]
         goals = [
             ("cold check over torch within 10x grep", torch_cold <= 10 * grep),
             ("cold check over torch under 2 s", torch_cold < 2),
             ("warm check over torch within 3x grep", torch_warm <= 3 * grep),
-            (f"x{arguments.scale} tree at most {arguments.scale}x the cost", growth <= arguments.scale),
+            (f"x{arguments.scale} tree at most {arguments.scale}x the cost of torch", growth <= arguments.scale),
+            (f"x{arguments.scale} tree at most {arguments.scale}x the cost of x1 at the same patch density",
+             same_density <= arguments.scale),
             ("peak memory under 300 MiB", all(p < 300 for _, p in medians.values())),
             ("fix on the example under 1 s", medians["example: fix"][0] < 1),
         ]
