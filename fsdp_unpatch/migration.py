@@ -18,6 +18,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Optional, Protocol, Sequence
 
+import libcst as cst
+
 from fsdp_unpatch.analysis import FileAnalysis, Options, Planned, plan_installer_calls
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.orphans import plan_orphans
@@ -171,9 +173,15 @@ class _Linker:
         removed = {s.name: f"native: `{s.native}`" for s in self.symbols.values()}
         removed.update({q.rsplit(".", 1)[1]: "nothing replaces it" for q in self.installers})
         for unit in units:
-            if unit.analysis is not None:
-                skipped = self.deleted_code.get(id(unit.analysis), [])
-                unit.analysis.planned.extend(plan_strings(unit.analysis, removed, skipped))
+            analysis = unit.analysis
+            if analysis is not None:
+                skipped = self.deleted_code.get(id(analysis), [])
+                # A name this module defines and keeps (`__all__ = ["_patched_x"]` beside its `def`) is its own.
+                deleted = {p.node.value for p in analysis.planned  # type: ignore[attr-defined]
+                           if p.code in ("FSU002", "FSU003") and isinstance(p.node, cst.Name)}
+                kept = set(analysis.facts.functions) - deleted
+                here = {name: why for name, why in removed.items() if name not in kept}
+                analysis.planned.extend(plan_strings(analysis, here, skipped))
 
 
 def link_references(

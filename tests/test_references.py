@@ -115,3 +115,26 @@ def test_deleting_a_file_that_changed_on_disk_is_refused(tmp_path: Path) -> None
     assert path.read_text() == "x = 2\n"
     delete_file(read_source(path, "test_gone.py"))
     assert not path.exists()
+
+
+def test_a_module_that_keeps_its_own_definition_is_not_told_the_name_is_removed(tmp_path: Path) -> None:
+    """`__all__` naming a function the module defines and keeps is about that function, not a removed one."""
+    from tests.helpers import check_tree
+    from tests.upstream import expand
+
+    (tmp_path / "keeps.py").write_text(expand(
+        "import torch\n"
+        "from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n\n"
+        "# @upstream _fsdp_param_group.FSDPParamGroup.finalize_backward _patched_finalize_backward npu-stream\n\n"
+        "FSDPParamGroup.finalize_backward = _patched_finalize_backward\n"
+        '__all__ = ["_patched_finalize_backward"]\n'
+    ))
+    (tmp_path / "runner.py").write_text(
+        'import subprocess, sys\n\n'
+        'CODE = "from torch_npu.distributed.fsdp._add_fsdp_patch import _patched_finalize_backward"\n'
+        'subprocess.run([sys.executable, "-c", CODE])\n'
+    )
+    found = sorted((f.path.rsplit("/", 1)[-1], f.code) for f in check_tree(tmp_path).findings)
+    assert ("keeps.py", "FSU304") not in found
+    assert ("runner.py", "FSU304") in found
+    assert ("keeps.py", "FSU001") in found
