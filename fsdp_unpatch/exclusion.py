@@ -119,12 +119,3 @@ class Exclusion:
             if verdict is not None:
                 return verdict
         return False
-        folders = [f for f in (path.parent, *path.parent.parents) if self._relative(f, top) is not None]
-        for folder in folders:  # deepest first: the first definite verdict wins
-            spec = self._gitignore(folder)
-            if spec is None:
-                continue
-            verdict = _verdict(spec, path.relative_to(folder).as_posix() + ("/" if is_dir else ""))
-            if verdict is not None:
-                return verdict
-        return False

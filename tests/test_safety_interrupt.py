@@ -1,7 +1,6 @@
 """Ctrl-C in the middle of a multi-file fix: every file is wholly old or wholly new, nothing is left behind."""
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
