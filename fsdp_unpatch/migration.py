@@ -23,6 +23,7 @@ import libcst as cst
 from fsdp_unpatch.analysis import FileAnalysis, Options, Planned, plan_installer_calls
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.orphans import plan_orphans
+from fsdp_unpatch.prefilter import mentions
 from fsdp_unpatch.references import FileReferences, find_references, plan_rewrite
 from fsdp_unpatch.removals import Removals, RemovedSymbol, from_catalog, from_run
 from fsdp_unpatch.sourcefile import module_name_for
@@ -50,7 +51,7 @@ def _present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> set[str]:
 
 
 def _mentions(unit: Unit, names: Sequence[bytes]) -> bool:
-    return unit.source is not None and any(name in unit.source.data for name in names)
+    return unit.source is not None and mentions(unit.source.data, names)
 
 
 class _Linker:

@@ -342,6 +342,6 @@ def prefilter_for(catalog: Catalog) -> Prefilter:
     return found
 
 
-def mentions(data: bytes, names: Iterable[str]) -> bool:
-    """Whether the file names any of `names` (the explicit cross-file search of the link step)."""
-    return any(name.encode() in data for name in names)
+def mentions(data: bytes, names: Iterable[bytes]) -> bool:
+    """Whether the file names any of `names` (the explicit cross-file searches of the link step)."""
+    return any(name in data for name in names)

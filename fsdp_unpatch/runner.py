@@ -12,14 +12,14 @@ from typing import Iterable, Iterator, Optional
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from fsdp_unpatch.analysis import FileAnalysis, Options, Planned, analyze_module, plan_installer_calls
+from fsdp_unpatch.analysis import FileAnalysis, Planned, analyze_module, plan_installer_calls
 from fsdp_unpatch import completeness
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.discovery import Candidate
 from fsdp_unpatch.edits import apply_edits, replacement_regions
 from fsdp_unpatch.findings import Finding, Fix, Span
 from fsdp_unpatch.migration import link_references
-from fsdp_unpatch.prefilter import prefilter_for
+from fsdp_unpatch.prefilter import mentions, prefilter_for
 from fsdp_unpatch.module_edits import deletes_file, delete_file
 from fsdp_unpatch.sourcefile import (
     SourceError, SourceFile, keep_line_endings, module_name_for, on_big_stack, parse_source, read_source,
@@ -41,11 +41,6 @@ class _Unit:
     def position(self, node: cst.CSTNode) -> CodeRange:
         assert self.analysis is not None
         return self.analysis.position(node)
-
-
-def worth_parsing(data: bytes, names: Iterable[bytes]) -> bool:
-    """Whether the file names any of `names` (explicit cross-file searches; the prefilter is `prefilter.py`)."""
-    return any(name in data for name in names)
 
 
 def _error_finding(display: str, error: SourceError) -> Finding:
@@ -102,7 +97,7 @@ class Run:
         if installers:
             names = {q.rsplit(".", 1)[-1].encode() for q in installers}
             for unit in self.units:
-                if unit.analysis is None and unit.error is None and worth_parsing(unit.source.data, names):  # type: ignore[union-attr]
+                if unit.analysis is None and unit.error is None and mentions(unit.source.data, names):  # type: ignore[union-attr]
                     self.analyze(unit)
             for unit in self.units:
                 if unit.analysis is None:

@@ -31,7 +31,7 @@ def _expanded_copy(source: Path, destination: Path) -> Path:
 
 def _files_with_findings(tree: Path, monkeypatch: pytest.MonkeyPatch) -> set[str]:
     """Files with findings when every file is parsed (no prefilter), for any of several torch releases."""
-    monkeypatch.setattr(Prefilter, "worth_parsing", lambda self, data, path=None: True)
+    monkeypatch.setattr(Prefilter, "worth_parsing", lambda self, data, path=None, named=None: True)
     found = set()
     for torch in TORCH_VERSIONS:
         options = RunOptions(analysis=Options(target_torch=Version.parse(torch)))
