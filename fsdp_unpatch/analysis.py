@@ -42,6 +42,8 @@ class Planned:
     edits: list[Edit] = field(default_factory=list)
     # The fix is only right together with these (a replacement goes only with all its install sites).
     requires: list["Planned"] = field(default_factory=list)
+    # More than a message can say (a diff against upstream), shown with the finding's source.
+    detail: Optional[str] = None
 
 
 @dataclass
@@ -112,6 +114,8 @@ class _Analyzer:
         table = ImportTable(module_name, is_package)
         self.result = FileAnalysis(module=module, module_name=module_name, facts=collect(module, table))
         self.removed_sites: dict[int, Planned] = {}  # id(RawInstall.removable) -> its finding
+        # What each replacement function was proven to be (id of the function -> its evidence).
+        self.proofs: dict[int, fingerprint.Evidence] = {}
         # Replacement functions whose install sites stay: their body is left exactly as it is.
         self.kept_replacements: set[int] = set()
 
@@ -143,6 +147,15 @@ class _Analyzer:
             if parent is None:
                 return node
         return None
+
+    def compare(self, function: cst.FunctionDef, qualified: str, entry: Target) -> fingerprint.Evidence:
+        """The replacement against upstream, its free names resolved through this module's imports."""
+        return fingerprint.compare_to_upstream(
+            self.result.code(function),
+            entry.fingerprint or entry.id,
+            scope=fingerprint.Scope(self.result.module_name or "<module>", self.facts.table.bindings),
+            original_names=self.original_names(qualified) | {entry.id.split(".")[-1]},
+        )
 
     def original_names(self, qualified: str) -> frozenset[str]:
         """Local names that stand for the original being replaced (saved originals, imports).
@@ -195,14 +208,17 @@ class _Analyzer:
             function = self.replacement_function(install)
             if function is not None:
                 self.kept_replacements.add(id(function))
-            code, message = reason
-            self.add(Planned(code, install.report, message, target))
+            code, message, detail = reason
+            self.add(Planned(code, install.report, message, target, detail=detail))
             return
+        function = self.replacement_function(install)
+        proof = self.proofs[id(function)]
         planned = self.add(
             Planned(
                 "FSU001",
                 install.report,
-                f"`{spelled}` overrides `{target}`, which native FSDP2 now covers; delete the override",
+                f"`{spelled}` overrides `{target}`, which native FSDP2 now covers "
+                f"(`{install.value.value}` {_matches(entry, proof)}); delete the override",
                 target,
                 edits=[Edit(install.removable)],
             )
@@ -217,7 +233,7 @@ class _Analyzer:
             self.add(Planned("FSU201", install.report, f"`{spelled}`: enhance patch, kept ({entry.why.rstrip('.')})", target))
         else:
             qualified, _ = self.resolve_target(install)
-            described = self.describe_replacement(install, qualified or "", entry)
+            described, detail = self.describe_replacement(install, qualified or "", entry)
             self.add(
                 Planned(
                     "FSU101",
@@ -225,6 +241,7 @@ class _Analyzer:
                     f"`{spelled}` overrides FSDP2 internal `{target}` outside the enhance patch"
                     + (f"; {described}" if described else "; native FSDP2 has no counterpart for what it may add"),
                     target,
+                    detail=detail,
                 )
             )
 
@@ -233,7 +250,7 @@ class _Analyzer:
         function = self.replacement_function(install)
         if function is not None:
             self.kept_replacements.add(id(function))
-        described = self.describe_replacement(install, qualified, entry)
+        described, detail = self.describe_replacement(install, qualified, entry)
         versions = f" ({entry.versions})" if entry.versions else ""
         self.add(
             Planned(
@@ -242,57 +259,57 @@ class _Analyzer:
                 f"`{spelled}` overrides FSDP2 internal `{target}`{versions}; "
                 + (described or _first_sentence(entry.why)),
                 target,
+                detail=detail,
             )
         )
 
-    def describe_replacement(self, install: RawInstall, qualified: str, entry: Target) -> Optional[str]:
-        """How the replacement relates to upstream: a wrapper, a copy that differs, or an exact copy."""
+    def describe_replacement(
+        self, install: RawInstall, qualified: str, entry: Target
+    ) -> tuple[Optional[str], Optional[str]]:
+        """How the replacement relates to upstream (a wrapper, a copy that differs, an exact copy), and
+        the diff against the closest release when it differs."""
         function = self.replacement_function(install)
         if function is None:
             if isinstance(install.value, cst.Call):
-                return f"it installs `{_short(self.result.code(install.value))}`, a wrapper or factory that may add behaviour"
-            return None
+                return (f"it installs `{_short(self.result.code(install.value))}`, a wrapper or factory that may "
+                        "add behaviour"), None
+            return None, None
         if entry.fingerprint is None:
-            return None
-        evidence = fingerprint.compare_to_upstream(
-            self.result.code(function),
-            entry.fingerprint,
-            original_names=self.original_names(qualified) | {entry.id.split(".")[-1]},
-        )
+            return None, None
+        evidence = self.compare(function, qualified, entry)
         name = function.name.value
         if evidence.calls_original:
-            return f"`{name}` wraps the original and may add behaviour"
+            return f"`{name}` wraps the original and may add behaviour", None
         if not evidence.matched:
             first_line = self.result.position(function).start.line - len(function.leading_lines)
-            return _difference_message(name, entry, evidence, first_line)
-        return f"`{name}` equals upstream torch {evidence.torch_version} `{entry.id.split('.')[-1]}`"
+            return _difference_message(name, entry, evidence, first_line), evidence.diff or None
+        return f"`{name}` {_matches(entry, evidence)}", None
 
-    def removal_obstacle(self, install: RawInstall, qualified: str, entry: Target) -> Optional[tuple[str, str]]:
-        """Why this install site may not be removed, as (code, message); None when it may."""
+    def removal_obstacle(
+        self, install: RawInstall, qualified: str, entry: Target
+    ) -> Optional[tuple[str, str, Optional[str]]]:
+        """Why this install site may not be removed, as (code, message, detail); None when it may."""
         function = self.replacement_function(install)
         if function is None:
             return "FSU101", (
                 f"`{entry.id}` is replaced by `{_short(self.result.code(install.value))}`, not by a function "
                 "defined here; a wrapper or factory may add behaviour, check before deleting"
-            )
-        evidence = fingerprint.compare_to_upstream(
-            self.result.code(function),
-            entry.fingerprint or entry.id,
-            original_names=self.original_names(qualified) | {entry.id.split(".")[-1]},
-        )
+            ), None
+        evidence = self.compare(function, qualified, entry)
         name = function.name.value
         if evidence.calls_original:
-            return "FSU101", f"`{name}` wraps the original `{entry.id}` and may add behaviour; check before deleting"
+            return "FSU101", f"`{name}` wraps the original `{entry.id}` and may add behaviour; check before deleting", None
         if not evidence.matched:
             # The compared source starts with the blank and comment lines above the def.
             first_line = self.result.position(function).start.line - len(function.leading_lines)
-            return "FSU101", _difference_message(name, entry, evidence, first_line)
+            return "FSU101", _difference_message(name, entry, evidence, first_line), evidence.diff or None
+        self.proofs[id(function)] = evidence
         since = Version.parse(entry.native_since) if entry.native_since else None
         if since is not None and self.options.target_torch < since:
             return "FSU102", (
                 f"`{name}` is upstream `{entry.id}` plus NPU tweaks, but native FSDP2 in torch "
                 f"{self.options.target_torch} does not serve non-CUDA devices there; removable from torch {since}"
-            )
+            ), None
         return None
 
     # replacements and installers ------------------------------------------------------------------
@@ -320,11 +337,14 @@ class _Analyzer:
             uses = self.facts.name_uses[name] + (name in self.facts.dunder_all)
             if uses != len(sites) or any(install.partial for install, _ in sites):
                 continue
+            proof = self.proofs.get(id(function))
+            matches = f"{_matches(self.catalog.targets[sites[0][1].target], proof)}" if proof and \
+                sites[0][1].target in self.catalog.targets else "is the upstream FSDP2 function plus the NPU tweak only"
             planned = self.add(
                 Planned(
                     "FSU002",
                     function.name,
-                    f"`{name}` is the upstream FSDP2 function plus the NPU tweak only; delete it with its install sites",
+                    f"`{name}` {matches}; delete it with its install sites",
                     sites[0][1].target,
                     edits=[Edit(function)],
                     requires=[p for _, p in sites],
@@ -501,16 +521,26 @@ def _first_sentence(text: str) -> str:
     return sentence
 
 
+def _matches(entry: Target, evidence: "fingerprint.Evidence") -> str:
+    """"matches torch 2.9.1 `finalize_backward` up to: ..." for a proven copy."""
+    up_to = f" up to: {'; '.join(evidence.normalisations)}" if evidence.normalisations else " exactly"
+    return f"matches torch {evidence.torch_version} `{fingerprint.short_name(entry.fingerprint or entry.id)}`{up_to}"
+
+
+def _difference(d: "fingerprint.Difference", first_line: int) -> str:
+    if not d.line:
+        return f"missing `{d.text}`"
+    rebound = " (reads like upstream, but a name in it is bound to something else)" if d.rebound else ""
+    return f"line {first_line + d.line - 1}: `{d.text}`{rebound}"
+
+
 def _difference_message(name: str, entry: Target, evidence: "fingerprint.Evidence", first_line: int) -> str:
     """`first_line`: the file line of the function's first source line (differences count from it)."""
     version = f"torch {evidence.torch_version} " if evidence.torch_version else ""
-    shown = "; ".join(
-        (f"line {first_line + d.line - 1}: `{d.text}`" if d.line else f"missing `{d.text}`")
-        for d in evidence.differences[:3]
-    )
+    shown = "; ".join(_difference(d, first_line) for d in evidence.differences[:3])
     more = "" if len(evidence.differences) <= 3 else f"; and {len(evidence.differences) - 3} more"
     return (
-        f"`{name}` differs from {version}`{entry.id.split('.')[-1]}` in "
+        f"`{name}` differs from {version}`{fingerprint.short_name(entry.fingerprint or entry.id)}` in "
         f"{_plural(len(evidence.differences), 'statement')}: {shown}{more}; check what it adds before deleting"
     )
 

@@ -50,6 +50,8 @@ class Finding:
     message: str
     target: Optional[str] = None
     fix: Optional[Fix] = None
+    # More than the message can say: a diff of a replacement against upstream (`--show-source`).
+    detail: Optional[str] = None
     # Filled by the runner: whether the fix was applied in this run.
     fixed: bool = field(default=False, compare=False)
 
@@ -68,4 +70,5 @@ class Finding:
             "end_column": self.span.end_column,
             "message": self.message,
             "fix": None if self.fix is None else self.fix.to_dict(),
+            "detail": self.detail,
         }

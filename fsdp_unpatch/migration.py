@@ -15,7 +15,6 @@ Called once by the runner's `link()`, after each file was analysed on its own:
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import Path
 from typing import Any, Callable, Optional, Protocol, Sequence
 
 import libcst as cst
@@ -26,7 +25,6 @@ from fsdp_unpatch.orphans import plan_orphans
 from fsdp_unpatch.prefilter import mentions
 from fsdp_unpatch.references import FileReferences, find_references, plan_rewrite
 from fsdp_unpatch.removals import Removals, RemovedSymbol, from_catalog, from_run
-from fsdp_unpatch.sourcefile import module_name_for
 from fsdp_unpatch.strings import plan_strings
 from fsdp_unpatch.test_cleanup import TestPlan, is_test_module, plan_tests
 
@@ -38,16 +36,37 @@ class Unit(Protocol):  # the runner's per-file record
     candidate: Any  # `.path`: Path
 
 
-def _present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> set[str]:
-    """Known patch modules that are among the scanned files (the run decides for those)."""
-    present = set()
-    for module in catalog.patch_modules:
-        stem = module.rsplit(".", 1)[-1]
+def present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, str]:
+    """Known patch modules that are among the scanned files: catalog module -> the run's module name.
+
+    A file is the known module when it has the module's file name and defines one of its installers at
+    top level, whatever its folders are called (a copy of torch-npu in a folder of another name, a
+    release whose `fsdp/` folder has no `__init__.py`). For such a module the run decides, not the catalog.
+    """
+    present: dict[str, str] = {}
+    for name, module in catalog.patch_modules.items():
+        stem = name.rsplit(".", 1)[-1]
         for unit in units:
-            path: Path = unit.candidate.path
-            if path.stem == stem and module_name_for(path)[0] == module:
-                present.add(module)
+            analysis = unit.analysis
+            if analysis is None or analysis.module_name.rsplit(".", 1)[-1] != stem:
+                continue
+            functions = analysis.facts.functions
+            if any(parent is None for installer in module.installers for _, parent in functions.get(installer, [])):
+                present[name] = analysis.module_name
     return present
+
+
+def installer_aliases(
+    units: Sequence[Unit], catalog: Catalog, installers: dict[str, Optional[Planned]]
+) -> dict[str, Optional[Planned]]:
+    """Calls that name a known patch module's installer by the catalog's path go with the run's copy of it:
+    removed when (and only when) the run removes that installer."""
+    out: dict[str, Optional[Planned]] = {}
+    for name, run_name in present_patch_modules(units, catalog).items():
+        for installer in catalog.patch_modules[name].installers:
+            if f"{run_name}.{installer}" in installers:
+                out[f"{name}.{installer}"] = installers[f"{run_name}.{installer}"]
+    return out
 
 
 def _mentions(unit: Unit, names: Sequence[bytes]) -> bool:
@@ -68,7 +87,7 @@ class _Linker:
         self.orphan_installers = {
             q: f for q, f in self.run_removals.installers.items() if q not in planned_installers
         }
-        self.known = from_catalog(catalog, options, _present_patch_modules(units, catalog))
+        self.known = from_catalog(catalog, options, present_patch_modules(units, catalog))
         self.symbols: dict[str, RemovedSymbol] = {**self.known.symbols, **self.run_removals.symbols}
         self.installers: dict[str, Optional[Planned]] = {**self.known.installers, **self.run_removals.installers}
         # per symbol: the fixes that rewrite or delete its references elsewhere, and whether one stays

@@ -67,6 +67,7 @@ def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> 
                 continue
             evidence = fingerprint.compare_to_upstream(
                 analysis.code(function), target.fingerprint or target.id,
+                scope=fingerprint.Scope(analysis.module_name or "<module>", analysis.table.bindings),
                 original_names=frozenset({target.id.rsplit(".", 1)[-1]}),
             )
             if not evidence.matched or evidence.calls_original:

@@ -18,7 +18,7 @@ from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.discovery import Candidate
 from fsdp_unpatch.edits import apply_edits, replacement_regions
 from fsdp_unpatch.findings import Finding, Fix, Span
-from fsdp_unpatch.migration import link_references
+from fsdp_unpatch.migration import installer_aliases, link_references
 from fsdp_unpatch.prefilter import mentions, prefilter_for
 from fsdp_unpatch.module_edits import deletes_file, delete_file
 from fsdp_unpatch.sourcefile import (
@@ -94,6 +94,7 @@ class Run:
         installers = {
             i.qualified: i.finding for u in analyzed for i in u.analysis.installers if i.removable  # type: ignore[union-attr]
         }
+        installers.update(installer_aliases(self.units, self.catalog, installers))
         if installers:
             names = {q.rsplit(".", 1)[-1].encode() for q in installers}
             for unit in self.units:
@@ -176,6 +177,7 @@ class Run:
                 message=planned.message,
                 target=planned.target,
                 fix=fix,
+                detail=planned.detail,
             )
             by_planned.append((planned, finding))
             result.findings.append(finding)

@@ -22,6 +22,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import ast
 import re
 import sys
@@ -105,7 +106,7 @@ def _private_use1_kernels(tree: ast.Module) -> set[str]:
 def facts(sources: Path):
     """(symbol -> versions, (importer, source, name) -> versions, op -> versions with a PrivateUse1
     kernel, versions in order)."""
-    dirs = fp.upstream_version_dirs([sources])
+    dirs = fp.version_dirs([sources])
     versions = sorted(dirs, key=fp.version_key)
     symbols: dict[str, list[str]] = {}
     imports: dict[tuple[str, str, str], list[str]] = {}
@@ -167,7 +168,7 @@ def _quote(text: str) -> str:
 def render(sources: Path, current: dict, hand_written: set[str]) -> str:
     symbols, imports, private_use1, versions = facts(sources)
     # Targets with upstream fingerprints (scripts/gen_fingerprints.py): a copy is compared with them.
-    fingerprinted = set(fp._load_json(str(fp.DATA_PATH))["targets"])
+    fingerprinted = set(json.loads(fp.DATA_PATH.read_text(encoding="utf-8"))["targets"])
     lines = [BEGIN, f"# From the FSDP2 sources of torch {versions[0]}..{versions[-1]}. Edit `why` freely; "
              "the rest is regenerated.", ""]
     for symbol in sorted(symbols):

@@ -42,6 +42,15 @@ def _excerpt(lines: list[str], finding: Finding) -> Text:
     return text
 
 
+def _detail(detail: str) -> Text:
+    """A diff against upstream, indented under the excerpt, lines coloured like `git diff`."""
+    text = Text()
+    for line in detail.splitlines():
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim" if line.startswith("@") else ""
+        text.append("    " + line + "\n", style=style)
+    return text
+
+
 def summary(result: RunResult, context: ReportContext) -> str:
     remaining = result.remaining
     counts = Counter(f.category for f in remaining)
@@ -110,6 +119,8 @@ def full(result: RunResult, context: ReportContext) -> str:
                 if lines is None:
                     lines = file.original.decode(file.encoding, "replace").splitlines()
                 console.print(_excerpt(lines, finding), end="")
+                if finding.detail:
+                    console.print(_detail(finding.detail), end="")
             if context.show_fixes and not context.fix_mode and finding.fix is not None and file.original is not None:
                 if lines is None:
                     lines = file.original.decode(file.encoding, "replace").splitlines()
