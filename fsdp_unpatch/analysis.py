@@ -396,21 +396,57 @@ class _Analyzer:
         return all(_trivial(s, removed, globals_declared) for s in body_statements(function.body))
 
     # same-device copies ---------------------------------------------------------------------------
+    def kept_code(self) -> set[int]:
+        """ids of every node inside code that stays: replacements of install sites that stay, what kept
+        installers and kernel registrations name, and the module's functions those call, transitively."""
+        top_level = {name: node for name, defs in self.facts.functions.items() for node, parent in defs if parent is None}
+        roots: list[cst.CSTNode] = []
+        for install in self.facts.installs:
+            if id(install.removable) in self.removed_sites:
+                continue
+            roots.append(install.value)
+            if install.function is not None and not any(
+                i.node is install.function and i.removable for i in self.result.installers
+            ):
+                roots.append(install.function)
+        for registration in overrides.kernel_registrations(self.facts):
+            roots.append(registration.call)
+            roots.extend(f for call, f in self.facts.decorated if call is registration.call)
+            if registration.function is not None:
+                roots.append(registration.function)
+        kept: set[int] = set()
+        seen_functions: set[int] = set()
+        while roots:
+            root = roots.pop()
+            for node in _descendants(root):
+                kept.add(id(node))
+                if isinstance(node, cst.Name) and node.value in top_level:
+                    function = top_level[node.value]
+                    if id(function) not in seen_functions:
+                        seen_functions.add(id(function))
+                        roots.append(function)
+        return kept
+
     def plan_copies(self) -> None:
         removed_functions = {id(p.edits[0].node) for p in self.result.replacements.values()}
+        kept: Optional[set[int]] = None
         for node, function in self.facts.ifs:
             if function is not None and (id(function) in removed_functions or id(function) in self.kept_replacements):
                 continue  # goes with its function, or stays with it as it is
             match = same_device_copy(node, self.result.code, self.facts.table.qualify)
             if match is None:
                 continue
+            kept = self.kept_code() if kept is None else kept
+            if id(node) in kept:
+                continue  # code that stays is left byte-identical
             native = match.native_call.with_changes(leading_lines=node.leading_lines)
             self.add(
                 Planned(
                     "FSU005",
                     node,
                     "same-device special case only adds `non_blocking=True`; the native "
-                    f"`{_short(self.result.code(match.native_call.body[0]))}` does the same",
+                    f"`{_short(self.result.code(match.native_call.body[0]))}` does the same once the backend's "
+                    "fast path is device-async (`fsdp-unpatch doctor`)",
                     "torch._foreach_copy_",
                     edits=[Edit(node, native)],
                 )
@@ -474,6 +510,12 @@ class _Analyzer:
         removable = {i.qualified: i.finding for i in self.result.installers if i.removable}
         plan_installer_calls(self.result, removable)
         return self.result
+
+
+def _descendants(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _descendants(child)
 
 
 def _walk_statements(block: cst.BaseSuite):

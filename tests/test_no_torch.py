@@ -42,8 +42,8 @@ class _Block:
         if _hidden(name):
             raise ImportError("torch is hidden in this test")
 sys.meta_path.insert(0, _Block())
-from fsdp_unpatch import fingerprint
-assert fingerprint._installed_torch() is None, "torch must be invisible"
+from fsdp_unpatch.fingerprint import upstream
+assert upstream._installed_torch() is None, "torch must be invisible"
 from fsdp_unpatch.cli import main
 main(sys.argv[1:])
 """

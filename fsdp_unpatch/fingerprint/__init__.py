@@ -19,6 +19,7 @@ from fsdp_unpatch.fingerprint.scope import Scope, canonical
 from fsdp_unpatch.fingerprint.upstream import (
     DATA_PATH,
     FSDP2_DIRS,
+    extract_target_source,
     module_root,
     read_dirs,
     short_name,
@@ -29,6 +30,6 @@ from fsdp_unpatch.fingerprint.upstream import (
 
 __all__ = [
     "DATA_PATH", "FSDP2_DIRS", "PIPELINE", "Difference", "Evidence", "Normalisation", "Scope", "canonical",
-    "compare_functions", "compare_to_upstream", "dotted_name", "known_targets", "module_root", "parse_function",
+    "compare_functions", "compare_to_upstream", "dotted_name", "extract_target_source", "known_targets", "module_root", "parse_function",
     "read_dirs", "short_name", "upstream_function", "version_dirs", "version_key",
 ]

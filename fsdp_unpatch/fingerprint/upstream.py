@@ -153,6 +153,17 @@ def find_target(root: PathLike, target: str):
     return (node, tree, path.stem) if node is not None else None
 
 
+def extract_target_source(root: PathLike, target: str) -> Optional[str]:
+    """The exact text of ``target`` (decorators included) in an FSDP2 package directory, or None."""
+    found = find_target(root, target)
+    if found is None:
+        return None
+    node, _, stem = found
+    lines = (Path(root) / f"{stem}.py").read_text(encoding="utf-8").splitlines(keepends=True)
+    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    return "".join(lines[start - 1: node.end_lineno])
+
+
 def _free_names(fn: ast.AST) -> set[str]:
     assert isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
     local = local_names(fn)
