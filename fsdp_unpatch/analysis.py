@@ -579,7 +579,9 @@ def _difference(d: "fingerprint.Difference", first_line: int) -> str:
 def _difference_message(name: str, entry: Target, evidence: "fingerprint.Evidence", first_line: int) -> str:
     """`first_line`: the file line of the function's first source line (differences count from it)."""
     version = f"torch {evidence.torch_version} " if evidence.torch_version else ""
-    shown = "; ".join(_difference(d, first_line) for d in evidence.differences[:3])
+    # What the copy does differently first; statements that differ only in what a name is bound to after.
+    ordered = sorted(evidence.differences, key=lambda d: d.rebound)
+    shown = "; ".join(_difference(d, first_line) for d in ordered[:3])
     more = "" if len(evidence.differences) <= 3 else f"; and {len(evidence.differences) - 3} more"
     return (
         f"`{name}` differs from {version}`{fingerprint.short_name(entry.fingerprint or entry.id)}` in "

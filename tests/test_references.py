@@ -123,7 +123,7 @@ def test_a_module_that_keeps_its_own_definition_is_not_told_the_name_is_removed(
     from tests.upstream import expand
 
     (tmp_path / "keeps.py").write_text(expand(
-        "import torch\n"
+        "import torch\nimport torch.distributed as dist\n"
         "from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n\n"
         "# @upstream _fsdp_param_group.FSDPParamGroup.finalize_backward _patched_finalize_backward npu-stream\n\n"
         "FSDPParamGroup.finalize_backward = _patched_finalize_backward\n"

@@ -137,13 +137,27 @@ def _shape(node: ast.AST) -> str:
     return re.sub(r"'%v\d+'", "'%v'", _dump(node))
 
 
-def _head(node: ast.AST) -> str:
-    """The shape of a compound statement without its blocks (``if x:`` of an ``if``)."""
+def _loose(node: ast.AST) -> str:
+    """The shape with every resolved global cut to its last name: equal for statements that read alike
+    but whose names are bound to different things (`dist.Work` here, `torch.distributed.Work` there)."""
+    return re.sub(r"Name\(id='[^'%]*?\.?([^'.%]+)'", r"Name(id='\1'", _shape(node))
+
+
+def _without_blocks(node: ast.AST) -> ast.AST:
     shallow = copy.copy(node)
     for name in ("body", "orelse", "finalbody", "handlers"):
         if hasattr(shallow, name):
             setattr(shallow, name, [])
-    return _shape(shallow)
+    return shallow
+
+
+def _head(node: ast.AST) -> str:
+    """The shape of a compound statement without its blocks (``if x:`` of an ``if``)."""
+    return _shape(_without_blocks(node))
+
+
+def _loose_head(node: ast.AST) -> str:
+    return _loose(_without_blocks(node))
 
 
 def _summary(lines: list[str], node: ast.AST, limit: int = 80) -> str:
@@ -166,31 +180,40 @@ class _Differ:
     def missing(self, node: ast.AST) -> None:
         self.out.append(Difference(0, _summary(self.up.lines, node)))
 
-    def block(self, cand: list, up: list) -> None:
-        matcher = difflib.SequenceMatcher(None, [_shape(s) for s in cand], [_shape(s) for s in up], autojunk=False)
+    def block(self, cand: list, up: list, key=_shape) -> None:
+        """Align two statement lists by shape; what does not align is aligned again loosely (a statement
+        whose names are bound elsewhere still pairs with upstream's), then reported."""
+        matcher = difflib.SequenceMatcher(None, [key(s) for s in cand], [key(s) for s in up], autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag == "equal":
+            if tag == "equal" and key is _shape:
                 continue
-            if tag == "replace" and i2 - i1 == j2 - j1:
+            if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
                 for c, u in zip(cand[i1:i2], up[j1:j2]):
                     self.pair(c, u)
-                continue
-            for c in cand[i1:i2]:
-                self.extra(c)
-            for u in up[j1:j2]:
-                self.missing(u)
+            elif key is _shape and i2 > i1 and j2 > j1:
+                self.block(cand[i1:i2], up[j1:j2], key=_loose)
+            else:
+                for c in cand[i1:i2]:
+                    self.extra(c)
+                for u in up[j1:j2]:
+                    self.missing(u)
 
     def pair(self, c: ast.AST, u: ast.AST) -> None:
         blocks = [n for n in ("body", "orelse", "finalbody", "handlers") if isinstance(getattr(c, n, None), list)]
         if type(c) is not type(u) or not blocks:
-            self.extra(c)
-            self.missing(u)
+            self.differ(c, u, _loose(c) == _loose(u))
             return
         if _head(c) != _head(u):
-            self.extra(c)
-            self.missing(u)
+            self.differ(c, u, _loose_head(c) == _loose_head(u))
         for name in blocks:
             self.block(getattr(c, name), getattr(u, name))
+
+    def differ(self, c: ast.AST, u: ast.AST, rebound: bool) -> None:
+        if rebound:  # reads like upstream's: a name in it is bound to something else
+            self.out.append(Difference(getattr(c, "lineno", 0), _summary(self.cand.lines, c), rebound=True))
+        else:
+            self.extra(c)
+            self.missing(u)
 
     def header(self) -> None:
         c, u = self.cand.tree, self.up.tree
@@ -204,7 +227,6 @@ def _differences(cand: _Normalised, up: _Normalised) -> list[Difference]:
     differ = _Differ(cand, up)
     differ.header()
     differ.block(cand.tree.body, up.tree.body)
-    differ.out = _merge_rebound(differ.out)
     if not differ.out:  # same shapes, but the locals map inconsistently: locate by the exact dump
         matcher = difflib.SequenceMatcher(
             None, [_dump(s) for s in cand.tree.body], [_dump(s) for s in up.tree.body], autojunk=False)
@@ -215,18 +237,6 @@ def _differences(cand: _Normalised, up: _Normalised) -> list[Difference]:
                 for s in up.tree.body[j1:j2]:
                     differ.missing(s)
     return differ.out
-
-
-def _merge_rebound(found: list[Difference]) -> list[Difference]:
-    """A statement of the copy followed by upstream's with the same text differs only in what a name means."""
-    out: list[Difference] = []
-    for item in found:
-        last = out[-1] if out else None
-        if last is not None and item.line == 0 and last.line and last.text == item.text and not last.rebound:
-            out[-1] = Difference(last.line, last.text, rebound=True)
-        else:
-            out.append(item)
-    return out
 
 
 def _readable(source: str, name: str) -> list[str]:

@@ -186,7 +186,7 @@ REGISTRATIONS = Normalisation(
     "registrations", "", _strip_registrations,
     must_match=(('@torch.library.impl(lib, "op", "PrivateUse1")\ndef f(x):\n    return x\n',
                  '@torch.library.impl(lib, "op", "CUDA")\ndef f(x):\n    return x\n'),),
-    must_differ=(("@torch.no_grad()\ndef f(x):\n    return x\n", "def f(x):\n    return x\n"),),
+    must_differ=(("@torch.enable_grad()\ndef f(x):\n    return x\n", "def f(x):\n    return x\n"),),
 )
 
 
@@ -235,7 +235,8 @@ NAMES = Normalisation(
     must_match=(
         ("def f(w):\n    return isinstance(w, torch.distributed.distributed_c10d.Work)\n",
          "def f(w):\n    return isinstance(w, dist.distributed_c10d.Work)\n"),
-        ("def f(p):\n    return p.sharded_state == ShardedState.SHARDED\n",
+        ("from torch.distributed.fsdp._fully_shard._fsdp_param import ShardedState as States\n"
+         "def f(p):\n    return p.sharded_state == States.SHARDED\n",
          "def f(p):\n    return p.sharded_state == ShardedState.SHARDED\n"),
     ),
     must_differ=(
