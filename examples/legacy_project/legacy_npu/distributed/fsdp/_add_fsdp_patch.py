@@ -4,12 +4,14 @@ Two patches live here:
 
 * ``_apply_fsdp_patch`` replaces three FSDP2 collectives internals with copies whose only NPU
   change is to pass ``non_blocking=True`` to same-device foreach copies (and to wait on the NPU
-  stream by name). It is applied when legacy_npu is imported.
+  stream by name), and the root pre-forward hook with a copy that also moves inputs for "npu".
+  It is applied when legacy_npu is imported (see ``_api_patches.py``).
 * ``_apply_fsdp_enhance_patch`` adds a buffer cache for the all-gather and reduce-scatter buffers
   and some bookkeeping around forward and backward. ``fully_shard`` applies it on first use.
 """
 
 import functools
+import logging
 from collections import Counter
 from typing import Any, cast
 
@@ -18,10 +20,13 @@ import torch.distributed as dist
 from torch.distributed.fsdp._fully_shard import _fsdp_collectives, _fsdp_param_group, _fsdp_state
 from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam, ShardedState
 from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup as _ParamGroup
+from torch.distributed.utils import _to_kwargs
+
+logger = logging.getLogger("legacy_npu.fsdp")
 
 
 # Copy of torch's _get_param_all_gather_inputs; NPU change: non_blocking=True for same-device copies.
-@torch.no_grad()
+# (Copied without @torch.no_grad(): its only caller, foreach_all_gather, already runs under no_grad.)
 def _patched_get_param_all_gather_inputs(
     fsdp_params: list[FSDPParam],
 ) -> list[list[torch.Tensor]]:
@@ -107,13 +112,41 @@ def _patched_finalize_backward(self):
     if self._all_gather_result is not None:
         # If there was a mistargeted unshard without a corresponding wait,
         # then we wait here and clear the unshard
-        if (event := self._all_gather_result.all_gather_event) is not None:
+        event = self._all_gather_result.all_gather_event
+        if event is not None:
             torch.npu.current_stream().wait_event(event)
         work = self._all_gather_result.all_gather_work
         if isinstance(work, dist.distributed_c10d.Work):
             work.wait()
         self._all_gather_result = None
     self._post_forward_indices.clear()
+
+
+# Copy of torch's FSDPState._root_pre_forward; NPU change: "npu" inputs are moved to the device too.
+# This one does more than upstream, so it is not the collectives patch: it stays, and so does its installer.
+def _patched_root_pre_forward(self, module, args, kwargs):
+    self._lazy_init()
+    if self._state_ctx.iter_forward_root is not None:
+        return args, kwargs
+    logger.debug("FSDP::root_pre_forward")
+    self._state_ctx.iter_forward_root = self
+    with torch.profiler.record_function("FSDP::root_pre_forward"):
+        # Wait for optimizer before implicitly prefetched all-gathers
+        if (event := self._state_ctx.post_optim_event) is not None:
+            self._comm_ctx.all_gather_copy_in_stream.wait_event(event)
+            self._comm_ctx.all_gather_stream.wait_event(event)
+            self._state_ctx.post_optim_event = None
+        else:
+            current_stream = self._device_handle.current_stream()
+            self._comm_ctx.all_gather_copy_in_stream.wait_stream(current_stream)
+            self._comm_ctx.all_gather_stream.wait_stream(current_stream)
+        if self._device.type in ["npu", "cuda", "hpu", "xpu", "mtia", torch._C._get_privateuse1_backend_name()]:
+            if args or kwargs:
+                with torch.profiler.record_function("FSDP::inputs_to_device"):
+                    args_tuple, kwargs_tuple = _to_kwargs(args, kwargs, self._device, False)
+                args = args_tuple[0]
+                kwargs = kwargs_tuple[0]
+    return args, kwargs
 
 
 def _apply_fsdp_patch():
@@ -123,6 +156,7 @@ def _apply_fsdp_patch():
     torch.ops.fsdp.all_gather_copy_in.default = _patched_all_gather_copy_in
     torch.ops.fsdp.all_gather_copy_in = _patched_all_gather_copy_in
     _ParamGroup.finalize_backward = _patched_finalize_backward
+    _fsdp_state.FSDPState._root_pre_forward = _patched_root_pre_forward
 
 
 # ---------------------------------------------------------------------------

@@ -4,18 +4,54 @@ Two patches live here:
 
 * ``_apply_fsdp_patch`` replaces three FSDP2 collectives internals with copies whose only NPU
   change is to pass ``non_blocking=True`` to same-device foreach copies (and to wait on the NPU
-  stream by name). It is applied when legacy_npu is imported.
+  stream by name), and the root pre-forward hook with a copy that also moves inputs for "npu".
+  It is applied when legacy_npu is imported (see ``_api_patches.py``).
 * ``_apply_fsdp_enhance_patch`` adds a buffer cache for the all-gather and reduce-scatter buffers
   and some bookkeeping around forward and backward. ``fully_shard`` applies it on first use.
 """
 
 import functools
+import logging
 from collections import Counter
 from typing import Any
 
 import torch
 from torch.distributed.fsdp._fully_shard import _fsdp_collectives, _fsdp_param_group, _fsdp_state
 from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup as _ParamGroup
+from torch.distributed.utils import _to_kwargs
+
+logger = logging.getLogger("legacy_npu.fsdp")
+
+
+# Copy of torch's FSDPState._root_pre_forward; NPU change: "npu" inputs are moved to the device too.
+# This one does more than upstream, so it is not the collectives patch: it stays, and so does its installer.
+def _patched_root_pre_forward(self, module, args, kwargs):
+    self._lazy_init()
+    if self._state_ctx.iter_forward_root is not None:
+        return args, kwargs
+    logger.debug("FSDP::root_pre_forward")
+    self._state_ctx.iter_forward_root = self
+    with torch.profiler.record_function("FSDP::root_pre_forward"):
+        # Wait for optimizer before implicitly prefetched all-gathers
+        if (event := self._state_ctx.post_optim_event) is not None:
+            self._comm_ctx.all_gather_copy_in_stream.wait_event(event)
+            self._comm_ctx.all_gather_stream.wait_event(event)
+            self._state_ctx.post_optim_event = None
+        else:
+            current_stream = self._device_handle.current_stream()
+            self._comm_ctx.all_gather_copy_in_stream.wait_stream(current_stream)
+            self._comm_ctx.all_gather_stream.wait_stream(current_stream)
+        if self._device.type in ["npu", "cuda", "hpu", "xpu", "mtia", torch._C._get_privateuse1_backend_name()]:
+            if args or kwargs:
+                with torch.profiler.record_function("FSDP::inputs_to_device"):
+                    args_tuple, kwargs_tuple = _to_kwargs(args, kwargs, self._device, False)
+                args = args_tuple[0]
+                kwargs = kwargs_tuple[0]
+    return args, kwargs
+
+
+def _apply_fsdp_patch():
+    _fsdp_state.FSDPState._root_pre_forward = _patched_root_pre_forward
 
 
 # ---------------------------------------------------------------------------
