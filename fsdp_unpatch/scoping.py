@@ -55,10 +55,15 @@ def _literal(node: cst.BaseExpression) -> Optional[str]:
 
 
 class _Originals:
-    """Where a file keeps the originals of FSDP2 names (each as the target id it holds)."""
+    """Where a file keeps the originals of FSDP2 names (each as the target id it holds).
 
-    def __init__(self, facts: Facts, catalog: Catalog, target_of: TargetOf) -> None:
-        self.facts, self.catalog = facts, catalog
+    A read of `X.f` holds the original only if no install over `X.f` comes before it in the file:
+    `_fsdp_param_group.foreach_reduce = _fsdp_collectives.foreach_reduce` after patching the latter
+    copies the patch, it restores nothing.
+    """
+
+    def __init__(self, facts: Facts, catalog: Catalog, target_of: TargetOf, line_of: LineOf) -> None:
+        self.facts, self.catalog, self.target_of, self.line_of = facts, catalog, target_of, line_of
         # `self._orig = X.f`, `X._orig_f = X.f`: the qualified attribute -> the target it holds
         self.stored: dict[str, str] = {}
         for install in facts.installs:
@@ -77,22 +82,51 @@ class _Originals:
     def _target(self, qualified: Optional[str]) -> Optional[str]:
         return target_id(qualified, self.catalog) if qualified else None
 
-    def _rebound(self, name: str) -> bool:
-        """A local name that is a function of the file, or bound to more than one thing: not a saved original."""
-        values = {self.facts.table.qualify(v) for local, v in self.facts.aliases if local == name}
-        return name in self.facts.functions or len(values) + (name in self.facts.call_bindings) > 1
-
-    def _direct(self, value: cst.BaseExpression) -> Optional[str]:
-        """`X.f` itself, or a name bound to it (`orig = X.f`, `orig = getattr(X, "f")`)."""
-        if isinstance(value, cst.Name) and self._rebound(value.value):
+    def _binding(self, name: str) -> Optional[cst.BaseExpression]:
+        """What a local name was bound to (`orig = X.f`, `orig = getattr(X, "f")`); None when it is a
+        function of the file or bound to more than one thing: then it is no saved original."""
+        values = [v for local, v in self.facts.aliases if local == name]
+        if name in self.facts.call_bindings:
+            values.append(self.facts.call_bindings[name])
+        if name in self.facts.functions or len({self.facts.table.qualify(v) for v in values}) != 1:
             return None
-        if isinstance(value, cst.Name) and value.value in self.facts.call_bindings:
-            value = self.facts.call_bindings[value.value]
+        return values[0]
+
+    def _read(self, value: cst.BaseExpression) -> Optional[tuple[str, cst.CSTNode]]:
+        """(target id, the node that reads it) for `X.f`, `getattr(X, "f")`, or a name bound to one."""
+        if isinstance(value, cst.Name) and value.value in self.facts.table.sources:
+            imports = self.facts.table.sources[value.value]  # `from ..._fsdp_collectives import f as orig`
+            target = self._target(self.facts.table.qualify(value))
+            if value.value in self.facts.functions or len(imports) != 1 or target is None:
+                return None
+            return target, imports[0]
+        if isinstance(value, cst.Name):
+            bound = self._binding(value.value)
+            if bound is None:
+                return None
+            value = bound
         if isinstance(value, cst.Call) and dotted_name(value.func) == "getattr" and len(value.args) >= 2:
             name = _literal(value.args[1].value)
             owner = self.facts.table.qualify(value.args[0].value)
-            return self._target(f"{owner}.{name}") if name and owner else None
-        return self._target(self.facts.table.qualify(value))
+            target = self._target(f"{owner}.{name}") if name and owner else None
+        else:
+            target = self._target(self.facts.table.qualify(value))
+        return (target, value) if target is not None else None
+
+    def _direct(self, value: cst.BaseExpression, ordered: bool = True) -> Optional[str]:
+        read = self._read(value)
+        if read is None:
+            return None
+        target, node = read
+        if ordered and self._patched_before(target, node):
+            return None
+        return target
+
+    def _patched_before(self, target: str, read: cst.CSTNode) -> bool:
+        line = self.line_of(read)
+        return any(self.target_of(i) == target and self.line_of(i.report) < line
+                   and self._direct(i.value, ordered=False) != target  # an earlier restore patches nothing
+                   for i in self.facts.installs)
 
     def held(self, value: cst.BaseExpression) -> Optional[str]:
         """The target id whose original `value` holds, if it holds one."""
@@ -100,7 +134,7 @@ class _Originals:
             inner = value.value
             if isinstance(inner, cst.Name) and inner.value in self.wrapped:
                 return self.wrapped[inner.value]
-            return self._direct(inner)  # `X.f.__wrapped__`: X.f is a wraps-wrapper of the original
+            return self._direct(inner, ordered=False)  # `X.f.__wrapped__`: X.f wraps the original
         qualified = self.facts.table.qualify(value)
         if qualified in self.stored:
             return self.stored[qualified]
@@ -115,7 +149,7 @@ def _same(catalog: Catalog, target: str, held: str) -> bool:
 def verdicts(facts: Facts, catalog: Catalog, symbols: SymbolTables, target_of: TargetOf,
              line_of: LineOf) -> dict[int, Verdict]:
     """id(install) -> its verdict, for the install sites whose target is an FSDP2 name."""
-    originals = _Originals(facts, catalog, target_of)
+    originals = _Originals(facts, catalog, target_of, line_of)
     out: dict[int, Verdict] = {}
     restores: list[tuple[RawInstall, str]] = []
     for install in facts.installs:

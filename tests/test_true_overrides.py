@@ -181,6 +181,32 @@ FSDPParam.to_sharded = saved
     assert codes(findings(tmp_path, body)) == [(3, "FSU101")]
 
 
+def test_copying_a_patched_binding_into_its_twin_is_an_override(tmp_path: Path) -> None:
+    """After the patch, `_fsdp_collectives.foreach_reduce` holds the replacement, not the original."""
+    body = """\
+_fsdp_collectives.foreach_reduce = _replacement
+_fsdp_param_group.foreach_reduce = _fsdp_collectives.foreach_reduce
+"""
+    assert codes(findings(tmp_path, body)) == [(1, "FSU101"), (2, "FSU101")]
+
+
+def test_an_imported_original_put_back_is_a_restore(tmp_path: Path) -> None:
+    body = """\
+from torch.distributed.fsdp._fully_shard._fsdp_param_group import foreach_reduce as _original_reduce
+
+
+def swap():
+    _fsdp_param_group.foreach_reduce = _replacement
+
+
+def unswap():
+    _fsdp_param_group.foreach_reduce = _original_reduce
+"""
+    found = findings(tmp_path, body)
+    assert codes(found) == [(5, "FSU101")], found
+    assert found[0][2].endswith(f"scoped: the original is restored at line {9 + HEADER.count(chr(10))}")
+
+
 # 3. FSU401 only when true --------------------------------------------------------------------------
 
 def test_reload_of_the_importing_module_after_the_patch_completes_it(tmp_path: Path) -> None:
