@@ -277,6 +277,16 @@ def test_init_helper_patched_without_replicates_copy(torch: str, expected: bool,
     assert bool(stale) is expected
 
 
+def test_explain_takes_a_qualified_name_of_the_family() -> None:
+    from fsdp_unpatch.cli import main
+    from tests.helpers import cli_runner
+
+    result = cli_runner().invoke(main, ["explain", "torch.distributed._composable.replicate_with_fsdp._ReplicateState.init"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "replicate_with_fsdp._ReplicateState.init"
+    assert "Exists: torch 2.9+" in result.stdout
+
+
 # data ----------------------------------------------------------------------------------------------
 
 def test_releases_text_round_trips() -> None:
