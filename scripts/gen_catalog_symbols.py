@@ -115,6 +115,8 @@ def _private_use1_kernels(tree: ast.Module) -> set[str]:
 
 # Bases that add no attribute a patch could override (`_State` is `class _State: pass` in every release).
 EMPTY_BASES = frozenset({"object", "ABC", "Generic", "Protocol", "NamedTuple", "Enum", "IntEnum", "_State"})
+# Mixins fully_shard puts before the user's nn.Module class: a new name on them shadows nn.Module's.
+MIXINS = frozenset({"FSDPModule"})
 
 
 def _family_source(node: ast.ImportFrom) -> str | None:
@@ -206,6 +208,8 @@ def _class_tables(trees: dict[str, ast.Module]) -> dict[str, set[str]]:
             return tables[key]
         module, node = classes[key]
         names = bound_names(node.body, annotations=True)
+        if node.name in MIXINS:
+            names.add(OPEN)
         for base in node.bases:
             name = _base_name(base)
             here = f"{module}.{name}"

@@ -67,13 +67,24 @@ FSDPParam.to_unsharded = _replacement
 
 
 def test_a_method_the_catalog_has_no_target_for_is_still_an_override(tmp_path: Path) -> None:
-    """`FSDPModule.reshard` is in the symbol tables only; `FSDPModule._my_state` in none."""
+    """`FSDPCommContext.lazy_init` is in the symbol tables only (torch 2.5+); `_my_state` in none."""
+    body = """\
+_fsdp_param_group.FSDPCommContext.lazy_init = _replacement
+_fsdp_param_group.FSDPCommContext._my_state = None
+"""
+    found = findings(tmp_path, body)
+    assert codes(found) == [(1, "FSU101")]
+    assert "an override in torch 2.5+ only" in found[0][2]
+
+
+def test_any_name_on_the_fsdp_module_mixin_is_an_override(tmp_path: Path) -> None:
+    """fully_shard puts FSDPModule before the user's nn.Module class: `forward` there shadows the module's."""
     body = """\
 from torch.distributed.fsdp._fully_shard._fully_shard import FSDPModule
 FSDPModule.reshard = _replacement
-FSDPModule._my_state = None
+FSDPModule.forward = _replacement
 """
-    assert codes(findings(tmp_path, body)) == [(2, "FSU101")]
+    assert codes(findings(tmp_path, body)) == [(2, "FSU101"), (3, "FSU101")]
 
 
 def test_a_name_only_some_releases_define_says_which(tmp_path: Path) -> None:
