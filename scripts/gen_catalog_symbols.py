@@ -144,9 +144,9 @@ def _statements(body: list[ast.stmt]):
             yield from _statements(node.orelse)
             continue
         yield node
-        for field in ("body", "orelse", "finalbody"):
+        for block in ("body", "orelse", "finalbody"):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                yield from _statements(getattr(node, field, []) or [])
+                yield from _statements(getattr(node, block, []) or [])
         for handler in getattr(node, "handlers", []) or []:
             yield from _statements(handler.body)
 
@@ -375,8 +375,8 @@ def render(found: Facts, current: dict, hand_written: set[str]) -> str:
             f'\nuntil = "{until}"' if until else ""))
     minors = _minors(versions)
     lines.append("")
-    lines.append("# Who reads each binding above, per release: `[callers.\"<module>.<name>\"]` maps a module whose code")
-    lines.append("# reads that module's binding to the releases in which it does (an empty table: nobody does).")
+    lines.append("# Who reads each binding above, per release: `[callers.\"<module>.<name>\"]` maps a module whose")
+    lines.append("# code reads that module's binding to the releases in which it does (an empty table: nobody does).")
     lines.append("# Patching one binding is incomplete (FSU401) only if the other one is read.")
     for (module, name) in sorted(found.callers):
         lines.append(f'[callers."{module}.{name}"]')

@@ -292,7 +292,8 @@ def test_explain_takes_a_qualified_name_of_the_family() -> None:
     from fsdp_unpatch.cli import main
     from tests.helpers import cli_runner
 
-    result = cli_runner().invoke(main, ["explain", "torch.distributed._composable.replicate_with_fsdp._ReplicateState.init"])
+    qualified = "torch.distributed._composable.replicate_with_fsdp._ReplicateState.init"
+    result = cli_runner().invoke(main, ["explain", qualified])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == "replicate_with_fsdp._ReplicateState.init"
     assert "Exists: torch 2.9+" in result.stdout
