@@ -87,6 +87,15 @@ FSDPModule.forward = _replacement
     assert codes(findings(tmp_path, body)) == [(2, "FSU101"), (3, "FSU101")]
 
 
+def test_a_class_default_for_what_upstream_sets_on_self_is_an_override(tmp_path: Path) -> None:
+    """FSDPParamGroup's methods set `self.reduce_grads`: a class-level value is a default its code may read."""
+    body = """\
+FSDPParamGroup.reduce_grads = False
+FSDPParamGroup._vendor_reduce_grads = False
+"""
+    assert codes(findings(tmp_path, body)) == [(1, "FSU101")]
+
+
 def test_a_name_only_some_releases_define_says_which(tmp_path: Path) -> None:
     body = "_fsdp_collectives.DefaultAllGather.allocate = _replacement\n"
     found = findings(tmp_path, body)
