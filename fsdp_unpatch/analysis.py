@@ -15,11 +15,12 @@ from typing import Mapping, Optional
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from fsdp_unpatch import completeness, fingerprint, overrides
+from fsdp_unpatch import completeness, fingerprint, overrides, scoping
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.collect import Facts, RawCall, RawInstall, collect
 from fsdp_unpatch.names import ImportTable, is_fsdp2_private, target_id
 from fsdp_unpatch.patterns import body_statements, is_docstring, same_device_copy
+from fsdp_unpatch.symbols import load_symbols
 from fsdp_unpatch.versions import Version
 
 
@@ -118,6 +119,7 @@ class _Analyzer:
         self.proofs: dict[int, fingerprint.Evidence] = {}
         # Replacement functions whose install sites stay: their body is left exactly as it is.
         self.kept_replacements: set[int] = set()
+        self.verdicts: dict[int, scoping.Verdict] = {}  # id(install) -> override or not (set by `run`)
 
     @property
     def facts(self) -> Facts:
@@ -177,7 +179,7 @@ class _Analyzer:
                 self.add(Planned(swap[0], swap[1], swap[2], swap[3]))
             return
         qualified, target = self.resolve_target(install)
-        if target is None or not is_fsdp2_private(target):
+        if target is None or not is_fsdp2_private(target, self.catalog):
             return
         entry = self.catalog.targets.get(target)
         twin = self.catalog.twin_of(target)
@@ -477,13 +479,15 @@ class _Analyzer:
 
     def plan_completeness(self) -> None:
         for install in self.facts.installs:
-            if install.attribute == "__code__":
+            if install.attribute == "__code__" or not self.verdicts.get(id(install), scoping.Verdict(True)).override:
                 continue
             qualified, target = self.resolve_target(install)
             if qualified is not None and target is not None:
                 self.result.patched.append(completeness.Patched(install, qualified, target))
         patched = self.result.patched
         for item in completeness.incomplete_by_name(patched, self.catalog, self.options.target_torch):
+            if scoping.reloaded_after(self.facts, self.catalog, item.site.install, item.missing, self.line):
+                continue  # the reload copied the patch into the by-name binding
             planned = self.add(Planned("FSU401", item.site.install.report, item.message, item.site.target))
             self.result.incomplete.append((item, planned))
         for earlier, later in completeness.redundant_class_patches(patched, dict(self.catalog.classes)):
@@ -497,10 +501,25 @@ class _Analyzer:
         for code, site, message in completeness.op_default_problems(patched):
             self.add(Planned(code, site.install.report, message, site.target))
 
+    def line(self, node: cst.CSTNode) -> int:
+        return self.result.position(node).start.line
+
+    def fsdp2_target(self, install: RawInstall) -> Optional[str]:
+        target = self.resolve_target(install)[1]
+        return target if target is not None and is_fsdp2_private(target, self.catalog) else None
+
     def run(self) -> FileAnalysis:
         pending: dict[str, list[tuple[RawInstall, Planned]]] = {}
+        # New attributes and restores of saved originals are no overrides (scoping.py).
+        self.verdicts = scoping.verdicts(self.facts, self.catalog, load_symbols(), self.fsdp2_target, self.line)
         for install in self.facts.installs:
+            verdict = self.verdicts.get(id(install), scoping.Verdict(True))
+            if not verdict.override:
+                continue
+            before = len(self.result.planned)
             self.classify_install(install, pending)
+            for planned in self.result.planned[before:]:
+                planned.message += verdict.note(planned.message, install.attribute)
         self.plan_other_overrides()
         self.plan_completeness()
         self.merge_chained(pending)

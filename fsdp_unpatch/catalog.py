@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -75,6 +75,10 @@ class Catalog:
     rules: Mapping[str, Rule]
     patch_modules: Mapping[str, PatchModule]
     by_name_imports: tuple[ByNameImport, ...] = ()
+    # FSDP2's family outside its package: module id -> qualified module (`replicate_with_fsdp`).
+    family_modules: Mapping[str, str] = field(default_factory=dict)
+    # binding ("module.name") -> FSDP2 module whose code reads it -> releases text (`symbols.format_releases`)
+    callers: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def rule(self, code: str) -> Rule:
         return self.rules[code]
@@ -154,6 +158,8 @@ def _parse(data: dict) -> Catalog:
             ByNameImport(e["module"], e["source"], e["name"], e["since"], e.get("until"))
             for e in data.get("by_name_imports", ())
         ),
+        family_modules=dict(meta.get("family_modules", {})),
+        callers={binding: dict(readers) for binding, readers in data.get("callers", {}).items()},
     )
 
 

@@ -63,6 +63,8 @@ class Facts:
     decorated: list[tuple[cst.Call, cst.FunctionDef]] = field(default_factory=list)
     # ids of functions defined directly in a class body (methods: called through objects, never by name).
     methods: set[int] = field(default_factory=set)
+    # `importlib.reload(module)` calls (matched by the callee's last name), with their enclosing function.
+    reloads: list[tuple[cst.Call, Optional[cst.FunctionDef]]] = field(default_factory=list)
 
 
 # Last names of callees that may register a kernel or patch something in a test.
@@ -242,6 +244,8 @@ class Collector(NameCounter):
         last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
         if last in REGISTRATION_CALLEES:
             self.facts.registrations.append((node, self._function))
+        elif last == "reload":
+            self.facts.reloads.append((node, self._function))
 
     def visit_If(self, node: cst.If) -> None:
         self.facts.ifs.append((node, self._function))

@@ -2,7 +2,8 @@
 
 - FSU401: a name one FSDP2 module imported by name from another (`_fsdp_param_group` did
   `from ._fsdp_collectives import foreach_reduce`) is patched in one module only; the other module
-  keeps calling what it imported. Decided per file, then dropped in `link` when another file of the
+  keeps calling what it imported. Only when FSDP2's code of the target release reads the unpatched
+  binding (catalog `[callers]`). Decided per file, then dropped in `link` when another file of the
   run patches the counterpart.
 - FSU402: a class attribute patched through two modules: both names reach the same class object, so
   the second assignment is redundant (information, not a bug).
@@ -16,6 +17,7 @@ from typing import Iterable
 
 from fsdp_unpatch.catalog import ByNameImport, Catalog
 from fsdp_unpatch.collect import RawInstall
+from fsdp_unpatch.symbols import load_symbols, parse_releases
 from fsdp_unpatch.versions import Version
 
 
@@ -61,15 +63,27 @@ def by_name_counterparts(catalog: Catalog, version: Version) -> dict[str, list[t
     return out
 
 
+def is_read(catalog: Catalog, binding: str, version: Version) -> bool:
+    """Whether FSDP2's code of the torch release (clamped to the known ones) reads the binding
+    ("module.name"); True when the catalog does not know."""
+    readers = catalog.callers.get(binding)
+    if readers is None:
+        return True
+    minors = load_symbols().minors
+    release = min(max(version, Version.parse(minors[0])), Version.parse(minors[-1]))
+    return any(str(release) in parse_releases(text, minors) for text in readers.values())
+
+
 def incomplete_by_name(patched: Iterable[Patched], catalog: Catalog, version: Version) -> list[Incomplete]:
-    """FSU401 candidates in one file: patched names whose by-name twin the file does not patch."""
+    """FSU401 candidates in one file: patched names whose by-name twin the file does not patch and
+    FSDP2's code of the torch release reads (an unread stale copy changes nothing)."""
     patched = list(patched)
     done = {p.target for p in patched}
     counterparts = by_name_counterparts(catalog, version)
     found = []
     for site in patched:
         for missing, why in counterparts.get(site.target, ()):
-            if missing not in done:
+            if missing not in done and is_read(catalog, missing, version):
                 message = (f"`{site.target}` is patched but `{missing}` is not: {why}; "
                            f"patch `{missing}` too (torch {version})")
                 found.append(Incomplete(site, missing, message))

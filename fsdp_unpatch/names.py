@@ -103,6 +103,9 @@ def target_id(qualified: str, catalog: Catalog) -> Optional[str]:
     """
     if qualified.startswith("torch.ops."):
         return "ops." + qualified[len("torch.ops."):]
+    for family, module in catalog.family_modules.items():
+        if qualified.startswith(module + "."):
+            qualified = f"{catalog.fsdp2_roots[0]}.{family}.{qualified[len(module) + 1:]}"
     for root in catalog.fsdp2_roots:
         if qualified.startswith(root + "."):
             parts = qualified[len(root) + 1:].split(".")
@@ -112,8 +115,10 @@ def target_id(qualified: str, catalog: Catalog) -> Optional[str]:
     return None
 
 
-def is_fsdp2_private(target: str) -> bool:
-    """A target id names something private of FSDP2 (a `_module` or a `torch.ops.fsdp` op)."""
-    return target.startswith("_") or target.startswith("ops.fsdp.")
+def is_fsdp2_private(target: str, catalog: Catalog) -> bool:
+    """A target id names something private of FSDP2 (a `_module`, a module of its private family
+    such as `torch.distributed._composable.replicate_with_fsdp`, or a `torch.ops.fsdp` op)."""
+    return (target.startswith("_") or target.startswith("ops.fsdp.")
+            or target.split(".")[0] in catalog.family_modules)
 
 

@@ -142,7 +142,7 @@ def code_swap(install: RawInstall, facts: Facts, catalog: Catalog, code_of: Code
     """`X.__code__ = f.__code__` (or setattr) on an FSDP2 function: X itself now runs other code."""
     owner = facts.table.qualify(install.owner)
     target = target_id(owner, catalog) if owner else None
-    if target is None or not is_fsdp2_private(target):
+    if target is None or not is_fsdp2_private(target, catalog):
         return None
     spelled = _short(code_of(install.report))
     if not install.via_setattr:
@@ -182,7 +182,7 @@ def patches_in_tests(facts: Facts, catalog: Catalog, code_of: CodeOf) -> Iterato
         else:
             continue
         target = target_id(qualified, catalog) if qualified else None
-        if target is None or not is_fsdp2_private(target):
+        if target is None or not is_fsdp2_private(target, catalog):
             continue
         yield (
             "FSU202",

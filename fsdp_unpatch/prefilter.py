@@ -50,7 +50,7 @@ class Vocabulary:
     """The names the prefilter looks for, all read from the catalog."""
 
     roots: frozenset[str]  # last segments of the FSDP2 package roots (`_fully_shard`, `fsdp`)
-    packages: tuple[str, ...]  # the FSDP2 roots and op namespaces as dotted paths (`torch.ops.fsdp`)
+    packages: tuple[str, ...]  # the FSDP2 roots, family modules and op namespaces as dotted paths (`torch.ops.fsdp`)
     classes: frozenset[str]  # FSDP2 classes the catalog names (`FSDPParamGroup`)
     root_paths: tuple[tuple[str, ...], ...]  # folder chains of FSDP2 roots and patch packages
     modules: frozenset[str]  # target modules (`_fsdp_collectives`) and op namespaces (`fsdp`)
@@ -85,7 +85,8 @@ class Vocabulary:
                 prefix = prefix[:-1]
         return cls(
             roots=frozenset(root.rsplit(".", 1)[-1] for root in catalog.fsdp2_roots),
-            packages=tuple(catalog.fsdp2_roots) + tuple(f"torch.ops.{n}" for n in sorted(namespaces)),
+            packages=tuple(catalog.fsdp2_roots) + tuple(catalog.family_modules.values())
+            + tuple(f"torch.ops.{n}" for n in sorted(namespaces)),
             classes=frozenset(catalog.classes),
             root_paths=tuple(root_paths),
             modules=frozenset(modules | namespaces),

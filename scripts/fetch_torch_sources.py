@@ -36,13 +36,19 @@ FSDP2_DIRS = (
     "torch/distributed/fsdp/_fully_shard/",   # torch >= 2.6
     "torch/distributed/_composable/fsdp/",    # torch 2.4, 2.5 (a shim afterwards)
 )
+# Single files of FSDP2's family outside those directories (built on FSDP2's private modules).
+FSDP2_FAMILY_FILES = (
+    "torch/distributed/_composable/replicate_with_fsdp.py",  # replicate() on FSDP2's state (torch >= 2.9)
+)
+# What a SOURCE.json records it holds: a tree extracted with another filter is extracted again.
+WANTED = sorted(FSDP2_DIRS + FSDP2_FAMILY_FILES)
 # Wheel platforms to try, in order (small CPU builds first).
 PLATFORMS = ("manylinux_2_28_aarch64", "manylinux2014_aarch64")
 DEFAULT_DEST = Path("/work/torch_upstream")
 
 
 def _wanted(name: str) -> bool:
-    return name.endswith(".py") and any(
+    return name in FSDP2_FAMILY_FILES or name.endswith(".py") and any(
         name.startswith(d) and "/" not in name[len(d):] for d in FSDP2_DIRS
     )
 
@@ -95,18 +101,26 @@ def copy_installed(root: Path, out_dir: Path) -> list[str]:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(f, target)
                 names.append(rel)
-    return names
+    for rel in FSDP2_FAMILY_FILES:
+        if (root / rel).is_file():
+            target = out_dir / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / rel, target)
+            names.append(rel)
+    return sorted(names)
 
 
 def fetch(version: str, dest: Path, python_version: str, keep_wheel: bool = False) -> dict:
     out_dir = dest / version
     if (out_dir / "SOURCE.json").exists():
-        print(f"{version}: already in {out_dir}")
-        return json.loads((out_dir / "SOURCE.json").read_text())
+        info = json.loads((out_dir / "SOURCE.json").read_text())
+        if info.get("wanted") == WANTED:
+            print(f"{version}: already in {out_dir}")
+            return info
     inst = installed_torch()
     if inst and inst[0] == version:
         names = copy_installed(inst[1], out_dir)
-        info = {"version": version, "source": f"installed torch at {inst[1]}", "files": names}
+        info = {"version": version, "source": f"installed torch at {inst[1]}", "files": names, "wanted": WANTED}
     else:
         with tempfile.TemporaryDirectory(dir=dest) as tmp:
             wheel = download_wheel(version, python_version, Path(tmp))
@@ -114,7 +128,7 @@ def fetch(version: str, dest: Path, python_version: str, keep_wheel: bool = Fals
                 print(f"{version}: no wheel found", file=sys.stderr)
                 return {"version": version, "source": None, "files": []}
             names = extract_wheel(wheel, out_dir)
-            info = {"version": version, "source": wheel.name, "files": names}
+            info = {"version": version, "source": wheel.name, "files": names, "wanted": WANTED}
             if keep_wheel:
                 shutil.copy(wheel, dest / wheel.name)
     (out_dir / "SOURCE.json").write_text(json.dumps(info, indent=1) + "\n")

@@ -117,9 +117,11 @@ def _resolve(catalog, name: str) -> Optional[tuple[str, str]]:
         return "rule", by_name[name]
     if name in catalog.targets:
         return "target", name
-    for root in catalog.fsdp2_roots:  # a fully qualified name works too
-        if name.startswith(root + ".") and name[len(root) + 1:] in catalog.targets:
-            return "target", name[len(root) + 1:]
+    prefixes = {root: "" for root in catalog.fsdp2_roots}
+    prefixes.update({module: f"{family}." for family, module in catalog.family_modules.items()})
+    for root, prefix in prefixes.items():  # a fully qualified name works too
+        if name.startswith(root + ".") and prefix + name[len(root) + 1:] in catalog.targets:
+            return "target", prefix + name[len(root) + 1:]
     if name.startswith("torch.ops.") and name[len("torch."):] in catalog.targets:
         return "target", name[len("torch."):]
     return None
