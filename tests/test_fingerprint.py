@@ -381,3 +381,14 @@ def test_upstream_dirs_are_read_on_the_fly(tmp_path):
     shutil.copytree(INSTALLED, tmp_path / "9.9.0" / rel, ignore=shutil.ignore_patterns("__pycache__"))
     ev = compare_to_upstream(patched_get_inputs(), GET_INPUTS, scope=copy_scope(GET_INPUTS), upstream_dirs=[tmp_path])
     assert ev.matched and ev.matched_versions == ("9.9.0",)
+
+
+@pytest.mark.skipif(not Path("/work/torch_upstream/2.13.0").is_dir(), reason="torch sources not extracted "
+                    "(scripts/fetch_torch_sources.py)")
+def test_the_upstream_data_file_is_what_the_generator_writes():
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "gen_fingerprints.py"
+    done = subprocess.run([sys.executable, str(script), "/work/torch_upstream", "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

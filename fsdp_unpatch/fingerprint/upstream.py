@@ -10,6 +10,7 @@ torch is never imported.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import hashlib
 import importlib.metadata
@@ -119,7 +120,13 @@ def _class_method(tree: ast.Module, cls: str, method: str, seen: Optional[set] =
 
 
 def _parse(path: Path) -> tuple[str, ast.Module]:
-    source = path.read_text(encoding="utf-8")
+    return _parse_cached(str(path), path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_cached(path: str, mtime: int) -> tuple[str, ast.Module]:
+    """One parse per file version (the generator reads each release's modules once per target)."""
+    source = Path(path).read_text(encoding="utf-8")
     return source, ast.parse(source)
 
 
@@ -189,6 +196,7 @@ def upstream_function(root: PathLike, target: str) -> Optional[UpstreamFunction]
     body = node.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
             and isinstance(body[0].value.value, str):
+        node = copy.copy(node)  # the parsed module is shared: change a shallow copy
         node.body = body[1:] or [ast.Pass()]
     return UpstreamFunction(ast.unparse(node) + "\n", Scope(module, names))
 
