@@ -15,6 +15,7 @@ Called once by the runner's `link()`, after each file was analysed on its own:
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from typing import Any, Callable, Optional, Protocol, Sequence
 
 import libcst as cst
@@ -24,6 +25,7 @@ from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.orphans import plan_orphans
 from fsdp_unpatch.prefilter import mentions
 from fsdp_unpatch.references import FileReferences, find_references, plan_rewrite
+from fsdp_unpatch.sourcefile import module_name_for
 from fsdp_unpatch.removals import Removals, RemovedSymbol, from_catalog, from_run
 from fsdp_unpatch.strings import plan_strings
 from fsdp_unpatch.test_cleanup import TestPlan, is_test_module, plan_tests
@@ -47,8 +49,13 @@ def present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, 
     for name, module in catalog.patch_modules.items():
         stem = name.rsplit(".", 1)[-1]
         for unit in units:
+            path: Path = unit.candidate.path
+            if path.stem != stem:
+                continue
             analysis = unit.analysis
-            if analysis is None or analysis.module_name.rsplit(".", 1)[-1] != stem:
+            if analysis is None:  # not analysed (skipped, unreadable): it is the module only by its path
+                if module_name_for(path)[0] == name:
+                    present[name] = name
                 continue
             functions = analysis.facts.functions
             if any(parent is None for installer in module.installers for _, parent in functions.get(installer, [])):

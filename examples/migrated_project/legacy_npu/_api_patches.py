@@ -2,8 +2,6 @@
 
 import torch
 
-from legacy_npu.distributed.fsdp._add_fsdp_patch import _apply_fsdp_patch
-
 
 def _module_npu(self, device=None):
     """``Module.npu()``: on this CPU-only stand-in there is nowhere to move to."""
@@ -17,4 +15,3 @@ def _apply_module_patch():
 
 def apply_api_patches():
     _apply_module_patch()
-    _apply_fsdp_patch()

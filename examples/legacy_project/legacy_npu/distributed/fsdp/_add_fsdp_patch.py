@@ -4,10 +4,10 @@ Two patches live here:
 
 * ``_apply_fsdp_patch`` replaces three FSDP2 collectives internals with copies whose only NPU
   change is to pass ``non_blocking=True`` to same-device foreach copies (and to wait on the NPU
-  stream by name), and the root pre-forward hook with a copy that also moves inputs for "npu".
-  It is applied when legacy_npu is imported (see ``_api_patches.py``).
-* ``_apply_fsdp_enhance_patch`` adds a buffer cache for the all-gather and reduce-scatter buffers
-  and some bookkeeping around forward and backward. ``fully_shard`` applies it on first use.
+  stream by name). It is applied when legacy_npu is imported (see ``_api_patches.py``).
+* ``_apply_fsdp_enhance_patch`` adds a buffer cache for the all-gather and reduce-scatter buffers,
+  some bookkeeping around forward and backward, and a root pre-forward hook that also moves inputs
+  for "npu". ``fully_shard`` applies it on first use.
 """
 
 import functools
@@ -123,7 +123,7 @@ def _patched_finalize_backward(self):
 
 
 # Copy of torch's FSDPState._root_pre_forward; NPU change: "npu" inputs are moved to the device too.
-# This one does more than upstream, so it is not the collectives patch: it stays, and so does its installer.
+# This one does more than upstream, so it is not the collectives patch: it stays.
 def _patched_root_pre_forward(self, module, args, kwargs):
     self._lazy_init()
     if self._state_ctx.iter_forward_root is not None:
@@ -156,7 +156,6 @@ def _apply_fsdp_patch():
     torch.ops.fsdp.all_gather_copy_in.default = _patched_all_gather_copy_in
     torch.ops.fsdp.all_gather_copy_in = _patched_all_gather_copy_in
     _ParamGroup.finalize_backward = _patched_finalize_backward
-    _fsdp_state.FSDPState._root_pre_forward = _patched_root_pre_forward
 
 
 # ---------------------------------------------------------------------------
@@ -253,4 +252,6 @@ def _apply_fsdp_enhance_patch():
     _ParamGroup.post_forward = _patched_post_forward
     _ParamGroup.post_backward = _patched_post_backward
     _fsdp_state.FSDPState._post_forward = _patched_state_post_forward
+    # Reviewed (FSU101): it adds "npu" to the devices whose inputs are moved, which native FSDP2 does not.
+    _fsdp_state.FSDPState._root_pre_forward = _patched_root_pre_forward  # noqa: FSU101
     _fsdp_enhance_patched = True
