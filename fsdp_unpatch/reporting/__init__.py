@@ -26,6 +26,8 @@ class ReportContext:
     elapsed: float = 0.0
     quiet: bool = False  # findings only: no summary
     show_fixes: bool = False  # enumerate the fixes applied (fix) or show what each fix would change (check)
+    dry_run: bool = False  # `--diff`: the fixes were computed, nothing was written
+    link_base: str = ""  # markdown: URL prefix of the checked-out files (GitHub), else links are relative
 
 
 Formatter = Callable[["RunResult", ReportContext], str]
