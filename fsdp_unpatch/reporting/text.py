@@ -22,7 +22,15 @@ def _console(buffer: io.StringIO, context: ReportContext) -> Console:
 def _header(finding: Finding) -> Text:
     text = Text()
     text.append(f"{finding.path}:{finding.span.line}:{finding.span.column}:", style="bold")
-    text.append(f" {finding.code} ")
+    text.append(" ")
+    text.append_text(_body(finding))
+    return text
+
+
+def _body(finding: Finding) -> Text:
+    """`CODE [category] message (fixable)`."""
+    text = Text()
+    text.append(f"{finding.code} ")
     text.append(f"[{finding.category}]", style=STYLES.get(finding.category, ""))
     text.append(f" {finding.message}")
     if finding.fix is not None and not finding.fixed:
@@ -141,5 +149,24 @@ def concise(result: RunResult, context: ReportContext) -> str:
     console = _console(buffer, context)
     for finding in result.remaining:
         console.print(_header(finding))
+    _closing(console, result, context)
+    return buffer.getvalue()
+
+
+def grouped(result: RunResult, context: ReportContext) -> str:
+    """ruff's `grouped`: a heading per file, then `  line:col CODE [category] message` under it."""
+    buffer = io.StringIO()
+    console = _console(buffer, context)
+    for file in result.files:
+        findings = sorted((f for f in file.findings if not f.fixed), key=Finding.sort_key)
+        if not findings:
+            continue
+        console.print(Text(f"{file.display}:", style="bold underline"))
+        width = max(len(f"{f.span.line}:{f.span.column}") for f in findings)
+        for finding in findings:
+            text = Text(f"  {finding.span.line}:{finding.span.column}".ljust(width + 2) + " ")
+            text.append_text(_body(finding))
+            console.print(text)
+        console.print()
     _closing(console, result, context)
     return buffer.getvalue()
