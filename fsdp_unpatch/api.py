@@ -15,6 +15,7 @@ findings of category `error` (FSU9xx), as in the JSON output, not exceptions.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence, Union
 
@@ -54,8 +55,6 @@ def _codes(value: Union[str, Iterable[str], None]) -> tuple[str, ...]:
 
 
 def _paths(paths: Union[str, "os.PathLike[str]", Sequence]) -> tuple[str, ...]:
-    import os
-
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     return tuple(os.fspath(p) for p in paths)

@@ -10,7 +10,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass, replace
-from typing import Optional, Sequence
+from typing import Optional
 
 import click
 
