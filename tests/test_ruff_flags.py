@@ -204,3 +204,15 @@ def test_audit_takes_output_format(project: Path) -> None:
     old = cli("audit", "foreach-copy", "--format", "json", "pkg", cwd=project)
     assert new.returncode == 0 and new.stdout == old.stdout and json.loads(new.stdout)
     assert cli("audit", "foreach-copy", "--output-format", "xml", "pkg", cwd=project).returncode == 2
+
+
+def test_clean_removes_a_moved_cache_and_nothing_else(project: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "moved-cache"
+    assert cli("check", "--cache-dir", str(cache), "pkg", cwd=project).returncode == 1
+    not_a_cache = tmp_path / "precious"
+    not_a_cache.mkdir()
+    (not_a_cache / "keep.txt").write_text("x")
+    refused = cli("clean", "--cache-dir", str(not_a_cache), cwd=project)
+    assert refused.returncode == 0 and b"No cache at" in refused.stdout and (not_a_cache / "keep.txt").exists()
+    removed = cli("clean", cwd=project, env={"FSDP_UNPATCH_CACHE_DIR": str(cache)})
+    assert removed.returncode == 0 and b"Removed" in removed.stdout and not cache.exists()
