@@ -82,7 +82,8 @@ def parse_codes(values: Sequence[str], option: str, known: Sequence[str]) -> tup
     return tuple(codes)
 
 
-def parse_per_file_ignores(values: Sequence[str], option: str, known: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def parse_per_file_ignores(values: Sequence[str], option: str,
+                           known: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """`--per-file-ignores 'tests/*:FSU3,FSU202'` -> (("tests/*", ("FSU3", "FSU202")),), ruff's syntax."""
     entries = []
     for value in values:

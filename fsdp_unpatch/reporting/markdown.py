@@ -48,7 +48,8 @@ def markdown_report(result: RunResult, context: ReportContext) -> str:
     files = len(result.files)
     out = ["## fsdp-unpatch", ""]
     failing = counts["remove"] + counts["review"] + counts["error"]
-    verdict = ":white_check_mark: nothing to fix" if not failing else f":x: {failing} finding{'s' if failing != 1 else ''} to act on"
+    verdict = (":white_check_mark: nothing to fix" if not failing
+               else f":x: {failing} finding{'s' if failing != 1 else ''} to act on")
     torch = f", target torch {context.target_torch}" if context.target_torch else ""
     out += [f"{verdict} ({len(remaining)} in total, {files} file{'s' if files != 1 else ''} checked{torch}).", ""]
     out += ["| category | findings | fixable |", "| --- | ---: | ---: |"]
@@ -65,7 +66,8 @@ def markdown_report(result: RunResult, context: ReportContext) -> str:
     out += ["", "### Fixes available", ""]
     if safe or unsafe:
         if safe:
-            out.append(f"- {safe} safe fix{'es' if safe != 1 else ''}: `fsdp-unpatch fix` (preview with `fsdp-unpatch fix --diff`)")
+            out.append(f"- {safe} safe fix{'es' if safe != 1 else ''}: `fsdp-unpatch fix` "
+                       "(preview with `fsdp-unpatch fix --diff`)")
         if unsafe:
             out.append(f"- {unsafe} unsafe fix{'es' if unsafe != 1 else ''} (they change what a test suite checks): "
                        "`fsdp-unpatch fix --unsafe-fixes`")
