@@ -69,8 +69,9 @@ def describe(*values) -> str:
 
 
 class Cache:
-    def __init__(self, root: Path, configuration: str, catalog: Optional[str] = None) -> None:
-        self.folder = root / CACHE_DIR
+    def __init__(self, root: Path, configuration: str, catalog: Optional[str] = None,
+                 folder: Optional[Path] = None) -> None:
+        self.folder = folder if folder is not None else root / CACHE_DIR  # `--cache-dir` moves it
         self.entries = self.folder / "entries"
         # everything every entry depends on, besides the file itself
         self.salt = hashlib.sha256(

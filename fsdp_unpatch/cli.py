@@ -17,6 +17,7 @@ COMMANDS = {
     "fix": ("fsdp_unpatch.commands.lint:fix", "Remove the overrides native FSDP2 now covers."),
     "rules": ("fsdp_unpatch.commands.docs:rules", "List the rules with their codes."),
     "explain": ("fsdp_unpatch.commands.docs:explain", "Explain a rule."),
+    "rule": ("fsdp_unpatch.commands.docs:explain", "Explain a rule (alias of `explain`, as in ruff)."),
     "verify": ("fsdp_unpatch.commands.verify:verify", "Compare training with the patch and after migration."),
     "doctor": ("fsdp_unpatch.commands.doctor:doctor", "Check what the migration depends on, on this machine."),
     "audit": ("fsdp_unpatch.commands.audit:audit", "Audit call sites the migration reaches (`audit foreach-copy`)."),

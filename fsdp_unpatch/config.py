@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from fsdp_unpatch.catalog import Catalog
-from fsdp_unpatch.settings import Settings, SettingsError, parse_codes
+from fsdp_unpatch.settings import Settings, SettingsError, parse_codes, parse_per_file_ignores
 from fsdp_unpatch.versions import Version
 
 if sys.version_info >= (3, 11):
@@ -60,6 +60,9 @@ class Flags:
     target_torch: Optional[str] = None
     respect_gitignore: Optional[bool] = None
     force_exclude: bool = False
+    # GLOB:CODES entries: `per_file_ignores` replaces the file's table, `extend_per_file_ignores` adds to it
+    per_file_ignores: tuple[str, ...] = ()
+    extend_per_file_ignores: tuple[str, ...] = ()
 
 
 def _section(data: dict, path: Path, explicit: bool) -> Optional[dict]:
@@ -169,7 +172,10 @@ def resolve(flags: Flags, file: Optional[FileConfig], catalog: Catalog) -> Setti
         select=select,
         ignore=values.get("ignore", ()) + parse_codes(flags.ignore, "--ignore", known),
         extend_select=extend_select,
-        per_file_ignores=values.get("per-file-ignores", ()),
+        per_file_ignores=(
+            parse_per_file_ignores(flags.per_file_ignores, "--per-file-ignores", known)
+            if flags.per_file_ignores else values.get("per-file-ignores", ())
+        ) + parse_per_file_ignores(flags.extend_per_file_ignores, "--extend-per-file-ignores", known),
         exclude=tuple(exclude) if exclude is not None else None,
         extend_exclude=values.get("extend-exclude", ()) + tuple(flags.extend_exclude),
         target_torch=flags.target_torch or values.get("target-torch"),

@@ -80,3 +80,15 @@ def parse_codes(values: Sequence[str], option: str, known: Sequence[str]) -> tup
                 raise SettingsError(f"{option}: unknown rule code or prefix {code!r}")
             codes.append("FSU" if code == "ALL" else code)
     return tuple(codes)
+
+
+def parse_per_file_ignores(values: Sequence[str], option: str,
+                           known: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`--per-file-ignores 'tests/*:FSU3,FSU202'` -> (("tests/*", ("FSU3", "FSU202")),), ruff's syntax."""
+    entries = []
+    for value in values:
+        glob, colon, codes = value.rpartition(":")
+        if not colon or not glob.strip() or not codes.strip():
+            raise SettingsError(f"{option}: expected GLOB:CODES (such as 'tests/*:FSU3'), not {value!r}")
+        entries.append((glob.strip(), parse_codes([codes], f"{option} for {glob.strip()!r}", known)))
+    return tuple(entries)

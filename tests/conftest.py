@@ -22,3 +22,15 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "slow: takes tens of seconds (tests/test_real_trees.py); -m 'not slow' skips it")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def dists(tmp_path_factory: pytest.TempPathFactory):
+    """The wheel and sdist `python -m build` makes of this checkout (built once per session, ~15 s)."""
+    from tests.packaging import build, snapshot
+
+    source = snapshot(tmp_path_factory.mktemp("source") / "fsdp-unpatch")
+    return build(source, tmp_path_factory.mktemp("dist"))

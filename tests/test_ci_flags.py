@@ -23,15 +23,23 @@ def project(tmp_path: Path) -> Path:
     return make_project(tmp_path)
 
 
-def test_exit_zero_turns_findings_into_success_but_not_errors(project: Path) -> None:
+def test_exit_zero_exits_0_whatever_was_found_but_not_on_usage_errors(project: Path) -> None:
     plain = cli("check", cwd=project)
     zero = cli("check", "--exit-zero", cwd=project)
     assert plain.returncode == 1 and zero.returncode == 0
     findings = [line for line in plain.stdout.splitlines() if b"FSU" in line]
     assert findings and [line for line in zero.stdout.splitlines() if b"FSU" in line] == findings
     (project / "pkg" / "broken.py").write_text("import torch\ndef oops(:\ntorch.ops.fsdp.x = None\n")
-    assert cli("check", "--exit-zero", cwd=project).returncode == 2
+    assert cli("check", cwd=project).returncode == 2
+    # like ruff: a file that does not parse is still reported, and the run still exits 0
+    broken = cli("check", "--exit-zero", cwd=project)
+    assert broken.returncode == 0 and b"pkg/broken.py:2:10: FSU901" in broken.stdout
+    assert cli("fix", "--exit-zero", cwd=project).returncode == 0
+    missing = cli("check", "--exit-zero", "pkg", "missing.py", cwd=project)
+    assert missing.returncode == 0 and b"missing.py: no such file or directory" in missing.stderr
+    # usage errors are not findings: still 2
     assert cli("check", "--exit-zero", "--select", "NOPE", cwd=project).returncode == 2
+    assert cli("check", "--exit-zero", "missing.py", cwd=project).returncode == 2
 
 
 def test_exit_non_zero_on_fix(project: Path, tmp_path: Path) -> None:

@@ -156,3 +156,13 @@ def test_async_probe_classification():
     assert probes.classify_async(0.00001, 0.00005)[0] == "warn"  # too fast to tell
     check = probes.probe_foreach_copy_async("cpu")
     assert check.status == "skip" and "does not apply" in check.message
+
+
+def test_text_output_prints_brackets_as_written(monkeypatch):
+    # Without torch the first check says how to install it: `fsdp-unpatch[verify]`, which rich would
+    # take for a markup tag and drop if the message were printed as markup.
+    monkeypatch.setattr(probes, "distribution_version", lambda name: None)
+    result = CliRunner().invoke(main, ["doctor", "--device", "cpu"], catch_exceptions=False, terminal_width=200)
+    assert result.exit_code == 1
+    cells = re.sub(r"[\s│]", "", result.output)  # the message wraps inside its table cell
+    assert "pipinstall'fsdp-unpatch[verify]')" in cells

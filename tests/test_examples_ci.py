@@ -1,34 +1,44 @@
-"""The example GitHub Actions workflow runs commands that exist and do what its comments say."""
+"""The example GitHub Actions workflow uses the action at the release tag, with inputs the action declares,
+and those inputs do what its comments say when the action's steps run."""
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 
+import pytest
 import yaml
 
-from tests.integration import cli, make_project
+from fsdp_unpatch import __version__
+from tests.ci_steps import ACTION, run_action_steps
+from tests.integration import make_project
+from tests.packaging import ROOT, make_venv
 
-WORKFLOW = Path(__file__).resolve().parent.parent / "examples" / "github-actions.yml"
+WORKFLOW = yaml.safe_load((ROOT / "examples" / "github-actions.yml").read_text())
 
 
-def test_workflow_steps_run_against_a_patched_project(tmp_path: Path) -> None:
-    workflow = yaml.safe_load(WORKFLOW.read_text())
-    steps = workflow["jobs"]["fsdp-unpatch"]["steps"]
-    commands = [s["run"] for s in steps if "run" in s and s["run"].startswith("fsdp-unpatch ")]
-    assert len(commands) == 2
-    upload = next(s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif@"))
-    project = make_project(tmp_path)
+def _action_step() -> dict:
+    steps = WORKFLOW["jobs"]["fsdp-unpatch"]["steps"]
+    (step,) = [s for s in steps if s.get("uses", "").split("@")[0].endswith("/fsdp-unpatch")]
+    return step
 
-    annotate = shlex.split(commands[0])
-    assert "--output-format" in annotate and annotate[annotate.index("--output-format") + 1] == "github"
-    result = cli(*annotate[1:], cwd=project)
-    assert result.returncode == 1  # the job fails on findings
-    assert result.stdout.decode().startswith("::")
 
-    command, redirect = commands[1].split(" > ")
-    assert redirect == upload["with"]["sarif_file"]
-    result = cli(*shlex.split(command)[1:], cwd=project)
-    assert result.returncode == 0  # --exit-zero: the report is uploaded whatever it found
-    assert json.loads(result.stdout)["runs"][0]["results"]
-    assert upload.get("if") == "always()"
+def test_workflow_pins_the_release_tag_and_declared_inputs() -> None:
+    step = _action_step()
+    assert step["uses"].endswith(f"@v{__version__}")
+    assert set(step["with"]) <= set(ACTION["inputs"])
+    assert WORKFLOW["permissions"]["security-events"] == "write"  # upload-sarif needs it
+
+
+@pytest.fixture(scope="module")
+def venv_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_venv(tmp_path_factory.mktemp("example-venv") / "venv")
+
+
+def test_workflow_inputs_run_against_a_patched_project(dists, venv_bin: Path, tmp_path: Path) -> None:
+    project = make_project(tmp_path / "project")
+    inputs = {**_action_step()["with"], "package": str(dists.wheel)}
+    install, report, annotate = run_action_steps(project, venv_bin, inputs, tmp_path / "summary.md")
+    assert install.returncode == report.returncode == 0
+    assert annotate.returncode == 1 and annotate.stdout.startswith("::")  # the job fails on findings
+    assert json.loads((project / "fsdp-unpatch.sarif").read_text())["runs"][0]["results"]
+    assert "target torch 2.9" in (tmp_path / "summary.md").read_text()

@@ -1,5 +1,6 @@
 """Each `--output-format` by its contract: SARIF against the official schema, GitHub workflow commands by
-their exact syntax, JUnit parsed as XML, JSON Lines equal to the JSON list."""
+their exact syntax, JUnit parsed as XML, JSON Lines equal to the JSON list, GitLab code quality against its
+documented fields, pylint's parseable template, ruff's grouped layout, and the Markdown summary."""
 from __future__ import annotations
 
 import json
@@ -47,7 +48,8 @@ def apply(text: str, replacements: list[Replacement]) -> str:
 
 
 def test_every_format_is_registered_and_offered_by_the_cli(project: Path) -> None:
-    assert set(FORMATS) == {"full", "concise", "json", "json-lines", "sarif", "github", "junit"}
+    assert set(FORMATS) == {"full", "concise", "json", "json-lines", "sarif", "github", "junit", "gitlab", "pylint",
+                            "grouped", "markdown"}
     for name in FORMATS:
         result = cli("check", "--output-format", name, cwd=project)
         assert result.returncode == 1, (name, result.stderr)
@@ -168,3 +170,86 @@ def test_json_lines_is_the_json_list_one_object_a_line(project: Path) -> None:
     result = cli("check", "--output-format", "json-lines", cwd=project)
     assert result.returncode == 1
     assert [json.loads(line) for line in result.stdout.decode().splitlines()] == findings_json(project)
+
+
+GITLAB_SCHEMA = json.loads((Path(__file__).parent / "data" / "gitlab-code-quality.schema.json").read_text())
+# pylint's own `parseable` template, as a pattern (pylint/reporters/text.py: ParseableTextReporter)
+PYLINT = re.compile(r"(?P<path>[^:]+):(?P<line>\d+): \[(?P<code>FSU\d{3})\((?P<symbol>[a-z0-9-]+)\), \] (?P<msg>.+)")
+
+
+def test_gitlab_code_quality_has_the_documented_fields(project: Path) -> None:
+    expected = findings_json(project)
+    result = cli("check", "--output-format", "gitlab", cwd=project)
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    jsonschema.Draft7Validator(GITLAB_SCHEMA).validate(report)
+    assert [(i["check_name"], i["location"]["path"], i["location"]["lines"]["begin"]) for i in report] == [
+        (f["code"], f["path"], f["line"]) for f in expected]
+    assert len({i["fingerprint"] for i in report}) == len(report)
+    severities = {i["check_name"]: i["severity"] for i in report}
+    assert severities["FSU001"] == "major" and severities["FSU201"] == "info"
+
+
+def test_gitlab_fingerprints_survive_moved_lines(project: Path) -> None:
+    before = {i["check_name"]: i["fingerprint"] for i in json.loads(cli("check", "--output-format", "gitlab",
+                                                                         cwd=project).stdout)}
+    patch = project / "pkg" / "patch.py"
+    patch.write_text("# a new first line\n\n" + patch.read_text())
+    after = {i["check_name"]: i["fingerprint"] for i in json.loads(cli("check", "--output-format", "gitlab",
+                                                                        cwd=project).stdout)}
+    assert after == before
+
+
+def test_pylint_format_is_pylints_parseable_template(project: Path) -> None:
+    expected = findings_json(project)
+    lines = cli("check", "--output-format", "pylint", cwd=project).stdout.decode().splitlines()
+    matches = [PYLINT.fullmatch(line) for line in lines]
+    assert all(matches), lines
+    assert [(m["path"], int(m["line"]), m["code"]) for m in matches] == [(f["path"], f["line"], f["code"]) for f in expected]
+    assert {m["symbol"] for m in matches if m["code"] == "FSU001"} == {"collective-override"}
+
+
+def test_grouped_format_has_a_heading_per_file(project: Path) -> None:
+    expected = findings_json(project)
+    text = cli("check", "--output-format", "grouped", cwd=project).stdout.decode()
+    blocks = [b for b in text.split("\n\n") if b.strip() and not b.startswith("Found ")]
+    seen = []
+    for block in blocks:
+        heading, *rows = block.strip("\n").splitlines()
+        assert heading.endswith(":") and not heading.startswith(" ")
+        for row in rows:
+            match = re.fullmatch(r"  (\d+):(\d+) +(FSU\d{3}) \[(\w+)\] .+", row)
+            assert match, row
+            seen.append((heading[:-1], int(match[1]), int(match[2]), match[3]))
+    assert seen == [(f["path"], f["line"], f["column"], f["code"]) for f in expected]
+    assert text.rstrip().splitlines()[-1].startswith("Found ")
+
+
+def test_markdown_summary_counts_links_and_fixes(project: Path) -> None:
+    expected = findings_json(project)
+    env = {"GITHUB_SERVER_URL": "https://github.example", "GITHUB_REPOSITORY": "org/repo", "GITHUB_SHA": "abc123"}
+    text = cli("check", "--output-format", "markdown", cwd=project, env=env).stdout.decode()
+    assert text.startswith("## fsdp-unpatch\n")
+    counts = dict(re.findall(r"^\| \S+ (remove|review|keep|error) \| (\d+) \| \d+ \|$", text, re.MULTILINE))
+    assert counts == {c: str(sum(f["category"] == c for f in expected)) for c in ("remove", "review", "keep", "error")}
+    for f in expected:
+        link = f"[{f['path']}:{f['line']}:{f['column']}](https://github.example/org/repo/blob/abc123/{f['path']}#L{f['line']})"
+        assert link in text, link
+    assert "<details><summary>1 kept on purpose" in text  # the enhance patch, folded away
+    safe = sum(1 for f in expected if f["fix"] and f["fix"]["applicability"] == "safe")
+    assert f"- {safe} safe fixes: `fsdp-unpatch fix`" in text
+    assert "](pkg/patch.py#L" in cli("check", "--output-format", "markdown", cwd=project).stdout.decode()  # no CI: relative
+
+
+def test_markdown_cells_escape_pipes() -> None:
+    from fsdp_unpatch.reporting.markdown import cell
+
+    assert cell("a | b\nc") == "a \\| b c"
+
+
+def test_sarif_information_uri_is_the_readme(project: Path) -> None:
+    from fsdp_unpatch import README_URL
+
+    log = json.loads(cli("check", "--output-format", "sarif", cwd=project).stdout)
+    assert log["runs"][0]["tool"]["driver"]["informationUri"] == README_URL
+    assert README_URL.endswith("#readme") and "pypi.org" not in README_URL

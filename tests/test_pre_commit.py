@@ -17,32 +17,15 @@ from pathlib import Path
 import pytest
 
 from tests.integration import cli, make_project
+from tests.packaging import GIT_ENV, TAG, git, tagged_repo
 
 ROOT = Path(__file__).resolve().parent.parent
-SNAPSHOT = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "fsdp_unpatch", "codemods")
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-    "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
-}
-
-
-def git(*args: str, cwd: Path) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
 
 
 @pytest.fixture(scope="session")
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    repo = tmp_path_factory.mktemp("hook-repo")
-    for name in SNAPSHOT:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, repo / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        else:
-            shutil.copy2(source, repo / name)
-    git("init", "-q", cwd=repo)
-    git("add", ".", cwd=repo)
-    git("commit", "-q", "-m", "snapshot", cwd=repo)
-    return repo
+    """A snapshot of this checkout committed and tagged as the release (`v<version>`)."""
+    return tagged_repo(tmp_path_factory.mktemp("hook-repo") / "repo")
 
 
 @pytest.fixture(scope="session")
@@ -57,12 +40,10 @@ def pre_commit(*args: str, project: Path, home: Path) -> subprocess.CompletedPro
 
 
 def example_config(hook_repo: Path, project: Path) -> Path:
-    """examples/pre-commit-config.yaml, pointed at the snapshot."""
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo, capture_output=True, text=True,
-                         check=True).stdout.strip()
+    """examples/pre-commit-config.yaml, pointed at the snapshot; its `rev` (the release tag) stays as written."""
     text = (ROOT / "examples" / "pre-commit-config.yaml").read_text()
+    assert f"rev: {TAG}\n" in text
     text = re.sub(r"repo: \S+", f"repo: {hook_repo}", text, count=1)
-    text = re.sub(r"rev: \S+", f"rev: {rev}", text, count=1)
     config = project / ".pre-commit-config.yaml"
     config.write_text(text)
     return config

@@ -132,7 +132,7 @@ def test_dropped_enhance_patch_fails_even_when_training_matches():
         (["--patch", "legacy_npu"], "'legacy_npu' is not MODULE:FUNCTION (no ':' found)"),
         (["--patch", "legacy_npu/_api_patches.py:f"], "give a dotted module name, not a file path"),
         (["--patch", "legacy_npu:"], "the function is empty"),
-        ([], "give the old patch with --patch MODULE:FUNCTION"),
+        ([], "give a project folder (PATH), or the old patch with --patch MODULE:FUNCTION"),
         (["--migrated-path", str(LEGACY), "--patch", ENHANCE], "--migrated-path without --migrated"),
     ],
 )

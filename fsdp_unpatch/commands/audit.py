@@ -21,7 +21,7 @@ def audit() -> None:
 
 @audit.command("foreach-copy")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "output_format", default="markdown", show_default=True,
+@click.option("--output-format", "--format", "output_format", default="markdown", show_default=True,
               type=click.Choice(["markdown", "json"]), help="A table for a review, or JSON for programs.")
 def foreach_copy(paths: tuple[str, ...], output_format: str) -> None:
     """Every `torch._foreach_copy_` call site under PATHS (default: the current folder)."""

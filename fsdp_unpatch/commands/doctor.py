@@ -115,6 +115,7 @@ def doctor(paths, device, target_torch, output_format) -> None:
 
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 132)
     console.print(
@@ -127,7 +128,8 @@ def doctor(paths, device, target_torch, output_format) -> None:
     table.add_column("check", overflow="fold", max_width=52)
     table.add_column("why", overflow="fold", ratio=1)
     for check in checks:
-        table.add_row(f"[{STYLE[check.status]}]{check.status}[/]", check.name, check.message)
+        # Text, not markup: a message such as "pip install 'fsdp-unpatch[verify]'" must print as it is.
+        table.add_row(Text(check.status, style=STYLE[check.status]), Text(check.name), Text(check.message))
     console.print(table)
     console.print(
         ", ".join(f"{counts[s]} {s}" for s in probes.STATUSES)

@@ -5,15 +5,17 @@ Exit status: 0 nothing to report (keep findings never fail a run), 1 findings re
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
 from dataclasses import dataclass, replace
-from typing import Optional, Sequence
+from typing import Optional
 
 import click
 
-from fsdp_unpatch.reporting import FORMATS, MACHINE_FORMATS, NEEDS_REPLACEMENTS
+from fsdp_unpatch.color import CHOICES as COLOR_CHOICES, color_choice, use_color
+from fsdp_unpatch.reporting import FORMATS, MACHINE_FORMATS, NEEDS_REPLACEMENTS, ReportContext
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
@@ -29,8 +31,14 @@ def _common(function):
         click.option("--select", multiple=True, metavar="CODES", help="Rule codes or prefixes to report."),
         click.option("--ignore", multiple=True, metavar="CODES", help="Rule codes or prefixes not to report."),
         click.option("--show-source/--no-show-source", default=True, help="Show the source line of each finding."),
-        click.option("--no-color", is_flag=True, help="Never colour the output."),
-        click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (input errors still exit 2)."),
+        click.option("-o", "--output-file", metavar="FILE", type=click.Path(dir_okay=False),
+                     help="Write the report to FILE instead of standard output."),
+        click.option("--color", type=click.Choice(COLOR_CHOICES),
+                     help="Colour the text output: auto (default: a terminal, or FORCE_COLOR set; never with "
+                          "NO_COLOR set), always, never."),
+        click.option("--no-color", is_flag=True, help="Never colour the output (same as --color never)."),
+        click.option("--exit-zero", is_flag=True,
+                     help="Exit 0 whatever was found, unreadable and unparsable files included (still reported)."),
         click.option("-q", "--quiet", is_flag=True, help="Print the findings and nothing else: no summary, no progress."),
         click.option("--show-fixes", is_flag=True,
                      help="check: show what each fix would change; fix: list the fixes applied."),
@@ -53,6 +61,31 @@ def _common(function):
         click.option("--jobs", "-j", type=click.IntRange(min=1), metavar="N",
                      help="Worker processes for parsing (default: the number of CPUs; used only when it pays)."),
         click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache (.fsdp_unpatch_cache/)."),
+        click.option("--cache-dir", metavar="DIR", type=click.Path(file_okay=False),
+                     help="Where the result cache lives (default: .fsdp_unpatch_cache/ at the project root; "
+                          "environment variable FSDP_UNPATCH_CACHE_DIR)."),
+        click.option("--per-file-ignores", multiple=True, metavar="GLOB:CODES",
+                     help="Codes not reported in files the glob matches (replaces the configured table)."),
+        click.option("--extend-per-file-ignores", multiple=True, metavar="GLOB:CODES",
+                     help="Like --per-file-ignores, in addition to the configured table."),
+        click.option("--show-settings", is_flag=True, help="Print the settings the run would use, and exit."),
+        click.option("--show-files", is_flag=True, help="Print the files the run would check, and exit."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _fixing(function):
+    """The fix flags, on `fix` and (as in ruff) on `check`."""
+    options = [
+        click.option("--diff", is_flag=True,
+                     help="Print the changes the fix would make as a unified diff and write nothing."),
+        click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change what a test suite checks."),
+        click.option("--fix-only", is_flag=True,
+                     help="Apply the fixes and report nothing else; leftover findings do not fail the run."),
+        click.option("--exit-non-zero-on-fix", is_flag=True,
+                     help="Exit 1 when the fix changed a file, even if nothing remains."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -88,6 +121,15 @@ class Request:
     stdin_filename: Optional[str] = None
     jobs: Optional[int] = None
     no_cache: bool = False
+    cache_dir: Optional[str] = None
+    fix_only: bool = False
+    add_noqa: bool = False
+    output_file: Optional[str] = None
+    color: Optional[str] = None
+    per_file_ignores: tuple[str, ...] = ()
+    extend_per_file_ignores: tuple[str, ...] = ()
+    show_settings: bool = False
+    show_files: bool = False
 
     @classmethod
     def from_options(cls, **options) -> "Request":
@@ -102,126 +144,149 @@ def _execute(request: Request) -> int:
         done = "; every file is either wholly fixed or untouched" if request.fix and not request.diff else ""
         click.echo(f"fsdp-unpatch: interrupted{done}", err=True)
         return EXIT_INTERRUPTED
-    if status == EXIT_ERROR or result is None:
+    if result is None:  # a usage error, or --show-settings / --show-files
         return status
-    if request.exit_zero:
+    if request.exit_zero:  # like ruff: whatever was found, unreadable and unparsable files included
         return EXIT_CLEAN
+    if status == EXIT_ERROR:
+        return status
     if request.exit_non_zero_on_fix and result.changed and not request.diff:
         return EXIT_FINDINGS
+    if request.fix_only or request.add_noqa:  # leftover findings are not this run's business
+        return EXIT_CLEAN
     return status
 
 
+def _error(message: str) -> None:
+    for line in message.splitlines():
+        click.echo(f"fsdp-unpatch: error: {line}", err=True)
+
+
 def _run_and_report(request: Request):
-    """Run and print the report; returns the exit status and the run's result (None after a usage error)."""
+    """Run and print the report; returns the exit status and the run's result (None: nothing was run)."""
     # Nothing here loads libcst: a run whose files the prefilter rejects never needs it.
-    from fsdp_unpatch.batch import default_jobs, run
-    from fsdp_unpatch.catalog import load_catalog
-    from fsdp_unpatch.discovery import MissingPath, discover
-    from fsdp_unpatch.options import Options
-    from fsdp_unpatch.reporting import ReportContext, formatter
-    from fsdp_unpatch.results import RunOptions
-    from fsdp_unpatch.config import Flags, settings_for
-    from fsdp_unpatch.settings import SettingsError
-    from fsdp_unpatch.versions import target_torch as choose_torch
+    from fsdp_unpatch.config import Flags
+    from fsdp_unpatch.session import Mode, Scope, UsageError, execute, prepare
 
     started = time.perf_counter()
-    catalog = load_catalog()
     paths, fix, diff, output_format = request.paths, request.fix, request.diff, request.output_format
     stdin_filename, quiet, show_fixes = request.stdin_filename, request.quiet, request.show_fixes
-    try:
-        flags = Flags(
-            select=request.select, ignore=request.ignore, extend_select=request.extend_select,
-            exclude=request.exclude, extend_exclude=request.extend_exclude, target_torch=request.target_torch,
-            respect_gitignore=request.respect_gitignore, force_exclude=request.force_exclude,
-        )
-        settings = settings_for([stdin_filename] if stdin_filename else list(paths), flags, catalog,
-                                request.config, request.isolated)
-        force_exclude = settings.force_exclude
-        version, origin = choose_torch(settings.target_torch, catalog.newest_torch)
-        if origin == "option" and not request.target_torch:
-            origin = "configuration"  # `target-torch` in [tool.fsdp-unpatch], not --target-torch
-    except (SettingsError, ValueError) as error:
-        click.echo(f"fsdp-unpatch: error: {error}", err=True)
-        return EXIT_ERROR, None
     from_stdin = "-" in paths
     if from_stdin and len(paths) > 1:
-        click.echo("fsdp-unpatch: error: `-` (standard input) cannot be combined with other paths", err=True)
+        _error("`-` (standard input) cannot be combined with other paths")
         return EXIT_ERROR, None
     if stdin_filename is not None and not from_stdin:
-        click.echo("fsdp-unpatch: error: --stdin-filename needs the path `-`", err=True)
+        _error("--stdin-filename needs the path `-`")
         return EXIT_ERROR, None
-    # A path that does not exist is an input error like an unreadable file: named, and the others still run.
-    missing = [p for p in paths if p != "-" and not os.path.lexists(p)]
-    for path in missing:
-        click.echo(f"fsdp-unpatch: error: {path}: no such file or directory", err=True)
-    if missing and len(missing) == len(paths):
+    if request.add_noqa and (fix or from_stdin):
+        _error("--add-noqa marks the findings of files on disk; it cannot be combined with "
+               + ("--fix, --fix-only or --diff" if fix else "standard input"))
         return EXIT_ERROR, None
-    paths = [p for p in paths if p not in missing]
-    stdin_data = sys.stdin.buffer.read() if from_stdin else b""
-    try:
-        candidates = (
-            stdin_candidates(stdin_data, stdin_filename, force_exclude, settings.exclusion()) if from_stdin
-            else list(discover(paths or (".",), force_exclude=force_exclude, exclusion=settings.exclusion()))
-        )
-    except MissingPath as error:
-        click.echo(f"fsdp-unpatch: error: {error}: no such file or directory", err=True)
-        return EXIT_ERROR, None
-    options = RunOptions(
-        analysis=Options(target_torch=version, keep=settings.keep),
-        fix=fix,
-        write=not diff and not from_stdin,
-        unsafe_fixes=request.unsafe_fixes,
-        selected=settings.is_selected,
+    flags = Flags(
+        select=request.select, ignore=request.ignore, extend_select=request.extend_select,
+        exclude=request.exclude, extend_exclude=request.extend_exclude, target_torch=request.target_torch,
+        respect_gitignore=request.respect_gitignore, force_exclude=request.force_exclude,
+        per_file_ignores=request.per_file_ignores, extend_per_file_ignores=request.extend_per_file_ignores,
+    )
+    mode = Mode(
+        fix=fix, write=not diff, unsafe_fixes=request.unsafe_fixes,
         replacements=output_format in NEEDS_REPLACEMENTS or (show_fixes and not fix),
-        project_root=None if from_stdin else partial_project(paths or (".",)),
-        covered=tuple(paths),
+        use_cache=not request.no_cache, cache_dir=request.cache_dir, config=request.config, isolated=request.isolated,
     )
-    if show_progress(sys.stderr, os.environ, output_format, quiet, len(candidates)):
-        from fsdp_unpatch.progress import tracked
+    stdin_data = sys.stdin.buffer.read() if from_stdin and not (request.show_settings or request.show_files) else b""
+    scope = Scope(paths=() if from_stdin else tuple(paths), buffer=stdin_data if from_stdin else None,
+                  buffer_name=stdin_filename)
+    try:
+        plan = prepare(scope, flags, mode)
+    except UsageError as error:
+        _error(str(error))
+        return EXIT_ERROR, None
+    for path in plan.missing:
+        _error(f"{path}: no such file or directory")
+    with contextlib.ExitStack() as stack:
+        try:
+            out = stack.enter_context(open(request.output_file, "w", encoding="utf-8")) if request.output_file \
+                else sys.stdout
+        except OSError as error:
+            _error(f"--output-file {request.output_file}: {error.strerror or error}")
+            return EXIT_ERROR, None
+        if request.show_settings:
+            from fsdp_unpatch.show import settings_text
 
-        candidates = tracked(candidates)
-    cache = None
-    if not fix and not from_stdin and not request.no_cache:
-        from fsdp_unpatch.cache import Cache, describe, project_root
+            out.write(settings_text(plan, mode))
+            return EXIT_CLEAN, None
+        if request.show_files:
+            out.write("".join(f"{c.display}\n" for c in plan.candidates))
+            return EXIT_CLEAN, None
+        candidates = plan.candidates
+        if show_progress(sys.stderr, os.environ, output_format, quiet, len(candidates)):
+            from fsdp_unpatch.progress import tracked
 
-        cache = Cache(project_root(paths or (".",)), describe(settings, options))
-    result = run(candidates, catalog, options, jobs=request.jobs or default_jobs(), cache=cache)
-    color = not request.no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
-    context = ReportContext(
-        catalog=catalog, fix_mode=fix, show_source=request.show_source, color=color,
-        target_torch=str(version), target_torch_origin=origin, elapsed=time.perf_counter() - started,
-        quiet=quiet, show_fixes=show_fixes,
-    )
-    if from_stdin and fix and not diff:
-        # An editor's buffer: the fixed source (or the buffer unchanged) on stdout, the report on stderr.
-        fixed = result.files[0].fixed if result.files else None
-        sys.stdout.buffer.write(fixed if fixed is not None else stdin_data)
-        sys.stdout.flush()
-        sys.stderr.write(formatter(output_format)(result, replace(context, color=False)))
-    elif diff:
-        for changed in result.changed:
-            sys.stdout.write(changed.diff())
-        if output_format == "full":
-            from fsdp_unpatch.reporting.text import summary
+            candidates = tracked(candidates)
+        result = execute(plan, request.jobs, candidates)
+        color = use_color(color_choice(request.color, request.no_color), out, os.environ,
+                          to_file=request.output_file is not None)
+        context = ReportContext(
+            catalog=plan.catalog, fix_mode=fix, show_source=request.show_source, color=color,
+            target_torch=str(plan.target_torch), target_torch_origin=plan.target_torch_origin,
+            elapsed=time.perf_counter() - started, quiet=quiet, show_fixes=show_fixes, dry_run=diff,
+            link_base=link_base(os.environ),
+        )
+        _report(request, result, context, out, stdin_data)
+        if request.add_noqa:
+            from fsdp_unpatch.add_noqa import mark_files
 
-            if not quiet:
-                click.echo(summary(result, context), err=True)
-        else:
-            sys.stderr.write(formatter(output_format)(result, context))
-    elif request.statistics:
-        from fsdp_unpatch.reporting.statistics import statistics_report
-
-        sys.stdout.write(statistics_report(result, context, output_format))
-    else:
-        sys.stdout.write(formatter(output_format)(result, context))
+            if not mark_files(result, quiet):
+                return EXIT_ERROR, result
     remaining = result.remaining
-    if missing or any(f.category == "error" for f in remaining):
+    if plan.missing or any(f.category == "error" for f in remaining):
         return EXIT_ERROR, result
     if diff:
         return (EXIT_FINDINGS if result.changed else EXIT_CLEAN), result
     if any(f.category in ("remove", "review") for f in remaining):
         return EXIT_FINDINGS, result
     return EXIT_CLEAN, result
+
+
+def _report(request: Request, result, context, out, stdin_data: bytes) -> None:
+    from fsdp_unpatch.reporting import formatter
+
+    output_format = request.output_format
+    if "-" in request.paths and request.fix and not request.diff:
+        # An editor's buffer: the fixed source (or the buffer unchanged) on stdout, the report on stderr.
+        fixed = result.files[0].fixed if result.files else None
+        sys.stdout.buffer.write(fixed if fixed is not None else stdin_data)
+        sys.stdout.flush()
+        sys.stderr.write(formatter(output_format)(result, replace(context, color=False)))
+    elif request.add_noqa:
+        return  # add_noqa.mark_files says what it added
+    elif request.fix_only:
+        from fsdp_unpatch.reporting.text import fix_summary
+
+        if not request.quiet:
+            click.echo(fix_summary(result, context), file=out)
+    elif request.diff:
+        for changed in result.changed:
+            out.write(changed.diff())
+        if output_format == "full":
+            from fsdp_unpatch.reporting.text import summary
+
+            if not request.quiet:
+                click.echo(summary(result, context), err=True)
+        else:
+            sys.stderr.write(formatter(output_format)(result, context))
+    elif request.statistics:
+        from fsdp_unpatch.reporting.statistics import statistics_report
+
+        out.write(statistics_report(result, context, output_format))
+    else:
+        out.write(formatter(output_format)(result, context))
+
+
+def link_base(environ) -> str:
+    """Where findings link to in the markdown report: the commit's files on GitHub when run there."""
+    server, repository, sha = (environ.get(k) for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA"))
+    return f"{server}/{repository}/blob/{sha}/" if server and repository and sha else ""
 
 
 # A progress bar only pays off on long runs; below this many files it would only flicker.
@@ -239,42 +304,21 @@ def show_progress(stream, environ, output_format: str, quiet: bool, files: int) 
     )
 
 
-def partial_project(paths: Sequence[str]) -> Optional[str]:
-    """The project root when the run covers only part of the project; None when it covers all of it or
-    there is no project (no `pyproject.toml` or `.git` above the paths) to protect."""
-    from fsdp_unpatch.discovery import enclosing_project
-
-    root = enclosing_project(os.path.realpath(paths[0]))
-    if root is None or any(os.path.realpath(p) == str(root) for p in paths):
-        return None
-    return str(root)
-
-
-def stdin_candidates(data: bytes, stdin_filename: Optional[str], force_exclude: bool, exclusion=None) -> list:
-    """The editor's buffer under the name (and config) of `stdin_filename`; none if that name is excluded."""
-    from pathlib import Path
-
-    from fsdp_unpatch.discovery import Candidate, force_excluded
-
-    if force_exclude and stdin_filename is not None and (
-        exclusion.excluded_anywhere(stdin_filename) if exclusion is not None else force_excluded(stdin_filename)
-    ):
-        return []
-    return [Candidate(Path(stdin_filename or "stdin.py"), stdin_filename or "-", explicit=True, data=data)]
-
-
 @click.command()
 @_common
-def check(**options) -> None:
+@_fixing
+@click.option("--fix/--no-fix", "fix", default=False, help="Apply the safe fixes, as `fsdp-unpatch fix`.")
+@click.option("--add-noqa", is_flag=True,
+              help="Add `# noqa: CODE` to the line of every remove and review finding (a baseline), and exit 0.")
+def check(fix: bool, **options) -> None:
     """Report FSDP2 monkey-patches under PATHS (default: the current folder)."""
-    sys.exit(_execute(Request.from_options(fix=False, **options)))
+    fix = fix or options["fix_only"] or options["diff"]
+    sys.exit(_execute(Request.from_options(fix=fix, **options)))
 
 
 @click.command()
 @_common
-@click.option("--diff", is_flag=True, help="Print the changes as a unified diff and write nothing.")
-@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change what a test suite checks.")
-@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when the fix changed a file, even if nothing remains.")
+@_fixing
 def fix(**options) -> None:
     """Remove the overrides native FSDP2 now covers, in place (`--diff` to preview)."""
     sys.exit(_execute(Request.from_options(fix=True, **options)))

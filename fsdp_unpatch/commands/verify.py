@@ -41,10 +41,14 @@ def _fail(message: str) -> None:
         "    --patch-path examples/legacy_project \\\n"
         "    --migrated legacy_npu.distributed.fsdp._add_fsdp_patch:_apply_fsdp_enhance_patch \\\n"
         "    --migrated-path examples/migrated_project\n\n"
+        "or, letting the tool find the installers and make the migrated copy with `fix`:\n\n"
+        "\b\n"
+        "  fsdp-unpatch verify examples/legacy_project\n\n"
         "Exit status: 0 the runs match (and the enhance patch is still installed), 1 they differ, "
         "2 usage or setup error."
     ),
 )
+@click.argument("path", required=False, type=click.Path(exists=True, file_okay=False))
 @click.option(
     "--patch",
     "patch",
@@ -109,11 +113,17 @@ def _fail(message: str) -> None:
     default="text",
     show_default=True,
 )
+@click.option("--plot", metavar="FILE.png", type=click.Path(dir_okay=False),
+              help="Also draw both runs' loss per step and their absolute difference (needs fsdp-unpatch[plot]).")
 def verify(
-    patch, patch_path, migrated, migrated_path, world_size, device, backend, steps, seed, rtol, atol, timeout,
-    parallel, keep_workdir, output_format,
+    path, patch, patch_path, migrated, migrated_path, world_size, device, backend, steps, seed, rtol, atol, timeout,
+    parallel, keep_workdir, output_format, plot,
 ) -> None:
     """Prove that a migration keeps FSDP2 training identical.
+
+    With PATH (a project folder) and no --patch/--migrated, the installers are found by the same
+    analysis as `check` (the enhance installers, FSU201, and the removed ones, FSU003), and the migrated
+    code is a copy of PATH that `fix` migrated, in a temporary folder.
 
     Trains a small model with FSDP2 (mixed precision bf16/fp32, three fully_shard groups plus the
     root, reshard_after_forward on and off) twice, each time in fresh worker processes: once with
@@ -121,16 +131,26 @@ def verify(
     every step's gradients and the final parameters, exactly unless --rtol/--atol is given, and
     checks that the enhance targets the patched run installs are still installed in the migrated run.
     """
+    if path is not None and (patch or migrated or patch_path or migrated_path):
+        raise click.UsageError("give either PATH or --patch/--migrated (with their paths), not both")
     patch_specs = _installers("--patch", patch)
     migrated_specs = _installers("--migrated", migrated)
-    if not patch_specs and not migrated_specs:
+    if path is None and not patch_specs and not migrated_specs:
         raise click.UsageError(
-            "give the old patch with --patch MODULE:FUNCTION (and the migrated code with --migrated)"
+            "give a project folder (PATH), or the old patch with --patch MODULE:FUNCTION "
+            "(and the migrated code with --migrated)"
         )
     if patch_path and not patch_specs:
         raise click.UsageError("--patch-path without --patch")
     if migrated_path and not migrated_specs:
         raise click.UsageError("--migrated-path without --migrated")
+    if plot is not None:
+        from fsdp_unpatch.verification.plot import PlotError, check_plot_target
+
+        try:
+            check_plot_target(plot)
+        except PlotError as exc:
+            _fail(str(exc))
 
     try:
         import torch  # noqa: F401
@@ -151,14 +171,16 @@ def verify(
     except SpecError as exc:
         raise click.UsageError(str(exc)) from None
     training = TrainingSpec(world_size=world_size, device=device, backend=backend, steps=steps, seed=seed)
-    runs = [
-        (RunSpec("patched", patch_specs, tuple(patch_path)), "--patch"),
-        (RunSpec("migrated" if migrated_specs else "native", migrated_specs, tuple(migrated_path)), "--migrated"),
-    ]
-    watch = watch_list()
     workdir = Path(tempfile.mkdtemp(prefix="fsdp-unpatch-verify-"))
     keep = keep_workdir
     try:
+        if path is not None:
+            patch_specs, patch_path, migrated_specs, migrated_path = _from_tree(path, workdir, output_format)
+        runs = [
+            (RunSpec("patched", patch_specs, tuple(patch_path)), "--patch"),
+            (RunSpec("migrated" if migrated_specs else "native", migrated_specs, tuple(migrated_path)), "--migrated"),
+        ]
+        watch = watch_list()
         outcomes = launch(runs, training, watch, workdir, timeout=timeout, parallel=parallel)
         failed = [o for o in outcomes if not o.ok]
         if failed or len(outcomes) != len(runs):
@@ -183,7 +205,33 @@ def verify(
             render(result, Console(highlight=False, width=None if sys.stdout.isatty() else 132))
             if keep:
                 click.echo(f"worker directory: {workdir}")
+        if plot is not None:
+            from fsdp_unpatch.verification.plot import write_plot
+
+            write_plot(comparison, plot, (patched.spec.label, other.spec.label))
+            if output_format != "json":
+                click.echo(f"plot: {plot}")
         sys.exit(result.exit_code)
     finally:
         if not keep:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _from_tree(path: str, workdir: Path, output_format: str):
+    """(patch specs, patch paths, migrated specs, migrated paths) worked out from the tree at PATH."""
+    from fsdp_unpatch.verification.autodetect import DetectError, detect, migrated_copy
+
+    try:
+        detected = detect(path)
+        copies = migrated_copy(path, detected, workdir / "migrated-tree")
+    except DetectError as exc:
+        _fail(str(exc))
+    patch_specs = tuple(i.spec for i in detected.enhance + detected.removed)
+    migrated_specs = tuple(i.spec for i in detected.enhance)
+    patch_paths = tuple(str(root) for root in detected.roots)
+    migrated_paths = tuple(str(copies[root]) for root in detected.roots)
+    if output_format != "json":
+        click.echo(f"fsdp-unpatch verify {path}: the old patch calls {', '.join(map(str, patch_specs))}; "
+                   f"the migrated copy (made by `fsdp-unpatch fix` in {copies[detected.roots[0]]}) calls "
+                   f"{', '.join(map(str, migrated_specs)) or 'nothing (plain torch)'}")
+    return patch_specs, patch_paths, migrated_specs, migrated_paths

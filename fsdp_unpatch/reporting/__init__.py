@@ -26,6 +26,8 @@ class ReportContext:
     elapsed: float = 0.0
     quiet: bool = False  # findings only: no summary
     show_fixes: bool = False  # enumerate the fixes applied (fix) or show what each fix would change (check)
+    dry_run: bool = False  # `--diff`: the fixes were computed, nothing was written
+    link_base: str = ""  # markdown: URL prefix of the checked-out files (GitHub), else links are relative
 
 
 Formatter = Callable[["RunResult", ReportContext], str]
@@ -39,9 +41,13 @@ FORMATS = {
     "sarif": "fsdp_unpatch.reporting.sarif:sarif_report",
     "github": "fsdp_unpatch.reporting.github:github_report",
     "junit": "fsdp_unpatch.reporting.junit:junit_report",
+    "gitlab": "fsdp_unpatch.reporting.gitlab:gitlab_report",
+    "pylint": "fsdp_unpatch.reporting.pylint:pylint_report",
+    "grouped": "fsdp_unpatch.reporting.text:grouped",
+    "markdown": "fsdp_unpatch.reporting.markdown:markdown_report",
 }
 # formats meant for programs: no colour, no progress bar, no summary on standard output
-MACHINE_FORMATS = frozenset({"json", "json-lines", "sarif", "github", "junit"})
+MACHINE_FORMATS = frozenset({"json", "json-lines", "sarif", "github", "junit", "gitlab", "pylint", "markdown"})
 # formats whose fixes carry replacement regions
 NEEDS_REPLACEMENTS = frozenset({"sarif"})
 

@@ -9,13 +9,13 @@ import json
 from pathlib import PurePath
 from urllib.parse import quote
 
-from fsdp_unpatch import __version__
+from fsdp_unpatch import README_URL, __version__
 from fsdp_unpatch.findings import Finding, Replacement
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.results import RunResult
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/fsdp-unpatch/"
+INFORMATION_URI = README_URL  # the project's README (no package index publishes fsdp-unpatch)
 # keep findings never fail a run: they are notes, not problems
 LEVELS = {"remove": "error", "review": "warning", "keep": "note", "error": "error"}
 

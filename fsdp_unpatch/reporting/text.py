@@ -22,7 +22,15 @@ def _console(buffer: io.StringIO, context: ReportContext) -> Console:
 def _header(finding: Finding) -> Text:
     text = Text()
     text.append(f"{finding.path}:{finding.span.line}:{finding.span.column}:", style="bold")
-    text.append(f" {finding.code} ")
+    text.append(" ")
+    text.append_text(_body(finding))
+    return text
+
+
+def _body(finding: Finding) -> Text:
+    """`CODE [category] message (fixable)`."""
+    text = Text()
+    text.append(f"{finding.code} ")
     text.append(f"[{finding.category}]", style=STYLES.get(finding.category, ""))
     text.append(f" {finding.message}")
     if finding.fix is not None and not finding.fixed:
@@ -55,21 +63,32 @@ def summary(result: RunResult, context: ReportContext) -> str:
     remaining = result.remaining
     counts = Counter(f.category for f in remaining)
     parts = [f"{counts[c]} {c}" for c in ("remove", "review", "keep", "error") if counts[c]]
-    fixed = sum(1 for f in result.findings if f.fixed)
     fixable = sum(1 for f in remaining if f.fix is not None and f.fix.applicability == "safe")
     scanned = len(result.files)
     line = f"Found {len(remaining)} finding{'s' if len(remaining) != 1 else ''}"
     line += f" ({', '.join(parts)})" if parts else ""
     line += f" in {scanned} file{'s' if scanned != 1 else ''}."
     if context.fix_mode:
-        line += f" Fixed {fixed}, changed {len(result.changed)} file{'s' if len(result.changed) != 1 else ''}."
-        if result.unsafe_fixes_left:
-            line += f" {result.unsafe_fixes_left} unsafe fix{'es' if result.unsafe_fixes_left != 1 else ''} not applied (use --unsafe-fixes)."
+        line += " " + fix_summary(result, context)
     elif fixable:
         line += f" {fixable} fixable with `fsdp-unpatch fix`."
     if context.target_torch:
         line += f" Target torch {context.target_torch} ({context.target_torch_origin})."
     line += f" Took {context.elapsed:.2f} s."
+    return line
+
+
+def _plural(count: int, word: str, suffix: str = "s") -> str:
+    return f"{count} {word}{suffix if count != 1 else ''}"
+
+
+def fix_summary(result: RunResult, context: ReportContext) -> str:
+    """`Fixed 9, changed 2 files.`, or with `--diff` (nothing written) `Would fix 9 in 2 files.`"""
+    fixed = sum(1 for f in result.findings if f.fixed)
+    files = _plural(len(result.changed), "file")
+    line = f"Would fix {fixed} in {files}." if context.dry_run else f"Fixed {fixed}, changed {files}."
+    if result.unsafe_fixes_left:
+        line += f" {_plural(result.unsafe_fixes_left, 'unsafe fix', 'es')} not applied (use --unsafe-fixes)."
     return line
 
 
@@ -92,8 +111,8 @@ def _fix_preview(finding: Finding, lines: list[str]) -> Text:
     return text
 
 
-def fixes_applied(result: RunResult) -> str:
-    """`fix --show-fixes`: the fixes applied, by file and rule."""
+def fixes_applied(result: RunResult, dry_run: bool = False) -> str:
+    """`fix --show-fixes`: the fixes applied (with `--diff`: that would be), by file and rule."""
     out = []
     total = 0
     for file in result.files:
@@ -102,7 +121,7 @@ def fixes_applied(result: RunResult) -> str:
             out.append(f"{file.display}:")
             out.extend(f"    {n} x {code}" for code, n in sorted(counts.items()))
             total += sum(counts.values())
-    header = f"Fixed {total} finding{'s' if total != 1 else ''}" + (":" if total else ".")
+    header = ("Would fix " if dry_run else "Fixed ") + _plural(total, "finding") + (":" if total else ".")
     return "\n".join([header, *out]) + "\n"
 
 
@@ -131,7 +150,7 @@ def full(result: RunResult, context: ReportContext) -> str:
 
 def _closing(console: Console, result: RunResult, context: ReportContext) -> None:
     if context.show_fixes and context.fix_mode:
-        console.print(fixes_applied(result), end="")
+        console.print(fixes_applied(result, context.dry_run), end="")
     if not context.quiet:
         console.print(summary(result, context))
 
@@ -141,5 +160,24 @@ def concise(result: RunResult, context: ReportContext) -> str:
     console = _console(buffer, context)
     for finding in result.remaining:
         console.print(_header(finding))
+    _closing(console, result, context)
+    return buffer.getvalue()
+
+
+def grouped(result: RunResult, context: ReportContext) -> str:
+    """ruff's `grouped`: a heading per file, then `  line:col CODE [category] message` under it."""
+    buffer = io.StringIO()
+    console = _console(buffer, context)
+    for file in result.files:
+        findings = sorted((f for f in file.findings if not f.fixed), key=Finding.sort_key)
+        if not findings:
+            continue
+        console.print(Text(f"{file.display}:", style="bold underline"))
+        width = max(len(f"{f.span.line}:{f.span.column}") for f in findings)
+        for finding in findings:
+            text = Text(f"  {finding.span.line}:{finding.span.column}".ljust(width + 2) + " ")
+            text.append_text(_body(finding))
+            console.print(text)
+        console.print()
     _closing(console, result, context)
     return buffer.getvalue()

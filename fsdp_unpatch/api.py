@@ -1,0 +1,143 @@
+"""The Python API: what `fsdp-unpatch check` and `fix` do, for a CI script or an editor plugin.
+
+    from fsdp_unpatch.api import check_paths, check_source, fix_paths
+
+    findings = check_paths(["src/"])                  # list[Finding], sorted by path, line, column
+    [f.to_dict() for f in findings]                   # the objects of `--output-format json`
+    result = fix_paths(["src/"], dry_run=True)        # FixResult: what is left, what would change
+    print(result.diff())
+
+Every function reads the same configuration as the command line (the nearest `pyproject.toml` with a
+`[tool.fsdp-unpatch]` table, or `config=`, or none with `isolated=True`); keyword arguments win over it,
+as flags do. Bad input (an unknown rule code, a bad configuration, a path that does not exist) raises
+`UsageError` with the message the command line would print. Files that cannot be read or parsed are
+findings of category `error` (FSU9xx), as in the JSON output, not exceptions.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Sequence, Union
+
+from fsdp_unpatch.config import Flags
+from fsdp_unpatch.findings import Finding, Fix, Span
+from fsdp_unpatch.session import Mode, Scope, UsageError, execute, prepare
+
+__all__ = ["Finding", "Fix", "FixResult", "Span", "UsageError", "check_paths", "check_source", "fix_paths"]
+
+
+@dataclass(frozen=True)
+class FixResult:
+    """What `fix_paths` did: the findings left, the files it changed (or would change) and their diffs."""
+
+    remaining: list[Finding]
+    fixed: list[Finding]
+    changed: list[str] = field(default_factory=list)  # paths of the files changed, as reported
+    written: bool = True  # False with dry_run: nothing was written
+    diffs: dict[str, str] = field(default_factory=dict)  # path -> unified diff
+
+    def diff(self) -> str:
+        return "".join(self.diffs[path] for path in self.changed)
+
+
+def _flags(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude) -> Flags:
+    return Flags(
+        select=_codes(select), ignore=_codes(ignore), extend_select=_codes(extend_select),
+        per_file_ignores=tuple(per_file_ignores or ()), target_torch=target_torch,
+        exclude=tuple(exclude or ()), extend_exclude=tuple(extend_exclude or ()),
+    )
+
+
+def _codes(value: Union[str, Iterable[str], None]) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _paths(paths: Union[str, "os.PathLike[str]", Sequence]) -> tuple[str, ...]:
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    return tuple(os.fspath(p) for p in paths)
+
+
+def check_paths(
+    paths: Union[str, Sequence] = (".",),
+    *,
+    select: Union[str, Iterable[str], None] = None,
+    ignore: Union[str, Iterable[str], None] = None,
+    extend_select: Union[str, Iterable[str], None] = None,
+    per_file_ignores: Optional[Iterable[str]] = None,
+    exclude: Optional[Iterable[str]] = None,
+    extend_exclude: Optional[Iterable[str]] = None,
+    target_torch: Optional[str] = None,
+    config: Optional[str] = None,
+    isolated: bool = False,
+    use_cache: bool = False,
+    jobs: Optional[int] = 1,
+) -> list[Finding]:
+    """The findings `fsdp-unpatch check PATHS` reports (keep findings included), sorted by path, line, column.
+
+    `per_file_ignores` entries are `GLOB:CODES` strings, as on the command line. The result cache is not
+    used unless `use_cache=True`; `jobs=None` parses in as many processes as there are CPUs.
+    """
+    flags = _flags(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude)
+    plan = prepare(Scope(paths=_paths(paths)), flags, Mode(use_cache=use_cache, config=config, isolated=isolated))
+    _raise_missing(plan.missing)
+    return execute(plan, jobs).remaining
+
+
+def check_source(
+    source: Union[str, bytes],
+    path: str = "module.py",
+    *,
+    select: Union[str, Iterable[str], None] = None,
+    ignore: Union[str, Iterable[str], None] = None,
+    target_torch: Optional[str] = None,
+    config: Optional[str] = None,
+    isolated: bool = False,
+) -> list[Finding]:
+    """The findings for one module's source, reported under `path` (whose configuration applies; the file
+    need not exist and is never read). Single-file analysis: what `check --stdin-filename PATH -` gives."""
+    data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
+    flags = _flags(select, ignore, None, None, target_torch, None, None)
+    plan = prepare(Scope(buffer=data, buffer_name=path), flags,
+                   Mode(use_cache=False, config=config, isolated=isolated))
+    return execute(plan, 1).remaining
+
+
+def fix_paths(
+    paths: Union[str, Sequence] = (".",),
+    *,
+    dry_run: bool = False,
+    unsafe_fixes: bool = False,
+    select: Union[str, Iterable[str], None] = None,
+    ignore: Union[str, Iterable[str], None] = None,
+    extend_select: Union[str, Iterable[str], None] = None,
+    per_file_ignores: Optional[Iterable[str]] = None,
+    exclude: Optional[Iterable[str]] = None,
+    extend_exclude: Optional[Iterable[str]] = None,
+    target_torch: Optional[str] = None,
+    config: Optional[str] = None,
+    isolated: bool = False,
+    jobs: Optional[int] = 1,
+) -> FixResult:
+    """Apply the safe fixes (and the unsafe ones with `unsafe_fixes=True`) under PATHS, as `fsdp-unpatch fix`;
+    with `dry_run=True` write nothing (`fix --diff`). Files are written with the same guarantees."""
+    flags = _flags(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude)
+    mode = Mode(fix=True, write=not dry_run, unsafe_fixes=unsafe_fixes, use_cache=False, config=config,
+                isolated=isolated)
+    plan = prepare(Scope(paths=_paths(paths)), flags, mode)
+    _raise_missing(plan.missing)
+    result = execute(plan, jobs)
+    return FixResult(
+        remaining=result.remaining,
+        fixed=[f for f in result.findings if f.fixed],
+        changed=[file.display for file in result.changed],
+        written=not dry_run,
+        diffs={file.display: file.diff() for file in result.changed},
+    )
+
+
+def _raise_missing(missing: list[str]) -> None:
+    if missing:
+        raise UsageError("\n".join(f"{path}: no such file or directory" for path in missing))

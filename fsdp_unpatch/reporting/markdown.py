@@ -1,0 +1,76 @@
+"""A Markdown summary for a pull-request comment or `$GITHUB_STEP_SUMMARY`: counts by category, a table
+of the findings with links to their lines, and the fixes available.
+
+Links go to `ReportContext.link_base + path#Lline`: on GitHub Actions the CLI sets the base to the
+commit's files (`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA/`); elsewhere links are relative.
+Keep findings, which never fail a run, are folded away in a `<details>` block.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from urllib.parse import quote
+
+from fsdp_unpatch.findings import Finding
+from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.results import RunResult
+
+CATEGORIES = ("remove", "review", "keep", "error")
+ICONS = {"remove": ":x:", "review": ":warning:", "keep": ":information_source:", "error": ":boom:"}
+
+
+def cell(text: str) -> str:
+    """Text safe inside a table cell: pipes escaped, line breaks flattened."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def _link(finding: Finding, context: ReportContext) -> str:
+    where = f"{finding.path}:{finding.span.line}:{finding.span.column}"
+    return f"[{cell(where)}]({context.link_base}{quote(finding.path)}#L{finding.span.line})"
+
+
+def _fix(finding: Finding) -> str:
+    return "" if finding.fix is None else finding.fix.applicability
+
+
+def _table(findings: list[Finding], context: ReportContext) -> list[str]:
+    lines = ["| | code | where | message | fix |", "| --- | --- | --- | --- | --- |"]
+    for f in findings:
+        name = context.catalog.rule(f.code).name if f.code in context.catalog.rules else ""
+        lines.append(f"| {ICONS.get(f.category, '')} {f.category} | `{f.code}` {name} | {_link(f, context)} "
+                     f"| {cell(f.message)} | {_fix(f)} |")
+    return lines
+
+
+def markdown_report(result: RunResult, context: ReportContext) -> str:
+    remaining = result.remaining
+    counts = Counter(f.category for f in remaining)
+    fixable = Counter(f.category for f in remaining if f.fix is not None)
+    files = len(result.files)
+    out = ["## fsdp-unpatch", ""]
+    failing = counts["remove"] + counts["review"] + counts["error"]
+    verdict = (":white_check_mark: nothing to fix" if not failing
+               else f":x: {failing} finding{'s' if failing != 1 else ''} to act on")
+    torch = f", target torch {context.target_torch}" if context.target_torch else ""
+    out += [f"{verdict} ({len(remaining)} in total, {files} file{'s' if files != 1 else ''} checked{torch}).", ""]
+    out += ["| category | findings | fixable |", "| --- | ---: | ---: |"]
+    out += [f"| {ICONS[c]} {c} | {counts[c]} | {fixable[c]} |" for c in CATEGORIES]
+    acting = [f for f in remaining if f.category != "keep"]
+    kept = [f for f in remaining if f.category == "keep"]
+    if acting:
+        out += ["", "### Findings", ""] + _table(acting, context)
+    if kept:
+        out += ["", f"<details><summary>{len(kept)} kept on purpose (keep findings never fail a run)</summary>", ""]
+        out += _table(kept, context) + ["", "</details>"]
+    safe = sum(1 for f in remaining if f.fix is not None and f.fix.applicability == "safe")
+    unsafe = sum(1 for f in remaining if f.fix is not None and f.fix.applicability == "unsafe")
+    out += ["", "### Fixes available", ""]
+    if safe or unsafe:
+        if safe:
+            out.append(f"- {safe} safe fix{'es' if safe != 1 else ''}: `fsdp-unpatch fix` "
+                       "(preview with `fsdp-unpatch fix --diff`)")
+        if unsafe:
+            out.append(f"- {unsafe} unsafe fix{'es' if unsafe != 1 else ''} (they change what a test suite checks): "
+                       "`fsdp-unpatch fix --unsafe-fixes`")
+    else:
+        out.append("None.")
+    return "\n".join(out) + "\n"

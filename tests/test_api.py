@@ -1,0 +1,78 @@
+"""`fsdp_unpatch.api`: the same findings, as the same typed objects, as the command line's JSON contract."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from fsdp_unpatch.api import Finding, FixResult, Span, UsageError, check_paths, check_source, fix_paths
+from tests.integration import cli, make_project
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "project")
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.py"))}
+
+
+def test_check_paths_equals_the_json_output(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = json.loads(cli("check", "--output-format", "json", "pkg", cwd=project).stdout)
+    monkeypatch.chdir(project)
+    findings = check_paths(["pkg"])
+    assert all(isinstance(f, Finding) and isinstance(f.span, Span) for f in findings)
+    assert [f.to_dict() for f in findings] == expected
+    assert check_paths("pkg") == findings  # one path as a string
+    assert [f.code for f in check_paths(Path("pkg"), select="FSU2")] == ["FSU201"]
+    assert {f.code for f in check_paths(["pkg"], ignore=["FSU2", "FSU00"])} == set()
+
+
+def test_configuration_applies_and_keywords_win(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / "pyproject.toml").write_text('[tool.fsdp-unpatch]\ntarget-torch = "2.5"\n')
+    monkeypatch.chdir(project)
+    assert {f.code for f in check_paths("pkg/patch.py")} == {"FSU102"}  # below 2.6: review
+    assert {f.code for f in check_paths("pkg/patch.py", target_torch="2.13")} == {"FSU001", "FSU002", "FSU003"}
+    assert {f.code for f in check_paths("pkg/patch.py", isolated=True)} == {"FSU001", "FSU002", "FSU003"}
+
+
+def test_check_source_is_the_stdin_filename_run(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = (project / "pkg" / "patch.py").read_bytes()
+    expected = json.loads(cli("check", "--output-format", "json", "--stdin-filename", "pkg/patch.py", "-",
+                              cwd=project, stdin=source).stdout)
+    monkeypatch.chdir(project)
+    assert [f.to_dict() for f in check_source(source, "pkg/patch.py")] == expected
+    assert [f.to_dict() for f in check_source(source.decode(), "pkg/patch.py")] == expected
+    broken = check_source("import torch\ndef f(:\ntorch.ops.fsdp.x = 1\n", "bad.py")
+    assert [(f.code, f.category) for f in broken] == [("FSU901", "error")]
+
+
+def test_fix_paths_dry_run_then_fix(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    twin = make_project(tmp_path / "twin")
+    expected_diff = cli("fix", "--diff", "pkg", cwd=twin).stdout.decode()
+    assert cli("fix", "pkg", cwd=twin).returncode == 0
+    monkeypatch.chdir(project)
+    before = _tree(project)
+    preview = fix_paths("pkg", dry_run=True)
+    assert isinstance(preview, FixResult) and not preview.written
+    assert _tree(project) == before and preview.changed == ["pkg/patch.py"]
+    assert preview.diff() == expected_diff
+    assert sorted(f.code for f in preview.fixed) == ["FSU001", "FSU002", "FSU003"]
+    done = fix_paths(["pkg"])
+    assert done.written and _tree(project) == _tree(twin)
+    assert [f.code for f in done.remaining] == ["FSU201"]
+    assert fix_paths(["pkg"]).changed == []  # idempotent
+
+
+def test_bad_input_raises_usage_error(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)
+    with pytest.raises(UsageError, match="unknown rule code or prefix 'NOPE'"):
+        check_paths("pkg", select="NOPE")
+    with pytest.raises(UsageError, match="missing.py: no such file or directory"):
+        check_paths(["pkg", "missing.py"])
+    with pytest.raises(UsageError, match="missing.py: no such file or directory"):
+        fix_paths(["missing.py"])
+    assert _tree(project) == _tree(make_project(Path(os.fspath(project.parent / "again"))))
