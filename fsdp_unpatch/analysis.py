@@ -9,6 +9,7 @@ with all its install sites, an installer only when nothing is left for it to ins
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional
 
@@ -150,14 +151,31 @@ class _Analyzer:
                 return node
         return None
 
+    def scope(self) -> fingerprint.Scope:
+        """What the module's global names are bound to when its functions run: an import that the module
+        rebinds later (`def cast(...)`, `dist = other`) names the module's own object, not the import."""
+        rebound = _module_level_bindings(self.result.module)
+        table = self.facts.table
+        bindings = {name: qualified for name, qualified in table.bindings.items()
+                    if not (name in rebound and name in table.sources)}
+        return fingerprint.Scope(self.result.module_name or "<module>", bindings)
+
     def compare(self, function: cst.FunctionDef, qualified: str, entry: Target) -> fingerprint.Evidence:
-        """The replacement against upstream, its free names resolved through this module's imports."""
+        """The replacement against upstream, its free names resolved through this module's bindings."""
         return fingerprint.compare_to_upstream(
             self.result.code(function),
             entry.fingerprint or entry.id,
-            scope=fingerprint.Scope(self.result.module_name or "<module>", self.facts.table.bindings),
+            scope=self.scope(),
             original_names=self.original_names(qualified) | {entry.id.split(".")[-1]},
         )
+
+    def defined_more_than_once(self, install: RawInstall, function: cst.FunctionDef) -> bool:
+        """The replacement's name is bound again in its scope: which definition is installed depends on
+        when the installer runs, so no single one can be proven."""
+        name = function.name.value
+        parent = next(p for node, p in self.facts.functions[name] if node is function)
+        same_scope = [node for node, p in self.facts.functions[name] if p is parent]
+        return len(same_scope) > 1 or (parent is None and _module_level_bindings(self.result.module)[name] > 1)
 
     def original_names(self, qualified: str) -> frozenset[str]:
         """Local names that stand for the original being replaced (saved originals, imports).
@@ -297,8 +315,13 @@ class _Analyzer:
                 f"`{entry.id}` is replaced by `{_short(self.result.code(install.value))}`, not by a function "
                 "defined here; a wrapper or factory may add behaviour, check before deleting"
             ), None
-        evidence = self.compare(function, qualified, entry)
         name = function.name.value
+        if self.defined_more_than_once(install, function):
+            return "FSU101", (
+                f"`{name}` is bound more than once here; which definition `{entry.id}` gets depends on when the "
+                "installer runs, check by hand"
+            ), None
+        evidence = self.compare(function, qualified, entry)
         if evidence.calls_original:
             return "FSU101", f"`{name}` wraps the original `{entry.id}` and may add behaviour; check before deleting", None
         if not evidence.matched:
@@ -529,6 +552,44 @@ class _Analyzer:
         removable = {i.qualified: i.finding for i in self.result.installers if i.removable}
         plan_installer_calls(self.result, removable)
         return self.result
+
+
+def _module_level_bindings(module: cst.Module) -> Counter:
+    """How often each name is bound at module level by a statement other than an import (`def`, `class`,
+    assignment), blocks of `if`/`try`/`with`/`for` included, function and class bodies not."""
+    found: Counter = Counter()
+
+    def targets(node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name):
+            found[node.value] += 1
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                targets(element.value)
+
+    def walk(statements) -> None:
+        for statement in statements:
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                found[statement.name.value] += 1
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            targets(target.target)
+                    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and small.value is not None:
+                        targets(small.target)
+            else:
+                for attribute in ("body", "orelse", "finalbody", "handlers"):
+                    child = getattr(statement, attribute, None)
+                    if isinstance(child, (list, tuple)):
+                        for item in child:
+                            walk(body_statements(item.body) if hasattr(item, "body") else [item])
+                    elif isinstance(child, cst.BaseSuite):
+                        walk(body_statements(child))
+                    elif child is not None and hasattr(child, "body"):
+                        walk(body_statements(child.body) if isinstance(child.body, cst.BaseSuite) else [child])
+
+    walk(module.body)
+    return found
 
 
 def _descendants(node: cst.CSTNode):

@@ -226,3 +226,99 @@ def link_references(
         linker.plan_file(unit)
     linker.decide_replacements()
     linker.plan_strings(mentioning)
+
+
+def keep_installers_still_used(units: Sequence[Unit]) -> None:
+    """An installer the run would delete stays when code the fix leaves still names it.
+
+    Its calls that are whole statements go with it (FSU004), its imports with them; any other use (a call
+    whose result is kept, a reference in a list or dict, a module path the run cannot name, a file the run
+    could not read) would break at import time, so the installer and its calls stay.
+    """
+    analyses = [u.analysis for u in units if u.analysis is not None]
+    for analysis in analyses:
+        for installer in analysis.installers:
+            if not installer.removable or installer.finding is None:
+                continue
+            user = _named_outside_fixes(units, installer.qualified, skipped=installer.node)
+            if user is not None:
+                _keep_installer(analyses, installer, user)
+
+
+def keep_replacements_still_used(units: Sequence[Unit]) -> None:
+    """A replacement the run would delete stays when another file still names it outside what the fix
+    rewrites or deletes there (e.g. through a module path the run cannot name, a folder without
+    `__init__.py`)."""
+    for unit in units:
+        analysis = unit.analysis
+        if analysis is None:
+            continue
+        others = [u for u in units if u is not unit]
+        for name, planned in list(analysis.replacements.items()):
+            if planned in analysis.planned and _named_outside_fixes(others, f"{analysis.module_name}.{name}") is not None:
+                analysis.planned.remove(planned)
+                del analysis.replacements[name]
+
+
+def _same_object(spelled: Optional[str], qualified: str) -> bool:
+    """Whether a qualified name a file uses may be `qualified`: the same, one a dotted suffix of the other
+    (a package the run names shorter or longer), or not resolvable at all."""
+    if spelled is None or "." not in spelled:
+        return True
+    return spelled == qualified or spelled.endswith("." + qualified) or qualified.endswith("." + spelled)
+
+
+def _named_outside_fixes(units: Sequence[Unit], qualified: str, skipped: Optional[cst.CSTNode] = None) -> Optional[Path]:
+    """The first file that uses `qualified` outside the nodes its planned fixes edit (and outside `skipped`).
+    Imports do not count: the fixes remove the imports they leave unused."""
+    name = qualified.rsplit(".", 1)[-1]
+    for unit in units:
+        if unit.source is None or not mentions(unit.source.data, [name.encode()]):
+            continue
+        analysis = unit.analysis
+        if analysis is None:
+            return unit.candidate.path  # unread, unparsable or skipped: it may use it in any way
+        covered = {id(node) for p in analysis.planned for edit in p.edits for node in _descendants(edit.node)}
+        if skipped is not None:
+            covered.add(id(skipped))
+        if _uses(analysis, qualified, name, covered):
+            return unit.candidate.path
+    return None
+
+
+def _uses(analysis: FileAnalysis, qualified: str, name: str, covered: set[int]) -> bool:
+    table = analysis.table
+
+    class Uses(cst.CSTVisitor):
+        found = False
+        attributes: set[int] = set()
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if self.found or id(node) in covered or isinstance(node, (cst.Import, cst.ImportFrom)):
+                return False
+            if isinstance(node, cst.Attribute) and node.attr.value == name:
+                self.attributes.add(id(node.attr))
+                self.found = _same_object(table.qualify(node), qualified)
+            elif isinstance(node, cst.Name) and node.value == name and id(node) not in self.attributes:
+                self.found = _same_object(table.qualify(node), qualified)
+            return not self.found
+
+    uses = Uses()
+    analysis.module.visit(uses)
+    return uses.found
+
+
+def _keep_installer(analyses: Sequence[FileAnalysis], installer, user: Path) -> None:
+    """The installer is still reported, but not deleted; the fixes of its calls are dropped."""
+    finding = installer.finding
+    finding.edits = []
+    finding.message += f"; kept: {user.name} still names it outside what the fix changes"
+    installer.removable = False
+    for analysis in analyses:
+        analysis.planned = [p for p in analysis.planned if finding not in p.requires]
+
+
+def _descendants(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _descendants(child)

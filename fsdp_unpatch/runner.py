@@ -18,7 +18,12 @@ from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.discovery import Candidate
 from fsdp_unpatch.edits import apply_edits, replacement_regions
 from fsdp_unpatch.findings import Finding, Fix, Span
-from fsdp_unpatch.migration import installer_aliases, link_references
+from fsdp_unpatch.migration import (
+    installer_aliases,
+    keep_installers_still_used,
+    keep_replacements_still_used,
+    link_references,
+)
 from fsdp_unpatch.prefilter import mentions, prefilter_for
 from fsdp_unpatch.module_edits import deletes_file, delete_file
 from fsdp_unpatch.sourcefile import (
@@ -107,8 +112,11 @@ class Run:
                 own = unit.analysis.module_name
                 foreign = {q: f for q, f in installers.items() if q.rsplit(".", 1)[0] != own}
                 plan_installer_calls(unit.analysis, foreign)
+        # An installer that code the fix leaves still names stays, with its calls.
+        keep_installers_still_used(self.units)
         # References, tests and strings that name what the run removes; replacements still needed stay.
         link_references(self.units, self.analyze, self.catalog, self.options.analysis)
+        keep_replacements_still_used(self.units)
         # A by-name twin patched in another file of the run completes the patch.
         completeness.link(u.analysis for u in self.units if u.analysis is not None)
 

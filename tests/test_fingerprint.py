@@ -25,11 +25,6 @@ COPY_IN = "ops.fsdp.all_gather_copy_in"
 FINALIZE = "_fsdp_param_group.FSDPParamGroup.finalize_backward"
 COPY_MODULE = "npu_vendor.fsdp_patch"  # the module a copy lives in
 
-SAME_DEVICE = {
-    "same-device": (normalise.SAME_DEVICE_COPY.label,),
-}
-
-
 def _installed_fsdp_root() -> Path | None:
     import importlib.util
 

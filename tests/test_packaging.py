@@ -45,7 +45,7 @@ def test_wheel_metadata_and_contents(dists) -> None:
     urls = dict(u.split(", ", 1) for u in metadata.get_all("Project-URL"))
     assert urls["Homepage"] == HOMEPAGE and urls["Documentation"] == README_URL
     assert metadata["Description-Content-Type"] == "text/markdown"
-    for expected in ("fsdp_unpatch/py.typed", "fsdp_unpatch/data/catalog.toml", "fsdp_unpatch/data/fingerprints.json",
+    for expected in ("fsdp_unpatch/py.typed", "fsdp_unpatch/data/catalog.toml", "fsdp_unpatch/data/upstream.json",
                      "codemods/unpatch.py", f"fsdp_unpatch-{__version__}.dist-info/licenses/LICENSE"):
         assert expected in names, expected
     with tarfile.open(dists.sdist) as archive:
