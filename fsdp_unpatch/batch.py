@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.discovery import Candidate
-from fsdp_unpatch.findings import Finding, Span
+from fsdp_unpatch.findings import Finding
 from fsdp_unpatch.prefilter import prefilter_for
 from fsdp_unpatch.results import FileResult, RunOptions, RunResult
+from fsdp_unpatch.transaction import error_finding
 
 if TYPE_CHECKING:
     from fsdp_unpatch.cache import Cache
@@ -142,11 +143,6 @@ def _read(candidate: Candidate):
         return error
 
 
-def _error(display: str, error) -> Finding:
-    span = Span(error.line, error.column, error.line, error.column)
-    return Finding(code=error.code, category="error", path=display, span=span, message=str(error))
-
-
 def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, jobs: int = 1,
         cache: Optional["Cache"] = None) -> RunResult:
     """Findings (and fixes) for `candidates`, as `runner.run_together` would give them, with less work."""
@@ -159,7 +155,7 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
         items.append(item)
         source = _read(candidate)
         if not hasattr(source, "data"):
-            item.error = _error(candidate.display, source)
+            item.error = error_finding(candidate.display, source)
             item.outcome = Outcome(FileResult(candidate.display, findings=[item.error]))
             continue
         item.named_fsdp = prefilter.has_token(source.data)
@@ -186,24 +182,31 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
         grouped = {i for group in groups for i in group}
         groups += [[i] for i, item in enumerate(items)
                    if i not in grouped and item.outcome is not None and item.outcome.result.fixed is not None]
-    results = _run_groups([[items[i] for i in group] for group in groups], catalog, options,
+    # Workers compute; only this process writes, group by group, all or nothing (`transaction.py`).
+    results = _run_groups([[items[i] for i in group] for group in groups], catalog, replace(options, write=False),
                           cache if use_cache else None, jobs)
-    for group, files in zip(groups, results):
+    transactions: list[list[int]] = []
+    for group, (files, linked) in zip(groups, results):
         for index, result in zip(group, files):
             items[index].outcome = Outcome(result)
+        transactions += [[group[i] for i in members] for members in linked]
     files = [item.outcome.result for item in items]  # type: ignore[union-attr]
+    if options.fix and options.write:
+        from fsdp_unpatch.transaction import commit_groups
+
+        commit_groups(files, transactions)
     unsafe_left = sum(
         1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
     )
     return RunResult(files=files, unsafe_fixes_left=unsafe_left if options.fix else 0)
 
 
-def _linked_work(group: Sequence[_Item]) -> list[FileResult]:
+def _linked_work(group: Sequence[_Item]) -> tuple[list[FileResult], list[list[int]]]:
     return _run_linked(group, _WORKER["catalog"], _WORKER["options"], _WORKER.get("cache"))
 
 
 def _run_groups(groups: Sequence[Sequence[_Item]], catalog: Catalog, options: RunOptions,
-                cache: Optional["Cache"], workers: int) -> list[list[FileResult]]:
+                cache: Optional["Cache"], workers: int) -> list[tuple[list[FileResult], list[list[int]]]]:
     """Each group through the engine, in a process pool when there are several groups and work enough."""
     size = sum(len(item.source.data) for group in groups for item in group if item.source is not None)
     if workers <= 1 or len(groups) < 2 or size < POOL_MIN_BYTES:
@@ -225,8 +228,9 @@ def _run_groups(groups: Sequence[Sequence[_Item]], catalog: Catalog, options: Ru
 
 
 def _run_linked(group: Sequence[_Item], catalog: Catalog, options: RunOptions,
-                cache: Optional["Cache"]) -> list[FileResult]:
-    """The engine over the linked files together; cached under the keys of all of them.
+                cache: Optional["Cache"]) -> tuple[list[FileResult], list[list[int]]]:
+    """The engine over the linked files together (its results, and its groups of fixes written all or
+    nothing); cached under the keys of all of them.
 
     Sound because the group's result depends only on its files (bytes, paths, module names) and on what
     every key holds besides (tool, catalog, configuration); the group itself is recomputed every run.
@@ -247,11 +251,11 @@ def _run_linked(group: Sequence[_Item], catalog: Catalog, options: RunOptions,
             key = cache.group_key(keys)
             found = cache.get(key)
             if isinstance(found, list) and len(found) == len(group):
-                return found
-    files = run_together([item.candidate for item in group], catalog, options).files
+                return found, []
+    together = run_together([item.candidate for item in group], catalog, options)
     if key is not None:
-        cache.put(key, files)  # type: ignore[union-attr]
-    return files
+        cache.put(key, together.files)  # type: ignore[union-attr]
+    return together.files, together.transactions
 
 
 def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:

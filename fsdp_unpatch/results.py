@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from fsdp_unpatch.findings import Finding
 
@@ -41,6 +41,14 @@ class FileResult:
     fixed: Optional[bytes] = None  # the new content when the fix changes the file
     deleted: bool = False  # the fix deletes the file (`fixed` is then empty)
     encoding: str = "utf-8"
+    # The planned write (`transaction.Change`) until its group is committed or held back; then None.
+    change: Optional[Any] = field(default=None, repr=False, compare=False)
+
+    def hold_back(self) -> None:
+        """The file's fix is not applied after all (another file of its group could not be edited)."""
+        self.fixed, self.deleted, self.change = None, False, None
+        for finding in self.findings:
+            finding.fixed = False
 
     def diff(self) -> str:
         if self.fixed is None or self.original is None:
@@ -55,6 +63,8 @@ class FileResult:
 class RunResult:
     files: list[FileResult]
     unsafe_fixes_left: int = 0
+    # Indices (into `files`) of the files whose fixes are written all or nothing (`transaction.py`).
+    transactions: list[list[int]] = field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:

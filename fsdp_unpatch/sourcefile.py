@@ -391,19 +391,14 @@ def write_atomic(source: SourceFile, data: bytes) -> None:
       the rename, after the slow part.
     - Ctrl-C and termination signals wait until the write is done or undone. On any error the file is
       unchanged and no temporary file is left behind.
+    A group of one file of `transaction.commit`, which does the work.
     """
-    path = os.path.realpath(source.path)
-    with signals_deferred():
-        try:
-            info = os.stat(path)
-        except OSError as error:
-            raise _write_error(error) from error
-        if not _writable(path, info):
-            raise SourceError("FSU903", "file is read-only; not written (make it writable to apply the fix)")
-        if info.st_nlink > 1 or not _keeps_owner(info):
-            _overwrite(source, path, data)
-        else:
-            _replace(source, path, data, info)
+    from fsdp_unpatch.transaction import Blocked, Change, commit
+
+    try:
+        commit([Change(source, data)])
+    except Blocked as blocked:
+        raise blocked.error from None
 
 
 def _temporary(path: str, suffix: str) -> tuple[int, str]:
@@ -415,29 +410,6 @@ def _write_all(descriptor: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(descriptor, view):]
-
-
-def _replace(source: SourceFile, path: str, data: bytes, info: os.stat_result) -> None:
-    temporary: Optional[str] = None
-    try:
-        descriptor, temporary = _temporary(path, TEMPORARY_SUFFIX)
-        try:
-            _write_all(descriptor, data)
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-        if hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
-            os.chown(temporary, info.st_uid, info.st_gid)  # before the mode: chown clears setuid bits
-        os.chmod(temporary, stat.S_IMODE(info.st_mode))
-        if changed_on_disk(source):
-            raise SourceError("FSU903", "file changed on disk while it was being fixed; not written")
-        os.replace(temporary, path)
-        temporary = None
-    except OSError as error:
-        raise _write_error(error) from error
-    finally:
-        _discard(temporary)
-    _fsync_folder(os.path.dirname(path))
 
 
 def _overwrite(source: SourceFile, path: str, data: bytes) -> None:
