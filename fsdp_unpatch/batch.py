@@ -25,6 +25,7 @@ from fsdp_unpatch.discovery import Candidate
 from fsdp_unpatch.findings import Finding
 from fsdp_unpatch.prefilter import prefilter_for
 from fsdp_unpatch.results import FileResult, RunOptions, RunResult
+from fsdp_unpatch.sourcefile import checkpoint
 from fsdp_unpatch.transaction import error_finding
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ def analyze_alone(candidate: Candidate, source: "SourceFile", catalog: Catalog, 
     """The engine over this one file; the fix is computed, never written (the caller decides)."""
     from fsdp_unpatch.runner import Run
 
+    checkpoint()
     engine = Run(catalog, replace(options, write=False))
     engine.load([replace(candidate, data=source.data)])
     engine.link()
@@ -151,6 +153,7 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
     pending: list[_Item] = []
     use_cache = cache is not None and not options.fix
     for index, candidate in enumerate(candidates):
+        checkpoint()
         item = _Item(index, candidate)
         items.append(item)
         source = _read(candidate)
@@ -237,6 +240,7 @@ def _run_linked(group: Sequence[_Item], catalog: Catalog, options: RunOptions,
     """
     from fsdp_unpatch.runner import run_together
 
+    checkpoint()
     key = None
     if cache is not None:
         keys = []
@@ -261,8 +265,8 @@ def _run_linked(group: Sequence[_Item], catalog: Catalog, options: RunOptions,
 def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:
     """The files whose results depend on other files (phase 2), as independent groups in run order.
 
-    Two files are in one group when one names what the other's fix deletes, when one patches a by-name
-    twin the other misses, or when both name parts of a known patch module. Files of different groups
+    Two files are in one group when one names what the other's fix deletes (or cannot be read, so may),
+    when one patches a by-name twin the other misses, or when both name parts of a known patch module. Files of different groups
     cannot change each other's results, so each group is run on its own.
     """
     parent: dict[int, int] = {}
@@ -293,6 +297,11 @@ def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:
             others = patched_by.get(target, set()) - {i}
             if others:
                 join([i, *sorted(others)])
+    # A file that cannot be read may name anything: it is decided with every file whose fix deletes a name.
+    unreadable = [i for i, item in enumerate(items) if item.error is not None]
+    exporters = [i for i, o in outcomes if o.exports]
+    if unreadable and exporters:
+        join(unreadable + exporters)
     names = sorted({name for _, o in outcomes for name in o.exports})
     if names:
         encoded = [n.encode() for n in names]

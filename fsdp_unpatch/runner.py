@@ -22,7 +22,7 @@ from fsdp_unpatch.migration import link_references
 from fsdp_unpatch.prefilter import mentions, prefilter_for
 from fsdp_unpatch.module_edits import deletes_file
 from fsdp_unpatch.sourcefile import (
-    SourceError, SourceFile, keep_line_endings, module_name_for, on_big_stack, parse_source, read_source,
+    SourceError, SourceFile, checkpoint, keep_line_endings, module_name_for, on_big_stack, parse_source, read_source,
     round_trips,
 )
 from fsdp_unpatch.transaction import Change, commit_groups, error_finding, hold_back
@@ -73,6 +73,7 @@ class Run:
     def load(self, candidates: Iterable[Candidate]) -> None:
         prefilter = prefilter_for(self.catalog)
         for candidate in candidates:
+            checkpoint()
             unit = _Unit(candidate)
             self.units.append(unit)
             try:

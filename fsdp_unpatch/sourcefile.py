@@ -12,6 +12,7 @@ import ast
 import codecs
 import errno
 import os
+import re
 import signal
 import stat
 import tempfile
@@ -192,7 +193,17 @@ def on_big_stack(function: Callable[[], T]) -> T:
         return function()
     finally:
         threading.stack_size(previous)
-    worker.join()
+    try:
+        worker.join()
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM): let the parse finish first. A thread still inside libcst's native
+        # code when the interpreter shuts down aborts the process (SIGABRT) instead of exiting 130.
+        while worker.is_alive():
+            try:
+                worker.join()
+            except BaseException:
+                continue
+        raise
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
@@ -302,6 +313,69 @@ _DEFERRED_SIGNALS = tuple(
 )
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised like Ctrl-C so that the run unwinds the same way (clean-up, exit 130)."""
+
+
+# Signals received, and whether they are acted on only at checkpoints (inside `at_checkpoints`).
+_SIGNALS: dict = {"received": [], "at_checkpoints": False}
+
+
+def _interrupt(name: str) -> KeyboardInterrupt:
+    return KeyboardInterrupt() if name == "SIGINT" else Terminated(name)
+
+
+@contextmanager
+def termination_as_interrupt() -> Iterator[list[str]]:
+    """Within the block, SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt: temporaries are removed, a group
+    of files being written is finished (or rolled back), and the command exits 130 with its message.
+
+    Yields the names of the signals received, so that the caller knows the run was interrupted whatever
+    exception the interrupt came out as.
+    """
+    received: list[str] = []
+
+    def interrupt(signum: int, frame) -> None:
+        received.append(signal.Signals(signum).name)
+        if not _SIGNALS["at_checkpoints"]:
+            raise _interrupt(received[-1])
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                number = getattr(signal, name)
+                previous[number] = signal.signal(number, interrupt)
+    _SIGNALS["received"] = received
+    try:
+        yield received
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        _SIGNALS["received"] = []
+
+
+@contextmanager
+def at_checkpoints() -> Iterator[None]:
+    """Within the block, a signal is acted on at the next `checkpoint()` (between files, between groups),
+    never in the middle of libcst: an exception raised inside its native parser's callbacks or its metadata
+    clean-up comes out as another error, or aborts the process at exit."""
+    before = _SIGNALS["at_checkpoints"]
+    _SIGNALS["at_checkpoints"] = True
+    try:
+        yield
+    finally:
+        _SIGNALS["at_checkpoints"] = before
+    checkpoint()
+
+
+def checkpoint() -> None:
+    """Raise KeyboardInterrupt (or Terminated) if a signal arrived since the run started."""
+    received = _SIGNALS["received"]
+    if received:
+        raise _interrupt(received[-1])
+
+
 @contextmanager
 def signals_deferred() -> Iterator[None]:
     """Hold Ctrl-C (and termination signals) until the block is done: a write is finished, then the run stops.
@@ -402,8 +476,45 @@ def write_atomic(source: SourceFile, data: bytes) -> None:
 
 
 def _temporary(path: str, suffix: str) -> tuple[int, str]:
+    """A new file `.NAME.PID.XXXX<suffix>` next to `path`: the process id tells a later run whether its
+    writer is gone (killed with SIGKILL), so that the leftover can be removed (`remove_leftovers`)."""
     folder, name = os.path.split(path)
-    return tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=suffix)
+    return tempfile.mkstemp(dir=folder, prefix=f".{name}.{os.getpid()}.", suffix=suffix)
+
+
+_LEFTOVER = re.compile(r"^\..+\.(\d+)\.[^.]+" + re.escape(TEMPORARY_SUFFIX) + "$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, but is someone else's
+        return True
+    return True
+
+
+def remove_leftovers(folder: str) -> list[str]:
+    """Remove the temporaries that a killed fix (SIGKILL: no clean-up possible) left in `folder`.
+
+    Only temporaries (new content never renamed into place) are removed: they hold no one's data. Backups
+    (`*.fsdp-unpatch.bak`) hold a file's old content and are left for the user.
+    """
+    removed = []
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return removed
+    for name in names:
+        match = _LEFTOVER.match(name) if name.endswith(TEMPORARY_SUFFIX) else None
+        if match and int(match.group(1)) != os.getpid() and not _alive(int(match.group(1))):
+            try:
+                os.unlink(os.path.join(folder, name))
+                removed.append(name)
+            except OSError:
+                pass
+    return removed
 
 
 def _write_all(descriptor: int, data: bytes) -> None:

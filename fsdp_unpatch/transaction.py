@@ -22,7 +22,7 @@ from typing import Optional, Sequence
 
 from fsdp_unpatch.sourcefile import (
     BACKUP_SUFFIX, TEMPORARY_SUFFIX, SourceError, SourceFile, _discard, _fsync_folder, _keeps_owner, _overwrite,
-    _temporary, _writable, _write_all, _write_error, changed_on_disk, signals_deferred,
+    _temporary, _writable, _write_all, _write_error, changed_on_disk, checkpoint, remove_leftovers, signals_deferred,
 )
 
 CHANGED = "file changed on disk while it was being fixed; not written"
@@ -148,8 +148,11 @@ def _restore(staged: _Staged) -> None:
 def commit(changes: Sequence[Change]) -> None:
     """Write (or delete) every file of the group, or none; raises Blocked when none was."""
     staged: list[_Staged] = []
+    for folder in sorted({os.path.dirname(os.path.realpath(c.source.path)) for c in changes}):
+        remove_leftovers(folder)  # what a fix killed with SIGKILL left next to these files
     try:
         for position, change in enumerate(changes):
+            checkpoint()  # a signal here: the temporaries go, nothing has changed
             error = refusal(change)
             if error is not None:
                 raise Blocked(position, error)
@@ -223,6 +226,7 @@ def hold_back(files: Sequence, group: Sequence[int], blocker: int, why: str) -> 
 def commit_groups(files: Sequence, groups: Sequence[Sequence[int]]) -> None:
     """Write each group's planned changes all or nothing (files: `results.FileResult`s carrying `change`)."""
     for group in groups:
+        checkpoint()  # between groups: the ones written are whole, the rest untouched
         members = [i for i in group if files[i].change is not None]
         if not members:
             continue

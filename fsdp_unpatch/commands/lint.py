@@ -95,12 +95,21 @@ class Request:
 
 
 def _execute(request: Request) -> int:
+    from fsdp_unpatch.sourcefile import termination_as_interrupt
+
+    received: list[str] = []
     try:
-        status, result = _run_and_report(request)
-    except KeyboardInterrupt:
-        # Writes hold Ctrl-C until they are done (sourcefile.signals_deferred): no file is half written.
-        done = "; every file is either wholly fixed or untouched" if request.fix and not request.diff else ""
-        click.echo(f"fsdp-unpatch: interrupted{done}", err=True)
+        with termination_as_interrupt() as received:
+            status, result = _run_and_report(request)
+    except BaseException as error:
+        if not received and not isinstance(error, KeyboardInterrupt):
+            raise
+        # A group of files being written holds these signals until it is done; before that its temporaries
+        # are removed (transaction.py): no file is half written, no group half fixed.
+        done = ("; every file is either wholly fixed or untouched, and so is every group of linked files"
+                if request.fix and not request.diff else "")
+        why = f" ({received[-1]})" if received and received[-1] != "SIGINT" else ""
+        click.echo(f"fsdp-unpatch: interrupted{why}{done}", err=True)
         return EXIT_INTERRUPTED
     if status == EXIT_ERROR or result is None:
         return status
@@ -185,7 +194,10 @@ def _run_and_report(request: Request):
         from fsdp_unpatch.cache import Cache, describe, project_root
 
         cache = Cache(project_root(paths or (".",)), describe(settings, options))
-    result = run(candidates, catalog, options, jobs=request.jobs or default_jobs(), cache=cache)
+    from fsdp_unpatch.sourcefile import at_checkpoints
+
+    with at_checkpoints():  # signals stop the run between files and between groups, never inside libcst
+        result = run(candidates, catalog, options, jobs=request.jobs or default_jobs(), cache=cache)
     color = not request.no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
     context = ReportContext(
         catalog=catalog, fix_mode=fix, show_source=request.show_source, color=color,
