@@ -170,6 +170,8 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
             item.cache_key = cache.key(candidate, source.data)  # type: ignore[union-attr]
             found = cache.get(item.cache_key)  # type: ignore[union-attr]
             item.outcome = found if isinstance(found, Outcome) else None
+            if item.outcome is not None:
+                item.outcome.result.original = source.data  # entries hold findings, not sources
         if item.outcome is None:
             pending.append(item)
     outcomes = _analyze_all([(i.candidate, i.source) for i in pending], catalog, options,  # type: ignore[misc]
@@ -255,6 +257,8 @@ def _run_linked(group: Sequence[_Item], catalog: Catalog, options: RunOptions,
             key = cache.group_key(keys)
             found = cache.get(key)
             if isinstance(found, list) and len(found) == len(group):
+                for item, result in zip(group, found):
+                    result.original = item.source.data if item.source is not None else _reread(item.candidate)
                 return found, []
     together = run_together([item.candidate for item in group], catalog, options)
     if key is not None:

@@ -121,3 +121,12 @@ def _walk(root: str, exclusion=None) -> Iterator[str]:
                 path = os.path.join(folder, name)
                 if exclusion is None or not exclusion.excluded(path, False):
                     yield path
+
+
+def outside_files(root: str, covered: Iterable[str]) -> Iterator[str]:
+    """The Python files below `root` that are not below (or equal to) one of the `covered` paths."""
+    covered = [os.path.realpath(path) for path in covered]
+    for candidate in discover([root]):
+        real = os.path.realpath(candidate.path)
+        if not any(real == path or real.startswith(path + os.sep) for path in covered):
+            yield str(candidate.path)

@@ -15,7 +15,7 @@ from libcst.metadata import CodeRange
 from fsdp_unpatch.analysis import FileAnalysis, Planned, analyze_module, plan_installer_calls
 from fsdp_unpatch import completeness
 from fsdp_unpatch.catalog import Catalog
-from fsdp_unpatch.discovery import Candidate
+from fsdp_unpatch.discovery import Candidate, outside_files
 from fsdp_unpatch.edits import apply_edits, replacement_regions
 from fsdp_unpatch.findings import Finding, Fix, Span
 from fsdp_unpatch.migration import link_references
@@ -378,17 +378,6 @@ class Run:
             1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
         )
         return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0, transactions=groups)
-
-
-def outside_files(root: str, covered: Iterable[str]) -> Iterator[str]:
-    """The Python files below `root` that are not below (or equal to) one of the `covered` paths."""
-    from fsdp_unpatch.discovery import discover
-
-    covered = [os.path.realpath(path) for path in covered]
-    for candidate in discover([root]):
-        real = os.path.realpath(candidate.path)
-        if not any(real == path or real.startswith(path + os.sep) for path in covered):
-            yield str(candidate.path)
 
 
 # A requirement never met: a fix that requires it is not applied (the finding is still reported).

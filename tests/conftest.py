@@ -22,3 +22,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "slow: takes tens of seconds (tests/test_real_trees.py); -m 'not slow' skips it")
+
+
+# The cache's signing key lives in the user's cache folder (fsdp_unpatch/cache.py): the tests, and the
+# commands they run in subprocesses, use one of their own instead of the real one.
+if "FSDP_UNPATCH_TEST_CACHE_HOME" not in os.environ:
+    import tempfile
+
+    os.environ["FSDP_UNPATCH_TEST_CACHE_HOME"] = os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="fsu-xdg-")

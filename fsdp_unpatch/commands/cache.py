@@ -8,10 +8,13 @@ import click
 @click.argument("paths", nargs=-1, type=click.Path())
 def clean(paths: tuple[str, ...]) -> None:
     """Remove `.fsdp_unpatch_cache/` at the project root of PATHS (default: the current folder)."""
-    from fsdp_unpatch.cache import CACHE_DIR, clear, project_root
+    import sys
 
-    root = project_root(paths)
-    if clear(root):
-        click.echo(f"Removed {root / CACHE_DIR}")
+    from fsdp_unpatch.cache import clear, project_root
+
+    done, message = clear(project_root(paths))
+    if done:
+        click.echo(message)
     else:
-        click.echo(f"No cache at {root / CACHE_DIR}")
+        click.echo(f"fsdp-unpatch: error: {message}", err=True)
+        sys.exit(2)

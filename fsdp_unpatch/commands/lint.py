@@ -191,9 +191,12 @@ def _run_and_report(request: Request):
         candidates = tracked(candidates)
     cache = None
     if not fix and not from_stdin and not request.no_cache:
-        from fsdp_unpatch.cache import Cache, describe, project_root
+        from fsdp_unpatch.cache import Cache, describe, outside_digest, project_root
 
-        cache = Cache(project_root(paths or (".",)), describe(settings, options))
+        cache = Cache(project_root(paths or (".",)), describe(settings, options),
+                      outside=outside_digest(options.project_root, options.covered))
+        if cache.problem is not None and not quiet:
+            click.echo(f"fsdp-unpatch: warning: {cache.problem}", err=True)
     from fsdp_unpatch.sourcefile import at_checkpoints
 
     with at_checkpoints():  # signals stop the run between files and between groups, never inside libcst
