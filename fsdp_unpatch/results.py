@@ -66,6 +66,23 @@ class RunResult:
     # Indices (into `files`) of the files whose fixes are written all or nothing (`transaction.py`).
     transactions: list[list[int]] = field(default_factory=list)
 
+    def after_fix(self, fresh: "RunResult") -> "RunResult":
+        """What to report after this fix was written: `fresh` (the changed tree analysed again, as `check`
+        would see it now: lines as they are, nothing the fix removed) plus what only the fix knows: the
+        findings it fixed (counted, not listed), the errors of writing, the files it deleted."""
+        by_display = {r.display: r for r in self.files}
+        files = []
+        for now in fresh.files:
+            before = by_display.pop(now.display, None)
+            if before is not None:
+                now.fixed, now.deleted = before.fixed, before.deleted
+                known = {(f.code, f.message) for f in now.findings}
+                now.findings += [f for f in before.findings
+                                 if f.fixed or (f.category == "error" and (f.code, f.message) not in known)]
+            files.append(now)
+        files += [r for r in by_display.values() if r.deleted]
+        return RunResult(files=files, unsafe_fixes_left=self.unsafe_fixes_left, transactions=self.transactions)
+
     @property
     def findings(self) -> list[Finding]:
         return sorted((f for r in self.files for f in r.findings), key=Finding.sort_key)

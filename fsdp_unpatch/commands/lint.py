@@ -201,6 +201,8 @@ def _run_and_report(request: Request):
 
     with at_checkpoints():  # signals stop the run between files and between groups, never inside libcst
         result = run(candidates, catalog, options, jobs=request.jobs or default_jobs(), cache=cache)
+        if fix and options.write and result.changed:
+            result = _analysed_again(request, result, candidates, catalog, settings, options)
     color = not request.no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
     context = ReportContext(
         catalog=catalog, fix_mode=fix, show_source=request.show_source, color=color,
@@ -237,6 +239,29 @@ def _run_and_report(request: Request):
     if any(f.category in ("remove", "review") for f in remaining):
         return EXIT_FINDINGS, result
     return EXIT_CLEAN, result
+
+
+def _analysed_again(request: Request, result, candidates, catalog, settings, options):
+    """After a fix was written, the tree as `check` sees it now (README, Safety: "What fix reports is true").
+
+    The fixed files get new line numbers, and what the fix deleted is gone; unchanged files come from the
+    cache when there is one, so this costs about one analysis of the changed files.
+    """
+    from fsdp_unpatch.batch import default_jobs, run
+    from fsdp_unpatch.reporting import NEEDS_REPLACEMENTS
+
+    deleted = {r.display for r in result.files if r.deleted}
+    checking = replace(options, fix=False, write=True,
+                       replacements=request.output_format in NEEDS_REPLACEMENTS)
+    cache = None
+    if not request.no_cache:
+        from fsdp_unpatch.cache import Cache, describe, outside_digest, project_root
+
+        cache = Cache(project_root(request.paths or (".",)), describe(settings, checking),
+                      outside=outside_digest(checking.project_root, checking.covered))
+    fresh = run([c for c in candidates if c.display not in deleted], catalog, checking,
+                jobs=request.jobs or default_jobs(), cache=cache)
+    return result.after_fix(fresh)
 
 
 # A progress bar only pays off on long runs; below this many files it would only flicker.
