@@ -135,12 +135,10 @@ def _analyze_all(jobs: Sequence[tuple[Candidate, "SourceFile"]], catalog: Catalo
 
 # the run ------------------------------------------------------------------------------------------
 def _read(candidate: Candidate):
-    from fsdp_unpatch.sourcefile import SourceError, SourceFile, read_source
+    from fsdp_unpatch.sourcefile import SourceError, read_candidate
 
-    if candidate.data is not None:
-        return SourceFile(candidate.path, candidate.display, candidate.data, 0, len(candidate.data))
     try:
-        return read_source(candidate.path, candidate.display)
+        return read_candidate(candidate)
     except SourceError as error:
         return error
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
 import libcst as cst
@@ -22,7 +23,7 @@ from fsdp_unpatch.migration import link_references
 from fsdp_unpatch.prefilter import mentions, prefilter_for
 from fsdp_unpatch.module_edits import deletes_file
 from fsdp_unpatch.sourcefile import (
-    SourceError, SourceFile, checkpoint, keep_line_endings, module_name_for, on_big_stack, parse_source, read_source,
+    SourceError, SourceFile, checkpoint, keep_line_endings, module_name_for, on_big_stack, parse_source, read_candidate,
     round_trips,
 )
 from fsdp_unpatch.transaction import Change, commit_groups, error_finding, hold_back
@@ -77,10 +78,7 @@ class Run:
             unit = _Unit(candidate)
             self.units.append(unit)
             try:
-                unit.source = (
-                    read_source(candidate.path, candidate.display) if candidate.data is None
-                    else SourceFile(candidate.path, candidate.display, candidate.data, 0, len(candidate.data))
-                )
+                unit.source = read_candidate(candidate)
             except SourceError as error:
                 unit.error = error_finding(candidate.display, error)
                 continue
@@ -228,8 +226,9 @@ class Run:
         """The groups of files whose fixes are written all or nothing, and why a file blocks its group.
 
         Two files are in one group when a fix in one requires a fix in the other (a replacement and
-        its references, an installer and its calls), or when one cannot be read or parsed and may name
-        a definition the other's fix deletes (then the definition stays: that file would break).
+        its references, an installer and its calls), or when one cannot be parsed and names a definition
+        the other's fix deletes, or cannot be read and lies in the definer's package (`_may_import`): then
+        the definition stays, since that file would break.
         """
         position = {id(unit): i for i, unit in enumerate(self.units)}
         owner = {id(p): position[id(u)] for u in self.units if u.analysis is not None for p in u.analysis.planned}
@@ -268,7 +267,7 @@ class Run:
                 continue
             data = unit.source.data if unit.source is not None else None  # None: not even readable
             for name, definer in deleted:
-                if data is None or name in data:
+                if name in data if data is not None else _may_import(unit, self.units[definer]):
                     join(index, definer)
                     blockers[index] = unit.error.message
         groups: dict[int, list[int]] = {}
@@ -378,6 +377,24 @@ class Run:
             1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
         )
         return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0, transactions=groups)
+
+
+def _top_package(path: Path) -> Optional[Path]:
+    """The outermost package folder (folders with `__init__.py`) holding the module at `path`."""
+    folder, top = path.resolve().parent, None
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        folder, top = folder.parent, folder
+    return top
+
+
+def _may_import(unreadable: _Unit, definer: _Unit) -> bool:
+    """Whether a file that cannot be read might import what `definer`'s fix deletes: it is a regular file
+    (a broken link or a pipe is no module) inside the definer's own top-level package, where its callers live."""
+    path = unreadable.candidate.path
+    if not os.path.isfile(path):
+        return False
+    package = _top_package(definer.candidate.path)
+    return package is not None and package in Path(os.path.realpath(path)).parents
 
 
 # A requirement never met: a fix that requires it is not applied (the finding is still reported).

@@ -114,6 +114,16 @@ def read_source(path: Path, display: str) -> SourceFile:
                       inode=info.st_ino, device=info.st_dev)
 
 
+def read_candidate(candidate) -> SourceFile:
+    """A discovered file's bytes (`discovery.Candidate`): from standard input, or read from disk; a folder
+    the walk could not enter is reported as such."""
+    if candidate.data is not None:
+        return SourceFile(candidate.path, candidate.display, candidate.data, 0, len(candidate.data))
+    if candidate.problem is not None:
+        raise SourceError("FSU902", candidate.problem)
+    return read_source(candidate.path, candidate.display)
+
+
 # parsing ------------------------------------------------------------------------------------------
 def _line_column(data: bytes, offset: int) -> tuple[int, int]:
     line_start = max(data.rfind(b"\n", 0, offset), data.rfind(b"\r", 0, offset)) + 1
@@ -246,13 +256,21 @@ def parse_source(source: SourceFile) -> "cst.Module":
         raise SourceError("FSU902", f"cannot decode file: {error}") from error
 
 
+def _is_file(path: Path) -> bool:
+    """Like Path.is_file, but False (not PermissionError) for a path inside a folder this user cannot enter."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def module_name_for(path: Path) -> tuple[str, bool]:
     """Dotted module name from the packages (folders with `__init__.py`) around the file."""
     path = path.resolve()
     is_package = path.name == "__init__.py"
     parts = [] if is_package else [path.stem]
     folder = path.parent
-    while (folder / "__init__.py").is_file():
+    while _is_file(folder / "__init__.py"):
         parts.insert(0, folder.name)
         if folder.parent == folder:
             break
