@@ -50,13 +50,33 @@ class FileResult:
         for finding in self.findings:
             finding.fixed = False
 
-    def diff(self) -> str:
+    def diff(self, mode: int = 0o100644) -> bytes:
+        """The change as a git-style unified diff that `git apply` (and `patch`) accept, in the file's own bytes.
+
+        Lines are the file's bytes split at "\n" only, so any ASCII-compatible encoding (UTF-8, latin-1,
+        cp1252, Shift JIS...) and any line ending comes out exactly as the fix writes it. A file the fix
+        deletes is a deletion (`deleted file mode`), not a hunk that leaves an empty file behind.
+        """
         if self.fixed is None or self.original is None:
-            return ""
-        before = self.original.decode(self.encoding).splitlines(keepends=True)
-        after = self.fixed.decode(self.encoding).splitlines(keepends=True)
-        lines = difflib.unified_diff(before, after, f"a/{self.display}", "/dev/null" if self.deleted else f"b/{self.display}")
-        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+            return b""
+        name = self.display.replace("\\", "/").encode("utf-8", "surrogateescape")
+        header = b"diff --git a/" + name + b" b/" + name + b"\n"
+        if self.deleted:
+            header += f"deleted file mode {mode:o}\n".encode()
+            if not self.original:
+                return header
+        lines = difflib.diff_bytes(difflib.unified_diff, _lines(self.original),
+                                   _lines(b"" if self.deleted else self.fixed),
+                                   b"a/" + name, b"/dev/null" if self.deleted else b"b/" + name, lineterm=b"\n")
+        body = b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n"
+                        for line in lines)
+        return header + body if body else b""
+
+
+def _lines(data: bytes) -> list[bytes]:
+    """`data` cut after each "\n" (and nowhere else: git and patch know no other line break)."""
+    lines = data.split(b"\n")
+    return [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 @dataclass

@@ -216,8 +216,14 @@ def _run_and_report(request: Request):
         sys.stdout.flush()
         sys.stderr.write(formatter(output_format)(result, replace(context, color=False)))
     elif diff:
+        sys.stdout.flush()
         for changed in result.changed:
-            sys.stdout.write(changed.diff())
+            try:
+                mode = os.stat(changed.display).st_mode  # `deleted file mode` for git
+            except OSError:
+                mode = 0o100644
+            sys.stdout.buffer.write(changed.diff(mode))
+        sys.stdout.flush()
         if output_format == "full":
             from fsdp_unpatch.reporting.text import summary
 
