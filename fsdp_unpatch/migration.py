@@ -38,15 +38,16 @@ class Unit(Protocol):  # the runner's per-file record
     candidate: Any  # `.path`: Path
 
 
-def _present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> set[str]:
-    """Known patch modules that are among the scanned files (the run decides for those)."""
-    present = set()
+def _present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, Optional[bytes]]:
+    """Known patch modules that are among the scanned files, with their bytes (the run decides for what
+    they still define)."""
+    present: dict[str, bytes] = {}
     for module in catalog.patch_modules:
         stem = module.rsplit(".", 1)[-1]
         for unit in units:
             path: Path = unit.candidate.path
             if path.stem == stem and module_name_for(path)[0] == module:
-                present.add(module)
+                present[module] = unit.source.data if unit.source is not None else None
     return present
 
 
