@@ -284,7 +284,8 @@ class Run:
                                          "not written (name the file itself to fix it)")
         if not round_trips(unit.analysis.module, unit.source.data):
             return SourceError("FSU903", "libcst does not give back this file byte for byte (a form feed at the "
-                                         "start of a line, or lines that end in a lone carriage return?); not written")
+                                         "start of a line, lines that end in a lone carriage return, or more "
+                                         "implicitly joined string literals than libcst's parser takes?); not written")
         return None
 
     def selection(self) -> set[int]:

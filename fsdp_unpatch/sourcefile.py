@@ -248,12 +248,65 @@ def parse_source(source: SourceFile) -> "cst.Module":
     except cst.ParserSyntaxError as error:
         if python_error is not None:
             raise python_error from error
+        blanked = _blank_long_concatenations(data)
+        if blanked is not None:
+            try:
+                return on_big_stack(lambda: cst.parse_module(blanked))
+            except (cst.ParserSyntaxError, RecursionError):
+                pass
         message = error.message.replace("parser error: ", "").replace("tokenizer error: ", "")
         raise SourceError("FSU901", f"syntax error: {message}", error.raw_line, error.raw_column + 1) from error
     except RecursionError as error:
         raise SourceError("FSU901", "too deeply nested to parse safely (libcst's parser gives up on it)") from error
     except (UnicodeDecodeError, LookupError, SyntaxError) as error:
         raise SourceError("FSU902", f"cannot decode file: {error}") from error
+
+
+# libcst's native parser refuses a run of more implicitly joined string literals than about 3,500
+# ("a" "b" "c" ...: valid Python, seen in generated tables). Below this many, it is left alone.
+LONG_CONCATENATION = 1000
+
+
+def _blank_long_concatenations(data: bytes) -> Optional[bytes]:
+    """`data` with every string literal but the first of each long implicit concatenation turned into spaces
+    (newlines kept), so that libcst can parse it with every position unchanged; None if there is none.
+
+    The tree then differs from the file in those literals: it is analysed, never written (`round_trips` is
+    False, so the runner refuses to rewrite the file).
+    """
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.tokenize(io.BytesIO(data).readline))
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError):
+        return None
+    skipped = {tokenize.NL, tokenize.COMMENT, tokenize.NEWLINE}
+    runs: list[list[tokenize.TokenInfo]] = []
+    current: list[tokenize.TokenInfo] = []
+    for token in tokens:
+        if token.type == tokenize.STRING:
+            current.append(token)
+        elif token.type not in skipped or token.type == tokenize.NEWLINE:
+            if len(current) > LONG_CONCATENATION:
+                runs.append(current)
+            current = []
+    if not runs:
+        return None
+    lines = data.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    encoding = tokens[0].string if tokens and tokens[0].type == tokenize.ENCODING else "utf-8"
+    out = bytearray(data)
+    for run in runs:
+        for token in run[1:]:
+            (row, column), (end_row, end_column) = token.start, token.end
+            # token columns count characters of the decoded line; turn them into byte offsets
+            start = offsets[row - 1] + len(lines[row - 1].decode(encoding)[:column].encode(encoding))
+            end = offsets[end_row - 1] + len(lines[end_row - 1].decode(encoding)[:end_column].encode(encoding))
+            out[start:end] = bytes(b if b in b"\r\n" else 0x20 for b in out[start:end])
+    return bytes(out)
 
 
 def _is_file(path: Path) -> bool:

@@ -66,3 +66,18 @@ def test_an_unreadable_folder_is_an_error_finding_not_silence(tmp_path: Path, mo
     done = cli_runner().invoke(main, ["check", "--isolated", "--no-cache", "--output-format", "concise", "."])
     assert done.exit_code == 2, done.output
     assert "locked:1:1: FSU902 [error] cannot read folder: Permission denied" in done.stdout
+
+
+def test_five_thousand_implicitly_joined_string_literals_parse(tmp_path: Path) -> None:
+    """Valid Python that libcst's native parser alone refuses: analysed (positions exact), never rewritten."""
+    joined = "TABLE = (\n" + "".join(f'    "row {n:04d} é"\n' for n in range(5000)) + ")\n"
+    source = removable() + "\n" + joined
+    (tmp_path / "table.py").write_bytes(source.encode())
+    done = subprocess.run([sys.executable, "-m", "fsdp_unpatch", "check", "--isolated", "--no-cache",
+                           "--output-format", "concise", "."], cwd=tmp_path, capture_output=True, text=True)
+    assert "syntax error" not in done.stdout and done.returncode == 1, done.stdout
+    assert "FSU002" in done.stdout and "FSU901" not in done.stdout
+    fixed = subprocess.run([sys.executable, "-m", "fsdp_unpatch", "fix", "--isolated", "--no-cache",
+                            "--output-format", "concise", "."], cwd=tmp_path, capture_output=True, text=True)
+    assert "implicitly joined string literals" in fixed.stdout and fixed.returncode == 2
+    assert (tmp_path / "table.py").read_bytes() == source.encode()  # refused whole, never half blank
