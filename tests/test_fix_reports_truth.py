@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.patch_texts import expand
+
 ROOT = Path(__file__).resolve().parent.parent
 TREES = {
     "example": ROOT / "examples" / "legacy_project",
@@ -27,12 +29,16 @@ def _cli(project: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "fsdp_unpatch", *args], cwd=project, capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("name", sorted(TREES))
-@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+@pytest.mark.parametrize("name, unsafe", [
+    ("example", False), ("example", True), ("downstream", False), ("downstream", True), ("unchanged", False),
+    ("fix fixtures", False),
+])
 def test_fix_reports_what_a_fresh_check_of_the_fixed_tree_reports(tmp_path: Path, name: str, unsafe: bool) -> None:
     project = tmp_path / "project"
-    shutil.copytree(TREES[name], project, ignore=shutil.ignore_patterns("__pycache__", ".fsdp_unpatch_cache",
-                                                                        "conftest.py"))
+    shutil.copytree(TREES[name], project, ignore=shutil.ignore_patterns("__pycache__", ".fsdp_unpatch_cache"))
+    if name == "downstream":
+        for path in project.rglob("*.py"):
+            path.write_text(expand(path.read_text()))  # the vendored patch's upstream copies
     flags = ["--unsafe-fixes"] if unsafe else []
     fixed = _cli(project, "fix", "--no-cache", *flags, "--output-format", "json", ".")
     assert "Traceback" not in fixed.stderr

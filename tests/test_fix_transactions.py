@@ -174,7 +174,7 @@ def test_leftover_temporaries_of_a_killed_run_are_removed_by_the_next_fix(tmp_pa
 
 # signals at random points -----------------------------------------------------------------------------
 GROUPS = 3
-SEEDS = int(os.environ.get("FSDP_UNPATCH_SIGNAL_SEEDS", "8"))
+SEEDS = int(os.environ.get("FSDP_UNPATCH_SIGNAL_SEEDS", "6"))
 
 
 def _fix_command(project: Path) -> subprocess.Popen:
