@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Optional
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -43,8 +43,6 @@ class _Unit:
     def position(self, node: cst.CSTNode) -> CodeRange:
         assert self.analysis is not None
         return self.analysis.position(node)
-
-
 
 
 class Run:

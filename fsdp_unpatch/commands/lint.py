@@ -185,10 +185,11 @@ def _run_and_report(request: Request):
         project_root=None if from_stdin else partial_project(paths or (".",)),
         covered=tuple(paths),
     )
+    discovered = candidates
     if show_progress(sys.stderr, os.environ, output_format, quiet, len(candidates)):
         from fsdp_unpatch.progress import tracked
 
-        candidates = tracked(candidates)
+        candidates = tracked(candidates)  # an iterator: `fix` analyses `discovered` again, not this
     cache = None
     if not fix and not from_stdin and not request.no_cache:
         from fsdp_unpatch.cache import Cache, describe, outside_digest, project_root
@@ -202,7 +203,7 @@ def _run_and_report(request: Request):
     with at_checkpoints():  # signals stop the run between files and between groups, never inside libcst
         result = run(candidates, catalog, options, jobs=request.jobs or default_jobs(), cache=cache)
         if fix and options.write and result.changed:
-            result = _analysed_again(request, result, candidates, catalog, settings, options)
+            result = _analysed_again(request, result, discovered, catalog, settings, options)
     color = not request.no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
     context = ReportContext(
         catalog=catalog, fix_mode=fix, show_source=request.show_source, color=color,
