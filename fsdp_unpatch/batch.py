@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.discovery import Candidate
-from fsdp_unpatch.findings import Finding, Span
+from fsdp_unpatch.findings import Finding
 from fsdp_unpatch.prefilter import prefilter_for
 from fsdp_unpatch.results import FileResult, RunOptions, RunResult
+from fsdp_unpatch.sourcefile import checkpoint
+from fsdp_unpatch.transaction import error_finding
 
 if TYPE_CHECKING:
     from fsdp_unpatch.cache import Cache
@@ -84,6 +86,7 @@ def analyze_alone(candidate: Candidate, source: "SourceFile", catalog: Catalog, 
     """The engine over this one file; the fix is computed, never written (the caller decides)."""
     from fsdp_unpatch.runner import Run
 
+    checkpoint()
     engine = Run(catalog, replace(options, write=False))
     engine.load([replace(candidate, data=source.data)])
     engine.link()
@@ -132,19 +135,12 @@ def _analyze_all(jobs: Sequence[tuple[Candidate, "SourceFile"]], catalog: Catalo
 
 # the run ------------------------------------------------------------------------------------------
 def _read(candidate: Candidate):
-    from fsdp_unpatch.sourcefile import SourceError, SourceFile, read_source
+    from fsdp_unpatch.sourcefile import SourceError, read_candidate
 
-    if candidate.data is not None:
-        return SourceFile(candidate.path, candidate.display, candidate.data, 0, len(candidate.data))
     try:
-        return read_source(candidate.path, candidate.display)
+        return read_candidate(candidate)
     except SourceError as error:
         return error
-
-
-def _error(display: str, error) -> Finding:
-    span = Span(error.line, error.column, error.line, error.column)
-    return Finding(code=error.code, category="error", path=display, span=span, message=str(error))
 
 
 def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, jobs: int = 1,
@@ -155,11 +151,12 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
     pending: list[_Item] = []
     use_cache = cache is not None and not options.fix
     for index, candidate in enumerate(candidates):
+        checkpoint()
         item = _Item(index, candidate)
         items.append(item)
         source = _read(candidate)
         if not hasattr(source, "data"):
-            item.error = _error(candidate.display, source)
+            item.error = error_finding(candidate.display, source)
             item.outcome = Outcome(FileResult(candidate.display, findings=[item.error]))
             continue
         item.named_fsdp = prefilter.has_token(source.data)
@@ -171,6 +168,8 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
             item.cache_key = cache.key(candidate, source.data)  # type: ignore[union-attr]
             found = cache.get(item.cache_key)  # type: ignore[union-attr]
             item.outcome = found if isinstance(found, Outcome) else None
+            if item.outcome is not None:
+                item.outcome.result.original = source.data  # entries hold findings, not sources
         if item.outcome is None:
             pending.append(item)
     outcomes = _analyze_all([(i.candidate, i.source) for i in pending], catalog, options,  # type: ignore[misc]
@@ -186,24 +185,31 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
         grouped = {i for group in groups for i in group}
         groups += [[i] for i, item in enumerate(items)
                    if i not in grouped and item.outcome is not None and item.outcome.result.fixed is not None]
-    results = _run_groups([[items[i] for i in group] for group in groups], catalog, options,
+    # Workers compute; only this process writes, group by group, all or nothing (`transaction.py`).
+    results = _run_groups([[items[i] for i in group] for group in groups], catalog, replace(options, write=False),
                           cache if use_cache else None, jobs)
-    for group, files in zip(groups, results):
+    transactions: list[list[int]] = []
+    for group, (files, linked) in zip(groups, results):
         for index, result in zip(group, files):
             items[index].outcome = Outcome(result)
+        transactions += [[group[i] for i in members] for members in linked]
     files = [item.outcome.result for item in items]  # type: ignore[union-attr]
+    if options.fix and options.write:
+        from fsdp_unpatch.transaction import commit_groups
+
+        commit_groups(files, transactions)
     unsafe_left = sum(
         1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
     )
     return RunResult(files=files, unsafe_fixes_left=unsafe_left if options.fix else 0)
 
 
-def _linked_work(group: Sequence[_Item]) -> list[FileResult]:
+def _linked_work(group: Sequence[_Item]) -> tuple[list[FileResult], list[list[int]]]:
     return _run_linked(group, _WORKER["catalog"], _WORKER["options"], _WORKER.get("cache"))
 
 
 def _run_groups(groups: Sequence[Sequence[_Item]], catalog: Catalog, options: RunOptions,
-                cache: Optional["Cache"], workers: int) -> list[list[FileResult]]:
+                cache: Optional["Cache"], workers: int) -> list[tuple[list[FileResult], list[list[int]]]]:
     """Each group through the engine, in a process pool when there are several groups and work enough."""
     size = sum(len(item.source.data) for group in groups for item in group if item.source is not None)
     if workers <= 1 or len(groups) < 2 or size < POOL_MIN_BYTES:
@@ -225,14 +231,16 @@ def _run_groups(groups: Sequence[Sequence[_Item]], catalog: Catalog, options: Ru
 
 
 def _run_linked(group: Sequence[_Item], catalog: Catalog, options: RunOptions,
-                cache: Optional["Cache"]) -> list[FileResult]:
-    """The engine over the linked files together; cached under the keys of all of them.
+                cache: Optional["Cache"]) -> tuple[list[FileResult], list[list[int]]]:
+    """The engine over the linked files together (its results, and its groups of fixes written all or
+    nothing); cached under the keys of all of them.
 
     Sound because the group's result depends only on its files (bytes, paths, module names) and on what
     every key holds besides (tool, catalog, configuration); the group itself is recomputed every run.
     """
     from fsdp_unpatch.runner import run_together
 
+    checkpoint()
     key = None
     if cache is not None:
         keys = []
@@ -247,18 +255,20 @@ def _run_linked(group: Sequence[_Item], catalog: Catalog, options: RunOptions,
             key = cache.group_key(keys)
             found = cache.get(key)
             if isinstance(found, list) and len(found) == len(group):
-                return found
-    files = run_together([item.candidate for item in group], catalog, options).files
+                for item, result in zip(group, found):
+                    result.original = item.source.data if item.source is not None else _reread(item.candidate)
+                return found, []
+    together = run_together([item.candidate for item in group], catalog, options)
     if key is not None:
-        cache.put(key, files)  # type: ignore[union-attr]
-    return files
+        cache.put(key, together.files)  # type: ignore[union-attr]
+    return together.files, together.transactions
 
 
 def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:
     """The files whose results depend on other files (phase 2), as independent groups in run order.
 
-    Two files are in one group when one names what the other's fix deletes, when one patches a by-name
-    twin the other misses, or when both name parts of a known patch module. Files of different groups
+    Two files are in one group when one names what the other's fix deletes (or cannot be read, so may),
+    when one patches a by-name twin the other misses, or when both name parts of a known patch module. Files of different groups
     cannot change each other's results, so each group is run on its own.
     """
     parent: dict[int, int] = {}
@@ -289,6 +299,11 @@ def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:
             others = patched_by.get(target, set()) - {i}
             if others:
                 join([i, *sorted(others)])
+    # A file that cannot be read may name anything: it is decided with every file whose fix deletes a name.
+    unreadable = [i for i, item in enumerate(items) if item.error is not None]
+    exporters = [i for i, o in outcomes if o.exports]
+    if unreadable and exporters:
+        join(unreadable + exporters)
     names = sorted({name for _, o in outcomes for name in o.exports})
     if names:
         encoded = [n.encode() for n in names]

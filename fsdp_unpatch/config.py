@@ -8,6 +8,7 @@ TOML file (its `[tool.fsdp-unpatch]` table, else its top level). Command-line fl
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,13 +76,23 @@ def _section(data: dict, path: Path, explicit: bool) -> Optional[dict]:
 
 
 def _read(path: Path) -> dict:
+    """The file's TOML; SettingsError naming the file (and line) when it cannot be read or is not TOML."""
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            data = handle.read()
     except OSError as error:
         raise SettingsError(f"{path}: cannot read the configuration ({error.strerror or error})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:  # TOML is UTF-8; say where it is not
+        line = data.count(b"\n", 0, error.start) + 1
+        raise SettingsError(f"{path}: line {line}: not valid TOML (not UTF-8: byte {data[error.start]:#04x})") from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise SettingsError(f"{path}: not valid TOML ({error})") from None
+        found = re.search(r"at line (\d+)", str(error))
+        line = int(found.group(1)) if found else text.count("\n") + (not text.endswith("\n"))  # the end
+        raise SettingsError(f"{path}: line {line}: not valid TOML ({error})") from None
 
 
 def find_config(paths: Sequence[str], cwd: Optional[str] = None) -> Optional[Path]:
@@ -92,14 +103,9 @@ def find_config(paths: Sequence[str], cwd: Optional[str] = None) -> Optional[Pat
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
-            try:
-                with open(candidate, "rb") as handle:
-                    data = tomllib.load(handle)
-            except (OSError, tomllib.TOMLDecodeError):
-                # A broken pyproject.toml without our table is someone else's problem; with it, load() says so.
-                if b"[tool.fsdp-unpatch]" in candidate.read_bytes():
-                    return candidate
-                continue
+            # A pyproject.toml that is not TOML (or not UTF-8) may hold our table, broken header and all:
+            # like ruff, the run stops there and says which file and line (SettingsError from _read).
+            data = _read(candidate)
             if _section(data, candidate, explicit=False) is not None:
                 return candidate
     return None

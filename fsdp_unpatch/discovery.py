@@ -24,6 +24,7 @@ class Candidate:
     explicit: bool  # named on the command line rather than found by walking
     data: Optional[bytes] = None  # the content, when it comes from standard input (an editor's buffer)
     leaves_roots: bool = False  # a symbolic link found by walking whose target lies outside every walked folder
+    problem: Optional[str] = None  # a folder the walk could not read: reported as an error, never skipped silently
 
 
 class MissingPath(Exception):
@@ -69,8 +70,11 @@ def enclosing_project(path: str) -> Optional[Path]:
     start = Path(os.path.abspath(path))
     folder = start if start.is_dir() else start.parent
     for candidate in (folder, *folder.parents):
-        if (candidate / "pyproject.toml").is_file() or (candidate / ".git").exists():
-            return candidate
+        try:
+            if (candidate / "pyproject.toml").is_file() or (candidate / ".git").exists():
+                return candidate
+        except OSError:  # a folder this user cannot enter holds no project of theirs
+            continue
     return None
 
 
@@ -90,13 +94,18 @@ def discover(paths: Iterable[str], force_exclude: bool = False, exclusion=None) 
         if not os.path.lexists(raw):
             raise MissingPath(raw)
         if os.path.isdir(raw):
-            found = sorted(_walk(raw, exclusion))
+            unreadable: list[OSError] = []
+            found = sorted(_walk(raw, exclusion, unreadable.append))
+            for error in unreadable:
+                folder = str(error.filename or raw)
+                yield Candidate(Path(folder), _display(folder), explicit=False,
+                                problem=f"cannot read folder: {error.strerror or error}; the files in it were not checked")
             real_root = os.path.realpath(raw)
             for path in found:
                 # The walk follows no folder links, so only a file link needs resolving (realpath is slow).
                 link = os.path.islink(path)
                 key = os.path.realpath(path) if link else os.path.join(real_root, os.path.relpath(path, raw))
-                if key not in seen:
+                if key not in seen and not _same_file_seen(path, seen):
                     seen.add(key)
                     leaves = link and not _inside(key, roots)
                     yield Candidate(Path(path), _display(path), explicit=False, leaves_roots=leaves)
@@ -104,13 +113,29 @@ def discover(paths: Iterable[str], force_exclude: bool = False, exclusion=None) 
             key = os.path.realpath(raw)
             if force_exclude and (exclusion.excluded_anywhere(raw) if exclusion is not None else force_excluded(raw)):
                 continue
-            if key not in seen:
+            if key not in seen and not _same_file_seen(raw, seen):
                 seen.add(key)
                 yield Candidate(Path(raw), _display(raw), explicit=True)
 
 
-def _walk(root: str, exclusion=None) -> Iterator[str]:
-    for folder, dirs, files in os.walk(root):
+def _same_file_seen(path: str, seen: set) -> bool:
+    """Whether `path` is a hard link to a file already taken (then it is checked and fixed once, under the
+    first name: writing it twice would find it "changed on disk" the second time). Records it otherwise."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False  # reading it will say what is wrong
+    if info.st_nlink < 2:
+        return False
+    identity = ("inode", info.st_dev, info.st_ino)
+    if identity in seen:
+        return True
+    seen.add(identity)
+    return False
+
+
+def _walk(root: str, exclusion=None, onerror=None) -> Iterator[str]:
+    for folder, dirs, files in os.walk(root, onerror=onerror):
         dirs[:] = [
             d for d in dirs
             if not d.startswith(".") and not _is_virtualenv(os.path.join(folder, d))
@@ -121,3 +146,12 @@ def _walk(root: str, exclusion=None) -> Iterator[str]:
                 path = os.path.join(folder, name)
                 if exclusion is None or not exclusion.excluded(path, False):
                     yield path
+
+
+def outside_files(root: str, covered: Iterable[str]) -> Iterator[str]:
+    """The Python files below `root` that are not below (or equal to) one of the `covered` paths."""
+    covered = [os.path.realpath(path) for path in covered]
+    for candidate in discover([root]):
+        real = os.path.realpath(candidate.path)
+        if not any(real == path or real.startswith(path + os.sep) for path in covered):
+            yield str(candidate.path)

@@ -38,14 +38,15 @@ class Unit(Protocol):  # the runner's per-file record
     candidate: Any  # `.path`: Path
 
 
-def present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, str]:
-    """Known patch modules that are among the scanned files: catalog module -> the run's module name.
+def present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, Unit]:
+    """Known patch modules that are among the scanned files: catalog module -> the file that is it.
 
-    A file is the known module when it has the module's file name and defines one of its installers at
-    top level, whatever its folders are called (a copy of torch-npu in a folder of another name, a
-    release whose `fsdp/` folder has no `__init__.py`). For such a module the run decides, not the catalog.
+    A file is the known module when it has the module's file name and either its path names the module or
+    it defines one of the module's installers at top level, whatever its folders are called (a copy of
+    torch-npu in a folder of another name, a release whose `fsdp/` folder has no `__init__.py`). For such a
+    module the run decides, not the catalog.
     """
-    present: dict[str, str] = {}
+    present: dict[str, Unit] = {}
     for name, module in catalog.patch_modules.items():
         stem = name.rsplit(".", 1)[-1]
         for unit in units:
@@ -53,13 +54,12 @@ def present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, 
             if path.stem != stem:
                 continue
             analysis = unit.analysis
-            if analysis is None:  # not analysed (skipped, unreadable): it is the module only by its path
-                if module_name_for(path)[0] == name:
-                    present[name] = name
-                continue
-            functions = analysis.facts.functions
-            if any(parent is None for installer in module.installers for _, parent in functions.get(installer, [])):
-                present[name] = analysis.module_name
+            functions = analysis.facts.functions if analysis is not None else {}
+            if module_name_for(path)[0] == name or any(
+                parent is None for installer in module.installers for _, parent in functions.get(installer, [])
+            ):
+                present[name] = unit
+    return present
     return present
 
 
@@ -69,7 +69,8 @@ def installer_aliases(
     """Calls that name a known patch module's installer by the catalog's path go with the run's copy of it:
     removed when (and only when) the run removes that installer."""
     out: dict[str, Optional[Planned]] = {}
-    for name, run_name in present_patch_modules(units, catalog).items():
+    for name, unit in present_patch_modules(units, catalog).items():
+        run_name = unit.analysis.module_name if unit.analysis is not None else name
         for installer in catalog.patch_modules[name].installers:
             if f"{run_name}.{installer}" in installers:
                 out[f"{name}.{installer}"] = installers[f"{run_name}.{installer}"]
@@ -94,7 +95,10 @@ class _Linker:
         self.orphan_installers = {
             q: f for q, f in self.run_removals.installers.items() if q not in planned_installers
         }
-        self.known = from_catalog(catalog, options, present_patch_modules(units, catalog))
+        present = present_patch_modules(units, catalog)
+        self.known = from_catalog(
+            catalog, options, {n: (u.source.data if u.source is not None else None) for n, u in present.items()}
+        )
         self.symbols: dict[str, RemovedSymbol] = {**self.known.symbols, **self.run_removals.symbols}
         self.installers: dict[str, Optional[Planned]] = {**self.known.installers, **self.run_removals.installers}
         # per symbol: the fixes that rewrite or delete its references elsewhere, and whether one stays

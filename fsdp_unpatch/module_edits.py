@@ -102,21 +102,12 @@ def apply_module_edits(module: cst.Module, additions: Sequence[AddImport], delet
 def delete_file(source, data: bytes = b"") -> None:
     """Delete a file a fix empties (`data` is ignored: the signature matches `write_atomic`).
 
-    Unlinking is atomic; like a write, it is refused when the file changed on disk since it was read.
+    Like a write, it is refused when the file changed on disk since it was read, is read-only, or is a
+    symbolic link (README, Safety); a group of one file of `transaction.commit`.
     """
-    import os
+    from fsdp_unpatch.transaction import Blocked, Change, commit
 
-    from fsdp_unpatch.sourcefile import SourceError, changed_on_disk
-
-    if changed_on_disk(source):
-        raise SourceError("FSU903", "file changed on disk while it was being fixed; not deleted")
-    # Unlinking a link would leave its target, full, behind; a read-only file says "do not touch" (README, Safety).
-    if os.path.islink(source.path):
-        raise SourceError("FSU903", "the fix empties this file, but it is a symbolic link; not deleted "
-                                    f"(delete {os.path.realpath(source.path)} and the link yourself)")
-    if not os.stat(source.path).st_mode & 0o222 or not os.access(source.path, os.W_OK):
-        raise SourceError("FSU903", "the fix empties this file, but it is read-only; not deleted")
     try:
-        os.unlink(source.path)
-    except OSError as error:
-        raise SourceError("FSU903", f"cannot delete file: {error.strerror or error}") from error
+        commit([Change(source, b"", delete=True)])
+    except Blocked as blocked:
+        raise blocked.error from None

@@ -9,7 +9,7 @@ Two sources, one shape:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from fsdp_unpatch.analysis import FileAnalysis, Options, Planned
 from fsdp_unpatch.catalog import Catalog
@@ -59,23 +59,33 @@ def _native_ready(catalog: Catalog, target: str, version: Version) -> bool:
     return entry.native_since is None or Version.parse(entry.native_since) <= version
 
 
-def from_catalog(catalog: Catalog, options: Options, present: Iterable[str]) -> Removals:
-    """What the known patch modules that are not in the run lose in the target torch release."""
+def from_catalog(catalog: Catalog, options: Options, present: Mapping[str, Optional[bytes]]) -> Removals:
+    """What the known patch modules lose in the target torch release.
+
+    A module that is not in the run loses everything native FSDP2 serves. A module that is in the run
+    (`present`: its name -> its bytes) decides for what it still defines; what it no longer defines was
+    removed (by an earlier fix, or by hand) and stays known as removed, so that the strings, references and
+    tests that still name it are reported on every later run (README, "What fix remembers").
+    """
     removals = Removals()
-    present = set(present)
     for module in catalog.patch_modules.values():
-        if module.name in present:
-            continue  # the run analyses it and decides itself
+        known, data = module.name in present, present.get(module.name)
+
+        def gone(name: str) -> bool:  # an unreadable module (None) may still define everything
+            return not known or (data is not None and f"def {name}(".encode() not in data)
+
         ready = True
         for name, target in module.replacements.items():
             if not _native_ready(catalog, target, options.target_torch):
                 ready = False
                 continue
             qualified = f"{module.name}.{name}"
-            removals.symbols[qualified] = RemovedSymbol(qualified, target, catalog.targets[target].native)
+            if gone(name):
+                removals.symbols[qualified] = RemovedSymbol(qualified, target, catalog.targets[target].native)
         if ready:
             for name in module.installers:
-                removals.installers[f"{module.name}.{name}"] = None
+                if gone(name):
+                    removals.installers[f"{module.name}.{name}"] = None
     return removals
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from fsdp_unpatch.findings import Finding
 
@@ -41,20 +41,67 @@ class FileResult:
     fixed: Optional[bytes] = None  # the new content when the fix changes the file
     deleted: bool = False  # the fix deletes the file (`fixed` is then empty)
     encoding: str = "utf-8"
+    # The planned write (`transaction.Change`) until its group is committed or held back; then None.
+    change: Optional[Any] = field(default=None, repr=False, compare=False)
 
-    def diff(self) -> str:
+    def hold_back(self) -> None:
+        """The file's fix is not applied after all (another file of its group could not be edited)."""
+        self.fixed, self.deleted, self.change = None, False, None
+        for finding in self.findings:
+            finding.fixed = False
+
+    def diff(self, mode: int = 0o100644) -> bytes:
+        """The change as a git-style unified diff that `git apply` (and `patch`) accept, in the file's own bytes.
+
+        Lines are the file's bytes split at "\n" only, so any ASCII-compatible encoding (UTF-8, latin-1,
+        cp1252, Shift JIS...) and any line ending comes out exactly as the fix writes it. A file the fix
+        deletes is a deletion (`deleted file mode`), not a hunk that leaves an empty file behind.
+        """
         if self.fixed is None or self.original is None:
-            return ""
-        before = self.original.decode(self.encoding).splitlines(keepends=True)
-        after = self.fixed.decode(self.encoding).splitlines(keepends=True)
-        lines = difflib.unified_diff(before, after, f"a/{self.display}", "/dev/null" if self.deleted else f"b/{self.display}")
-        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+            return b""
+        name = self.display.replace("\\", "/").encode("utf-8", "surrogateescape")
+        header = b"diff --git a/" + name + b" b/" + name + b"\n"
+        if self.deleted:
+            header += f"deleted file mode {mode:o}\n".encode()
+            if not self.original:
+                return header
+        lines = difflib.diff_bytes(difflib.unified_diff, _lines(self.original),
+                                   _lines(b"" if self.deleted else self.fixed),
+                                   b"a/" + name, b"/dev/null" if self.deleted else b"b/" + name, lineterm=b"\n")
+        body = b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n"
+                        for line in lines)
+        return header + body if body else b""
+
+
+def _lines(data: bytes) -> list[bytes]:
+    """`data` cut after each "\n" (and nowhere else: git and patch know no other line break)."""
+    lines = data.split(b"\n")
+    return [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 @dataclass
 class RunResult:
     files: list[FileResult]
     unsafe_fixes_left: int = 0
+    # Indices (into `files`) of the files whose fixes are written all or nothing (`transaction.py`).
+    transactions: list[list[int]] = field(default_factory=list)
+
+    def after_fix(self, fresh: "RunResult") -> "RunResult":
+        """What to report after this fix was written: `fresh` (the changed tree analysed again, as `check`
+        would see it now: lines as they are, nothing the fix removed) plus what only the fix knows: the
+        findings it fixed (counted, not listed), the errors of writing, the files it deleted."""
+        by_display = {r.display: r for r in self.files}
+        files = []
+        for now in fresh.files:
+            before = by_display.pop(now.display, None)
+            if before is not None:
+                now.fixed, now.deleted = before.fixed, before.deleted
+                known = {(f.code, f.message) for f in now.findings}
+                now.findings += [f for f in before.findings
+                                 if f.fixed or (f.category == "error" and (f.code, f.message) not in known)]
+            files.append(now)
+        files += [r for r in by_display.values() if r.deleted]
+        return RunResult(files=files, unsafe_fixes_left=self.unsafe_fixes_left, transactions=self.transactions)
 
     @property
     def findings(self) -> list[Finding]:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional
+from pathlib import Path
+from typing import Iterable, Optional
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -15,7 +16,7 @@ from libcst.metadata import CodeRange
 from fsdp_unpatch.analysis import FileAnalysis, Planned, analyze_module, plan_installer_calls
 from fsdp_unpatch import completeness
 from fsdp_unpatch.catalog import Catalog
-from fsdp_unpatch.discovery import Candidate
+from fsdp_unpatch.discovery import Candidate, outside_files
 from fsdp_unpatch.edits import apply_edits, replacement_regions
 from fsdp_unpatch.findings import Finding, Fix, Span
 from fsdp_unpatch.migration import (
@@ -25,11 +26,12 @@ from fsdp_unpatch.migration import (
     link_references,
 )
 from fsdp_unpatch.prefilter import mentions, prefilter_for
-from fsdp_unpatch.module_edits import deletes_file, delete_file
+from fsdp_unpatch.module_edits import deletes_file
 from fsdp_unpatch.sourcefile import (
-    SourceError, SourceFile, keep_line_endings, module_name_for, on_big_stack, parse_source, read_source,
-    round_trips, write_atomic,
+    SourceError, SourceFile, checkpoint, keep_line_endings, module_name_for, on_big_stack, parse_source, read_candidate,
+    round_trips,
 )
+from fsdp_unpatch.transaction import Change, commit_groups, error_finding, hold_back
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.results import FileResult, RunOptions, RunResult  # noqa: F401
 from fsdp_unpatch.suppression import is_suppressed, skips_file, unused_noqa
@@ -48,16 +50,13 @@ class _Unit:
         return self.analysis.position(node)
 
 
-def _error_finding(display: str, error: SourceError) -> Finding:
-    span = Span(error.line, error.column, error.line, error.column)
-    return Finding(code=error.code, category="error", path=display, span=span, message=str(error))
-
-
 class Run:
     def __init__(self, catalog: Catalog, options: RunOptions) -> None:
         self.catalog = catalog
         self.options = options
         self.units: list[_Unit] = []
+        self.applied: dict[int, list[Planned]] = {}  # id(unit) -> the fixes applied to it
+        self.blockers: dict[int, str] = {}  # id(unit) -> why its planned fix cannot be made
 
     def analyze(self, unit: _Unit) -> None:
         assert unit.source is not None
@@ -66,27 +65,25 @@ class Run:
         try:
             module = parse_source(unit.source)
         except SourceError as error:
-            unit.error = _error_finding(unit.candidate.display, error)
+            unit.error = error_finding(unit.candidate.display, error)
             return
         name, is_package = module_name_for(unit.candidate.path)
         try:
             unit.analysis = analyze_module(module, name, is_package, self.catalog, self.options.analysis)
         except RecursionError:  # libcst's visitors recurse once per level of nesting
-            unit.error = _error_finding(unit.candidate.display, SourceError(
+            unit.error = error_finding(unit.candidate.display, SourceError(
                 "FSU901", "too deeply nested to analyse (Python's recursion limit); the file is left alone"))
 
     def load(self, candidates: Iterable[Candidate]) -> None:
         prefilter = prefilter_for(self.catalog)
         for candidate in candidates:
+            checkpoint()
             unit = _Unit(candidate)
             self.units.append(unit)
             try:
-                unit.source = (
-                    read_source(candidate.path, candidate.display) if candidate.data is None
-                    else SourceFile(candidate.path, candidate.display, candidate.data, 0, len(candidate.data))
-                )
+                unit.source = read_candidate(candidate)
             except SourceError as error:
-                unit.error = _error_finding(candidate.display, error)
+                unit.error = error_finding(candidate.display, error)
                 continue
             if skips_file(unit.source.data):
                 unit.skipped = True
@@ -194,6 +191,7 @@ class Run:
         return result
 
     def apply(self, unit: _Unit, result: FileResult, by_planned: list[tuple[Planned, Finding]]) -> None:
+        """Plan the file's new content; written later, with its group (`transaction.py`)."""
         applied = [
             (p, f) for p, f in by_planned
             if f.fix is not None and (f.fix.applicability == "safe" or self.options.unsafe_fixes)
@@ -201,38 +199,89 @@ class Run:
         if not applied:
             return
         assert unit.analysis is not None and unit.source is not None
+        self.applied[id(unit)] = [p for p, _ in applied]
         refusal = self.refusal(unit)
         if refusal is not None:
-            result.findings.append(_error_finding(result.display, refusal))
+            self.block(unit, result, refusal)
             return
         edits = [e for p, _ in applied for e in p.edits]
         try:
             module = keep_line_endings(unit.analysis.module, apply_edits(unit.analysis, edits), unit.source.data)
             data = module.bytes
         except RecursionError:
-            result.findings.append(_error_finding(result.display, SourceError(
-                "FSU903", "too deeply nested to rewrite (Python's recursion limit); not written")))
+            self.block(unit, result, SourceError(
+                "FSU903", "too deeply nested to rewrite (Python's recursion limit); not written"))
             return
         if data == unit.source.data:
             return
         try:
             on_big_stack(lambda: cst.parse_module(data))
         except Exception as error:  # the fix must never leave a file that does not parse
-            result.findings.append(
-                _error_finding(result.display, SourceError("FSU903", f"fixed text does not parse ({error}); not written"))
-            )
+            self.block(unit, result, SourceError("FSU903", f"fixed text does not parse ({error}); not written"))
             return
         result.deleted = deletes_file(edits)  # a test module left with nothing (FSU305)
-        if self.options.write:
-            try:
-                (delete_file if result.deleted else write_atomic)(unit.source, data)
-            except SourceError as error:
-                result.deleted = False
-                result.findings.append(_error_finding(result.display, error))
-                return
         result.fixed = data
+        result.change = Change(unit.source, data, result.deleted)
         for _, finding in applied:
             finding.fixed = True
+
+    def block(self, unit: _Unit, result: FileResult, error: SourceError) -> None:
+        """This file's fix cannot be made: neither can those of its group."""
+        result.findings.append(error_finding(result.display, error))
+        self.blockers[id(unit)] = str(error)
+
+    def transactions(self) -> tuple[list[list[int]], dict[int, str]]:
+        """The groups of files whose fixes are written all or nothing, and why a file blocks its group.
+
+        Two files are in one group when a fix in one requires a fix in the other (a replacement and
+        its references, an installer and its calls), or when one cannot be parsed and names a definition
+        the other's fix deletes, or cannot be read and lies in the definer's package (`_may_import`): then
+        the definition stays, since that file would break.
+        """
+        position = {id(unit): i for i, unit in enumerate(self.units)}
+        owner = {id(p): position[id(u)] for u in self.units if u.analysis is not None for p in u.analysis.planned}
+        parent: dict[int, int] = {}
+
+        def find(i: int) -> int:
+            parent.setdefault(i, i)
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        def join(a: int, b: int) -> None:
+            parent[find(a)] = find(b)
+
+        deleted: list[tuple[bytes, int]] = []
+        for key, applied in self.applied.items():
+            here = position[key]
+            find(here)
+            seen: set[int] = set()
+            stack = list(applied)
+            while stack:
+                planned = stack.pop()
+                if id(planned) in seen:
+                    continue
+                seen.add(id(planned))
+                there = owner.get(id(planned))
+                if there is not None and there != here:
+                    join(here, there)
+                stack.extend(planned.requires)
+            deleted += [(p.node.value.encode(), here) for p in applied  # type: ignore[attr-defined]
+                        if p.code in ("FSU002", "FSU003") and isinstance(p.node, cst.Name)]
+        blockers = {position[key]: why for key, why in self.blockers.items()}
+        for index, unit in enumerate(self.units):
+            if unit.error is None:
+                continue
+            data = unit.source.data if unit.source is not None else None  # None: not even readable
+            for name, definer in deleted:
+                if name in data if data is not None else _may_import(unit, self.units[definer]):
+                    join(index, definer)
+                    blockers[index] = unit.error.message
+        groups: dict[int, list[int]] = {}
+        for i in sorted(parent):
+            groups.setdefault(find(i), []).append(i)
+        return sorted(groups.values()), blockers
 
     def refusal(self, unit: _Unit) -> Optional[SourceError]:
         """Why a fix of this file must not be written, whatever it is."""
@@ -243,7 +292,8 @@ class Run:
                                          "not written (name the file itself to fix it)")
         if not round_trips(unit.analysis.module, unit.source.data):
             return SourceError("FSU903", "libcst does not give back this file byte for byte (a form feed at the "
-                                         "start of a line, or lines that end in a lone carriage return?); not written")
+                                         "start of a line, lines that end in a lone carriage return, or more "
+                                         "implicitly joined string literals than libcst's parser takes?); not written")
         return None
 
     def selection(self) -> set[int]:
@@ -325,21 +375,35 @@ class Run:
         files = [self.finish(unit, memo, selected) for unit in self.units]
         for unit, file_result in zip(self.units, files):
             file_result.findings.extend(self.unused_noqa(unit))
+        groups, blockers = self.transactions()
+        for group in groups:
+            blocker = next((i for i in group if i in blockers), None)
+            if blocker is not None:
+                hold_back(files, group, blocker, blockers[blocker])
+        if self.options.write:
+            commit_groups(files, groups)
         unsafe_left = sum(
             1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
         )
-        return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0)
+        return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0, transactions=groups)
 
 
-def outside_files(root: str, covered: Iterable[str]) -> Iterator[str]:
-    """The Python files below `root` that are not below (or equal to) one of the `covered` paths."""
-    from fsdp_unpatch.discovery import discover
+def _top_package(path: Path) -> Optional[Path]:
+    """The outermost package folder (folders with `__init__.py`) holding the module at `path`."""
+    folder, top = path.resolve().parent, None
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        folder, top = folder.parent, folder
+    return top
 
-    covered = [os.path.realpath(path) for path in covered]
-    for candidate in discover([root]):
-        real = os.path.realpath(candidate.path)
-        if not any(real == path or real.startswith(path + os.sep) for path in covered):
-            yield str(candidate.path)
+
+def _may_import(unreadable: _Unit, definer: _Unit) -> bool:
+    """Whether a file that cannot be read might import what `definer`'s fix deletes: it is a regular file
+    (a broken link or a pipe is no module) inside the definer's own top-level package, where its callers live."""
+    path = unreadable.candidate.path
+    if not os.path.isfile(path):
+        return False
+    package = _top_package(definer.candidate.path)
+    return package is not None and package in Path(os.path.realpath(path)).parents
 
 
 # A requirement never met: a fix that requires it is not applied (the finding is still reported).

@@ -65,6 +65,7 @@ class Plan:
     options: "RunOptions"
     cache: Optional["Cache"] = None
     missing: list[str] = field(default_factory=list)  # paths named that do not exist (reported, skipped)
+    mode: Optional[Mode] = None
 
 
 def resolve_settings(scope: Scope, flags: "Flags", mode: Mode, catalog: "Catalog"):
@@ -123,11 +124,36 @@ def prepare(scope: Scope, flags: "Flags", mode: Mode, catalog: Optional["Catalog
     )
     cache = None
     if not mode.fix and not scope.from_buffer and mode.use_cache:
-        from fsdp_unpatch.cache import Cache, describe, project_root
+        cache = _cache(paths, settings, options, mode)
+    return Plan(catalog, settings, version, origin, candidates, options, cache, missing, mode)
 
-        folder = cache_folder(mode.cache_dir)
-        cache = Cache(project_root(paths), describe(settings, options), folder=Path(folder) if folder else None)
-    return Plan(catalog, settings, version, origin, candidates, options, cache, missing)
+
+def _cache(paths: Sequence[str], settings, options, mode: Mode) -> "Cache":
+    from fsdp_unpatch.cache import Cache, describe, outside_digest, project_root
+
+    folder = cache_folder(mode.cache_dir)
+    return Cache(project_root(paths), describe(settings, options),
+                 outside=outside_digest(options.project_root, options.covered),
+                 folder=Path(folder) if folder else None)
+
+
+def analysed_again(plan: Plan, result: "RunResult", jobs: Optional[int], replacements: bool) -> "RunResult":
+    """After a fix was written, the tree as `check` sees it now (README, Safety: "What fix reports is true").
+
+    The fixed files get new line numbers, and what the fix deleted is gone; unchanged files come from the
+    cache when there is one, so this costs about one analysis of the changed files.
+    """
+    from dataclasses import replace
+
+    from fsdp_unpatch.batch import default_jobs, run
+
+    deleted = {r.display for r in result.files if r.deleted}
+    checking = replace(plan.options, fix=False, write=True, replacements=replacements)
+    use_cache = plan.mode is not None and plan.mode.use_cache
+    cache = _cache(list(checking.covered) or ["."], plan.settings, checking, plan.mode) if use_cache else None
+    fresh = run([c for c in plan.candidates if c.display not in deleted], plan.catalog, checking,
+                jobs=jobs or default_jobs(), cache=cache)
+    return result.after_fix(fresh)
 
 
 def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> "RunResult":

@@ -12,6 +12,7 @@ import ast
 import codecs
 import errno
 import os
+import re
 import signal
 import stat
 import tempfile
@@ -113,6 +114,16 @@ def read_source(path: Path, display: str) -> SourceFile:
                       inode=info.st_ino, device=info.st_dev)
 
 
+def read_candidate(candidate) -> SourceFile:
+    """A discovered file's bytes (`discovery.Candidate`): from standard input, or read from disk; a folder
+    the walk could not enter is reported as such."""
+    if candidate.data is not None:
+        return SourceFile(candidate.path, candidate.display, candidate.data, 0, len(candidate.data))
+    if candidate.problem is not None:
+        raise SourceError("FSU902", candidate.problem)
+    return read_source(candidate.path, candidate.display)
+
+
 # parsing ------------------------------------------------------------------------------------------
 def _line_column(data: bytes, offset: int) -> tuple[int, int]:
     line_start = max(data.rfind(b"\n", 0, offset), data.rfind(b"\r", 0, offset)) + 1
@@ -192,7 +203,17 @@ def on_big_stack(function: Callable[[], T]) -> T:
         return function()
     finally:
         threading.stack_size(previous)
-    worker.join()
+    try:
+        worker.join()
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM): let the parse finish first. A thread still inside libcst's native
+        # code when the interpreter shuts down aborts the process (SIGABRT) instead of exiting 130.
+        while worker.is_alive():
+            try:
+                worker.join()
+            except BaseException:
+                continue
+        raise
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
@@ -227,6 +248,12 @@ def parse_source(source: SourceFile) -> "cst.Module":
     except cst.ParserSyntaxError as error:
         if python_error is not None:
             raise python_error from error
+        blanked = _blank_long_concatenations(data)
+        if blanked is not None:
+            try:
+                return on_big_stack(lambda: cst.parse_module(blanked))
+            except (cst.ParserSyntaxError, RecursionError):
+                pass
         message = error.message.replace("parser error: ", "").replace("tokenizer error: ", "")
         raise SourceError("FSU901", f"syntax error: {message}", error.raw_line, error.raw_column + 1) from error
     except RecursionError as error:
@@ -235,13 +262,68 @@ def parse_source(source: SourceFile) -> "cst.Module":
         raise SourceError("FSU902", f"cannot decode file: {error}") from error
 
 
+# libcst's native parser refuses a run of more implicitly joined string literals than about 3,500
+# ("a" "b" "c" ...: valid Python, seen in generated tables). Below this many, it is left alone.
+LONG_CONCATENATION = 1000
+
+
+def _blank_long_concatenations(data: bytes) -> Optional[bytes]:
+    """`data` with every string literal but the first of each long implicit concatenation turned into spaces
+    (newlines kept), so that libcst can parse it with every position unchanged; None if there is none.
+
+    The tree then differs from the file in those literals: it is analysed, never written (`round_trips` is
+    False, so the runner refuses to rewrite the file).
+    """
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.tokenize(io.BytesIO(data).readline))
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError):
+        return None
+    skipped = {tokenize.NL, tokenize.COMMENT, tokenize.NEWLINE}
+    runs: list[list[tokenize.TokenInfo]] = []
+    current: list[tokenize.TokenInfo] = []
+    for token in tokens:
+        if token.type == tokenize.STRING:
+            current.append(token)
+        elif token.type not in skipped or token.type == tokenize.NEWLINE:
+            if len(current) > LONG_CONCATENATION:
+                runs.append(current)
+            current = []
+    if not runs:
+        return None
+    lines = data.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    encoding = tokens[0].string if tokens and tokens[0].type == tokenize.ENCODING else "utf-8"
+    out = bytearray(data)
+    for run in runs:
+        for token in run[1:]:
+            (row, column), (end_row, end_column) = token.start, token.end
+            # token columns count characters of the decoded line; turn them into byte offsets
+            start = offsets[row - 1] + len(lines[row - 1].decode(encoding)[:column].encode(encoding))
+            end = offsets[end_row - 1] + len(lines[end_row - 1].decode(encoding)[:end_column].encode(encoding))
+            out[start:end] = bytes(b if b in b"\r\n" else 0x20 for b in out[start:end])
+    return bytes(out)
+
+
+def _is_file(path: Path) -> bool:
+    """Like Path.is_file, but False (not PermissionError) for a path inside a folder this user cannot enter."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def module_name_for(path: Path) -> tuple[str, bool]:
     """Dotted module name from the packages (folders with `__init__.py`) around the file."""
     path = path.resolve()
     is_package = path.name == "__init__.py"
     parts = [] if is_package else [path.stem]
     folder = path.parent
-    while (folder / "__init__.py").is_file():
+    while _is_file(folder / "__init__.py"):
         parts.insert(0, folder.name)
         if folder.parent == folder:
             break
@@ -300,6 +382,69 @@ def keep_line_endings(original: "cst.Module", fixed: "cst.Module", data: bytes) 
 _DEFERRED_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, name)
 )
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised like Ctrl-C so that the run unwinds the same way (clean-up, exit 130)."""
+
+
+# Signals received, and whether they are acted on only at checkpoints (inside `at_checkpoints`).
+_SIGNALS: dict = {"received": [], "at_checkpoints": False}
+
+
+def _interrupt(name: str) -> KeyboardInterrupt:
+    return KeyboardInterrupt() if name == "SIGINT" else Terminated(name)
+
+
+@contextmanager
+def termination_as_interrupt() -> Iterator[list[str]]:
+    """Within the block, SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt: temporaries are removed, a group
+    of files being written is finished (or rolled back), and the command exits 130 with its message.
+
+    Yields the names of the signals received, so that the caller knows the run was interrupted whatever
+    exception the interrupt came out as.
+    """
+    received: list[str] = []
+
+    def interrupt(signum: int, frame) -> None:
+        received.append(signal.Signals(signum).name)
+        if not _SIGNALS["at_checkpoints"]:
+            raise _interrupt(received[-1])
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                number = getattr(signal, name)
+                previous[number] = signal.signal(number, interrupt)
+    _SIGNALS["received"] = received
+    try:
+        yield received
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        _SIGNALS["received"] = []
+
+
+@contextmanager
+def at_checkpoints() -> Iterator[None]:
+    """Within the block, a signal is acted on at the next `checkpoint()` (between files, between groups),
+    never in the middle of libcst: an exception raised inside its native parser's callbacks or its metadata
+    clean-up comes out as another error, or aborts the process at exit."""
+    before = _SIGNALS["at_checkpoints"]
+    _SIGNALS["at_checkpoints"] = True
+    try:
+        yield
+    finally:
+        _SIGNALS["at_checkpoints"] = before
+    checkpoint()
+
+
+def checkpoint() -> None:
+    """Raise KeyboardInterrupt (or Terminated) if a signal arrived since the run started."""
+    received = _SIGNALS["received"]
+    if received:
+        raise _interrupt(received[-1])
 
 
 @contextmanager
@@ -391,53 +536,62 @@ def write_atomic(source: SourceFile, data: bytes) -> None:
       the rename, after the slow part.
     - Ctrl-C and termination signals wait until the write is done or undone. On any error the file is
       unchanged and no temporary file is left behind.
+    A group of one file of `transaction.commit`, which does the work.
     """
-    path = os.path.realpath(source.path)
-    with signals_deferred():
-        try:
-            info = os.stat(path)
-        except OSError as error:
-            raise _write_error(error) from error
-        if not _writable(path, info):
-            raise SourceError("FSU903", "file is read-only; not written (make it writable to apply the fix)")
-        if info.st_nlink > 1 or not _keeps_owner(info):
-            _overwrite(source, path, data)
-        else:
-            _replace(source, path, data, info)
+    from fsdp_unpatch.transaction import Blocked, Change, commit
+
+    try:
+        commit([Change(source, data)])
+    except Blocked as blocked:
+        raise blocked.error from None
 
 
 def _temporary(path: str, suffix: str) -> tuple[int, str]:
+    """A new file `.NAME.PID.XXXX<suffix>` next to `path`: the process id tells a later run whether its
+    writer is gone (killed with SIGKILL), so that the leftover can be removed (`remove_leftovers`)."""
     folder, name = os.path.split(path)
-    return tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=suffix)
+    return tempfile.mkstemp(dir=folder, prefix=f".{name}.{os.getpid()}.", suffix=suffix)
+
+
+_LEFTOVER = re.compile(r"^\..+\.(\d+)\.[^.]+" + re.escape(TEMPORARY_SUFFIX) + "$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, but is someone else's
+        return True
+    return True
+
+
+def remove_leftovers(folder: str) -> list[str]:
+    """Remove the temporaries that a killed fix (SIGKILL: no clean-up possible) left in `folder`.
+
+    Only temporaries (new content never renamed into place) are removed: they hold no one's data. Backups
+    (`*.fsdp-unpatch.bak`) hold a file's old content and are left for the user.
+    """
+    removed = []
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return removed
+    for name in names:
+        match = _LEFTOVER.match(name) if name.endswith(TEMPORARY_SUFFIX) else None
+        if match and int(match.group(1)) != os.getpid() and not _alive(int(match.group(1))):
+            try:
+                os.unlink(os.path.join(folder, name))
+                removed.append(name)
+            except OSError:
+                pass
+    return removed
 
 
 def _write_all(descriptor: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(descriptor, view):]
-
-
-def _replace(source: SourceFile, path: str, data: bytes, info: os.stat_result) -> None:
-    temporary: Optional[str] = None
-    try:
-        descriptor, temporary = _temporary(path, TEMPORARY_SUFFIX)
-        try:
-            _write_all(descriptor, data)
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-        if hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
-            os.chown(temporary, info.st_uid, info.st_gid)  # before the mode: chown clears setuid bits
-        os.chmod(temporary, stat.S_IMODE(info.st_mode))
-        if changed_on_disk(source):
-            raise SourceError("FSU903", "file changed on disk while it was being fixed; not written")
-        os.replace(temporary, path)
-        temporary = None
-    except OSError as error:
-        raise _write_error(error) from error
-    finally:
-        _discard(temporary)
-    _fsync_folder(os.path.dirname(path))
 
 
 def _overwrite(source: SourceFile, path: str, data: bytes) -> None:

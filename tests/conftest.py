@@ -34,3 +34,10 @@ def dists(tmp_path_factory: pytest.TempPathFactory):
 
     source = snapshot(tmp_path_factory.mktemp("source") / "fsdp-unpatch")
     return build(source, tmp_path_factory.mktemp("dist"))
+
+# The cache's signing key lives in the user's cache folder (fsdp_unpatch/cache.py): the tests, and the
+# commands they run in subprocesses, use one of their own instead of the real one.
+if "FSDP_UNPATCH_TEST_CACHE_HOME" not in os.environ:
+    import tempfile
+
+    os.environ["FSDP_UNPATCH_TEST_CACHE_HOME"] = os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="fsu-xdg-")

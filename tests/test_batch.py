@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import pickle
 import shutil
 import subprocess
 import sys
@@ -163,18 +162,18 @@ def test_changed_configuration_gives_fresh_findings(tmp_path: Path) -> None:
     assert ("enhance_patch.py", "FSU201") in first and ("enhance_patch.py", "FSU201") not in third
 
 
-def _doctor_entries(tree: Path) -> int:
-    """Replace every cache entry by an outcome with a finding no analysis makes."""
+def _doctor_entries(tree: Path, cache: Cache) -> int:
+    """Replace every cache entry by an outcome with a finding no analysis makes (signed: the owner's own)."""
     entries = [p for p in (tree / CACHE_DIR / "entries").rglob("*") if p.is_file()]
     def fake(display: str) -> FileResult:
         return FileResult(display, findings=[Finding("FSU999", "error", display, Span(1, 1, 1, 1), "planted")])
 
     for path in entries:
-        entry = pickle.loads(path.read_bytes())
+        entry = cache.get(path.name)
         if isinstance(entry, Outcome):  # one file's outcome
-            path.write_bytes(pickle.dumps(Outcome(fake(entry.result.display))))
+            cache.put(path.name, Outcome(fake(entry.result.display)))
         else:  # the results of files linked together
-            path.write_bytes(pickle.dumps([fake(result.display) for result in entry]))
+            cache.put(path.name, [fake(result.display) for result in entry])
     return len(entries)
 
 
@@ -182,7 +181,7 @@ def test_changed_catalog_ignores_entries_of_the_old_one(tmp_path: Path) -> None:
     tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
     options, settings = _options(), Settings()
     expected = _codes(_cached_run(tree, _cache(tree, settings, options, catalog="catalog-1"), options))
-    assert _doctor_entries(tree) > 0
+    assert _doctor_entries(tree, _cache(tree, settings, options, catalog="catalog-1")) > 0
     # the same catalog reads the (planted) entries: proof that the cache is what answers
     planted = _codes(_cached_run(tree, _cache(tree, settings, options, catalog="catalog-1"), options))
     assert {code for _, code in planted} == {"FSU999"}
@@ -207,7 +206,7 @@ def test_fix_does_not_use_the_cache(tmp_path: Path) -> None:
     tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
     options, settings = _options(), Settings()
     _cached_run(tree, _cache(tree, settings, options), options)
-    _doctor_entries(tree)
+    _doctor_entries(tree, _cache(tree, settings, options))
     fixing = _options(fix=True)
     result = _cached_run(tree, _cache(tree, settings, fixing), fixing)
     assert "FSU999" not in {f.code for f in result.findings} and result.findings

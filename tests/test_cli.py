@@ -66,7 +66,7 @@ def test_diff_writes_nothing_and_exits_1(project: Path) -> None:
     before = (project / "patch.py").read_bytes()
     result = cli("fix", "--diff", cwd=project)
     assert result.returncode == 1
-    assert result.stdout.startswith("--- a/patch.py\n+++ b/patch.py\n")
+    assert result.stdout.startswith("diff --git a/patch.py b/patch.py\n--- a/patch.py\n+++ b/patch.py\n")
     assert "-    C._get_param_all_gather_inputs = _patched_inputs" in result.stdout
     assert (project / "patch.py").read_bytes() == before
 

@@ -1,7 +1,7 @@
 """`fsdp-unpatch clean`: remove the result cache of the project (or the one `--cache-dir` names)."""
 from __future__ import annotations
 
-import shutil
+import sys
 from pathlib import Path
 
 import click
@@ -13,21 +13,22 @@ import click
               help="The cache folder given to `check --cache-dir` (environment variable FSDP_UNPATCH_CACHE_DIR).")
 def clean(paths: tuple[str, ...], cache_dir) -> None:
     """Remove `.fsdp_unpatch_cache/` at the project root of PATHS (default: the current folder)."""
-    from fsdp_unpatch.cache import CACHE_DIR, clear, project_root
+    from fsdp_unpatch.cache import clear, project_root
     from fsdp_unpatch.session import cache_folder
 
     moved = cache_folder(cache_dir)
     if moved is not None:
         folder = Path(moved)
         # only a folder the cache made (it writes CACHEDIR.TAG): never a folder named by mistake
-        if not (folder / "CACHEDIR.TAG").is_file() or b"fsdp-unpatch" not in (folder / "CACHEDIR.TAG").read_bytes():
+        tag = folder / "CACHEDIR.TAG"
+        if not tag.is_file() or b"fsdp-unpatch" not in tag.read_bytes():
             click.echo(f"No cache at {folder}")
             return
-        shutil.rmtree(folder)
-        click.echo(f"Removed {folder}")
-        return
-    root = project_root(paths)
-    if clear(root):
-        click.echo(f"Removed {root / CACHE_DIR}")
+        done, message = clear(folder.parent, folder)
     else:
-        click.echo(f"No cache at {root / CACHE_DIR}")
+        done, message = clear(project_root(paths))
+    if done:
+        click.echo(message)
+    else:
+        click.echo(f"fsdp-unpatch: error: {message}", err=True)
+        sys.exit(2)

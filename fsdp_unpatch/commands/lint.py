@@ -137,12 +137,21 @@ class Request:
 
 
 def _execute(request: Request) -> int:
+    from fsdp_unpatch.sourcefile import termination_as_interrupt
+
+    received: list[str] = []
     try:
-        status, result = _run_and_report(request)
-    except KeyboardInterrupt:
-        # Writes hold Ctrl-C until they are done (sourcefile.signals_deferred): no file is half written.
-        done = "; every file is either wholly fixed or untouched" if request.fix and not request.diff else ""
-        click.echo(f"fsdp-unpatch: interrupted{done}", err=True)
+        with termination_as_interrupt() as received:
+            status, result = _run_and_report(request)
+    except BaseException as error:
+        if not received and not isinstance(error, KeyboardInterrupt):
+            raise
+        # A group of files being written holds these signals until it is done; before that its temporaries
+        # are removed (transaction.py): no file is half written, no group half fixed.
+        done = ("; every file is either wholly fixed or untouched, and so is every group of linked files"
+                if request.fix and not request.diff else "")
+        why = f" ({received[-1]})" if received and received[-1] != "SIGINT" else ""
+        click.echo(f"fsdp-unpatch: interrupted{why}{done}", err=True)
         return EXIT_INTERRUPTED
     if result is None:  # a usage error, or --show-settings / --show-files
         return status
@@ -166,7 +175,7 @@ def _run_and_report(request: Request):
     """Run and print the report; returns the exit status and the run's result (None: nothing was run)."""
     # Nothing here loads libcst: a run whose files the prefilter rejects never needs it.
     from fsdp_unpatch.config import Flags
-    from fsdp_unpatch.session import Mode, Scope, UsageError, execute, prepare
+    from fsdp_unpatch.session import Mode, Scope, UsageError, analysed_again, execute, prepare
 
     started = time.perf_counter()
     paths, fix, diff, output_format = request.paths, request.fix, request.diff, request.output_format
@@ -203,6 +212,8 @@ def _run_and_report(request: Request):
         return EXIT_ERROR, None
     for path in plan.missing:
         _error(f"{path}: no such file or directory")
+    if plan.cache is not None and plan.cache.problem is not None and not quiet:
+        click.echo(f"fsdp-unpatch: warning: {plan.cache.problem}", err=True)
     with contextlib.ExitStack() as stack:
         try:
             out = stack.enter_context(open(request.output_file, "w", encoding="utf-8")) if request.output_file \
@@ -222,8 +233,13 @@ def _run_and_report(request: Request):
         if show_progress(sys.stderr, os.environ, output_format, quiet, len(candidates)):
             from fsdp_unpatch.progress import tracked
 
-            candidates = tracked(candidates)
-        result = execute(plan, request.jobs, candidates)
+            candidates = tracked(candidates)  # an iterator: `fix` analyses `plan.candidates` again, not this
+        from fsdp_unpatch.sourcefile import at_checkpoints
+
+        with at_checkpoints():  # signals stop the run between files and between groups, never inside libcst
+            result = execute(plan, request.jobs, candidates)
+            if fix and plan.options.write and result.changed:
+                result = analysed_again(plan, result, request.jobs, output_format in NEEDS_REPLACEMENTS)
         color = use_color(color_choice(request.color, request.no_color), out, os.environ,
                           to_file=request.output_file is not None)
         context = ReportContext(
@@ -266,8 +282,19 @@ def _report(request: Request, result, context, out, stdin_data: bytes) -> None:
         if not request.quiet:
             click.echo(fix_summary(result, context), file=out)
     elif request.diff:
+        out.flush()
+        binary = getattr(out, "buffer", None)
         for changed in result.changed:
-            out.write(changed.diff())
+            try:
+                mode = os.stat(changed.display).st_mode  # `deleted file mode` for git
+            except OSError:
+                mode = 0o100644
+            patch = changed.diff(mode)  # each file's diff in its own bytes
+            if binary is not None:
+                binary.write(patch)
+            else:
+                out.write(patch.decode("utf-8", "surrogateescape"))
+        out.flush()
         if output_format == "full":
             from fsdp_unpatch.reporting.text import summary
 
