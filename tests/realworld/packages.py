@@ -26,8 +26,8 @@ def cache_root() -> Path:
     configured = os.environ.get("FSDP_UNPATCH_RELEASES")
     if configured:
         return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "fsdp-unpatch" / "torch-npu"
+    # Not $XDG_CACHE_HOME: the test session points that at a temporary folder (tests/conftest.py).
+    return Path.home() / ".cache" / "fsdp-unpatch" / "torch-npu"
 
 
 class Unavailable(Exception):
