@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.discovery import Candidate
+from fsdp_unpatch.grouping import Groups
 from fsdp_unpatch.findings import Finding
 from fsdp_unpatch.prefilter import prefilter_for
 from fsdp_unpatch.results import FileResult, RunOptions, RunResult
@@ -271,21 +272,8 @@ def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:
     when one patches a by-name twin the other misses, or when both name parts of a known patch module. Files of different groups
     cannot change each other's results, so each group is run on its own.
     """
-    parent: dict[int, int] = {}
-
-    def find(i: int) -> int:
-        parent.setdefault(i, i)
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    def join(files: Iterable[int]) -> None:
-        files = list(files)
-        for other in files[1:]:
-            parent[find(other)] = find(files[0])
-        if files:
-            find(files[0])
+    groups = Groups()
+    join = groups.join
 
     outcomes = [(i, item.outcome) for i, item in enumerate(items) if item.outcome is not None]
     known_patch = [i for i, o in outcomes if o.together]
@@ -322,10 +310,7 @@ def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:
         for files in mentioned_by.values():
             if len(files) > 1:
                 join(files)
-    groups: dict[int, list[int]] = {}
-    for i in sorted(parent):
-        groups.setdefault(find(i), []).append(i)
-    return sorted(groups.values())
+    return sorted(groups.members().values())
 
 
 def _reread(candidate: Candidate) -> Optional[bytes]:

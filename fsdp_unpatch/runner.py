@@ -18,6 +18,7 @@ from fsdp_unpatch import completeness
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.discovery import Candidate, outside_files
 from fsdp_unpatch.edits import apply_edits, replacement_regions
+from fsdp_unpatch.grouping import Groups
 from fsdp_unpatch.findings import Finding, Fix, Span
 from fsdp_unpatch.migration import (
     installer_aliases,
@@ -240,22 +241,12 @@ class Run:
         """
         position = {id(unit): i for i, unit in enumerate(self.units)}
         owner = {id(p): position[id(u)] for u in self.units if u.analysis is not None for p in u.analysis.planned}
-        parent: dict[int, int] = {}
-
-        def find(i: int) -> int:
-            parent.setdefault(i, i)
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        def join(a: int, b: int) -> None:
-            parent[find(a)] = find(b)
+        groups = Groups()
 
         deleted: list[tuple[bytes, int]] = []
         for key, applied in self.applied.items():
             here = position[key]
-            find(here)
+            groups.add(here)
             seen: set[int] = set()
             stack = list(applied)
             while stack:
@@ -265,7 +256,7 @@ class Run:
                 seen.add(id(planned))
                 there = owner.get(id(planned))
                 if there is not None and there != here:
-                    join(here, there)
+                    groups.join([there, here])
                 stack.extend(planned.requires)
             deleted += [(p.node.value.encode(), here) for p in applied  # type: ignore[attr-defined]
                         if p.code in ("FSU002", "FSU003") and isinstance(p.node, cst.Name)]
@@ -276,12 +267,9 @@ class Run:
             data = unit.source.data if unit.source is not None else None  # None: not even readable
             for name, definer in deleted:
                 if name in data if data is not None else _may_import(unit, self.units[definer]):
-                    join(index, definer)
+                    groups.join([definer, index])
                     blockers[index] = unit.error.message
-        groups: dict[int, list[int]] = {}
-        for i in sorted(parent):
-            groups.setdefault(find(i), []).append(i)
-        return sorted(groups.values()), blockers
+        return sorted(groups.members().values()), blockers
 
     def refusal(self, unit: _Unit) -> Optional[SourceError]:
         """Why a fix of this file must not be written, whatever it is."""
