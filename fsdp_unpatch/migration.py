@@ -281,7 +281,9 @@ def _named_outside_fixes(units: Sequence[Unit], qualified: str, skipped: Optiona
             continue
         analysis = unit.analysis
         if analysis is None:
-            return unit.candidate.path  # unread, unparsable or skipped: it may use it in any way
+            if unit.error is not None:
+                continue  # unread or unparsable: the fix's transaction holds back what it may break
+            return unit.candidate.path  # skipped (`# fsdp-unpatch: skip-file`): it may use it in any way
         covered = {id(node) for p in analysis.planned for edit in p.edits for node in _descendants(edit.node)}
         if skipped is not None:
             covered.add(id(skipped))
