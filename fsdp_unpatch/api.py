@@ -5,7 +5,7 @@
     findings = check_paths(["src/"])                  # list[Finding], sorted by path, line, column
     [f.to_dict() for f in findings]                   # the objects of `--output-format json`
     result = fix_paths(["src/"], dry_run=True)        # FixResult: what is left, what would change
-    print(result.diff())
+    sys.stdout.buffer.write(result.diff())             # bytes: each file in its own encoding
 
 Every function reads the same configuration as the command line (the nearest `pyproject.toml` with a
 `[tool.fsdp-unpatch]` table, or `config=`, or none with `isolated=True`); keyword arguments win over it,
@@ -34,10 +34,10 @@ class FixResult:
     fixed: list[Finding]
     changed: list[str] = field(default_factory=list)  # paths of the files changed, as reported
     written: bool = True  # False with dry_run: nothing was written
-    diffs: dict[str, str] = field(default_factory=dict)  # path -> unified diff
+    diffs: dict[str, bytes] = field(default_factory=dict)  # path -> git-style unified diff, the file's own bytes
 
-    def diff(self) -> str:
-        return "".join(self.diffs[path] for path in self.changed)
+    def diff(self) -> bytes:
+        return b"".join(self.diffs[path] for path in self.changed)
 
 
 def _flags(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude) -> Flags:

@@ -52,7 +52,7 @@ def test_check_source_is_the_stdin_filename_run(project: Path, monkeypatch: pyte
 
 def test_fix_paths_dry_run_then_fix(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     twin = make_project(tmp_path / "twin")
-    expected_diff = cli("fix", "--diff", "pkg", cwd=twin).stdout.decode()
+    expected_diff = cli("fix", "--diff", "pkg", cwd=twin).stdout
     assert cli("fix", "pkg", cwd=twin).returncode == 0
     monkeypatch.chdir(project)
     before = _tree(project)

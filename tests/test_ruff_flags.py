@@ -40,7 +40,7 @@ def test_check_diff_previews_like_fix_diff(project: Path) -> None:
     by_check = cli("check", "--diff", "pkg", cwd=project)
     by_fix = cli("fix", "--diff", "pkg", cwd=project)
     assert by_check.returncode == by_fix.returncode == 1
-    assert by_check.stdout == by_fix.stdout and by_check.stdout.startswith(b"--- a/pkg/patch.py")
+    assert by_check.stdout == by_fix.stdout and by_check.stdout.startswith(b"diff --git a/pkg/patch.py b/pkg/patch.py\n--- a/pkg/patch.py")
     assert _tree(project) == before
 
 
