@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.realworld.packages import MIGRATED, PATCHED, git, working_copy  # noqa: E402
 
-REMOVALS = {"FSU001": "install sites", "FSU002": "replacements", "FSU003": "installers", "FSU004": "installer calls"}
+REMOVALS = {"FSU001": "install site", "FSU002": "replacement", "FSU003": "installer", "FSU004": "installer call"}
 
 
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
@@ -57,13 +57,13 @@ def table(rows: list[dict], runs: int) -> str:
         f"Measured {date.today().isoformat()} on {platform.machine()}, Python {platform.python_version()}, "
         f"`check --no-cache` median of {runs} whole-process runs.",
         "",
-        "| torch-npu | .py files | remove | removed by `fix` | review | keep | files changed | `check` time |",
+        "| torch-npu | .py files | remove | what `fix` removes | review | keep | files `fix` changes | `check` time |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
-        removed = ", ".join(f"{n} {REMOVALS[c]}" for c, n in sorted(r["removed"].items())) or "nothing"
+        removed = ", ".join(f"{n} {REMOVALS[c]}{'s' if n != 1 else ''}" for c, n in sorted(r["removed"].items()))
         c = r["categories"]
-        out.append(f"| {r['version']} | {r['files']} | {c['remove']} | {removed} | {c['review']} | {c['keep']} | "
+        out.append(f"| {r['version']} | {r['files']} | {c['remove']} | {removed or 'nothing'} | {c['review']} | {c['keep']} | "
                    f"{r['changed']} | {r['seconds']:.2f} s |")
     return "\n".join(out)
 
