@@ -432,6 +432,23 @@ class _SameDeviceCopyFolder(ast.NodeTransformer):
         call = ast.Call(func=ast.Name(id="torch._foreach_copy_", ctx=ast.Load()), args=[slow[0], slow[1]], keywords=[])
         return ast.copy_location(ast.Expr(value=call), node)
 
+    def visit_Call(self, node: ast.Call):
+        """``torch._foreach_copy_(A, B, non_blocking=A[0].device == B[0].device)``: the tweak in one call."""
+        self.generic_visit(node)
+        if dotted_name(node.func) != "torch._foreach_copy_" or len(node.args) not in (2, 3):
+            return node
+        flags = list(node.args[2:]) + [k.value for k in node.keywords if k.arg == "non_blocking"]
+        if len(flags) != 1 or len(node.keywords) > (0 if len(node.args) == 3 else 1):
+            return node
+        test = same_device_test(flags[0])
+        dump = ast.dump
+        if test is None or not test[2] or sorted((dump(test[0]), dump(test[1]))) != sorted(
+            (dump(node.args[0]), dump(node.args[1]))
+        ):
+            return node
+        self.count += 1
+        return ast.copy_location(ast.Call(func=node.func, args=node.args[:2], keywords=[]), node)
+
 
 def _fold_same_device_copy(fn: FunctionNode, ctx: Context) -> Trace:
     """The NPU tweak: ``if A[0].device == B[0].device: torch._foreach_copy_(A, B, non_blocking=True)
@@ -453,6 +470,8 @@ SAME_DEVICE_COPY = Normalisation(
         ("def f(dst, src):\n    if src[0].device != dst[0].device:\n        torch._foreach_copy_(dst, src)\n"
          "    else:\n        torch._foreach_copy_(dst, src, True)\n",
          "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n"),
+        ("def f(dst, src):\n    torch._foreach_copy_(dst, src, non_blocking=dst[0].device == src[0].device)\n",
+         "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n"),
     ),
     must_differ=(
         # other tensors compared than the ones copied
@@ -463,6 +482,9 @@ SAME_DEVICE_COPY = Normalisation(
         ("def f(dst, src):\n    if dst[0].device == src[0].device:\n"
          "        torch._foreach_copy_(dst, src, non_blocking=True)\n    else:\n"
          "        torch._foreach_copy_(dst, src, non_blocking=True)\n",
+         "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n"),
+        # non_blocking when the devices differ is not the tweak
+        ("def f(dst, src):\n    torch._foreach_copy_(dst, src, non_blocking=dst[0].device != src[0].device)\n",
          "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n"),
         # the fast branch copies something else
         ("def f(dst, src, other):\n    if dst[0].device == src[0].device:\n"
