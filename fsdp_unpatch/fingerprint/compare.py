@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
 from fsdp_unpatch.fingerprint.normalise import (
+    ANNOTATIONS,
+    DOCSTRINGS,
     PIPELINE,
+    REGISTRATIONS,
     Context,
     FunctionNode,
     Normalisation,
@@ -242,7 +245,7 @@ def _differences(cand: _Normalised, up: _Normalised) -> list[Difference]:
 def _readable(source: str, name: str) -> list[str]:
     """The function as ``ast.unparse`` writes it, without docstrings and annotations, named ``name``."""
     fn = parse_function(source)
-    for step in PIPELINE[:3]:  # docstrings, annotations, registration decorators
+    for step in (DOCSTRINGS, ANNOTATIONS, REGISTRATIONS):
         step.rewrite(fn, Context(Scope("")))
     fn.name = name
     return ast.unparse(fn).splitlines()
