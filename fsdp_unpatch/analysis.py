@@ -9,6 +9,7 @@ with all its install sites, an installer only when nothing is left for it to ins
 """
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Optional
@@ -20,7 +21,7 @@ from fsdp_unpatch import completeness, fingerprint, overrides, scoping
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.collect import Facts, RawCall, RawInstall, collect
 from fsdp_unpatch.names import ImportTable, is_fsdp2_private, target_id
-from fsdp_unpatch.patterns import body_statements, is_docstring, same_device_copy
+from fsdp_unpatch.patterns import body_statements, descendants, is_docstring, same_device_copy
 from fsdp_unpatch.symbols import load_symbols
 from fsdp_unpatch.versions import Version
 
@@ -151,10 +152,15 @@ class _Analyzer:
                 return node
         return None
 
+    @functools.cached_property
+    def module_bindings(self) -> Counter:
+        """Names bound at module level other than by imports (read once per file, on first need)."""
+        return _module_level_bindings(self.result.module)
+
     def scope(self) -> fingerprint.Scope:
         """What the module's global names are bound to when its functions run: an import that the module
         rebinds later (`def cast(...)`, `dist = other`) names the module's own object, not the import."""
-        rebound = _module_level_bindings(self.result.module)
+        rebound = self.module_bindings
         table = self.facts.table
         bindings = {name: qualified for name, qualified in table.bindings.items()
                     if not (name in rebound and name in table.sources)}
@@ -175,7 +181,7 @@ class _Analyzer:
         name = function.name.value
         parent = next(p for node, p in self.facts.functions[name] if node is function)
         same_scope = [node for node, p in self.facts.functions[name] if p is parent]
-        return len(same_scope) > 1 or (parent is None and _module_level_bindings(self.result.module)[name] > 1)
+        return len(same_scope) > 1 or (parent is None and self.module_bindings[name] > 1)
 
     def original_names(self, qualified: str) -> frozenset[str]:
         """Local names that stand for the original being replaced (saved originals, imports).
@@ -443,7 +449,7 @@ class _Analyzer:
         seen_functions: set[int] = set()
         while roots:
             root = roots.pop()
-            for node in _descendants(root):
+            for node in descendants(root):
                 kept.add(id(node))
                 if isinstance(node, cst.Name) and node.value in top_level:
                     function = top_level[node.value]
@@ -590,12 +596,6 @@ def _module_level_bindings(module: cst.Module) -> Counter:
 
     walk(module.body)
     return found
-
-
-def _descendants(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _descendants(child)
 
 
 def _walk_statements(block: cst.BaseSuite):

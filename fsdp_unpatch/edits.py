@@ -15,26 +15,14 @@ from fsdp_unpatch.analysis import Edit, FileAnalysis
 from fsdp_unpatch.collect import count_names
 from fsdp_unpatch.findings import Replacement
 from fsdp_unpatch.module_edits import apply_module_edits, split
-
-
-def _descendants(node: cst.CSTNode) -> set[int]:
-    found: set[int] = set()
-
-    class _Walk(cst.CSTVisitor):
-        def on_visit(self, child: cst.CSTNode) -> bool:
-            if child is not node:
-                found.add(id(child))
-            return True
-
-    node.visit(_Walk())
-    return found
+from fsdp_unpatch.patterns import descendants
 
 
 def outermost(edits: Sequence[Edit]) -> list[Edit]:
     """Drop edits inside a node that another edit already deletes or replaces."""
     inner: set[int] = set()
     for edit in edits:
-        inner |= _descendants(edit.node)
+        inner |= {id(n) for n in descendants(edit.node) if n is not edit.node}
     seen: set[int] = set()
     kept = []
     for edit in edits:

@@ -23,6 +23,7 @@ import libcst as cst
 from fsdp_unpatch.analysis import FileAnalysis, Options, Planned, plan_installer_calls
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.orphans import plan_orphans
+from fsdp_unpatch.patterns import descendants
 from fsdp_unpatch.prefilter import mentions
 from fsdp_unpatch.references import FileReferences, find_references, plan_rewrite
 from fsdp_unpatch.sourcefile import module_name_for
@@ -284,7 +285,7 @@ def _named_outside_fixes(units: Sequence[Unit], qualified: str, skipped: Optiona
             if unit.error is not None:
                 continue  # unread or unparsable: the fix's transaction holds back what it may break
             return unit.candidate.path  # skipped (`# fsdp-unpatch: skip-file`): it may use it in any way
-        covered = {id(node) for p in analysis.planned for edit in p.edits for node in _descendants(edit.node)}
+        covered = {id(node) for p in analysis.planned for edit in p.edits for node in descendants(edit.node)}
         if skipped is not None:
             covered.add(id(skipped))
         if _uses(analysis, qualified, name, covered):
@@ -322,9 +323,3 @@ def _keep_installer(analyses: Sequence[FileAnalysis], installer, user: Path) -> 
     installer.removable = False
     for analysis in analyses:
         analysis.planned = [p for p in analysis.planned if finding not in p.requires]
-
-
-def _descendants(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _descendants(child)

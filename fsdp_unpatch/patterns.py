@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -140,3 +140,10 @@ def body_statements(block: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
     if isinstance(block, cst.IndentedBlock):
         return block.body
     return ()
+
+
+def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and every node below it."""
+    yield node
+    for child in node.children:
+        yield from descendants(child)

@@ -171,14 +171,15 @@ ANNOTATIONS = Normalisation(
 )
 
 
-def _is_library_impl(decorator: ast.expr) -> bool:
+def is_library_impl(decorator: ast.expr) -> bool:
+    """`@torch.library.impl(...)` (any spelling ending in `library.impl`)."""
     name = dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator) or ""
     return name == "library.impl" or name.endswith(".library.impl")
 
 
 def _strip_registrations(fn: FunctionNode, ctx: Context) -> Trace:
     """``@torch.library.impl(...)`` says where a kernel is registered, not what it does."""
-    fn.decorator_list = [d for d in fn.decorator_list if not _is_library_impl(d)]
+    fn.decorator_list = [d for d in fn.decorator_list if not is_library_impl(d)]
     return ()
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Union
 
-from fsdp_unpatch.fingerprint.normalise import dotted_name, local_names
+from fsdp_unpatch.fingerprint.normalise import dotted_name, is_library_impl, local_names
 from fsdp_unpatch.fingerprint.scope import Scope, module_bindings
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "upstream.json"
@@ -81,18 +81,13 @@ def _package(root: Path) -> str:
     return "torch.distributed.fsdp._fully_shard" if root.name == "_fully_shard" else "torch.distributed._composable.fsdp"
 
 
-def _is_library_impl(decorator: ast.expr) -> bool:
-    name = dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator) or ""
-    return name.endswith("library.impl")
-
-
 def _op_kernel(tree: ast.Module, op: str) -> Optional[ast.FunctionDef]:
     """The python kernel registered with ``torch.library.impl(lib, op, key)`` for a non-Meta key."""
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef):
             continue
         for d in node.decorator_list:
-            if isinstance(d, ast.Call) and _is_library_impl(d) and len(d.args) >= 3:
+            if isinstance(d, ast.Call) and is_library_impl(d) and len(d.args) >= 3:
                 name, key = d.args[1], d.args[2]
                 if isinstance(name, ast.Constant) and name.value == op and isinstance(key, ast.Constant) \
                         and key.value != "Meta":
