@@ -14,6 +14,7 @@ Per repetition, alternating: `grep -rliF` with the prefilter's first-stage token
 (cache folder removed), `check` with a warm cache; then `fix` on a fresh copy of examples/legacy_project.
 Prints medians, the ratio to grep, and the peak resident memory of each run (of the largest process).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -89,7 +90,9 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{os.cpu_count()} CPUs ({model}), Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    return (
+        f"{os.cpu_count()} CPUs ({model}), Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    )
 
 
 def build_synthetic(corpus: Path, folder: Path, scale: int, planted: int) -> set[str]:
@@ -138,15 +141,19 @@ def main() -> int:
         small = work / "synthetic1"
         planted = build_synthetic(corpus, synthetic, arguments.scale, arguments.planted)
         planted_small = build_synthetic(corpus, small, 1, max(1, arguments.planted // arguments.scale))
-        print(f"torch corpus: {files} files, {size / 1e6:.1f} MB; synthetic1: x1 + {len(planted_small)} planted "
-              f"patch files; synthetic: x{arguments.scale} + {len(planted)} planted patch files")
+        print(
+            f"torch corpus: {files} files, {size / 1e6:.1f} MB; synthetic1: x1 + {len(planted_small)} planted "
+            f"patch files; synthetic: x{arguments.scale} + {len(planted)} planted patch files"
+        )
 
         jobs = ["--jobs", str(arguments.jobs)] if arguments.jobs else []
         rows: dict[str, list[tuple[float, float]]] = {}
         for repetition in range(arguments.repeat):
             for name, folder in (("torch", corpus), ("synthetic1", small), ("synthetic", synthetic)):
                 target = "torch" if name == "torch" else "."
-                rows.setdefault(f"{name}: grep -rl", []).append(measure(grep_command(tokens, folder / target if name == "torch" else folder), folder)[:2])
+                rows.setdefault(f"{name}: grep -rl", []).append(
+                    measure(grep_command(tokens, folder / target if name == "torch" else folder), folder)[:2]
+                )
                 shutil.rmtree(folder / ".fsdp_unpatch_cache", ignore_errors=True)
                 seconds, peak, output = measure(tool("check", "--output-format", "json", *jobs, target), folder)
                 rows.setdefault(f"{name}: check, cold cache", []).append((seconds, peak))
@@ -165,8 +172,9 @@ def main() -> int:
             rows.setdefault("example: fix", []).append(measure(tool("fix", "."), example)[:2])
             shutil.rmtree(example)
 
-        medians = {key: (statistics.median(s for s, _ in values), max(p for _, p in values))
-                   for key, values in rows.items()}
+        medians = {
+            key: (statistics.median(s for s, _ in values), max(p for _, p in values)) for key, values in rows.items()
+        }
         lines = ["| run | median s | x grep | peak MiB |", "| --- | ---: | ---: | ---: |"]
         for key, (seconds, peak) in medians.items():
             grep = medians.get(key.split(":")[0] + ": grep -rl")
@@ -185,8 +193,10 @@ def main() -> int:
             ("cold check over torch under 2 s", torch_cold < 2),
             ("warm check over torch within 3x grep", torch_warm <= 3 * grep),
             (f"x{arguments.scale} tree at most {arguments.scale}x the cost of torch", growth <= arguments.scale),
-            (f"x{arguments.scale} tree at most {arguments.scale}x the cost of x1 at the same patch density",
-             same_density <= arguments.scale),
+            (
+                f"x{arguments.scale} tree at most {arguments.scale}x the cost of x1 at the same patch density",
+                same_density <= arguments.scale,
+            ),
             ("peak memory under 300 MiB", all(p < 300 for _, p in medians.values())),
             ("fix on the example under 1 s", medians["example: fix"][0] < 1),
         ]

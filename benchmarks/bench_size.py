@@ -12,6 +12,7 @@ memory (the largest process of the run), next to the goals of issue 12: one 4 MB
   in the one group whose fix deletes the installer (phase 2 runs them together).
 Both are run with `check --no-cache` and `fix --diff --no-cache` (the fix computed, nothing written).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,7 +64,8 @@ def linked(folder: Path, files: int = 400) -> Path:
     for n in range(files):
         (package / "callers" / f"caller_{n:03d}.py").write_text(
             "from pkg._add_fsdp_patch import _apply_fsdp_patch\n\n\n"
-            f"def setup_{n}():\n    _apply_fsdp_patch()\n    return {n}\n")
+            f"def setup_{n}():\n    _apply_fsdp_patch()\n    return {n}\n"
+        )
     return folder
 
 
@@ -91,19 +93,24 @@ def main() -> None:
     environment_python = [sys.executable, "-m", "fsdp_unpatch"]
     os.environ["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
     try:
-        corpora = {"large (one file)": large(work / "large"), f"linked ({arguments.files} files)":
-                   linked(work / "linked", arguments.files)}
+        corpora = {
+            "large (one file)": large(work / "large"),
+            f"linked ({arguments.files} files)": linked(work / "linked", arguments.files),
+        }
         print(f"{'corpus':<22} {'command':<22} {'bytes':>10} {'seconds':>8} {'peak MiB':>9}  goal")
         for name, folder in corpora.items():
             size = sum(p.stat().st_size for p in folder.rglob("*.py"))
-            for label, args in (("check", ["check", "--no-cache", "--jobs", "1", "."]),
-                                ("fix --diff", ["fix", "--diff", "--no-cache", "--jobs", "1", "."])):
+            for label, args in (
+                ("check", ["check", "--no-cache", "--jobs", "1", "."]),
+                ("fix --diff", ["fix", "--diff", "--no-cache", "--jobs", "1", "."]),
+            ):
                 seconds, mib, status = measure([*environment_python, *args, "--output-format", "concise"], folder)
-                goal = (f"< {GOAL_SECONDS:.0f} s, < {GOAL_MIB} MiB" if name.startswith("large")
-                        else f"< {GOAL_MIB} MiB")
+                goal = f"< {GOAL_SECONDS:.0f} s, < {GOAL_MIB} MiB" if name.startswith("large") else f"< {GOAL_MIB} MiB"
                 met = mib < GOAL_MIB and (seconds < GOAL_SECONDS or not name.startswith("large"))
-                print(f"{name:<22} {label:<22} {size:>10} {seconds:>8.2f} {mib:>9.0f}  {goal} "
-                      f"{'met' if met else 'NOT MET'} (exit {status})")
+                print(
+                    f"{name:<22} {label:<22} {size:>10} {seconds:>8.2f} {mib:>9.0f}  {goal} "
+                    f"{'met' if met else 'NOT MET'} (exit {status})"
+                )
     finally:
         if arguments.keep:
             print(f"corpora kept in {work}")

@@ -10,6 +10,7 @@ fsdp-unpatch's own engine over exactly those files, so the codemods give the sam
 `CodemodTest`) a codemod analyses its module alone; `RemoveInstallerCalls --installer` then names the
 installers removed elsewhere.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -40,8 +41,9 @@ class ProjectFixes(BatchableMetadataProvider[Optional[dict]]):
     """Per file of the run: its bytes before the run and, per codemod, the engine's fixed bytes."""
 
     @classmethod
-    def gen_cache(cls, root_path: Path, paths: Collection[str], timeout: Optional[int] = None,
-                  **kwargs) -> Mapping[str, object]:
+    def gen_cache(
+        cls, root_path: Path, paths: Collection[str], timeout: Optional[int] = None, **kwargs
+    ) -> Mapping[str, object]:
         from fsdp_unpatch.discovery import discover
         from fsdp_unpatch.runner import RunOptions, run
 
@@ -51,7 +53,9 @@ class ProjectFixes(BatchableMetadataProvider[Optional[dict]]):
         for codemod in codemod_classes():
             codes = codemod.CODES
             options = RunOptions(
-                analysis=Options(target_torch=version), fix=True, write=False,
+                analysis=Options(target_torch=version),
+                fix=True,
+                write=False,
                 selected=lambda code, path, codes=codes: code in codes,
             )
             result = run(discover(sorted(paths)), catalog, options)
@@ -95,8 +99,11 @@ class UnpatchCodemod(VisitorBasedCodemodCommand):
         analysis = self.analyze(tree)
         catalog = load_catalog()
         chosen = [
-            p for p in analysis.planned
-            if p.code in self.CODES and catalog.rule(p.code).fix == "safe" and p.edits
+            p
+            for p in analysis.planned
+            if p.code in self.CODES
+            and catalog.rule(p.code).fix == "safe"
+            and p.edits
             and all(r.code in self.CODES for r in p.requires)
         ]
         if not chosen:

@@ -1,4 +1,5 @@
 """Collapse the same-device `non_blocking=True` special case into the native `torch._foreach_copy_` (FSU005)."""
+
 from __future__ import annotations
 
 from codemods._base import UnpatchCodemod

@@ -1,5 +1,6 @@
 """Delete the FSDP2 collectives overrides native FSDP2 now covers: install sites (FSU001), replacement
 functions (FSU002), the installer left with nothing to do (FSU003) and its calls in the module (FSU004)."""
+
 from __future__ import annotations
 
 from codemods._base import UnpatchCodemod

@@ -3,6 +3,7 @@
     python -m libcst.tool codemod codemods.remove_installer_calls.RemoveInstallerCalls \
         --installer legacy_npu.distributed.fsdp._add_fsdp_patch._apply_fsdp_patch PATH
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,7 +27,10 @@ class RemoveInstallerCalls(UnpatchCodemod):
     @staticmethod
     def add_args(arg_parser: argparse.ArgumentParser) -> None:
         arg_parser.add_argument(
-            "--installer", action="append", default=[], metavar="QUALIFIED_NAME",
+            "--installer",
+            action="append",
+            default=[],
+            metavar="QUALIFIED_NAME",
             help="Qualified name of a removed installer, e.g. pkg.patch_module._apply_fsdp_patch.",
         )
 

@@ -1,4 +1,5 @@
 """Every safe fsdp-unpatch fix for one module, as `fsdp-unpatch fix` applies it to a single file."""
+
 from __future__ import annotations
 
 from codemods._base import UnpatchCodemod

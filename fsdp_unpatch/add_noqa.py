@@ -7,6 +7,7 @@ without comment gets it after the code. A line whose end lies inside a string (a
 multi-line string) or that continues with a backslash cannot carry a comment: it is left alone and
 counted. Running it again adds nothing: the marked findings are suppressed.
 """
+
 from __future__ import annotations
 
 import io
@@ -64,7 +65,7 @@ def mark(data: bytes, encoding: str, wanted: Mapping[int, set[str]]) -> Marked:
         comment = comments.get(number)
         match = NOQA.search(comment.string) if comment is not None else None
         if match is not None and not match.group("codes"):
-            continue  # a bare `# noqa` already silences the line
+            continue  # a bare noqa comment already silences the whole line
         present = set() if match is None else {c.upper() for c in re.split(r"[\s,]+", match.group("codes")) if c}
         new = sorted(wanted[number] - present)
         if not new:
@@ -110,9 +111,14 @@ def mark_files(result, quiet: bool = False) -> bool:
         added += marked.added
         unmarkable += [f"{file.display}:{line}" for line in marked.unmarkable]
     if not quiet:
-        click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''} to {files} file{'s' if files != 1 else ''}.",
-                   err=True)
+        click.echo(
+            f"Added {added} noqa directive{'s' if added != 1 else ''} to {files} file{'s' if files != 1 else ''}.",
+            err=True,
+        )
     for where in unmarkable:
-        click.echo(f"fsdp-unpatch: warning: {where}: the line ends inside a string or continues with a backslash; "
-                   "no `# noqa` added (suppress it on the statement's first line or in per-file-ignores)", err=True)
+        click.echo(
+            f"fsdp-unpatch: warning: {where}: the line ends inside a string or continues with a backslash; "
+            "no `# noqa` added (suppress it on the statement's first line or in per-file-ignores)",
+            err=True,
+        )
     return ok

@@ -7,6 +7,7 @@ with all its install sites, an installer only when nothing is left for it to ins
 `analyze_module` handles one file; `plan_installer_calls` adds what other files of the run decided
 (calls of an installer that is removed elsewhere).
 """
+
 from __future__ import annotations
 
 import functools
@@ -44,7 +45,7 @@ class Planned:
     target: Optional[str] = None
     edits: list[Edit] = field(default_factory=list)
     # The fix is only right together with these (a replacement goes only with all its install sites).
-    requires: list["Planned"] = field(default_factory=list)
+    requires: list[Planned] = field(default_factory=list)
     # More than a message can say (a diff against upstream), shown with the finding's source.
     detail: Optional[str] = None
 
@@ -162,8 +163,11 @@ class _Analyzer:
         rebinds later (`def cast(...)`, `dist = other`) names the module's own object, not the import."""
         rebound = self.module_bindings
         table = self.facts.table
-        bindings = {name: qualified for name, qualified in table.bindings.items()
-                    if not (name in rebound and name in table.sources)}
+        bindings = {
+            name: qualified
+            for name, qualified in table.bindings.items()
+            if not (name in rebound and name in table.sources)
+        }
         return fingerprint.Scope(self.result.module_name or "<module>", bindings)
 
     def compare(self, function: cst.FunctionDef, qualified: str, entry: Target) -> fingerprint.Evidence:
@@ -192,7 +196,8 @@ class _Analyzer:
         target = target_id(qualified, self.catalog)
         same = {target, self.catalog.twin_of(target)} - {None} if target else set()
         return frozenset(
-            local for local, bound in self.facts.table.bindings.items()
+            local
+            for local, bound in self.facts.table.bindings.items()
             if bound == qualified or (same and target_id(bound, self.catalog) in same)
         )
 
@@ -217,7 +222,9 @@ class _Analyzer:
             self.classify_keep(install, target, entry, spelled)
             return
         if target in self.options.keep:
-            self.add(Planned("FSU201", install.report, f"`{spelled}` is declared intentional in the configuration", target))
+            self.add(
+                Planned("FSU201", install.report, f"`{spelled}` is declared intentional in the configuration", target)
+            )
             return
         if entry is None or entry.fingerprint is None:
             self.add(
@@ -256,7 +263,9 @@ class _Analyzer:
     def classify_keep(self, install: RawInstall, target: str, entry: Target, spelled: str) -> None:
         installer = install.function.name.value if install.function is not None else None
         if installer in self.catalog.enhance_installers or target in self.options.keep:
-            self.add(Planned("FSU201", install.report, f"`{spelled}`: enhance patch, kept ({entry.why.rstrip('.')})", target))
+            self.add(
+                Planned("FSU201", install.report, f"`{spelled}`: enhance patch, kept ({entry.why.rstrip('.')})", target)
+            )
         else:
             qualified, _ = self.resolve_target(install)
             described, detail = self.describe_replacement(install, qualified or "", entry)
@@ -297,8 +306,10 @@ class _Analyzer:
         function = self.replacement_function(install)
         if function is None:
             if isinstance(install.value, cst.Call):
-                return (f"it installs `{_short(self.result.code(install.value))}`, a wrapper or factory that may "
-                        "add behaviour"), None
+                return (
+                    f"it installs `{_short(self.result.code(install.value))}`, a wrapper or factory that may "
+                    "add behaviour"
+                ), None
             return None, None
         if entry.fingerprint is None:
             return None, None
@@ -317,19 +328,31 @@ class _Analyzer:
         """Why this install site may not be removed, as (code, message, detail); None when it may."""
         function = self.replacement_function(install)
         if function is None:
-            return "FSU101", (
-                f"`{entry.id}` is replaced by `{_short(self.result.code(install.value))}`, not by a function "
-                "defined here; a wrapper or factory may add behaviour, check before deleting"
-            ), None
+            return (
+                "FSU101",
+                (
+                    f"`{entry.id}` is replaced by `{_short(self.result.code(install.value))}`, not by a function "
+                    "defined here; a wrapper or factory may add behaviour, check before deleting"
+                ),
+                None,
+            )
         name = function.name.value
         if self.defined_more_than_once(install, function):
-            return "FSU101", (
-                f"`{name}` is bound more than once here; which definition `{entry.id}` gets depends on when the "
-                "installer runs, check by hand"
-            ), None
+            return (
+                "FSU101",
+                (
+                    f"`{name}` is bound more than once here; which definition `{entry.id}` gets depends on when the "
+                    "installer runs, check by hand"
+                ),
+                None,
+            )
         evidence = self.compare(function, qualified, entry)
         if evidence.calls_original:
-            return "FSU101", f"`{name}` wraps the original `{entry.id}` and may add behaviour; check before deleting", None
+            return (
+                "FSU101",
+                f"`{name}` wraps the original `{entry.id}` and may add behaviour; check before deleting",
+                None,
+            )
         if not evidence.matched:
             # The compared source starts with the blank and comment lines above the def.
             first_line = self.result.position(function).start.line - len(function.leading_lines)
@@ -337,10 +360,14 @@ class _Analyzer:
         self.proofs[id(function)] = evidence
         since = Version.parse(entry.native_since) if entry.native_since else None
         if since is not None and self.options.target_torch < since:
-            return "FSU102", (
-                f"`{name}` is upstream `{entry.id}` plus NPU tweaks, but native FSDP2 in torch "
-                f"{self.options.target_torch} does not serve non-CUDA devices there; removable from torch {since}"
-            ), None
+            return (
+                "FSU102",
+                (
+                    f"`{name}` is upstream `{entry.id}` plus NPU tweaks, but native FSDP2 in torch "
+                    f"{self.options.target_torch} does not serve non-CUDA devices there; removable from torch {since}"
+                ),
+                None,
+            )
         return None
 
     # replacements and installers ------------------------------------------------------------------
@@ -369,8 +396,11 @@ class _Analyzer:
             if uses != len(sites) or any(install.partial for install, _ in sites):
                 continue
             proof = self.proofs.get(id(function))
-            matches = f"{_matches(self.catalog.targets[sites[0][1].target], proof)}" if proof and \
-                sites[0][1].target in self.catalog.targets else "is the upstream FSDP2 function plus the NPU tweak only"
+            matches = (
+                f"{_matches(self.catalog.targets[sites[0][1].target], proof)}"
+                if proof and sites[0][1].target in self.catalog.targets
+                else "is the upstream FSDP2 function plus the NPU tweak only"
+            )
             planned = self.add(
                 Planned(
                     "FSU002",
@@ -394,8 +424,13 @@ class _Analyzer:
             removable = self.is_top_level(function) and self.left_empty(function)
             installer = Installer(function, qualified, removable)
             if removable:
-                sites = [p for i in self.facts.installs if i.function is function
-                         for p in [self.removed_sites.get(id(i.removable))] if p is not None]
+                sites = [
+                    p
+                    for i in self.facts.installs
+                    if i.function is function
+                    for p in [self.removed_sites.get(id(i.removable))]
+                    if p is not None
+                ]
                 installer.finding = self.add(
                     Planned(
                         "FSU003",
@@ -411,8 +446,9 @@ class _Analyzer:
     def is_top_level(self, function: cst.FunctionDef) -> bool:
         if id(function) in self.facts.methods:
             return False  # a method is called through objects the analysis cannot follow
-        return any(node is function and parent is None
-                   for node, parent in self.facts.functions.get(function.name.value, []))
+        return any(
+            node is function and parent is None for node, parent in self.facts.functions.get(function.name.value, [])
+        )
 
     def left_empty(self, function: cst.FunctionDef) -> bool:
         removed = {key for key in self.removed_sites}
@@ -430,7 +466,9 @@ class _Analyzer:
     def kept_code(self) -> set[int]:
         """ids of every node inside code that stays: replacements of install sites that stay, what kept
         installers and kernel registrations name, and the module's functions those call, transitively."""
-        top_level = {name: node for name, defs in self.facts.functions.items() for node, parent in defs if parent is None}
+        top_level = {
+            name: node for name, defs in self.facts.functions.items() for node, parent in defs if parent is None
+        }
         roots: list[cst.CSTNode] = []
         for install in self.facts.installs:
             if id(install.removable) in self.removed_sites:
@@ -491,10 +529,14 @@ class _Analyzer:
             if registration.namespace != "fsdp" or native:
                 continue
             target = f"ops.fsdp.{registration.op}"
-            kernel = registration.function.value if isinstance(registration.function, cst.Name) else next(
-                (f.name.value for call, f in self.facts.decorated if call is registration.call), None)
+            kernel = (
+                registration.function.value
+                if isinstance(registration.function, cst.Name)
+                else next((f.name.value for call, f in self.facts.decorated if call is registration.call), None)
+            )
             message = overrides.registration_message(
-                registration, self.catalog.targets.get(target), self.options.target_torch, self.result.code, kernel)
+                registration, self.catalog.targets.get(target), self.options.target_torch, self.result.code, kernel
+            )
             self.add(Planned("FSU103", registration.call, message, target))
         for code, node, message, target in overrides.patches_in_tests(self.facts, self.catalog, self.result.code):
             self.add(Planned(code, node, message, target))
@@ -503,7 +545,7 @@ class _Analyzer:
         """A qualified name under an FSDP2 root, without the root."""
         for root in self.catalog.fsdp2_roots:
             if qualified.startswith(root + "."):
-                return qualified[len(root) + 1:]
+                return qualified[len(root) + 1 :]
         return qualified
 
     def plan_completeness(self) -> None:
@@ -520,13 +562,16 @@ class _Analyzer:
             planned = self.add(Planned("FSU401", item.site.install.report, item.message, item.site.target))
             self.result.incomplete.append((item, planned))
         for earlier, later in completeness.redundant_class_patches(patched, dict(self.catalog.classes)):
-            self.add(Planned(
-                "FSU402", later.install.report,
-                f"`{self.relative(later.qualified)}` is the same class attribute as "
-                f"`{self.relative(earlier.qualified)}` (line "
-                f"{self.result.position(earlier.install.report).start.line}): patching it again is redundant",
-                later.target,
-            ))
+            self.add(
+                Planned(
+                    "FSU402",
+                    later.install.report,
+                    f"`{self.relative(later.qualified)}` is the same class attribute as "
+                    f"`{self.relative(earlier.qualified)}` (line "
+                    f"{self.result.position(earlier.install.report).start.line}): patching it again is redundant",
+                    later.target,
+                )
+            )
         for code, site, message in completeness.op_default_problems(patched):
             self.add(Planned(code, site.install.report, message, site.target))
 
@@ -617,9 +662,14 @@ def _trivial(statement: cst.BaseStatement, removed: set[int], flags: set[str]) -
         return all(_trivial_small(s, removed, flags) for s in statement.body)
     if isinstance(statement, cst.If):
         orelse = statement.orelse
-        rest = True if orelse is None else (
-            _trivial(orelse, removed, flags) if isinstance(orelse, cst.If)
-            else all(_trivial(s, removed, flags) for s in body_statements(orelse.body))
+        rest = (
+            True
+            if orelse is None
+            else (
+                _trivial(orelse, removed, flags)
+                if isinstance(orelse, cst.If)
+                else all(_trivial(s, removed, flags) for s in body_statements(orelse.body))
+            )
         )
         return rest and all(_trivial(s, removed, flags) for s in body_statements(statement.body))
     return False
@@ -643,20 +693,20 @@ def _first_sentence(text: str) -> str:
     return sentence
 
 
-def _matches(entry: Target, evidence: "fingerprint.Evidence") -> str:
-    """"matches torch 2.9.1 `finalize_backward` up to: ..." for a proven copy."""
+def _matches(entry: Target, evidence: fingerprint.Evidence) -> str:
+    """ "matches torch 2.9.1 `finalize_backward` up to: ..." for a proven copy."""
     up_to = f" up to: {'; '.join(evidence.normalisations)}" if evidence.normalisations else " exactly"
     return f"matches torch {evidence.torch_version} `{fingerprint.short_name(entry.fingerprint or entry.id)}`{up_to}"
 
 
-def _difference(d: "fingerprint.Difference", first_line: int) -> str:
+def _difference(d: fingerprint.Difference, first_line: int) -> str:
     if not d.line:
         return f"missing `{d.text}`"
     rebound = " (reads like upstream, but a name in it is bound to something else)" if d.rebound else ""
     return f"line {first_line + d.line - 1}: `{d.text}`{rebound}"
 
 
-def _difference_message(name: str, entry: Target, evidence: "fingerprint.Evidence", first_line: int) -> str:
+def _difference_message(name: str, entry: Target, evidence: fingerprint.Evidence, first_line: int) -> str:
     """`first_line`: the file line of the function's first source line (differences count from it)."""
     version = f"torch {evidence.torch_version} " if evidence.torch_version else ""
     # What the copy does differently first; statements that differ only in what a name is bound to after.
@@ -700,4 +750,3 @@ def analyze_module(
     options: Options,
 ) -> FileAnalysis:
     return _Analyzer(module, module_name, is_package, catalog, options).run()
-

@@ -13,6 +13,7 @@ as flags do. Bad input (an unknown rule code, a bad configuration, a path that d
 `UsageError` with the message the command line would print. Files that cannot be read or parsed are
 findings of category `error` (FSU9xx), as in the JSON output, not exceptions.
 """
+
 from __future__ import annotations
 
 import os
@@ -42,9 +43,13 @@ class FixResult:
 
 def _flags(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude) -> Flags:
     return Flags(
-        select=_codes(select), ignore=_codes(ignore), extend_select=_codes(extend_select),
-        per_file_ignores=tuple(per_file_ignores or ()), target_torch=target_torch,
-        exclude=tuple(exclude or ()), extend_exclude=tuple(extend_exclude or ()),
+        select=_codes(select),
+        ignore=_codes(ignore),
+        extend_select=_codes(extend_select),
+        per_file_ignores=tuple(per_file_ignores or ()),
+        target_torch=target_torch,
+        exclude=tuple(exclude or ()),
+        extend_exclude=tuple(extend_exclude or ()),
     )
 
 
@@ -54,7 +59,7 @@ def _codes(value: Union[str, Iterable[str], None]) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
-def _paths(paths: Union[str, "os.PathLike[str]", Sequence]) -> tuple[str, ...]:
+def _paths(paths: Union[str, os.PathLike[str], Sequence]) -> tuple[str, ...]:
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     return tuple(os.fspath(p) for p in paths)
@@ -100,8 +105,7 @@ def check_source(
     need not exist and is never read). Single-file analysis: what `check --stdin-filename PATH -` gives."""
     data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
     flags = _flags(select, ignore, None, None, target_torch, None, None)
-    plan = prepare(Scope(buffer=data, buffer_name=path), flags,
-                   Mode(use_cache=False, config=config, isolated=isolated))
+    plan = prepare(Scope(buffer=data, buffer_name=path), flags, Mode(use_cache=False, config=config, isolated=isolated))
     return execute(plan, 1).remaining
 
 
@@ -124,8 +128,9 @@ def fix_paths(
     """Apply the safe fixes (and the unsafe ones with `unsafe_fixes=True`) under PATHS, as `fsdp-unpatch fix`;
     with `dry_run=True` write nothing (`fix --diff`). Files are written with the same guarantees."""
     flags = _flags(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude)
-    mode = Mode(fix=True, write=not dry_run, unsafe_fixes=unsafe_fixes, use_cache=False, config=config,
-                isolated=isolated)
+    mode = Mode(
+        fix=True, write=not dry_run, unsafe_fixes=unsafe_fixes, use_cache=False, config=config, isolated=isolated
+    )
     plan = prepare(Scope(paths=_paths(paths)), flags, mode)
     _raise_missing(plan.missing)
     result = execute(plan, jobs)

@@ -15,6 +15,7 @@ For a call, the devices of destination and source are read from the code where t
 device (and the same dtype and layout, which the audit does not see). `non_blocking` decides what a copy that
 does not take the fast path does.
 """
+
 from __future__ import annotations
 
 import re
@@ -53,19 +54,61 @@ RETEST = {
 }
 
 # Calls whose result lives where their first tensor lives.
-_SAME_AS_INPUT_FUNCTIONS = frozenset({
-    "torch.split", "torch.chunk", "torch.narrow", "torch.empty_like", "torch.zeros_like", "torch.ones_like",
-    "torch.rand_like", "torch.randn_like", "torch.full_like", "torch.flatten", "torch.cat", "torch.stack",
-})
-_SAME_AS_RECEIVER_METHODS = frozenset({
-    "split", "chunk", "narrow", "view", "reshape", "clone", "detach", "contiguous", "flatten", "t", "float",
-    "half", "bfloat16", "to_dense", "new_empty", "new_zeros", "new_ones", "new_full", "copy_", "unbind",
-})
+_SAME_AS_INPUT_FUNCTIONS = frozenset(
+    {
+        "torch.split",
+        "torch.chunk",
+        "torch.narrow",
+        "torch.empty_like",
+        "torch.zeros_like",
+        "torch.ones_like",
+        "torch.rand_like",
+        "torch.randn_like",
+        "torch.full_like",
+        "torch.flatten",
+        "torch.cat",
+        "torch.stack",
+    }
+)
+_SAME_AS_RECEIVER_METHODS = frozenset(
+    {
+        "split",
+        "chunk",
+        "narrow",
+        "view",
+        "reshape",
+        "clone",
+        "detach",
+        "contiguous",
+        "flatten",
+        "t",
+        "float",
+        "half",
+        "bfloat16",
+        "to_dense",
+        "new_empty",
+        "new_zeros",
+        "new_ones",
+        "new_full",
+        "copy_",
+        "unbind",
+    }
+)
 _DEVICE_METHODS = {"cpu": "cpu", "npu": "npu", "cuda": "cuda", "pin_memory": "pinned cpu"}
-_FACTORIES = frozenset({
-    "torch.empty", "torch.zeros", "torch.ones", "torch.randn", "torch.rand", "torch.randint", "torch.arange",
-    "torch.full", "torch.tensor", "torch.linspace",
-})
+_FACTORIES = frozenset(
+    {
+        "torch.empty",
+        "torch.zeros",
+        "torch.ones",
+        "torch.randn",
+        "torch.rand",
+        "torch.randint",
+        "torch.arange",
+        "torch.full",
+        "torch.tensor",
+        "torch.linspace",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -146,8 +189,12 @@ class _Devices:
             values = self.assignments.get(node.value, [])
             if len(values) == 1:
                 return self.of(values[0], depth + 1)
-            return None, f"`{node.value}` comes from outside this function" if not values else \
-                f"`{node.value}` is assigned more than once"
+            return (
+                None,
+                f"`{node.value}` comes from outside this function"
+                if not values
+                else f"`{node.value}` is assigned more than once",
+            )
         if isinstance(node, cst.Call):
             return self.of_call(node, depth)
         return None, f"`{_one_line(self.code(node), 40)}` (not visible here)"
@@ -355,20 +402,36 @@ class _FileAudit:
         if kind == "other" and in_test and fast_path == "no":
             kind = "host-device-test"
             retest = f"`pytest {self.path} -k {function.rsplit('.', 1)[-1]}`: the `non_blocking` semantics stay"
-        return CallSite(self.path, start.line, start.column + 1, function, kind, code, destination, source,
-                        non_blocking_text, fast_path, decided_by, retest)
+        return CallSite(
+            self.path,
+            start.line,
+            start.column + 1,
+            function,
+            kind,
+            code,
+            destination,
+            source,
+            non_blocking_text,
+            fast_path,
+            decided_by,
+            retest,
+        )
 
     def judge(self, kind, destination, source, non_blocking, in_test, function) -> tuple[str, str, str]:
         blocking = f"non_blocking={non_blocking}" if non_blocking is not None else "non_blocking not passed (False)"
         if kind == "mocked":
             return "not reached", "the op is mocked: the backend never runs", RETEST[kind]
         if kind == "lowering-registration":
-            return ("not reached", "a compiler lowering, not the eager op; an eager fallback still calls it",
-                    RETEST[kind])
+            return (
+                "not reached",
+                "a compiler lowering, not the eager op; an eager fallback still calls it",
+                RETEST[kind],
+            )
         assert destination is not None and source is not None
         verdict, why = _same_device_verdict(destination, source)
-        devices = (f"dst {destination.device or '?'} ({destination.evidence}), "
-                   f"src {source.device or '?'} ({source.evidence})")
+        devices = (
+            f"dst {destination.device or '?'} ({destination.evidence}), src {source.device or '?'} ({source.evidence})"
+        )
         decided = f"{devices}; {blocking}"
         if kind == "fsdp2-collectives":
             if verdict == "unknown":
@@ -381,11 +444,17 @@ class _FileAudit:
                 decided = f"replayed graph inputs are device tensors of the same dtype and shape; {devices}; {blocking}"
             return verdict, decided, RETEST[kind]
         if verdict == "no":
-            return (verdict, f"{decided}: the copy takes the host-device path, which `non_blocking` controls",
-                    "the callers' tests (the host-device path does not change)")
+            return (
+                verdict,
+                f"{decided}: the copy takes the host-device path, which `non_blocking` controls",
+                "the callers' tests (the host-device path does not change)",
+            )
         if in_test and verdict == "yes":
-            return verdict, decided, (f"`pytest {self.path} -k {function.rsplit('.', 1)[-1]}`: synchronize before "
-                                      "reading the destination")
+            return (
+                verdict,
+                decided,
+                (f"`pytest {self.path} -k {function.rsplit('.', 1)[-1]}`: synchronize before reading the destination"),
+            )
         return verdict, decided, "the callers' tests; synchronize before reading the destination on the host"
 
 

@@ -14,6 +14,7 @@ exactly as a single run would:
 Every other file's result is final after phase 1. `tests/test_batch.py` checks that the result equals the
 plain engine's over all files at once (`runner.run_together`), with and without the pool.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,8 +23,8 @@ from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.discovery import Candidate
-from fsdp_unpatch.grouping import Groups
 from fsdp_unpatch.findings import Finding
+from fsdp_unpatch.grouping import Groups
 from fsdp_unpatch.prefilter import prefilter_for
 from fsdp_unpatch.results import FileResult, RunOptions, RunResult
 from fsdp_unpatch.sourcefile import checkpoint
@@ -53,7 +54,7 @@ class Outcome:
 class _Item:
     index: int
     candidate: Candidate
-    source: Optional["SourceFile"] = None
+    source: Optional[SourceFile] = None
     outcome: Optional[Outcome] = None
     cache_key: Optional[str] = None
     named_fsdp: bool = False  # passed the prefilter's first stage (holds one of its tokens)
@@ -83,7 +84,7 @@ def cross_file_keys(engine) -> tuple[frozenset[str], frozenset[str], frozenset[s
     return frozenset(names), frozenset(patched), frozenset(missing)
 
 
-def analyze_alone(candidate: Candidate, source: "SourceFile", catalog: Catalog, options: RunOptions) -> Outcome:
+def analyze_alone(candidate: Candidate, source: SourceFile, catalog: Catalog, options: RunOptions) -> Outcome:
     """The engine over this one file; the fix is computed, never written (the caller decides)."""
     from fsdp_unpatch.runner import Run
 
@@ -106,13 +107,14 @@ def _init_worker(catalog: Catalog, options: RunOptions) -> None:
     _WORKER["catalog"], _WORKER["options"] = catalog, options
 
 
-def _work(job: tuple[Candidate, "SourceFile"]) -> Outcome:
+def _work(job: tuple[Candidate, SourceFile]) -> Outcome:
     candidate, source = job
     return analyze_alone(candidate, source, _WORKER["catalog"], _WORKER["options"])
 
 
-def _analyze_all(jobs: Sequence[tuple[Candidate, "SourceFile"]], catalog: Catalog, options: RunOptions,
-                 workers: int) -> list[Outcome]:
+def _analyze_all(
+    jobs: Sequence[tuple[Candidate, SourceFile]], catalog: Catalog, options: RunOptions, workers: int
+) -> list[Outcome]:
     size = sum(len(source.data) for _, source in jobs)
     if workers <= 1 or len(jobs) < POOL_MIN_FILES or size < POOL_MIN_BYTES:
         return [analyze_alone(c, s, catalog, options) for c, s in jobs]
@@ -125,8 +127,9 @@ def _analyze_all(jobs: Sequence[tuple[Candidate, "SourceFile"]], catalog: Catalo
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     # Largest first, so that no worker is left with a big file at the end; results come back in order.
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1].data))
-    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context,
-                             initializer=_init_worker, initargs=(catalog, options)) as pool:
+    with ProcessPoolExecutor(
+        min(workers, len(jobs)), mp_context=context, initializer=_init_worker, initargs=(catalog, options)
+    ) as pool:
         outcomes = list(pool.map(_work, [jobs[i] for i in order], chunksize=1))
     ordered: list[Optional[Outcome]] = [None] * len(jobs)
     for position, outcome in zip(order, outcomes):
@@ -144,8 +147,14 @@ def _read(candidate: Candidate):
         return error
 
 
-def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, jobs: int = 1,
-        cache: Optional["Cache"] = None) -> RunResult:
+def run(
+    candidates: Iterable[Candidate],
+    catalog: Catalog,
+    options: RunOptions,
+    *,
+    jobs: int = 1,
+    cache: Optional[Cache] = None,
+) -> RunResult:
     """Findings (and fixes) for `candidates`, as `runner.run_together` would give them, with less work."""
     prefilter = prefilter_for(catalog)
     items: list[_Item] = []
@@ -173,8 +182,12 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
                 item.outcome.result.original = source.data  # entries hold findings, not sources
         if item.outcome is None:
             pending.append(item)
-    outcomes = _analyze_all([(i.candidate, i.source) for i in pending], catalog, options,  # type: ignore[misc]
-                            jobs)
+    outcomes = _analyze_all(
+        [(i.candidate, i.source) for i in pending],
+        catalog,
+        options,  # type: ignore[misc]
+        jobs,
+    )
     for item, outcome in zip(pending, outcomes):
         item.outcome = outcome
         if use_cache:
@@ -184,11 +197,19 @@ def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, 
     if options.fix:
         # Fixes are applied (written, files deleted) by the engine itself, over the files they change.
         grouped = {i for group in groups for i in group}
-        groups += [[i] for i, item in enumerate(items)
-                   if i not in grouped and item.outcome is not None and item.outcome.result.fixed is not None]
+        groups += [
+            [i]
+            for i, item in enumerate(items)
+            if i not in grouped and item.outcome is not None and item.outcome.result.fixed is not None
+        ]
     # Workers compute; only this process writes, group by group, all or nothing (`transaction.py`).
-    results = _run_groups([[items[i] for i in group] for group in groups], catalog, replace(options, write=False),
-                          cache if use_cache else None, jobs)
+    results = _run_groups(
+        [[items[i] for i in group] for group in groups],
+        catalog,
+        replace(options, write=False),
+        cache if use_cache else None,
+        jobs,
+    )
     transactions: list[list[int]] = []
     for group, (files, linked) in zip(groups, results):
         for index, result in zip(group, files):
@@ -209,8 +230,9 @@ def _linked_work(group: Sequence[_Item]) -> tuple[list[FileResult], list[list[in
     return _run_linked(group, _WORKER["catalog"], _WORKER["options"], _WORKER.get("cache"))
 
 
-def _run_groups(groups: Sequence[Sequence[_Item]], catalog: Catalog, options: RunOptions,
-                cache: Optional["Cache"], workers: int) -> list[tuple[list[FileResult], list[list[int]]]]:
+def _run_groups(
+    groups: Sequence[Sequence[_Item]], catalog: Catalog, options: RunOptions, cache: Optional[Cache], workers: int
+) -> list[tuple[list[FileResult], list[list[int]]]]:
     """Each group through the engine, in a process pool when there are several groups and work enough."""
     size = sum(len(item.source.data) for group in groups for item in group if item.source is not None)
     if workers <= 1 or len(groups) < 2 or size < POOL_MIN_BYTES:
@@ -224,15 +246,17 @@ def _run_groups(groups: Sequence[Sequence[_Item]], catalog: Catalog, options: Ru
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     _WORKER["cache"] = cache  # inherited by the forked workers
     try:
-        with ProcessPoolExecutor(min(workers, len(groups)), mp_context=context,
-                                 initializer=_init_worker, initargs=(catalog, options)) as pool:
+        with ProcessPoolExecutor(
+            min(workers, len(groups)), mp_context=context, initializer=_init_worker, initargs=(catalog, options)
+        ) as pool:
             return list(pool.map(_linked_work, groups, chunksize=1))
     finally:
         _WORKER.pop("cache", None)
 
 
-def _run_linked(group: Sequence[_Item], catalog: Catalog, options: RunOptions,
-                cache: Optional["Cache"]) -> tuple[list[FileResult], list[list[int]]]:
+def _run_linked(
+    group: Sequence[_Item], catalog: Catalog, options: RunOptions, cache: Optional[Cache]
+) -> tuple[list[FileResult], list[list[int]]]:
     """The engine over the linked files together (its results, and its groups of fixes written all or
     nothing); cached under the keys of all of them.
 

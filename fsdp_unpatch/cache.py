@@ -19,6 +19,7 @@ symbolic link, is not owned by the user, or is writable by group or others is no
 says why, once). Only `check` uses the cache; `fix` analyses afresh. An entry that cannot be read, parsed or
 verified is a miss, never an error.
 """
+
 from __future__ import annotations
 
 import functools
@@ -59,7 +60,7 @@ def catalog_digest(files: Iterable[Path] = ()) -> str:
     return digest.hexdigest()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def build_digest() -> str:
     """Hash of the installed tool itself: every file of the package (and of `codemods`), code and data."""
     digest = hashlib.sha256()
@@ -95,8 +96,11 @@ def describe(*values) -> str:
 
     def plain(value):
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)
-                    if not callable(getattr(value, f.name))}
+            return {
+                f.name: plain(getattr(value, f.name))
+                for f in dataclasses.fields(value)
+                if not callable(getattr(value, f.name))
+            }
         if isinstance(value, (set, frozenset)):
             return sorted((plain(v) for v in value), key=repr)
         if isinstance(value, (list, tuple)):
@@ -193,11 +197,18 @@ def _finding_data(finding) -> dict:
     span = finding.span
     fix = finding.fix
     return {
-        "code": finding.code, "category": finding.category, "path": finding.path, "message": finding.message,
-        "target": finding.target, "span": [span.line, span.column, span.end_line, span.end_column],
+        "code": finding.code,
+        "category": finding.category,
+        "path": finding.path,
+        "message": finding.message,
+        "target": finding.target,
+        "span": [span.line, span.column, span.end_line, span.end_column],
         "detail": finding.detail,
-        "fix": None if fix is None else {
-            "applicability": fix.applicability, "description": fix.description,
+        "fix": None
+        if fix is None
+        else {
+            "applicability": fix.applicability,
+            "description": fix.description,
             "replacements": [[r.line, r.column, r.end_line, r.end_column, r.content] for r in fix.replacements],
         },
     }
@@ -206,8 +217,10 @@ def _finding_data(finding) -> dict:
 def _finding(data: Any):
     from fsdp_unpatch.findings import Finding, Fix, Replacement, Span
 
-    _check(isinstance(data, dict)
-           and set(data) == {"code", "category", "path", "message", "target", "span", "fix", "detail"})
+    _check(
+        isinstance(data, dict)
+        and set(data) == {"code", "category", "path", "message", "target", "span", "fix", "detail"}
+    )
     code = _text(data["code"])
     _check(bool(_CODE.match(code)) and data["category"] in _CATEGORIES)
     span = data["span"]
@@ -221,15 +234,24 @@ def _finding(data: Any):
             _check(isinstance(item, list) and len(item) == 5)
             replacements.append(Replacement(*(_number(n) for n in item[:4]), _text(item[4])))  # type: ignore[arg-type]
         fix = Fix(fix["applicability"], _text(fix["description"]), tuple(replacements))  # type: ignore[arg-type]
-    return Finding(code=code, category=data["category"], path=_text(data["path"]),  # type: ignore[arg-type]
-                   span=Span(*(_number(n) for n in span)), message=_text(data["message"]),  # type: ignore[arg-type]
-                   target=_text(data["target"], optional=True), fix=fix,
-                   detail=_text(data["detail"], optional=True))
+    return Finding(
+        code=code,
+        category=data["category"],
+        path=_text(data["path"]),  # type: ignore[arg-type]
+        span=Span(*(_number(n) for n in span)),
+        message=_text(data["message"]),  # type: ignore[arg-type]
+        target=_text(data["target"], optional=True),
+        fix=fix,
+        detail=_text(data["detail"], optional=True),
+    )
 
 
 def _result_data(result) -> dict:
-    return {"display": result.display, "encoding": result.encoding,
-            "findings": [_finding_data(f) for f in result.findings]}
+    return {
+        "display": result.display,
+        "encoding": result.encoding,
+        "findings": [_finding_data(f) for f in result.findings],
+    }
 
 
 def _result(data: Any):
@@ -239,8 +261,11 @@ def _result(data: Any):
     _check(isinstance(data["findings"], list))
     encoding = _text(data["encoding"])
     _check(len(encoding) < 40)  # type: ignore[arg-type]
-    return FileResult(_text(data["display"]), findings=[_finding(f) for f in data["findings"]],  # type: ignore[arg-type]
-                      encoding=encoding)  # type: ignore[arg-type]
+    return FileResult(
+        _text(data["display"]),
+        findings=[_finding(f) for f in data["findings"]],  # type: ignore[arg-type]
+        encoding=encoding,
+    )  # type: ignore[arg-type]
 
 
 def encode(value) -> Any:
@@ -248,8 +273,14 @@ def encode(value) -> Any:
     from fsdp_unpatch.batch import Outcome
 
     if isinstance(value, Outcome):
-        return {"kind": "outcome", "result": _result_data(value.result), "exports": sorted(value.exports),
-                "together": value.together, "patched": sorted(value.patched), "missing": sorted(value.missing)}
+        return {
+            "kind": "outcome",
+            "result": _result_data(value.result),
+            "exports": sorted(value.exports),
+            "together": value.together,
+            "patched": sorted(value.patched),
+            "missing": sorted(value.missing),
+        }
     return {"kind": "group", "results": [_result_data(r) for r in value]}
 
 
@@ -261,15 +292,26 @@ def decode(data: Any):
     if data.get("kind") == "outcome":
         _check(set(data) == {"kind", "result", "exports", "together", "patched", "missing"})
         _check(isinstance(data["together"], bool))
-        return Outcome(_result(data["result"]), _names(data["exports"]), data["together"], _names(data["patched"]),
-                       _names(data["missing"]))
+        return Outcome(
+            _result(data["result"]),
+            _names(data["exports"]),
+            data["together"],
+            _names(data["patched"]),
+            _names(data["missing"]),
+        )
     _check(data.get("kind") == "group" and set(data) == {"kind", "results"} and isinstance(data["results"], list))
     return [_result(r) for r in data["results"]]
 
 
 class Cache:
-    def __init__(self, root: Path, configuration: str, catalog: Optional[str] = None,
-                 outside: str = "", folder: Optional[Path] = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        configuration: str,
+        catalog: Optional[str] = None,
+        outside: str = "",
+        folder: Optional[Path] = None,
+    ) -> None:
         self.folder = folder if folder is not None else root / CACHE_DIR  # `--cache-dir` moves it
         self.entries = self.folder / "entries"
         # Why this cache is not used (printed once by the command); None when it is.
@@ -280,10 +322,19 @@ class Cache:
         if self.problem is not None:
             self.problem = f"not using the cache at {self.folder}: {self.problem}"
         # everything every entry depends on, besides the file itself
-        self.salt = hashlib.sha256("\0".join((
-            FORMAT, str(VERSION), build_digest(), catalog if catalog is not None else catalog_digest(),
-            configuration, str(Path(os.path.abspath(root))), outside,
-        )).encode()).hexdigest()
+        self.salt = hashlib.sha256(
+            "\0".join(
+                (
+                    FORMAT,
+                    str(VERSION),
+                    build_digest(),
+                    catalog if catalog is not None else catalog_digest(),
+                    configuration,
+                    str(Path(os.path.abspath(root))),
+                    outside,
+                )
+            ).encode()
+        ).hexdigest()
         self.hits = 0
         self.misses = 0
 
@@ -334,8 +385,13 @@ class Cache:
             return
         data = encode(value)
         body = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
-        entry = {"format": FORMAT, "version": VERSION, "key": key, "signature": self._signature(key, body),
-                 "value": data}
+        entry = {
+            "format": FORMAT,
+            "version": VERSION,
+            "key": key,
+            "signature": self._signature(key, body),
+            "value": data,
+        }
         try:
             self._prepare()
             folder = self.entries / key[:2]

@@ -1,4 +1,5 @@
 """The catalog of FSDP2 targets and rules, loaded from `data/catalog.toml`."""
+
 from __future__ import annotations
 
 import functools
@@ -39,7 +40,7 @@ class Target:
 
     @property
     def versions(self) -> str:
-        """"torch 2.5+" or "torch 2.4-2.11" (empty when unknown)."""
+        """ "torch 2.5+" or "torch 2.4-2.11" (empty when unknown)."""
         if self.since is None:
             return ""
         return f"torch {self.since}-{self.until}" if self.until else f"torch {self.since}+"
@@ -163,7 +164,7 @@ def _parse(data: dict) -> Catalog:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_catalog(path: Path = CATALOG_PATH) -> Catalog:
     with open(path, "rb") as handle:
         return _parse(tomllib.load(handle))

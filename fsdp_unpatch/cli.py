@@ -3,6 +3,7 @@
 Each sub-command lives in its own module and is imported only when it runs, so that
 `fsdp-unpatch --help` and runs over trees with nothing to parse stay cheap.
 """
+
 from __future__ import annotations
 
 import importlib

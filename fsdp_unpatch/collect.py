@@ -2,6 +2,7 @@
 
 The visitor only records; deciding what the facts mean is `analysis.py`'s job.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -241,7 +242,9 @@ class Collector(NameCounter):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        last = (
+            func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        )
         if last in REGISTRATION_CALLEES:
             self.facts.registrations.append((node, self._function))
         elif last == "reload":

@@ -4,6 +4,7 @@ The flag wins. Under `auto`, NO_COLOR (https://no-color.org, any non-empty value
 then FORCE_COLOR (any non-empty value) turns it on even into a pipe or a file, as ruff does; else
 colour is used only when the output is a terminal.
 """
+
 from __future__ import annotations
 
 from typing import Mapping, Optional

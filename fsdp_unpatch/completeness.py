@@ -10,6 +10,7 @@
 - FSU403 / FSU404: an op packet `torch.ops.<ns>.<op>` replaced without its `.default` overload, or
   `.default` assigned after the packet was replaced (it then lands on the replacement function).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -84,8 +85,9 @@ def incomplete_by_name(patched: Iterable[Patched], catalog: Catalog, version: Ve
     for site in patched:
         for missing, why in counterparts.get(site.target, ()):
             if missing not in done and is_read(catalog, missing, version):
-                message = (f"`{site.target}` is patched but `{missing}` is not: {why}; "
-                           f"patch `{missing}` too (torch {version})")
+                message = (
+                    f"`{site.target}` is patched but `{missing}` is not: {why}; patch `{missing}` too (torch {version})"
+                )
                 found.append(Incomplete(site, missing, message))
     return found
 
@@ -123,18 +125,24 @@ def op_default_problems(patched: Iterable[Patched]) -> list[tuple[str, Patched, 
             packet = ".".join(parts[:3])
             defaults.setdefault(packet, site)
             if packet in packets:
-                problems.append((
-                    "FSU404", site,
-                    f"`torch.{packet}.default` is assigned after `torch.{packet}` was replaced, so it lands on "
-                    "the replacement function, not on the op's overload; assign `.default` first",
-                ))
+                problems.append(
+                    (
+                        "FSU404",
+                        site,
+                        f"`torch.{packet}.default` is assigned after `torch.{packet}` was replaced, so it lands on "
+                        "the replacement function, not on the op's overload; assign `.default` first",
+                    )
+                )
     for packet, site in packets.items():
         if packet not in defaults:
-            problems.append((
-                "FSU403", site,
-                f"`torch.{packet}` is replaced but its `.default` overload is not: callers of "
-                f"`torch.{packet}.default` (traced and compiled graphs) still run the original op",
-            ))
+            problems.append(
+                (
+                    "FSU403",
+                    site,
+                    f"`torch.{packet}` is replaced but its `.default` overload is not: callers of "
+                    f"`torch.{packet}.default` (traced and compiled graphs) still run the original op",
+                )
+            )
     return problems
 
 

@@ -5,6 +5,7 @@ given (or the current folder); its folder is the project root that relative patt
 `--config FILE` names the file instead: a `pyproject.toml` (its `[tool.fsdp-unpatch]` table) or any other
 TOML file (its `[tool.fsdp-unpatch]` table, else its top level). Command-line flags win over the file.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,7 +33,7 @@ KEYS = {
     "per-file-ignores": "a table of glob = [rule codes]",
     "exclude": "a list of gitwildmatch patterns",
     "extend-exclude": "a list of gitwildmatch patterns",
-    "target-torch": "a torch version string such as \"2.13\"",
+    "target-torch": 'a torch version string such as "2.13"',
     "keep": "a list of catalog target ids",
     "respect-gitignore": "true or false",
     "force-exclude": "true or false",
@@ -180,13 +181,16 @@ def resolve(flags: Flags, file: Optional[FileConfig], catalog: Catalog) -> Setti
         extend_select=extend_select,
         per_file_ignores=(
             parse_per_file_ignores(flags.per_file_ignores, "--per-file-ignores", known)
-            if flags.per_file_ignores else values.get("per-file-ignores", ())
-        ) + parse_per_file_ignores(flags.extend_per_file_ignores, "--extend-per-file-ignores", known),
+            if flags.per_file_ignores
+            else values.get("per-file-ignores", ())
+        )
+        + parse_per_file_ignores(flags.extend_per_file_ignores, "--extend-per-file-ignores", known),
         exclude=tuple(exclude) if exclude is not None else None,
         extend_exclude=values.get("extend-exclude", ()) + tuple(flags.extend_exclude),
         target_torch=flags.target_torch or values.get("target-torch"),
         keep=values.get("keep", frozenset()),
-        respect_gitignore=flags.respect_gitignore if flags.respect_gitignore is not None
+        respect_gitignore=flags.respect_gitignore
+        if flags.respect_gitignore is not None
         else values.get("respect-gitignore", True),
         force_exclude=flags.force_exclude or values.get("force-exclude", False),
         root=str(file.root) if file is not None else ".",
@@ -194,8 +198,9 @@ def resolve(flags: Flags, file: Optional[FileConfig], catalog: Catalog) -> Setti
     )
 
 
-def settings_for(paths: Sequence[str], flags: Flags, catalog: Catalog, config: Optional[str] = None,
-                 isolated: bool = False) -> Settings:
+def settings_for(
+    paths: Sequence[str], flags: Flags, catalog: Catalog, config: Optional[str] = None, isolated: bool = False
+) -> Settings:
     """The run's settings: `--config FILE`, else the nearest pyproject.toml (none with `--isolated`)."""
     if config is not None:
         file: Optional[FileConfig] = load_config(Path(config), catalog, explicit=True)

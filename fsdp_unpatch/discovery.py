@@ -1,4 +1,5 @@
 """Which files a run looks at: walk the given paths for Python files, skipping what no one wants scanned."""
+
 from __future__ import annotations
 
 import os
@@ -9,9 +10,27 @@ from typing import Iterable, Iterator, Optional
 # Folders that hold no project source: version control, caches, virtual environments, build output.
 SKIPPED_DIRS = frozenset(
     {
-        ".git", ".hg", ".svn", ".bzr", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-        ".hypothesis", ".tox", ".nox", ".eggs", ".venv", "venv", "build", "dist", "node_modules",
-        "site-packages", ".fsdp_unpatch_cache", ".idea", ".vscode",
+        ".git",
+        ".hg",
+        ".svn",
+        ".bzr",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        ".tox",
+        ".nox",
+        ".eggs",
+        ".venv",
+        "venv",
+        "build",
+        "dist",
+        "node_modules",
+        "site-packages",
+        ".fsdp_unpatch_cache",
+        ".idea",
+        ".vscode",
     }
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -98,8 +117,12 @@ def discover(paths: Iterable[str], force_exclude: bool = False, exclusion=None) 
             found = sorted(_walk(raw, exclusion, unreadable.append))
             for error in unreadable:
                 folder = str(error.filename or raw)
-                yield Candidate(Path(folder), _display(folder), explicit=False,
-                                problem=f"cannot read folder: {error.strerror or error}; the files in it were not checked")
+                yield Candidate(
+                    Path(folder),
+                    _display(folder),
+                    explicit=False,
+                    problem=f"cannot read folder: {error.strerror or error}; the files in it were not checked",
+                )
             real_root = os.path.realpath(raw)
             for path in found:
                 # The walk follows no folder links, so only a file link needs resolving (realpath is slow).
@@ -137,8 +160,10 @@ def _same_file_seen(path: str, seen: set) -> bool:
 def _walk(root: str, exclusion=None, onerror=None) -> Iterator[str]:
     for folder, dirs, files in os.walk(root, onerror=onerror):
         dirs[:] = [
-            d for d in dirs
-            if not d.startswith(".") and not _is_virtualenv(os.path.join(folder, d))
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and not _is_virtualenv(os.path.join(folder, d))
             and (d not in SKIPPED_DIRS if exclusion is None else not exclusion.excluded(os.path.join(folder, d), True))
         ]
         for name in files:

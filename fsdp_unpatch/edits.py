@@ -3,6 +3,7 @@
 Every byte outside the edited statements is kept: libcst round-trips source exactly, and the
 transformer below only ever returns the nodes it was given, except for the ones an edit names.
 """
+
 from __future__ import annotations
 
 import difflib

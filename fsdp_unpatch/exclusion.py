@@ -6,6 +6,7 @@ a pattern without a slash matches a name anywhere. `.gitignore` files count from
 work tree (the folder holding `.git`, else the project root) down to the file, the deeper file winning,
 as git does.
 """
+
 from __future__ import annotations
 
 import os
@@ -40,8 +41,13 @@ def _verdict(spec: pathspec.PathSpec, relative: str) -> Optional[bool]:
 class Exclusion:
     """Decides, per file or folder, whether a run skips it."""
 
-    def __init__(self, root: Path, exclude: Optional[Sequence[str]] = None, extend_exclude: Sequence[str] = (),
-                 respect_gitignore: bool = True) -> None:
+    def __init__(
+        self,
+        root: Path,
+        exclude: Optional[Sequence[str]] = None,
+        extend_exclude: Sequence[str] = (),
+        respect_gitignore: bool = True,
+    ) -> None:
         self.root = Path(os.path.abspath(root))
         # `exclude` replaces the default folder names; `extend-exclude` adds to whichever applies.
         self.default_names = SKIPPED_DIRS if exclude is None else frozenset()

@@ -1,4 +1,5 @@
 """What the analysis reports: findings, their locations and the fixes attached to them."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -8,6 +8,7 @@ FILE` sees for that file alone: findings that come from another file (CROSS_FILE
 "flake8") are only known to a run over the project. flake8 applies its own `--select`/`--ignore`/`# noqa`;
 fsdp-unpatch's `# noqa: FSU...` comments are honoured too.
 """
+
 from __future__ import annotations
 
 import io
@@ -42,9 +43,12 @@ class Plugin:
     @classmethod
     def add_options(cls, parser) -> None:
         parser.add_option(
-            KEEP_OPTION, action="store_true", default=False, parse_from_config=True,
+            KEEP_OPTION,
+            action="store_true",
+            default=False,
+            parse_from_config=True,
             help="fsdp-unpatch: also report keep findings (FSU2xx: the enhance patch, test patches), which "
-                 "never fail `fsdp-unpatch check`.",
+            "never fail `fsdp-unpatch check`.",
         )
 
     @classmethod

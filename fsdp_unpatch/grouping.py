@@ -1,4 +1,5 @@
 """Disjoint sets of file indices: which files of a run must be decided (or written) together."""
+
 from __future__ import annotations
 
 from typing import Iterable

@@ -12,6 +12,7 @@ Called once by the runner's `link()`, after each file was analysed on its own:
    as it did when another file named it;
 5. removed names left inside string literals (FSU304).
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -26,8 +27,8 @@ from fsdp_unpatch.orphans import plan_orphans
 from fsdp_unpatch.patterns import descendants
 from fsdp_unpatch.prefilter import mentions
 from fsdp_unpatch.references import FileReferences, find_references, plan_rewrite
-from fsdp_unpatch.sourcefile import module_name_for
 from fsdp_unpatch.removals import Removals, RemovedSymbol, from_catalog, from_run
+from fsdp_unpatch.sourcefile import module_name_for
 from fsdp_unpatch.strings import plan_strings
 from fsdp_unpatch.test_cleanup import TestPlan, is_test_module, plan_tests
 
@@ -93,9 +94,7 @@ class _Linker:
             plan_orphans(analysis, catalog, options)
         self.run_removals = from_run(catalog, analyses)
         # Installers found only now (left empty by an earlier fix): their calls are planned here.
-        self.orphan_installers = {
-            q: f for q, f in self.run_removals.installers.items() if q not in planned_installers
-        }
+        self.orphan_installers = {q: f for q, f in self.run_removals.installers.items() if q not in planned_installers}
         present = present_patch_modules(units, catalog)
         self.known = from_catalog(
             catalog, options, {n: (u.source.data if u.source is not None else None) for n, u in present.items()}
@@ -118,7 +117,8 @@ class _Linker:
 
     def installer_calls(self, analysis: FileAnalysis) -> set[int]:
         return {
-            id(call.statement) for call in analysis.facts.calls
+            id(call.statement)
+            for call in analysis.facts.calls
             if analysis.table.qualify(call.call.func) in self.installers
         }
 
@@ -209,16 +209,17 @@ class _Linker:
             if analysis is not None:
                 skipped = self.deleted_code.get(id(analysis), [])
                 # A name this module defines and keeps (`__all__ = ["_patched_x"]` beside its `def`) is its own.
-                deleted = {p.node.value for p in analysis.planned  # type: ignore[attr-defined]
-                           if p.code in ("FSU002", "FSU003") and isinstance(p.node, cst.Name)}
+                deleted = {
+                    p.node.value
+                    for p in analysis.planned  # type: ignore[attr-defined]
+                    if p.code in ("FSU002", "FSU003") and isinstance(p.node, cst.Name)
+                }
                 kept = set(analysis.facts.functions) - deleted
                 here = {name: why for name, why in removed.items() if name not in kept}
                 analysis.planned.extend(plan_strings(analysis, here, skipped))
 
 
-def link_references(
-    units: Sequence[Unit], analyze: Callable[[Unit], None], catalog: Catalog, options: Options
-) -> None:
+def link_references(units: Sequence[Unit], analyze: Callable[[Unit], None], catalog: Catalog, options: Options) -> None:
     """Plan the findings about removed patch symbols named across the files of a run (see module doc)."""
     linker = _Linker(units, catalog, options)
     if not linker.symbols and not linker.installers:
@@ -260,7 +261,10 @@ def keep_replacements_still_used(units: Sequence[Unit]) -> None:
             continue
         others = [u for u in units if u is not unit]
         for name, planned in list(analysis.replacements.items()):
-            if planned in analysis.planned and _named_outside_fixes(others, f"{analysis.module_name}.{name}") is not None:
+            if (
+                planned in analysis.planned
+                and _named_outside_fixes(others, f"{analysis.module_name}.{name}") is not None
+            ):
                 analysis.planned.remove(planned)
                 del analysis.replacements[name]
 
@@ -273,7 +277,9 @@ def _same_object(spelled: Optional[str], qualified: str) -> bool:
     return spelled == qualified or spelled.endswith("." + qualified) or qualified.endswith("." + spelled)
 
 
-def _named_outside_fixes(units: Sequence[Unit], qualified: str, skipped: Optional[cst.CSTNode] = None) -> Optional[Path]:
+def _named_outside_fixes(
+    units: Sequence[Unit], qualified: str, skipped: Optional[cst.CSTNode] = None
+) -> Optional[Path]:
     """The first file that uses `qualified` outside the nodes its planned fixes edit (and outside `skipped`).
     Imports do not count: the fixes remove the imports they leave unused."""
     name = qualified.rsplit(".", 1)[-1]

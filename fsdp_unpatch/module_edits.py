@@ -8,6 +8,7 @@ act on, so they name the module and are applied around the node edits:
 - `DeleteFile`: the module becomes empty, and the runner deletes the file instead of writing it (after
   checking that it did not change on disk), so a fix can remove a test module that has nothing left.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -4,6 +4,7 @@ A light-weight stand-in for libcst's QualifiedNameProvider: it reads the import 
 module aliases of a file (any scope), which is all an install site needs, at a fraction of the cost
 of scope analysis.
 """
+
 from __future__ import annotations
 
 from typing import Optional
@@ -102,13 +103,13 @@ def target_id(qualified: str, catalog: Catalog) -> Optional[str]:
     the one defining it is the same object, so it is named after its defining module.
     """
     if qualified.startswith("torch.ops."):
-        return "ops." + qualified[len("torch.ops."):]
+        return "ops." + qualified[len("torch.ops.") :]
     for family, module in catalog.family_modules.items():
         if qualified.startswith(module + "."):
-            qualified = f"{catalog.fsdp2_roots[0]}.{family}.{qualified[len(module) + 1:]}"
+            qualified = f"{catalog.fsdp2_roots[0]}.{family}.{qualified[len(module) + 1 :]}"
     for root in catalog.fsdp2_roots:
         if qualified.startswith(root + "."):
-            parts = qualified[len(root) + 1:].split(".")
+            parts = qualified[len(root) + 1 :].split(".")
             if len(parts) >= 3 and parts[1] in catalog.classes:
                 parts[0] = catalog.classes[parts[1]]
             return ".".join(parts)
@@ -118,7 +119,4 @@ def target_id(qualified: str, catalog: Catalog) -> Optional[str]:
 def is_fsdp2_private(target: str, catalog: Catalog) -> bool:
     """A target id names something private of FSDP2 (a `_module`, a module of its private family
     such as `torch.distributed._composable.replicate_with_fsdp`, or a `torch.ops.fsdp` op)."""
-    return (target.startswith("_") or target.startswith("ops.fsdp.")
-            or target.split(".")[0] in catalog.family_modules)
-
-
+    return target.startswith("_") or target.startswith("ops.fsdp.") or target.split(".")[0] in catalog.family_modules

@@ -1,4 +1,5 @@
 """Options of the per-file analysis (light: the command line builds them before anything is parsed)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

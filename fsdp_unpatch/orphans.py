@@ -8,6 +8,7 @@ its file uses and that is still upstream code plus the NPU tweak is planned for 
 (FSU002); a known installer with nothing left in its body (FSU003) too. `fix --unsafe-fixes` then finishes
 the migration a safe run began.
 """
+
 from __future__ import annotations
 
 from typing import Optional
@@ -66,7 +67,8 @@ def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> 
             if target.native_since and options.target_torch < Version.parse(target.native_since):
                 continue
             evidence = fingerprint.compare_to_upstream(
-                analysis.code(function), target.fingerprint or target.id,
+                analysis.code(function),
+                target.fingerprint or target.id,
                 scope=fingerprint.Scope(analysis.module_name or "<module>", analysis.table.bindings),
                 original_names=frozenset({target.id.rsplit(".", 1)[-1]}),
             )

@@ -4,6 +4,7 @@
 None of them is ever fixed: a kernel registration or a code swap changes what every caller runs, and a
 test patch is scoped to its test. They are reported so that users see every override.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -71,9 +72,11 @@ class KernelRegistration:
 
 
 def _library_namespace(node: cst.BaseExpression, facts: Facts) -> Optional[str]:
-    """"fsdp" for `lib` bound by `lib = torch.library.Library("fsdp", "IMPL")` (or that call inline)."""
-    call = node if isinstance(node, cst.Call) else (
-        facts.call_bindings.get(node.value) if isinstance(node, cst.Name) else None
+    """ "fsdp" for `lib` bound by `lib = torch.library.Library("fsdp", "IMPL")` (or that call inline)."""
+    call = (
+        node
+        if isinstance(node, cst.Call)
+        else (facts.call_bindings.get(node.value) if isinstance(node, cst.Name) else None)
     )
     if call is None or facts.table.qualify(call.func) != LIBRARY:
         return None
@@ -82,7 +85,7 @@ def _library_namespace(node: cst.BaseExpression, facts: Facts) -> Optional[str]:
 
 
 def _split_op(name: str, namespace: Optional[str]) -> Optional[tuple[str, str]]:
-    """"fsdp::op" -> ("fsdp", "op"); "op" (with the library's namespace) -> (namespace, "op")."""
+    """ "fsdp::op" -> ("fsdp", "op"); "op" (with the library's namespace) -> (namespace, "op")."""
     if "::" in name:
         ns, _, op = name.partition("::")
         return ns, op.split(".")[0]
@@ -117,8 +120,13 @@ def kernel_registrations(facts: Facts) -> Iterator[KernelRegistration]:
                 yield KernelRegistration(call, split[0], split[1], _literals(key) if key is not None else (), args[1])
 
 
-def registration_message(registration: KernelRegistration, entry: Optional[Target], target_torch: Version,
-                         code_of: CodeOf, kernel: Optional[str]) -> str:
+def registration_message(
+    registration: KernelRegistration,
+    entry: Optional[Target],
+    target_torch: Version,
+    code_of: CodeOf,
+    kernel: Optional[str],
+) -> str:
     keys = ", ".join(f"`{k}`" for k in registration.keys) or "a dispatch key"
     op = f"{registration.namespace}::{registration.op}"
     who = f"`{kernel}`" if kernel else "a kernel"
@@ -126,8 +134,10 @@ def registration_message(registration: KernelRegistration, entry: Optional[Targe
     if entry is not None and entry.native_since and "PrivateUse1" in registration.keys:
         since = Version.parse(entry.native_since)
         if target_torch >= since:
-            text += (f"; native FSDP2 registers its own PrivateUse1 kernel since torch {since}, "
-                     "which this one replaces: check what it adds")
+            text += (
+                f"; native FSDP2 registers its own PrivateUse1 kernel since torch {since}, "
+                "which this one replaces: check what it adds"
+            )
         else:
             text += f"; native FSDP2 in torch {target_torch} has no PrivateUse1 kernel (it has from torch {since})"
     else:

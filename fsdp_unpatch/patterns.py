@@ -1,4 +1,5 @@
 """Small syntactic patterns the analysis looks for, each a pure function of libcst nodes."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

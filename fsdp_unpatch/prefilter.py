@@ -17,6 +17,7 @@ only when it could hold a finding. Both stages over-approximate; they never reje
 `tests/test_prefilter.py` proves soundness on every fixture that yields a finding. Cross-file work (calls of
 an installer removed elsewhere, references to a removed replacement) is driven by explicit names: `mentions`.
 """
+
 from __future__ import annotations
 
 import os
@@ -61,7 +62,7 @@ class Vocabulary:
     extra: tuple[str, ...]  # the catalog's own `tokens` (`_foreach_copy_`, spellings of FSDP)
 
     @classmethod
-    def from_catalog(cls, catalog: Catalog) -> "Vocabulary":
+    def from_catalog(cls, catalog: Catalog) -> Vocabulary:
         modules, namespaces, ops = set(), set(), set()
         for target in catalog.targets:
             parts = target.split(".")
@@ -85,7 +86,8 @@ class Vocabulary:
                 prefix = prefix[:-1]
         return cls(
             roots=frozenset(root.rsplit(".", 1)[-1] for root in catalog.fsdp2_roots),
-            packages=tuple(catalog.fsdp2_roots) + tuple(catalog.family_modules.values())
+            packages=tuple(catalog.fsdp2_roots)
+            + tuple(catalog.family_modules.values())
             + tuple(f"torch.ops.{n}" for n in sorted(namespaces)),
             classes=frozenset(catalog.classes),
             root_paths=tuple(root_paths),
@@ -99,8 +101,17 @@ class Vocabulary:
 
     def tokens(self) -> tuple[bytes, ...]:
         """Stage 1: at least one of these (lower-cased) is in every file that can hold a finding."""
-        return _minimal([*self.roots, *self.modules, *self.op_names, *self.patch_names, self.rule_prefix,
-                         "fsdp-unpatch", *self.extra])
+        return _minimal(
+            [
+                *self.roots,
+                *self.modules,
+                *self.op_names,
+                *self.patch_names,
+                self.rule_prefix,
+                "fsdp-unpatch",
+                *self.extra,
+            ]
+        )
 
 
 _WORD = re.compile(rb"\w+")
@@ -132,7 +143,7 @@ _OWNER_CALL = re.compile(rb"(?:setattr|object)[ \t]*\([\w. \t\\\r\n]*\Z")
 
 def _call_argument(data: bytes, start: int) -> bool:
     """Whether data[start] is in the first argument of `setattr(` or `patch.object(` (a dotted chain)."""
-    return _OWNER_CALL.search(data[max(0, start - 300):start]) is not None
+    return _OWNER_CALL.search(data[max(0, start - 300) : start]) is not None
 
 
 def _alias_at(data: bytes, start: int) -> Optional[tuple[bytes, bytes]]:
@@ -180,21 +191,44 @@ class Prefilter:
         # (literal that must be present, then the exact test) for the tests that need no name binding
         direct: list[tuple[tuple[bytes, ...], Optional[re.Pattern]]] = []
         for namespace in sorted(words.op_namespaces):
-            direct.append(((b"Library",), re.compile(
-                rb"Library\s*\(\s*(?:ns\s*=\s*)?" + _STRING_PREFIX + rb"[\"']" + re.escape(namespace.encode()) + rb"[\"']")))
+            direct.append(
+                (
+                    (b"Library",),
+                    re.compile(
+                        rb"Library\s*\(\s*(?:ns\s*=\s*)?"
+                        + _STRING_PREFIX
+                        + rb"[\"']"
+                        + re.escape(namespace.encode())
+                        + rb"[\"']"
+                    ),
+                )
+            )
             direct.append(((namespace.encode() + b"::",), None))
         for op in sorted(words.op_names):
-            direct.append(((op.encode(),), re.compile(
-                rb"(?:impl|register_kernel|register_fake|register_autograd)\s*\([^()]{0,300}?[\"']"
-                + re.escape(op.encode()) + rb"(?:\.\w+)?[\"']")))
+            direct.append(
+                (
+                    (op.encode(),),
+                    re.compile(
+                        rb"(?:impl|register_kernel|register_fake|register_autograd)\s*\([^()]{0,300}?[\"']"
+                        + re.escape(op.encode())
+                        + rb"(?:\.\w+)?[\"']"
+                    ),
+                )
+            )
         for name in sorted(words.patch_names):
             direct.append(((name.encode(),), re.compile(re.escape(name.encode()) + rb"\b")))
         if words.rule_prefix:
             direct.append(((words.rule_prefix.encode(),), re.compile(re.escape(words.rule_prefix.encode()) + rb"\d")))
         direct.append(((b"fsdp-unpatch",), re.compile(rb"fsdp-unpatch\s*:")))
         first_device = rb"\[\s*0\s*\]" + _DOT + rb"device\b"
-        direct.append(((b"_foreach_copy_", b"device"), re.compile(  # `if dst[0].device == src[0].device:`
-            first_device + rb"[ \t\\\r\n)]*[=!]=[\s\S]{0,300}?" + first_device)))
+        direct.append(
+            (
+                (b"_foreach_copy_", b"device"),
+                re.compile(  # `if dst[0].device == src[0].device:`
+                    first_device + rb"[ \t\\\r\n)]*[=!]=[\s\S]{0,300}?" + first_device
+                ),
+            )
+        )
         self._direct = direct
 
     # stage 1 ----------------------------------------------------------------------------------------
@@ -282,7 +316,7 @@ class Prefilter:
                 continue
             if self._store_tail.match(data, end):
                 return True
-            before = data[max(0, start - 40):start].rstrip(_GAP)
+            before = data[max(0, start - 40) : start].rstrip(_GAP)
             if before.endswith(b"(") and before[:-1].rstrip(_GAP).endswith((b"setattr", b"object")):
                 return True
             alias = _alias_at(data, start)

@@ -1,4 +1,5 @@
 """A progress bar on standard error for long runs at a terminal (the caller decides when)."""
+
 from __future__ import annotations
 
 from typing import Iterator, Sequence, TypeVar

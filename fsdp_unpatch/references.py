@@ -5,6 +5,7 @@ becomes `torch.ops.fsdp.all_gather_copy_in(...)` (with `import torch`); `patch._
 becomes `FSDPParamGroup.finalize_backward` (with its import). The import of the removed name goes
 when nothing else uses it (`edits.unused_imports`); the new import is an `AddImport` edit.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -196,7 +197,7 @@ def choose_spelling(
             continue  # the fully qualified spelling needs its own import
         for local, bound in top.bindings.items():
             if bound == spelling.head_means and table.bindings.get(local) == bound:
-                rest = spelling.expression[len(spelling.head):]
+                rest = spelling.expression[len(spelling.head) :]
                 return Spelling(local + rest, local, bound, "")
     for spelling in options:
         bound = table.bindings.get(spelling.head)
@@ -213,23 +214,28 @@ def import_present(module: cst.Module, spelling: Spelling, top: ImportTable) -> 
         return False
     # `import torch` does not load `torch.distributed.fsdp...`: the fully qualified spelling needs its
     # module imported as such.
-    return spelling.import_code == f"import {spelling.head}" or spelling.import_code.startswith("from ") or any(
-        isinstance(s, cst.SimpleStatementLine) and module.code_for_node(s).strip() == spelling.import_code
-        for s in module.body
+    return (
+        spelling.import_code == f"import {spelling.head}"
+        or spelling.import_code.startswith("from ")
+        or any(
+            isinstance(s, cst.SimpleStatementLine) and module.code_for_node(s).strip() == spelling.import_code
+            for s in module.body
+        )
     )
 
 
-def plan_rewrite(
-    analysis: FileAnalysis, reference: Reference, catalog: Catalog, names: set[str]
-) -> Planned:
+def plan_rewrite(analysis: FileAnalysis, reference: Reference, catalog: Catalog, names: set[str]) -> Planned:
     """FSU301: the reference, rewritten to the native counterpart (no fix when no spelling fits)."""
     symbol = reference.symbol
     spelled = analysis.code(reference.node)
     top = top_level_imports(analysis.module)
     spelling = choose_spelling(spellings(symbol.native, catalog), analysis.table, names, top)
     if spelling is None or reference.rebound:
-        why = (f"`{reference.local}` is also assigned in this file" if reference.rebound
-               else "the names it needs are taken in this file")
+        why = (
+            f"`{reference.local}` is also assigned in this file"
+            if reference.rebound
+            else "the names it needs are taken in this file"
+        )
         return Planned(
             "FSU301",
             reference.node,
@@ -243,8 +249,7 @@ def plan_rewrite(
     return Planned(
         "FSU301",
         reference.node,
-        f"`{spelled}` names `{symbol.name}`, which the migration removes; use the native "
-        f"`{spelling.expression}`",
+        f"`{spelled}` names `{symbol.name}`, which the migration removes; use the native `{spelling.expression}`",
         symbol.target,
         edits=edits,
     )

@@ -6,6 +6,7 @@ Two sources, one shape:
   downstream project importing from torch-npu) loses the replacements whose targets native FSDP2 serves
   in the target torch release, and its installer once it has nothing left to install.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -71,7 +72,8 @@ def from_catalog(catalog: Catalog, options: Options, present: Mapping[str, Optio
     for module in catalog.patch_modules.values():
         known, data = module.name in present, present.get(module.name)
 
-        def gone(name: str) -> bool:  # an unreadable module (None) may still define everything
+        def gone(name: str, known: bool = known, data: Optional[bytes] = data) -> bool:
+            # an unreadable module (None) may still define everything
             return not known or (data is not None and f"def {name}(".encode() not in data)
 
         ready = True

@@ -3,6 +3,7 @@
 The reports, the command line and the process pool's workers use these; keeping them apart from the
 engine (`runner.py`) lets a run over files that need no parsing finish without loading libcst.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -21,7 +22,7 @@ def _everything(code: str, path: str) -> bool:
 
 @dataclass(frozen=True)
 class RunOptions:
-    analysis: "Options"
+    analysis: Options
     fix: bool = False
     write: bool = True  # False for `fix --diff`: compute, show, write nothing
     unsafe_fixes: bool = False
@@ -65,11 +66,15 @@ class FileResult:
             header += f"deleted file mode {mode:o}\n".encode()
             if not self.original:
                 return header
-        lines = difflib.diff_bytes(difflib.unified_diff, _lines(self.original),
-                                   _lines(b"" if self.deleted else self.fixed),
-                                   b"a/" + name, b"/dev/null" if self.deleted else b"b/" + name, lineterm=b"\n")
-        body = b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n"
-                        for line in lines)
+        lines = difflib.diff_bytes(
+            difflib.unified_diff,
+            _lines(self.original),
+            _lines(b"" if self.deleted else self.fixed),
+            b"a/" + name,
+            b"/dev/null" if self.deleted else b"b/" + name,
+            lineterm=b"\n",
+        )
+        body = b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n" for line in lines)
         return header + body if body else b""
 
 
@@ -86,7 +91,7 @@ class RunResult:
     # Indices (into `files`) of the files whose fixes are written all or nothing (`transaction.py`).
     transactions: list[list[int]] = field(default_factory=list)
 
-    def after_fix(self, fresh: "RunResult") -> "RunResult":
+    def after_fix(self, fresh: RunResult) -> RunResult:
         """What to report after this fix was written: `fresh` (the changed tree analysed again, as `check`
         would see it now: lines as they are, nothing the fix removed) plus what only the fix knows: the
         findings it fixed (counted, not listed), the errors of writing, the files it deleted."""
@@ -97,8 +102,11 @@ class RunResult:
             if before is not None:
                 now.fixed, now.deleted = before.fixed, before.deleted
                 known = {(f.code, f.message) for f in now.findings}
-                now.findings += [f for f in before.findings
-                                 if f.fixed or (f.category == "error" and (f.code, f.message) not in known)]
+                now.findings += [
+                    f
+                    for f in before.findings
+                    if f.fixed or (f.category == "error" and (f.code, f.message) not in known)
+                ]
             files.append(now)
         files += [r for r in by_display.values() if r.deleted]
         return RunResult(files=files, unsafe_fixes_left=self.unsafe_fixes_left, transactions=self.transactions)

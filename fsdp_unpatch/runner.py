@@ -3,6 +3,7 @@
 Data flows one way: paths -> files -> (prefilter) -> parsed analyses -> cross-file linking ->
 findings with positions -> selected fixes -> re-parsed, atomically written results.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,29 +14,37 @@ from typing import Iterable, Optional
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from fsdp_unpatch.analysis import FileAnalysis, Planned, analyze_module, plan_installer_calls
 from fsdp_unpatch import completeness
+from fsdp_unpatch.analysis import FileAnalysis, Planned, analyze_module, plan_installer_calls
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.discovery import Candidate, outside_files
 from fsdp_unpatch.edits import apply_edits, replacement_regions
-from fsdp_unpatch.grouping import Groups
 from fsdp_unpatch.findings import Finding, Fix, Span
+from fsdp_unpatch.grouping import Groups
 from fsdp_unpatch.migration import (
     installer_aliases,
     keep_installers_still_used,
     keep_replacements_still_used,
     link_references,
 )
-from fsdp_unpatch.prefilter import mentions, prefilter_for
 from fsdp_unpatch.module_edits import deletes_file
-from fsdp_unpatch.sourcefile import (
-    SourceError, SourceFile, checkpoint, keep_line_endings, module_name_for, on_big_stack, parse_source, read_candidate,
-    round_trips,
-)
-from fsdp_unpatch.transaction import Change, commit_groups, error_finding, hold_back
+from fsdp_unpatch.prefilter import mentions, prefilter_for
+
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.results import FileResult, RunOptions, RunResult  # noqa: F401
+from fsdp_unpatch.sourcefile import (
+    SourceError,
+    SourceFile,
+    checkpoint,
+    keep_line_endings,
+    module_name_for,
+    on_big_stack,
+    parse_source,
+    read_candidate,
+    round_trips,
+)
 from fsdp_unpatch.suppression import is_suppressed, skips_file, unused_noqa
+from fsdp_unpatch.transaction import Change, commit_groups, error_finding, hold_back
 
 
 @dataclass
@@ -72,8 +81,12 @@ class Run:
         try:
             unit.analysis = analyze_module(module, name, is_package, self.catalog, self.options.analysis)
         except RecursionError:  # libcst's visitors recurse once per level of nesting
-            unit.error = error_finding(unit.candidate.display, SourceError(
-                "FSU901", "too deeply nested to analyse (Python's recursion limit); the file is left alone"))
+            unit.error = error_finding(
+                unit.candidate.display,
+                SourceError(
+                    "FSU901", "too deeply nested to analyse (Python's recursion limit); the file is left alone"
+                ),
+            )
 
     def load(self, candidates: Iterable[Candidate]) -> None:
         prefilter = prefilter_for(self.catalog)
@@ -95,7 +108,10 @@ class Run:
         """Cross-file decisions: installer calls elsewhere, references to removed patch symbols."""
         analyzed = [u for u in self.units if u.analysis is not None]
         installers = {
-            i.qualified: i.finding for u in analyzed for i in u.analysis.installers if i.removable  # type: ignore[union-attr]
+            i.qualified: i.finding
+            for u in analyzed
+            for i in u.analysis.installers
+            if i.removable  # type: ignore[union-attr]
         }
         installers.update(installer_aliases(self.units, self.catalog, installers))
         if installers:
@@ -174,7 +190,9 @@ class Run:
             rule = self.catalog.rule(planned.code)
             fix = None
             if self.fixable(planned, selected, memo):
-                fix = Fix(self.applicability(planned), f"{rule.name}: {rule.summary}", self.replacements(analysis, planned))
+                fix = Fix(
+                    self.applicability(planned), f"{rule.name}: {rule.summary}", self.replacements(analysis, planned)
+                )
             finding = Finding(
                 code=planned.code,
                 category=rule.category,
@@ -194,7 +212,8 @@ class Run:
     def apply(self, unit: _Unit, result: FileResult, by_planned: list[tuple[Planned, Finding]]) -> None:
         """Plan the file's new content; written later, with its group (`transaction.py`)."""
         applied = [
-            (p, f) for p, f in by_planned
+            (p, f)
+            for p, f in by_planned
             if f.fix is not None and (f.fix.applicability == "safe" or self.options.unsafe_fixes)
         ]
         if not applied:
@@ -210,8 +229,11 @@ class Run:
             module = keep_line_endings(unit.analysis.module, apply_edits(unit.analysis, edits), unit.source.data)
             data = module.bytes
         except RecursionError:
-            self.block(unit, result, SourceError(
-                "FSU903", "too deeply nested to rewrite (Python's recursion limit); not written"))
+            self.block(
+                unit,
+                result,
+                SourceError("FSU903", "too deeply nested to rewrite (Python's recursion limit); not written"),
+            )
             return
         if data == unit.source.data:
             return
@@ -258,8 +280,11 @@ class Run:
                 if there is not None and there != here:
                     groups.join([there, here])
                 stack.extend(planned.requires)
-            deleted += [(p.node.value.encode(), here) for p in applied  # type: ignore[attr-defined]
-                        if p.code in ("FSU002", "FSU003") and isinstance(p.node, cst.Name)]
+            deleted += [
+                (p.node.value.encode(), here)
+                for p in applied  # type: ignore[attr-defined]
+                if p.code in ("FSU002", "FSU003") and isinstance(p.node, cst.Name)
+            ]
         blockers = {position[key]: why for key, why in self.blockers.items()}
         for index, unit in enumerate(self.units):
             if unit.error is None:
@@ -276,12 +301,18 @@ class Run:
         assert unit.analysis is not None and unit.source is not None
         if getattr(unit.candidate, "leaves_roots", False):
             target = os.path.realpath(unit.candidate.path)
-            return SourceError("FSU903", f"symbolic link to a file outside the folders being fixed ({target}); "
-                                         "not written (name the file itself to fix it)")
+            return SourceError(
+                "FSU903",
+                f"symbolic link to a file outside the folders being fixed ({target}); "
+                "not written (name the file itself to fix it)",
+            )
         if not round_trips(unit.analysis.module, unit.source.data):
-            return SourceError("FSU903", "libcst does not give back this file byte for byte (a form feed at the "
-                                         "start of a line, lines that end in a lone carriage return, or more "
-                                         "implicitly joined string literals than libcst's parser takes?); not written")
+            return SourceError(
+                "FSU903",
+                "libcst does not give back this file byte for byte (a form feed at the "
+                "start of a line, lines that end in a lone carriage return, or more "
+                "implicitly joined string literals than libcst's parser takes?); not written",
+            )
         return None
 
     def selection(self) -> set[int]:
@@ -313,8 +344,11 @@ class Run:
         break that file. A file names it when it holds the name and its module's top-level package
         (`from pkg.patch import name`), or lives in that package (a relative import)."""
         deletions = [
-            (planned, unit.analysis.module_name.split(".")[0]) for unit in self.units if unit.analysis is not None
-            for planned in unit.analysis.planned if planned.code in ("FSU002", "FSU003")
+            (planned, unit.analysis.module_name.split(".")[0])
+            for unit in self.units
+            if unit.analysis is not None
+            for planned in unit.analysis.planned
+            if planned.code in ("FSU002", "FSU003")
         ]
         if not deletions or self.options.project_root is None:
             return
@@ -348,10 +382,16 @@ class Run:
         lines = text.splitlines()
         rule = self.catalog.rule("FSU501")
         return [
-            Finding(code="FSU501", category=rule.category, path=display,
-                    span=Span(noqa.line, noqa.column, noqa.line, noqa.end_column), message=message)
-            for noqa, message in unused_noqa(text, found, lambda code: self.options.selected(code, display),
-                                             self.catalog.rules)
+            Finding(
+                code="FSU501",
+                category=rule.category,
+                path=display,
+                span=Span(noqa.line, noqa.column, noqa.line, noqa.end_column),
+                message=message,
+            )
+            for noqa, message in unused_noqa(
+                text, found, lambda code: self.options.selected(code, display), self.catalog.rules
+            )
             if not is_suppressed(lines, noqa.line, "FSU501")
         ]
 
@@ -371,7 +411,10 @@ class Run:
         if self.options.write:
             commit_groups(files, groups)
         unsafe_left = sum(
-            1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
+            1
+            for r in files
+            for f in r.findings
+            if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
         )
         return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0, transactions=groups)
 
@@ -398,8 +441,9 @@ def _may_import(unreadable: _Unit, definer: _Unit) -> bool:
 _NEVER = Planned("FSU003", cst.Pass(), "never applied")
 
 
-def run(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, jobs: int = 1,
-        cache=None) -> RunResult:
+def run(
+    candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, jobs: int = 1, cache=None
+) -> RunResult:
     """The run as users get it: prefiltered, per file (in `jobs` processes, from `cache`), linked where needed.
 
     Gives the same result as `run_together`; see `batch.py` for how.

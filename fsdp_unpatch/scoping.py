@@ -10,6 +10,7 @@
 - `importlib.reload(M)` after a patch, in the same scope, re-runs M's `from .source import name`: M's
   by-name copy then holds the patch too (FSU401 does not apply to it).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -42,8 +43,9 @@ class Verdict:
             note += f"; an override in torch {self.releases} only (no other release defines `{name}`)"
         if self.restored_at:
             lines = sorted(set(self.restored_at))
-            note += f"; scoped: the original is restored at line{'s' if len(lines) > 1 else ''} " + \
-                ", ".join(map(str, lines))
+            note += f"; scoped: the original is restored at line{'s' if len(lines) > 1 else ''} " + ", ".join(
+                map(str, lines)
+            )
         return note
 
 
@@ -124,9 +126,12 @@ class _Originals:
 
     def _patched_before(self, target: str, read: cst.CSTNode) -> bool:
         line = self.line_of(read)
-        return any(self.target_of(i) == target and self.line_of(i.report) < line
-                   and self._direct(i.value, ordered=False) != target  # an earlier restore patches nothing
-                   for i in self.facts.installs)
+        return any(
+            self.target_of(i) == target
+            and self.line_of(i.report) < line
+            and self._direct(i.value, ordered=False) != target  # an earlier restore patches nothing
+            for i in self.facts.installs
+        )
 
     def held(self, value: cst.BaseExpression) -> Optional[str]:
         """The target id whose original `value` holds, if it holds one."""
@@ -146,8 +151,9 @@ def _same(catalog: Catalog, target: str, held: str) -> bool:
     return held == target or held == catalog.twin_of(target)
 
 
-def verdicts(facts: Facts, catalog: Catalog, symbols: SymbolTables, target_of: TargetOf,
-             line_of: LineOf) -> dict[int, Verdict]:
+def verdicts(
+    facts: Facts, catalog: Catalog, symbols: SymbolTables, target_of: TargetOf, line_of: LineOf
+) -> dict[int, Verdict]:
     """id(install) -> its verdict, for the install sites whose target is an FSDP2 name."""
     originals = _Originals(facts, catalog, target_of, line_of)
     out: dict[int, Verdict] = {}
@@ -172,13 +178,17 @@ def verdicts(facts: Facts, catalog: Catalog, symbols: SymbolTables, target_of: T
     return out
 
 
-def _pair(facts: Facts, restores: list[tuple[RawInstall, str]], out: dict[int, Verdict], target_of: TargetOf,
-          line_of: LineOf) -> None:
+def _pair(
+    facts: Facts, restores: list[tuple[RawInstall, str]], out: dict[int, Verdict], target_of: TargetOf, line_of: LineOf
+) -> None:
     """Note each restore at its install: the last one of the same target before it, else the first after."""
     for restore, target in restores:
         line = line_of(restore.report)
-        installs = [(line_of(i.report), i) for i in facts.installs
-                    if out.get(id(i), Verdict(False)).override and target_of(i) == target]
+        installs = [
+            (line_of(i.report), i)
+            for i in facts.installs
+            if out.get(id(i), Verdict(False)).override and target_of(i) == target
+        ]
         before = [pair for pair in installs if pair[0] < line]
         chosen = max(before, key=lambda p: p[0]) if before else min(installs, key=lambda p: p[0], default=None)
         if chosen is not None:

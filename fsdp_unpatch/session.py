@@ -4,6 +4,7 @@ The command line (`commands/lint.py`) and the Python API (`api.py`) both go thro
 `execute`, so that a run started either way reads the same configuration, walks the same files and
 gives the same findings. Nothing here prints: bad input raises `UsageError` with the message to show.
 """
+
 from __future__ import annotations
 
 import os
@@ -57,18 +58,18 @@ class Mode:
 
 @dataclass
 class Plan:
-    catalog: "Catalog"
-    settings: "Settings"
-    target_torch: "Version"
+    catalog: Catalog
+    settings: Settings
+    target_torch: Version
     target_torch_origin: str
-    candidates: list["Candidate"]
-    options: "RunOptions"
-    cache: Optional["Cache"] = None
+    candidates: list[Candidate]
+    options: RunOptions
+    cache: Optional[Cache] = None
     missing: list[str] = field(default_factory=list)  # paths named that do not exist (reported, skipped)
     mode: Optional[Mode] = None
 
 
-def resolve_settings(scope: Scope, flags: "Flags", mode: Mode, catalog: "Catalog"):
+def resolve_settings(scope: Scope, flags: Flags, mode: Mode, catalog: Catalog):
     """(settings, target torch, where it came from); UsageError for a bad flag or configuration."""
     from fsdp_unpatch.config import settings_for
     from fsdp_unpatch.settings import SettingsError
@@ -90,7 +91,7 @@ def cache_folder(flag: Optional[str], environ=os.environ) -> Optional[str]:
     return flag or environ.get(CACHE_DIR_VARIABLE) or None
 
 
-def prepare(scope: Scope, flags: "Flags", mode: Mode, catalog: Optional["Catalog"] = None) -> Plan:
+def prepare(scope: Scope, flags: Flags, mode: Mode, catalog: Optional[Catalog] = None) -> Plan:
     """Everything a run needs, before any file is read. Missing paths are collected, not raised,
     unless every path is missing."""
     from fsdp_unpatch.catalog import load_catalog
@@ -128,16 +129,19 @@ def prepare(scope: Scope, flags: "Flags", mode: Mode, catalog: Optional["Catalog
     return Plan(catalog, settings, version, origin, candidates, options, cache, missing, mode)
 
 
-def _cache(paths: Sequence[str], settings, options, mode: Mode) -> "Cache":
+def _cache(paths: Sequence[str], settings, options, mode: Mode) -> Cache:
     from fsdp_unpatch.cache import Cache, describe, outside_digest, project_root
 
     folder = cache_folder(mode.cache_dir)
-    return Cache(project_root(paths), describe(settings, options),
-                 outside=outside_digest(options.project_root, options.covered),
-                 folder=Path(folder) if folder else None)
+    return Cache(
+        project_root(paths),
+        describe(settings, options),
+        outside=outside_digest(options.project_root, options.covered),
+        folder=Path(folder) if folder else None,
+    )
 
 
-def analysed_again(plan: Plan, result: "RunResult", jobs: Optional[int], replacements: bool) -> "RunResult":
+def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int], replacements: bool) -> RunResult:
     """After a fix was written, the tree as `check` sees it now (README, Safety: "What fix reports is true").
 
     The fixed files get new line numbers, and what the fix deleted is gone; unchanged files come from the
@@ -151,16 +155,26 @@ def analysed_again(plan: Plan, result: "RunResult", jobs: Optional[int], replace
     checking = replace(plan.options, fix=False, write=True, replacements=replacements)
     use_cache = plan.mode is not None and plan.mode.use_cache
     cache = _cache(list(checking.covered) or ["."], plan.settings, checking, plan.mode) if use_cache else None
-    fresh = run([c for c in plan.candidates if c.display not in deleted], plan.catalog, checking,
-                jobs=jobs or default_jobs(), cache=cache)
+    fresh = run(
+        [c for c in plan.candidates if c.display not in deleted],
+        plan.catalog,
+        checking,
+        jobs=jobs or default_jobs(),
+        cache=cache,
+    )
     return result.after_fix(fresh)
 
 
-def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> "RunResult":
+def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResult:
     from fsdp_unpatch.batch import default_jobs, run
 
-    return run(plan.candidates if candidates is None else candidates, plan.catalog, plan.options,
-               jobs=jobs or default_jobs(), cache=plan.cache)
+    return run(
+        plan.candidates if candidates is None else candidates,
+        plan.catalog,
+        plan.options,
+        jobs=jobs or default_jobs(),
+        cache=plan.cache,
+    )
 
 
 def partial_project(paths: Sequence[str]) -> Optional[str]:
@@ -178,8 +192,10 @@ def buffer_candidates(data: bytes, name: Optional[str], force_exclude: bool, exc
     """The editor's buffer under the name (and config) of `name`; none if that name is excluded."""
     from fsdp_unpatch.discovery import Candidate, force_excluded
 
-    if force_exclude and name is not None and (
-        exclusion.excluded_anywhere(name) if exclusion is not None else force_excluded(name)
+    if (
+        force_exclude
+        and name is not None
+        and (exclusion.excluded_anywhere(name) if exclusion is not None else force_excluded(name))
     ):
         return []
     return [Candidate(Path(name or "stdin.py"), name or "-", explicit=True, data=data)]

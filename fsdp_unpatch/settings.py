@@ -1,4 +1,5 @@
 """The settings of one run: command-line flags over the configuration file over the defaults."""
+
 from __future__ import annotations
 
 import functools
@@ -15,7 +16,7 @@ class SettingsError(Exception):
     """A bad flag or configuration value; the message names it."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _glob(pattern: str) -> pathspec.PathSpec:
     from fsdp_unpatch.exclusion import compile_patterns
 
@@ -82,8 +83,9 @@ def parse_codes(values: Sequence[str], option: str, known: Sequence[str]) -> tup
     return tuple(codes)
 
 
-def parse_per_file_ignores(values: Sequence[str], option: str,
-                           known: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def parse_per_file_ignores(
+    values: Sequence[str], option: str, known: Sequence[str]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """`--per-file-ignores 'tests/*:FSU3,FSU202'` -> (("tests/*", ("FSU3", "FSU202")),), ruff's syntax."""
     entries = []
     for value in values:

@@ -1,4 +1,5 @@
 """`--show-settings`: the settings a run resolves to, one `key = value` line each (TOML values)."""
+
 from __future__ import annotations
 
 import json

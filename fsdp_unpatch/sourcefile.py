@@ -6,6 +6,7 @@ nothing is ever executed), because libcst's native parser can overflow its stack
 pathologically nested input that CPython rejects in milliseconds. Writing goes through a temporary file
 in the same folder, flushed to disk and renamed over the original; see `write_atomic` and the README's Safety section.
 """
+
 from __future__ import annotations
 
 import ast
@@ -40,8 +41,13 @@ TEMPORARY_SUFFIX = ".fsdp-unpatch.tmp"
 BACKUP_SUFFIX = ".fsdp-unpatch.bak"
 
 # CPython's parser refuses these before any deep recursion; libcst would crash or run for minutes on them.
-_TOO_DEEP = ("too many nested parentheses", "too many levels of indentation", "too complex",
-             "nested too deeply", "too many statically nested blocks")
+_TOO_DEEP = (
+    "too many nested parentheses",
+    "too many levels of indentation",
+    "too complex",
+    "nested too deeply",
+    "too many statically nested blocks",
+)
 
 
 class SourceError(Exception):
@@ -67,9 +73,13 @@ class SourceFile:
 
 # reading ------------------------------------------------------------------------------------------
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device")):
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -79,7 +89,9 @@ def _read_error(path: Path, error: OSError) -> SourceError:
     if os.path.islink(path):
         target = os.readlink(path)
         if error.errno == errno.ENOENT:
-            return SourceError("FSU902", f"cannot read file: broken symbolic link (to {target!r}, which does not exist)")
+            return SourceError(
+                "FSU902", f"cannot read file: broken symbolic link (to {target!r}, which does not exist)"
+            )
         if error.errno == errno.ELOOP:
             return SourceError("FSU902", f"cannot read file: symbolic link loop (to {target!r})")
     if error.errno == errno.ELOOP:
@@ -98,8 +110,10 @@ def read_source(path: Path, display: str) -> SourceFile:
         if not stat.S_ISREG(info.st_mode):  # a FIFO would block a plain read forever
             raise SourceError("FSU902", f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
         if info.st_size > MAX_READ_BYTES:
-            raise SourceError("FSU904", f"file too large to read: {_megabytes(info.st_size)} "
-                                        f"(the limit is {_megabytes(MAX_READ_BYTES)})")
+            raise SourceError(
+                "FSU904",
+                f"file too large to read: {_megabytes(info.st_size)} (the limit is {_megabytes(MAX_READ_BYTES)})",
+            )
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         with open(descriptor, "rb") as handle:
             info = os.fstat(handle.fileno())
@@ -110,8 +124,15 @@ def read_source(path: Path, display: str) -> SourceFile:
         raise _read_error(path, error) from error
     if len(data) > MAX_READ_BYTES:
         raise SourceError("FSU904", f"file too large to read: more than {_megabytes(MAX_READ_BYTES)}")
-    return SourceFile(path=path, display=display, data=data, mtime_ns=info.st_mtime_ns, size=info.st_size,
-                      inode=info.st_ino, device=info.st_dev)
+    return SourceFile(
+        path=path,
+        display=display,
+        data=data,
+        mtime_ns=info.st_mtime_ns,
+        size=info.st_size,
+        inode=info.st_ino,
+        device=info.st_dev,
+    )
 
 
 def read_candidate(candidate) -> SourceFile:
@@ -148,10 +169,15 @@ def _decode_error(data: bytes) -> Optional[SourceError]:
         codecs.lookup(encoding).decode(data)
     except UnicodeDecodeError as error:
         line, column = _line_column(data, error.start)
-        bad = data[error.start:error.end][:4].hex(" ")
-        return SourceError("FSU902", f"cannot decode file as {encoding}: byte(s) {bad} at line {line}, column "
-                                     f"{column} ({error.reason}); declare the file's encoding with a PEP 263 comment "
-                                     "or convert it", line, column)
+        bad = data[error.start : error.end][:4].hex(" ")
+        return SourceError(
+            "FSU902",
+            f"cannot decode file as {encoding}: byte(s) {bad} at line {line}, column "
+            f"{column} ({error.reason}); declare the file's encoding with a PEP 263 comment "
+            "or convert it",
+            line,
+            column,
+        )
     return None
 
 
@@ -219,7 +245,7 @@ def on_big_stack(function: Callable[[], T]) -> T:
     return outcome["value"]
 
 
-def parse_source(source: SourceFile) -> "cst.Module":
+def parse_source(source: SourceFile) -> cst.Module:
     """Parse with libcst from bytes, so that the declared encoding is detected and kept.
 
     Raises SourceError for: a NUL byte, bytes the file's encoding cannot decode, a file larger than
@@ -231,12 +257,19 @@ def parse_source(source: SourceFile) -> "cst.Module":
     nul = data.find(b"\0")
     if nul >= 0:
         line, column = _line_column(data, nul)
-        raise SourceError("FSU902", f"file contains a NUL byte at line {line}, column {column}: "
-                                    "a binary file, not Python source", line, column)
+        raise SourceError(
+            "FSU902",
+            f"file contains a NUL byte at line {line}, column {column}: a binary file, not Python source",
+            line,
+            column,
+        )
     if len(data) > MAX_PARSE_BYTES:
-        raise SourceError("FSU904", f"file too large to parse safely: {_megabytes(len(data))} (the limit is "
-                                    f"{_megabytes(MAX_PARSE_BYTES)}; libcst needs about 600 times a file's size "
-                                    "in memory)")
+        raise SourceError(
+            "FSU904",
+            f"file too large to parse safely: {_megabytes(len(data))} (the limit is "
+            f"{_megabytes(MAX_PARSE_BYTES)}; libcst needs about 600 times a file's size "
+            "in memory)",
+        )
     decode_error = _decode_error(data)
     if decode_error is not None:
         raise decode_error
@@ -345,12 +378,12 @@ def dominant_newline(data: bytes) -> str:
     return "\n"  # not reached
 
 
-def round_trips(module: "cst.Module", data: bytes) -> bool:
+def round_trips(module: cst.Module, data: bytes) -> bool:
     """Whether libcst gives back the file's exact bytes (it drops a leading form feed and lone "\\r" endings)."""
     return module.bytes == data
 
 
-def keep_line_endings(original: "cst.Module", fixed: "cst.Module", data: bytes) -> "cst.Module":
+def keep_line_endings(original: cst.Module, fixed: cst.Module, data: bytes) -> cst.Module:
     """`fixed` with the lines a fix added ending like most of the file's lines do.
 
     libcst ends a new line with the module's `default_newline`, which is the ending of the file's
@@ -591,7 +624,7 @@ def remove_leftovers(folder: str) -> list[str]:
 def _write_all(descriptor: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(descriptor, view):]
+        view = view[os.write(descriptor, view) :]
 
 
 def _overwrite(source: SourceFile, path: str, data: bytes) -> None:
@@ -627,8 +660,9 @@ def _overwrite(source: SourceFile, path: str, data: bytes) -> None:
                     os.fsync(handle.fileno())
                 except OSError:
                     kept, backup = backup, None
-                    raise SourceError("FSU903", f"cannot write file: {error.strerror or error}; its old content is "
-                                                f"saved in {kept}") from error
+                    raise SourceError(
+                        "FSU903", f"cannot write file: {error.strerror or error}; its old content is saved in {kept}"
+                    ) from error
                 raise
     except OSError as error:
         raise _write_error(error) from error

@@ -4,6 +4,7 @@ The tool does not rewrite code inside strings. It reports each occurrence (FSU30
 line and column where the name stands inside the literal, computed from the literal's raw source text, so
 a triple-quoted block points at its own line. Docstrings are documentation, not code: skipped.
 """
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """What the source itself asks to leave alone: `# noqa` on a line, `# fsdp-unpatch: skip-file` for a file,
 and which `# noqa` codes suppress nothing (FSU501, ruff's RUF100 logic).
 """
+
 from __future__ import annotations
 
 import io

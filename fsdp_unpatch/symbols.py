@@ -5,6 +5,7 @@ or class; storing a new attribute there (a sentinel flag, a saved original under
 nothing. The tables (`data/symbols.toml`) and the by-name callers (`[callers]` of the catalog) are
 generated from torch's sources by `scripts/gen_catalog_symbols.py`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -46,10 +47,10 @@ def parse_releases(text: str, minors: tuple[str, ...]) -> frozenset[str]:
     out: set[str] = set()
     for part in filter(None, (p.strip() for p in text.split(","))):
         if part.endswith("+"):
-            out.update(minors[minors.index(part[:-1]):])
+            out.update(minors[minors.index(part[:-1]) :])
         elif "-" in part:
             first, last = part.split("-")
-            out.update(minors[minors.index(first): minors.index(last) + 1])
+            out.update(minors[minors.index(first) : minors.index(last) + 1])
         else:
             out.add(part)
     return frozenset(out)
@@ -96,7 +97,7 @@ class SymbolTables:
         return format_releases(releases, list(self.minors))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_symbols(path: Path = SYMBOLS_PATH) -> SymbolTables:
     with open(path, "rb") as handle:
         data = tomllib.load(handle)

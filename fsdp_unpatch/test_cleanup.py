@@ -10,6 +10,7 @@
 
 All three change what a test suite checks: their fixes are unsafe (catalog), applied with --unsafe-fixes.
 """
+
 from __future__ import annotations
 
 import re
@@ -173,7 +174,9 @@ class _Planner:
             return False
         # Nothing but checks that the patch is installed (and the installer's calls).
         return all(
-            is_docstring(s) or id(s) in self.assertion_statements or id(s) in self.installer_calls
+            is_docstring(s)
+            or id(s) in self.assertion_statements
+            or id(s) in self.installer_calls
             or (isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body))
             for s in body_statements(test.body)
         )

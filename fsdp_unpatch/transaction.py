@@ -13,6 +13,7 @@ whose fixes require each other, or that name what another file's fix deletes) ar
 
 `commit` raises `Blocked` naming the file that stopped the group and why; the group is then as it was.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,8 +22,22 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from fsdp_unpatch.sourcefile import (
-    BACKUP_SUFFIX, TEMPORARY_SUFFIX, SourceError, SourceFile, _discard, _fsync_folder, _keeps_owner, _overwrite,
-    _temporary, _writable, _write_all, _write_error, changed_on_disk, checkpoint, remove_leftovers, signals_deferred,
+    BACKUP_SUFFIX,
+    TEMPORARY_SUFFIX,
+    SourceError,
+    SourceFile,
+    _discard,
+    _fsync_folder,
+    _keeps_owner,
+    _overwrite,
+    _temporary,
+    _writable,
+    _write_all,
+    _write_error,
+    changed_on_disk,
+    checkpoint,
+    remove_leftovers,
+    signals_deferred,
 )
 
 CHANGED = "file changed on disk while it was being fixed; not written"
@@ -51,8 +66,11 @@ def refusal(change: Change) -> Optional[SourceError]:
     source = change.source
     if change.delete and os.path.islink(source.path):
         # Unlinking a link would leave its target, full, behind.
-        return SourceError("FSU903", "the fix empties this file, but it is a symbolic link; not deleted "
-                                     f"(delete {os.path.realpath(source.path)} and the link yourself)")
+        return SourceError(
+            "FSU903",
+            "the fix empties this file, but it is a symbolic link; not deleted "
+            f"(delete {os.path.realpath(source.path)} and the link yourself)",
+        )
     path = os.path.realpath(source.path)
     try:
         info = os.stat(path)
@@ -63,8 +81,9 @@ def refusal(change: Change) -> Optional[SourceError]:
             return SourceError("FSU903", "the fix empties this file, but it is read-only; not deleted")
         return SourceError("FSU903", "file is read-only; not written (make it writable to apply the fix)")
     if changed_on_disk(source):
-        return SourceError("FSU903", CHANGED if not change.delete else
-                           "file changed on disk while it was being fixed; not deleted")
+        return SourceError(
+            "FSU903", CHANGED if not change.delete else "file changed on disk while it was being fixed; not deleted"
+        )
     return None
 
 
@@ -187,9 +206,14 @@ def _roll_back(swapped: list[_Staged], failed: _Staged) -> None:
             _restore(item)
         except OSError as error:  # the disk refuses even the old content: say where it is kept
             kept = item.aside or _save_original(item)
-            raise Blocked(failed.position, SourceError(
-                "FSU903", f"cannot restore {item.change.source.display} after a failed write "
-                          f"({error.strerror or error}); its old content is saved in {kept}")) from error
+            raise Blocked(
+                failed.position,
+                SourceError(
+                    "FSU903",
+                    f"cannot restore {item.change.source.display} after a failed write "
+                    f"({error.strerror or error}); its old content is saved in {kept}",
+                ),
+            ) from error
 
 
 def _save_original(item: _Staged) -> str:
@@ -218,9 +242,16 @@ def hold_back(files: Sequence, group: Sequence[int], blocker: int, why: str) -> 
         had_fix = result.change is not None or result.fixed is not None
         result.hold_back()
         if had_fix and index != blocker:
-            result.findings.append(error_finding(result.display, SourceError(
-                "FSU903", f"not fixed: this fix goes with {files[blocker].display}, which cannot be edited "
-                          f"({reason}); no file of the group was changed")))
+            result.findings.append(
+                error_finding(
+                    result.display,
+                    SourceError(
+                        "FSU903",
+                        f"not fixed: this fix goes with {files[blocker].display}, which cannot be edited "
+                        f"({reason}); no file of the group was changed",
+                    ),
+                )
+            )
 
 
 def commit_groups(files: Sequence, groups: Sequence[Sequence[int]]) -> None:

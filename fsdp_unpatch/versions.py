@@ -1,4 +1,5 @@
 """The torch release a migration targets: `--target-torch`, else the installed torch, else the newest known."""
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -15,8 +16,8 @@ class Version:
     minor: int
 
     @classmethod
-    def parse(cls, text: str) -> "Version":
-        """"2.13", "2.13.0", "2.13.0+cpu" -> Version(2, 13)."""
+    def parse(cls, text: str) -> Version:
+        """ "2.13", "2.13.0", "2.13.0+cpu" -> Version(2, 13)."""
         match = _VERSION.match(text)
         if match is None:
             raise ValueError(f"not a torch version: {text!r} (expected MAJOR.MINOR, e.g. 2.13)")

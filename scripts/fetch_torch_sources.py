@@ -13,6 +13,7 @@ Stdlib only.  Usage::
     python scripts/fetch_torch_sources.py                       # default versions
     python scripts/fetch_torch_sources.py 2.6.0 2.7.1 --dest /tmp/up
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,13 +29,26 @@ from pathlib import Path
 
 # Every release (patch releases too) from the first FSDP2 release (2.4) to the installed 2.13.
 DEFAULT_VERSIONS = (
-    "2.4.0", "2.4.1", "2.5.0", "2.5.1", "2.6.0", "2.7.0", "2.7.1", "2.8.0",
-    "2.9.0", "2.9.1", "2.10.0", "2.11.0", "2.12.0", "2.12.1", "2.13.0",
+    "2.4.0",
+    "2.4.1",
+    "2.5.0",
+    "2.5.1",
+    "2.6.0",
+    "2.7.0",
+    "2.7.1",
+    "2.8.0",
+    "2.9.0",
+    "2.9.1",
+    "2.10.0",
+    "2.11.0",
+    "2.12.0",
+    "2.12.1",
+    "2.13.0",
 )
 # Directories (below the wheel root) holding FSDP2 python files.
 FSDP2_DIRS = (
-    "torch/distributed/fsdp/_fully_shard/",   # torch >= 2.6
-    "torch/distributed/_composable/fsdp/",    # torch 2.4, 2.5 (a shim afterwards)
+    "torch/distributed/fsdp/_fully_shard/",  # torch >= 2.6
+    "torch/distributed/_composable/fsdp/",  # torch 2.4, 2.5 (a shim afterwards)
 )
 # Single files of FSDP2's family outside those directories (built on FSDP2's private modules).
 FSDP2_FAMILY_FILES = (
@@ -48,8 +62,10 @@ DEFAULT_DEST = Path("/work/torch_upstream")
 
 
 def _wanted(name: str) -> bool:
-    return name in FSDP2_FAMILY_FILES or name.endswith(".py") and any(
-        name.startswith(d) and "/" not in name[len(d):] for d in FSDP2_DIRS
+    return (
+        name in FSDP2_FAMILY_FILES
+        or name.endswith(".py")
+        and any(name.startswith(d) and "/" not in name[len(d) :] for d in FSDP2_DIRS)
     )
 
 
@@ -69,9 +85,20 @@ def extract_wheel(wheel: Path, out_dir: Path) -> list[str]:
 def download_wheel(version: str, python_version: str, tmp: Path) -> Path | None:
     for platform in PLATFORMS:
         cmd = [
-            sys.executable, "-m", "pip", "download", f"torch=={version}",
-            "--no-deps", "--only-binary=:all:", "--platform", platform,
-            "--python-version", python_version, "-d", str(tmp), "-q",
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            f"torch=={version}",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--platform",
+            platform,
+            "--python-version",
+            python_version,
+            "-d",
+            str(tmp),
+            "-q",
         ]
         print("+", " ".join(cmd), flush=True)
         if subprocess.run(cmd).returncode == 0:
@@ -144,8 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep-wheel", action="store_true")
     args = ap.parse_args(argv)
     args.dest.mkdir(parents=True, exist_ok=True)
-    missing = [v for v in args.versions
-               if not fetch(v, args.dest, args.python_version, args.keep_wheel)["files"]]
+    missing = [v for v in args.versions if not fetch(v, args.dest, args.python_version, args.keep_wheel)["files"]]
     if missing:
         print("not available:", ", ".join(missing), file=sys.stderr)
     return 1 if missing else 0

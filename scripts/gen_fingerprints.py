@@ -15,6 +15,7 @@ Usage::
 
     python scripts/gen_fingerprints.py [SOURCES_DIR] [-o PATH] [--check]
 """
+
 from __future__ import annotations
 
 import argparse

@@ -8,6 +8,7 @@ what ``fix`` removed and changed, and the wall time of ``check --no-cache`` on t
 
     python scripts/real_releases.py [--runs 3] [VERSION ...]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,8 +49,14 @@ def measure(version: str, runs: int) -> dict:
         removed = Counter(f["code"] for f in findings if f["code"] in REMOVALS)
         _cli(repo, "fix", "--no-cache", ".")
         changed = git(repo, "status", "--porcelain").splitlines()
-    return {"version": version, "files": files, "categories": categories, "removed": removed,
-            "changed": len(changed), "seconds": statistics.median(times)}
+    return {
+        "version": version,
+        "files": files,
+        "categories": categories,
+        "removed": removed,
+        "changed": len(changed),
+        "seconds": statistics.median(times),
+    }
 
 
 def table(rows: list[dict], runs: int) -> str:
@@ -63,8 +70,10 @@ def table(rows: list[dict], runs: int) -> str:
     for r in rows:
         removed = ", ".join(f"{n} {REMOVALS[c]}{'s' if n != 1 else ''}" for c, n in sorted(r["removed"].items()))
         c = r["categories"]
-        out.append(f"| {r['version']} | {r['files']} | {c['remove']} | {removed or 'nothing'} | {c['review']} | {c['keep']} | "
-                   f"{r['changed']} | {r['seconds']:.2f} s |")
+        out.append(
+            f"| {r['version']} | {r['files']} | {c['remove']} | {removed or 'nothing'} | {c['review']} | {c['keep']} | "
+            f"{r['changed']} | {r['seconds']:.2f} s |"
+        )
     return "\n".join(out)
 
 

@@ -9,6 +9,7 @@ Stdlib only. Usage::
 
     python scripts/torch_version_facts.py [DIR] [--json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,10 @@ SYMBOLS = {
     "FSDPParamGroup.post_forward": ("_fsdp_param_group", "FSDPParamGroup", "post_forward"),
     "FSDPParamGroup.post_backward": ("_fsdp_param_group", "FSDPParamGroup", "post_backward"),
     "FSDPParamGroup._wait_all_gather_streams_on_event": (
-        "_fsdp_param_group", "FSDPParamGroup", "_wait_all_gather_streams_on_event"),
+        "_fsdp_param_group",
+        "FSDPParamGroup",
+        "_wait_all_gather_streams_on_event",
+    ),
     "FSDPParamGroup.finalize_backward": ("_fsdp_param_group", "FSDPParamGroup", "finalize_backward"),
     "FSDPState._post_forward": ("_fsdp_state", "FSDPState", "_post_forward"),
     "DefaultAllGather.allocate": ("_fsdp_collectives", "DefaultAllGather", "allocate"),
@@ -186,8 +190,7 @@ def facts_for(v: Version) -> dict:
         f["get_param_all_gather_inputs"] = None
     else:
         copies = [
-            ast.unparse(n) for n in ast.walk(g)
-            if isinstance(n, ast.Call) and dotted(n.func) == "torch._foreach_copy_"
+            ast.unparse(n) for n in ast.walk(g) if isinstance(n, ast.Call) and dotted(n.func) == "torch._foreach_copy_"
         ]
         f["get_param_all_gather_inputs"] = {
             "foreach_copy_calls": copies,
@@ -197,14 +200,19 @@ def facts_for(v: Version) -> dict:
 
     fag, _ = v.function("_fsdp_collectives", None, "foreach_all_gather")
     if fag is not None:
-        f["foreach_all_gather_streams"] = sorted({
-            ast.unparse(n.func) for n in ast.walk(fag)
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "stream"
-        })
+        f["foreach_all_gather_streams"] = sorted(
+            {
+                ast.unparse(n.func)
+                for n in ast.walk(fag)
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "stream"
+            }
+        )
         f["foreach_all_gather_copy_in"] = (
-            "torch.ops.fsdp.all_gather_copy_in" if any(
-                isinstance(n, ast.Attribute) and dotted(n) == "torch.ops.fsdp.all_gather_copy_in"
-                for n in ast.walk(fag)) else "inline (no custom op)"
+            "torch.ops.fsdp.all_gather_copy_in"
+            if any(
+                isinstance(n, ast.Attribute) and dotted(n) == "torch.ops.fsdp.all_gather_copy_in" for n in ast.walk(fag)
+            )
+            else "inline (no custom op)"
         )
 
     exists = {}
@@ -225,16 +233,20 @@ def native_since(all_facts: list[dict]) -> dict[str, tuple[str | None, str]]:
         return next((f["version"] for f in all_facts if pred(f)), None)
 
     ag = first(lambda f: f["op_privateuse1"])
-    fb = first(lambda f: f["finalize_backward_streams"] is not None
-               and not f["finalize_backward_non_agnostic"])
-    gp = first(lambda f: f["get_param_all_gather_inputs"] is not None
-               and not f["get_param_all_gather_inputs"]["non_agnostic"])
+    fb = first(lambda f: f["finalize_backward_streams"] is not None and not f["finalize_backward_non_agnostic"])
+    gp = first(
+        lambda f: f["get_param_all_gather_inputs"] is not None and not f["get_param_all_gather_inputs"]["non_agnostic"]
+    )
     return {
         "ops.fsdp.all_gather_copy_in": (ag, "first version with a PrivateUse1 kernel registration"),
         "_fsdp_param_group.FSDPParamGroup.finalize_backward": (
-            fb, "first version whose finalize_backward does not hard-code torch.cuda streams"),
+            fb,
+            "first version whose finalize_backward does not hard-code torch.cuda streams",
+        ),
         "_fsdp_collectives._get_param_all_gather_inputs": (
-            gp, "first version where the function exists and uses only device-agnostic calls"),
+            gp,
+            "first version where the function exists and uses only device-agnostic calls",
+        ),
     }
 
 
@@ -272,40 +284,75 @@ def markdown(all_facts: list[dict]) -> str:
             out.append("| " + " | ".join(r) + " |")
         out.append("")
 
-    table("Module root", ["torch", "FSDP2 package"],
-          [[f["version"], _cell(f["root"])] for f in all_facts])
+    table("Module root", ["torch", "FSDP2 package"], [[f["version"], _cell(f["root"])] for f in all_facts])
     rows = []
     for f in all_facts:
         s, k = f["op_schema_params"], f["op_kernel"]
-        rows.append([
-            f["version"],
-            str(len(s)) if s else "—", _cell(s),
-            _cell(k["name"]) if k else "—", str(len(k["params"])) if k else "—",
-        ])
-    table("`all_gather_copy_in` op: schema and python kernel",
-          ["torch", "schema params", "schema parameter names", "kernel def", "kernel params"], rows)
-    table("`all_gather_copy_in` dispatch keys (`torch.library.impl`)", ["torch", "keys", "PrivateUse1"],
-          [[f["version"], _cell(f["op_dispatch_keys"]) if f["op_dispatch_keys"] else "— (no op)",
-            _cell(f["op_privateuse1"])] for f in all_facts])
-    table("`FSDPParamGroup.finalize_backward`: how it waits on streams",
-          ["torch", "current-stream calls", "CUDA-specific spellings"],
-          [[f["version"], _cell(f["finalize_backward_streams"]),
-            _cell(f.get("finalize_backward_non_agnostic"))] for f in all_facts])
+        rows.append(
+            [
+                f["version"],
+                str(len(s)) if s else "—",
+                _cell(s),
+                _cell(k["name"]) if k else "—",
+                str(len(k["params"])) if k else "—",
+            ]
+        )
+    table(
+        "`all_gather_copy_in` op: schema and python kernel",
+        ["torch", "schema params", "schema parameter names", "kernel def", "kernel params"],
+        rows,
+    )
+    table(
+        "`all_gather_copy_in` dispatch keys (`torch.library.impl`)",
+        ["torch", "keys", "PrivateUse1"],
+        [
+            [
+                f["version"],
+                _cell(f["op_dispatch_keys"]) if f["op_dispatch_keys"] else "— (no op)",
+                _cell(f["op_privateuse1"]),
+            ]
+            for f in all_facts
+        ],
+    )
+    table(
+        "`FSDPParamGroup.finalize_backward`: how it waits on streams",
+        ["torch", "current-stream calls", "CUDA-specific spellings"],
+        [
+            [f["version"], _cell(f["finalize_backward_streams"]), _cell(f.get("finalize_backward_non_agnostic"))]
+            for f in all_facts
+        ],
+    )
     rows = []
     for f in all_facts:
         g = f["get_param_all_gather_inputs"]
-        rows.append([f["version"], "yes" if g else "no",
-                     _cell(g["decorators"]) if g else "—",
-                     _cell(g["foreach_copy_calls"]) if g else "—",
-                     _cell(g["non_agnostic"]) if g else "—"])
-    table("`_get_param_all_gather_inputs`", ["torch", "exists", "decorators", "`torch._foreach_copy_` calls",
-                                            "CUDA-specific spellings"], rows)
-    table("`foreach_all_gather`: copy-in and streams", ["torch", "copy-in", "stream contexts"],
-          [[f["version"], f.get("foreach_all_gather_copy_in", "—"),
-            _cell(f.get("foreach_all_gather_streams"))] for f in all_facts])
+        rows.append(
+            [
+                f["version"],
+                "yes" if g else "no",
+                _cell(g["decorators"]) if g else "—",
+                _cell(g["foreach_copy_calls"]) if g else "—",
+                _cell(g["non_agnostic"]) if g else "—",
+            ]
+        )
+    table(
+        "`_get_param_all_gather_inputs`",
+        ["torch", "exists", "decorators", "`torch._foreach_copy_` calls", "CUDA-specific spellings"],
+        rows,
+    )
+    table(
+        "`foreach_all_gather`: copy-in and streams",
+        ["torch", "copy-in", "stream contexts"],
+        [
+            [f["version"], f.get("foreach_all_gather_copy_in", "—"), _cell(f.get("foreach_all_gather_streams"))]
+            for f in all_facts
+        ],
+    )
     syms = list(SYMBOLS)
-    table("Symbols present", ["symbol"] + [f["version"] for f in all_facts],
-          [[f"`{s}`"] + [f["exists"][s] for f in all_facts] for s in syms])
+    table(
+        "Symbols present",
+        ["symbol"] + [f["version"] for f in all_facts],
+        [[f"`{s}`"] + [f["exists"][s] for f in all_facts] for s in syms],
+    )
     out.append("### Native device-agnostic since\n")
     out.append("| target | first torch | criterion |")
     out.append("|---|---|---|")

@@ -5,6 +5,7 @@
 - `long`: random seeds and many more examples, for a hunt: `HYPOTHESIS_PROFILE=long python -m pytest
   tests/test_properties.py`.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,6 +35,7 @@ def dists(tmp_path_factory: pytest.TempPathFactory):
 
     source = snapshot(tmp_path_factory.mktemp("source") / "fsdp-unpatch")
     return build(source, tmp_path_factory.mktemp("dist"))
+
 
 # The cache's signing key lives in the user's cache folder (fsdp_unpatch/cache.py): the tests, and the
 # commands they run in subprocesses, use one of their own instead of the real one.

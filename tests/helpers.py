@@ -1,4 +1,5 @@
 """Shared test helpers: run the engine in-process on a folder."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,12 +12,21 @@ from fsdp_unpatch.runner import RunOptions, RunResult, run
 from fsdp_unpatch.versions import Version
 
 
-def run_tree(root: Path, *, fix: bool, write: bool = True, torch: str = "2.13",
-             unsafe_fixes: bool = False, keep: Optional[frozenset] = None,
-             selected: Optional[Callable[[str, str], bool]] = None) -> RunResult:
+def run_tree(
+    root: Path,
+    *,
+    fix: bool,
+    write: bool = True,
+    torch: str = "2.13",
+    unsafe_fixes: bool = False,
+    keep: Optional[frozenset] = None,
+    selected: Optional[Callable[[str, str], bool]] = None,
+) -> RunResult:
     options = RunOptions(
         analysis=Options(target_torch=Version.parse(torch), keep=keep or frozenset()),
-        fix=fix, write=write, unsafe_fixes=unsafe_fixes,
+        fix=fix,
+        write=write,
+        unsafe_fixes=unsafe_fixes,
         **({"selected": selected} if selected is not None else {}),
     )
     return run(discover([str(root)]), load_catalog(), options)

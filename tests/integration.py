@@ -1,4 +1,5 @@
 """A small patched project for the integration tests, and a way to run the CLI on it."""
+
 from __future__ import annotations
 
 import os

@@ -1,6 +1,7 @@
 """Build and install fsdp-unpatch the ways the README says, in temporary folders: a snapshot of this
 checkout as it is on disk (new files included), a git repository of it with the release tag, the wheel
 and sdist that `python -m build` makes, and clean virtual environments."""
+
 from __future__ import annotations
 
 import os
@@ -15,18 +16,28 @@ from fsdp_unpatch import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
 # What a clone holds that building and installing need (plus the hook manifest and the action).
-SNAPSHOT = ("pyproject.toml", "README.md", "LICENSE", ".pre-commit-hooks.yaml", "action.yml", "fsdp_unpatch",
-            "codemods")
+SNAPSHOT = (
+    "pyproject.toml",
+    "README.md",
+    "LICENSE",
+    ".pre-commit-hooks.yaml",
+    "action.yml",
+    "fsdp_unpatch",
+    "codemods",
+)
 TAG = f"v{__version__}"
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-    "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    "GIT_AUTHOR_NAME": "test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
 }
 
 
 def git(*args: str, cwd: Path) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV}).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env={**os.environ, **GIT_ENV}
+    ).stdout
 
 
 def snapshot(dest: Path) -> Path:
@@ -58,8 +69,12 @@ class Dists:
 
 def build(source: Path, outdir: Path) -> Dists:
     """`python -m build` (sdist, then the wheel from it), as the README says."""
-    subprocess.run([sys.executable, "-m", "build", "--outdir", str(outdir), str(source)], check=True,
-                   capture_output=True, env=clean_env())
+    subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(outdir), str(source)],
+        check=True,
+        capture_output=True,
+        env=clean_env(),
+    )
     (wheel,) = outdir.glob("*.whl")
     (sdist,) = outdir.glob("*.tar.gz")
     return Dists(wheel, sdist)
@@ -79,5 +94,9 @@ def make_venv(path: Path) -> Path:
 
 
 def pip_install(bin_dir: Path, *requirements: str) -> None:
-    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                    *requirements], check=True, capture_output=True, env=clean_env())
+    subprocess.run(
+        [str(bin_dir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements],
+        check=True,
+        capture_output=True,
+        env=clean_env(),
+    )

@@ -5,6 +5,7 @@ installer. `fix` deletes all of it, so a file `head + removable() + tail` become
 exactly; the tests use that to state what a fix must give without computing it with the tool.
 `GUARDED` leaves `pass` behind in blocks the fix empties: it shows which line ending new lines get.
 """
+
 from __future__ import annotations
 
 import functools
@@ -60,18 +61,15 @@ def setup(flag):
 """
 
 # What a file needs to pass the prefilter (an install site) without holding a removable patch.
-PREFILTER_BAIT = (
-    "from torch.distributed.fsdp._fully_shard import _fsdp_collectives as C\n"
-    "C.foreach_reduce = None\n"
-)
+PREFILTER_BAIT = "from torch.distributed.fsdp._fully_shard import _fsdp_collectives as C\nC.foreach_reduce = None\n"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def removable() -> str:
     return expand(REMOVABLE)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def guarded() -> str:
     return expand(GUARDED)
 
@@ -80,5 +78,8 @@ def cli(*args: str, cwd: Path, timeout: float = 120, **kwargs) -> subprocess.Com
     """`fsdp-unpatch ARGS` in a subprocess, configuration files and cache ignored."""
     return subprocess.run(
         [sys.executable, "-m", "fsdp_unpatch", *args[:1], "--isolated", "--no-cache", *args[1:]],
-        cwd=cwd, capture_output=True, timeout=timeout, **kwargs,
+        cwd=cwd,
+        capture_output=True,
+        timeout=timeout,
+        **kwargs,
     )

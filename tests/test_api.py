@@ -1,4 +1,5 @@
 """`fsdp_unpatch.api`: the same findings, as the same typed objects, as the command line's JSON contract."""
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,11 @@ def test_configuration_applies_and_keywords_win(project: Path, monkeypatch: pyte
 
 def test_check_source_is_the_stdin_filename_run(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source = (project / "pkg" / "patch.py").read_bytes()
-    expected = json.loads(cli("check", "--output-format", "json", "--stdin-filename", "pkg/patch.py", "-",
-                              cwd=project, stdin=source).stdout)
+    expected = json.loads(
+        cli(
+            "check", "--output-format", "json", "--stdin-filename", "pkg/patch.py", "-", cwd=project, stdin=source
+        ).stdout
+    )
     monkeypatch.chdir(project)
     assert [f.to_dict() for f in check_source(source, "pkg/patch.py")] == expected
     assert [f.to_dict() for f in check_source(source.decode(), "pkg/patch.py")] == expected

@@ -1,4 +1,5 @@
 """`fsdp-unpatch audit foreach-copy`: the review table, its JSON form, bad input."""
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,12 @@ def test_json_form() -> None:
     assert result.returncode == 0, result.stderr
     sites = json.loads(result.stdout)
     assert {s["kind"] for s in sites} == {
-        "fsdp2-collectives", "graph-replay", "lowering-registration", "host-device-test", "mocked", "other",
+        "fsdp2-collectives",
+        "graph-replay",
+        "lowering-registration",
+        "host-device-test",
+        "mocked",
+        "other",
     }
     d2h = next(s for s in sites if s["function"].endswith("test_foreach_copy_d2h"))
     assert d2h["path"] == "test/test_npu.py" and (d2h["line"], d2h["column"]) == (9, 9)

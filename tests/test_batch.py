@@ -1,4 +1,5 @@
 """The fast run (prefilter, per-file phase, pool, cache) gives what the plain engine gives over all files."""
+
 from __future__ import annotations
 
 import json
@@ -103,8 +104,20 @@ def test_cli_json_is_the_same_with_one_and_two_jobs(tmp_path: Path) -> None:
     outputs = []
     for jobs in ("1", "2"):
         done = subprocess.run(
-            [sys.executable, "-m", "fsdp_unpatch", "check", "--no-cache", "--jobs", jobs, "--output-format", "json", "."],
-            cwd=tree, capture_output=True,
+            [
+                sys.executable,
+                "-m",
+                "fsdp_unpatch",
+                "check",
+                "--no-cache",
+                "--jobs",
+                jobs,
+                "--output-format",
+                "json",
+                ".",
+            ],
+            cwd=tree,
+            capture_output=True,
         )
         assert done.returncode == 1, done.stderr
         outputs.append(json.loads(done.stdout))
@@ -165,6 +178,7 @@ def test_changed_configuration_gives_fresh_findings(tmp_path: Path) -> None:
 def _doctor_entries(tree: Path, cache: Cache) -> int:
     """Replace every cache entry by an outcome with a finding no analysis makes (signed: the owner's own)."""
     entries = [p for p in (tree / CACHE_DIR / "entries").rglob("*") if p.is_file()]
+
     def fake(display: str) -> FileResult:
         return FileResult(display, findings=[Finding("FSU999", "error", display, Span(1, 1, 1, 1), "planted")])
 
@@ -243,8 +257,6 @@ def test_a_tree_without_candidates_never_imports_libcst(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True)
     assert done.stdout.split()[-2:] == ["0", "False"], done.stderr
-    (tmp_path / "pkg" / "patch.py").write_text(
-        "import torch\ntorch.ops.fsdp.all_gather_copy_in = lambda *a: None\n"
-    )
+    (tmp_path / "pkg" / "patch.py").write_text("import torch\ntorch.ops.fsdp.all_gather_copy_in = lambda *a: None\n")
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True)
     assert done.stdout.split()[-1] == "True", done.stderr  # the probe can see libcst when it is needed

@@ -1,4 +1,5 @@
 """The cache is data, signed by its user, in a folder only its user controls (issue 12, findings 1 and 5)."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,13 @@ def _project(root: Path) -> Path:
 
 
 def _cli(project: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fsdp_unpatch", *args], cwd=project, capture_output=True,
-                          text=True, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def _entries(project: Path) -> list[Path]:
@@ -89,6 +95,7 @@ def test_entries_signed_by_another_user_are_ignored(tmp_path: Path) -> None:
         secret = (tmp_path / "author-home" / "fsdp-unpatch" / "secret").read_bytes().strip()
         import hashlib
         import hmac
+
         body = json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
         data["signature"] = hmac.new(secret, data["key"].encode() + b"\0" + body, hashlib.sha256).hexdigest()
         entry.write_text(json.dumps(data))
@@ -140,7 +147,11 @@ def test_the_key_covers_the_tools_own_build(tmp_path: Path, monkeypatch) -> None
     one = cache_module.Cache(project, "settings").salt
     monkeypatch.setattr(cache_module, "build_digest", lambda: "another build")
     assert cache_module.Cache(project, "settings").salt != one
-    assert len(cache_module.build_digest.__wrapped__()) == 64 if hasattr(cache_module.build_digest, "__wrapped__") else True
+    assert (
+        len(cache_module.build_digest.__wrapped__()) == 64
+        if hasattr(cache_module.build_digest, "__wrapped__")
+        else True
+    )
 
 
 def test_a_changed_file_outside_a_partial_run_gives_a_fresh_result(tmp_path: Path) -> None:

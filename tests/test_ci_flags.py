@@ -1,4 +1,5 @@
 """CI and editor flags by their contract: exit codes, what is printed where, colour, stdin buffers, progress."""
+
 from __future__ import annotations
 
 import io
@@ -57,7 +58,9 @@ def test_quiet_prints_findings_and_nothing_else(project: Path) -> None:
     loud = cli("check", "--no-color", cwd=project).stdout.decode()
     quiet = cli("check", "--no-color", "--quiet", cwd=project).stdout.decode()
     assert "Found 4 findings" in loud and "Found" not in quiet
-    assert [l for l in quiet.splitlines() if "FSU" in l] == [l for l in loud.splitlines() if "FSU" in l]
+    assert [line for line in quiet.splitlines() if "FSU" in line] == [
+        line for line in loud.splitlines() if "FSU" in line
+    ]
     assert cli("check", "-q", cwd=project).returncode == 1
     fixed = cli("fix", "-q", "--no-color", cwd=project)
     assert "Fixed" not in fixed.stdout.decode() and "FSU201" in fixed.stdout.decode()
@@ -90,7 +93,9 @@ def test_show_source_and_no_show_source(project: Path) -> None:
     hidden = cli("check", "--no-color", "--no-show-source", cwd=project).stdout.decode()
     assert "| def _apply_fsdp_patch():" not in hidden
     assert "  58 | def _apply_fsdp_patch():" in shown
-    assert [l for l in hidden.splitlines() if "FSU" in l] == [l for l in shown.splitlines() if "FSU" in l]
+    assert [line for line in hidden.splitlines() if "FSU" in line] == [
+        line for line in shown.splitlines() if "FSU" in line
+    ]
 
 
 def run_in_terminal(args: list[str], cwd: Path, env: dict) -> bytes:
@@ -98,8 +103,14 @@ def run_in_terminal(args: list[str], cwd: Path, env: dict) -> bytes:
     primary, secondary = pty.openpty()
     environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "CI")}
     environment.update(env)
-    process = subprocess.Popen([sys.executable, "-m", "fsdp_unpatch", *args], cwd=cwd, stdin=subprocess.DEVNULL,
-                               stdout=secondary, stderr=secondary, env=environment)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fsdp_unpatch", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=secondary,
+        stderr=secondary,
+        env=environment,
+    )
     os.close(secondary)
     chunks = []
     while True:

@@ -2,6 +2,7 @@
 shell steps, run by bash as the runners run them, in a clean virtual environment, with the wheel that
 `python -m build` makes as the package. Only what needs GitHub or GitLab themselves (upload-sarif, the
 code quality widget) is checked by its configuration instead."""
+
 from __future__ import annotations
 
 import json
@@ -32,7 +33,8 @@ def test_action_installs_reports_and_fails_on_findings(dists, venv_bin: Path, tm
     project = make_project(tmp_path / "project")
     summary = tmp_path / "step-summary.md"
     install, report, annotate = run_action_steps(
-        project, venv_bin, {"package": str(dists.wheel), "args": "pkg", "target-torch": "2.9"}, summary)
+        project, venv_bin, {"package": str(dists.wheel), "args": "pkg", "target-torch": "2.9"}, summary
+    )
     assert install.returncode == 0, install.stderr
     assert (venv_bin / "fsdp-unpatch").is_file()  # the console script of the installed wheel
     assert report.returncode == 0, report.stderr
@@ -42,7 +44,9 @@ def test_action_installs_reports_and_fails_on_findings(dists, venv_bin: Path, tm
     assert annotate.returncode == 1  # the job fails on findings
     assert re.search(r"^::error file=pkg/patch\.py,line=\d+,.*title=fsdp-unpatch \(FSU001\)::", annotate.stdout, re.M)
 
-    upload = next(s for s in ACTION["runs"]["steps"] if s.get("uses", "").startswith("github/codeql-action/upload-sarif@"))
+    upload = next(
+        s for s in ACTION["runs"]["steps"] if s.get("uses", "").startswith("github/codeql-action/upload-sarif@")
+    )
     assert "always()" in upload["if"] and upload["with"]["sarif_file"] == "${{ inputs.sarif-file }}"
 
 
@@ -67,8 +71,9 @@ def test_gitlab_template_writes_a_valid_code_quality_report(dists, venv_bin: Pat
     env = clean_env(PATH=f"{venv_bin}{os.pathsep}{os.environ['PATH']}", **variables)
     codes = []
     for line in job["script"]:
-        codes.append(subprocess.run(["bash", "-e", "-c", line], cwd=project, env=env, capture_output=True,
-                                    text=True).returncode)
+        codes.append(
+            subprocess.run(["bash", "-e", "-c", line], cwd=project, env=env, capture_output=True, text=True).returncode
+        )
     assert codes == [0, 0, 1]  # install, report (--exit-zero), then the check that fails the job
     report = json.loads((project / report_name).read_text())
     jsonschema.Draft7Validator(GITLAB_SCHEMA).validate(report)

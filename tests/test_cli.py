@@ -1,4 +1,5 @@
 """The command line by its contract: exit codes, JSON fields, --diff, errors that name the file."""
+
 from __future__ import annotations
 
 import json
@@ -11,9 +12,14 @@ import pytest
 from tests.integration import ENHANCE, PATCH
 from tests.upstream import expand
 
+
 def cli(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "fsdp_unpatch", *args], cwd=cwd, capture_output=True, text=True, input=stdin,
+        [sys.executable, "-m", "fsdp_unpatch", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        input=stdin,
     )
 
 
@@ -45,7 +51,7 @@ def test_json_fields(project: Path) -> None:
     source = (project / "patch.py").read_text().splitlines()
     line = source[install["line"] - 1]
     # 1-based columns: the reported span is exactly the install target's text.
-    assert line[install["column"] - 1: install["end_column"] - 1] == "C._get_param_all_gather_inputs"
+    assert line[install["column"] - 1 : install["end_column"] - 1] == "C._get_param_all_gather_inputs"
     assert install["end_line"] == install["line"]
     assert install["category"] == "remove"
     assert install["target"] == "_fsdp_collectives._get_param_all_gather_inputs"

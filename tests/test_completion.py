@@ -1,4 +1,5 @@
 """Shell completion through click: the scripts are produced and complete commands and option values."""
+
 from __future__ import annotations
 
 import os
@@ -15,11 +16,14 @@ def complete(shell_mode: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment)
 
 
-@pytest.mark.parametrize("shell, marker", [
-    ("bash", "complete -o nosort -F _fsdp_unpatch_completion fsdp-unpatch"),
-    ("zsh", "compdef _fsdp_unpatch_completion fsdp-unpatch"),
-    ("fish", "complete --no-files --command fsdp-unpatch"),
-])
+@pytest.mark.parametrize(
+    "shell, marker",
+    [
+        ("bash", "complete -o nosort -F _fsdp_unpatch_completion fsdp-unpatch"),
+        ("zsh", "compdef _fsdp_unpatch_completion fsdp-unpatch"),
+        ("fish", "complete --no-files --command fsdp-unpatch"),
+    ],
+)
 def test_completion_script_is_produced(shell: str, marker: str) -> None:
     result = complete(f"{shell}_source")
     assert result.returncode == 0, result.stderr

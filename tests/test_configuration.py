@@ -1,5 +1,6 @@
 """Configuration like a linter: [tool.fsdp-unpatch], --config, flags over the file, bad config, exclusion,
 .gitignore, --statistics, and the `rules` / `explain` commands."""
+
 from __future__ import annotations
 
 import json
@@ -61,8 +62,14 @@ def config(root: Path, body: str, name: str = "pyproject.toml") -> Path:
     return path
 
 
-ALL = [("pkg/patch.py", "FSU101"), ("pkg/patch.py", "FSU101"), ("pkg/patch.py", "FSU401"),
-       ("tests/test_patch.py", "FSU101"), ("tests/test_patch.py", "FSU101"), ("tests/test_patch.py", "FSU401")]
+ALL = [
+    ("pkg/patch.py", "FSU101"),
+    ("pkg/patch.py", "FSU101"),
+    ("pkg/patch.py", "FSU401"),
+    ("tests/test_patch.py", "FSU101"),
+    ("tests/test_patch.py", "FSU101"),
+    ("tests/test_patch.py", "FSU401"),
+]
 
 
 def test_no_configuration_reports_everything(project: Path) -> None:
@@ -84,8 +91,11 @@ def test_flags_win_over_the_file(project: Path) -> None:
 
 def test_per_file_ignores(project: Path) -> None:
     config(project, '[tool.fsdp-unpatch.per-file-ignores]\n"tests/*" = ["FSU1"]\n"patch.py" = ["FSU401"]\n')
-    assert findings(cwd=project) == [("pkg/patch.py", "FSU101"), ("pkg/patch.py", "FSU101"),
-                                     ("tests/test_patch.py", "FSU401")]
+    assert findings(cwd=project) == [
+        ("pkg/patch.py", "FSU101"),
+        ("pkg/patch.py", "FSU101"),
+        ("tests/test_patch.py", "FSU401"),
+    ]
 
 
 def test_config_is_found_upward_from_the_first_path(project: Path) -> None:
@@ -125,19 +135,22 @@ def test_target_torch_from_the_file(project: Path) -> None:
     assert ("pkg/old.py", "FSU401") in findings("pkg", "--target-torch", "2.13", cwd=project)
 
 
-@pytest.mark.parametrize("body, named", [
-    ('selct = ["FSU1"]\n', "unknown key `selct`"),
-    ('select = "FSU1"\n', "`select` must be a list"),
-    ('select = ["XYZ9"]\n', "unknown rule code or prefix 'XYZ9'"),
-    ('per-file-ignores = ["x"]\n', "`per-file-ignores` must be a table"),
-    ('[tool.fsdp-unpatch.per-file-ignores]\n"a.py" = ["FSU9999"]\n', "unknown rule code or prefix 'FSU9999'"),
-    ('target-torch = "latest"\n', "not a torch version"),
-    ('target-torch = 2.8\n', "`target-torch` must be a torch version string"),
-    ('keep = ["_fsdp_collectives.nope"]\n', "unknown target id '_fsdp_collectives.nope'"),
-    ('respect-gitignore = "yes"\n', "`respect-gitignore` must be true or false"),
-    ('exclude = [1]\n', "`exclude` must be a list of gitwildmatch patterns"),
-    ('select = [\n', "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "body, named",
+    [
+        ('selct = ["FSU1"]\n', "unknown key `selct`"),
+        ('select = "FSU1"\n', "`select` must be a list"),
+        ('select = ["XYZ9"]\n', "unknown rule code or prefix 'XYZ9'"),
+        ('per-file-ignores = ["x"]\n', "`per-file-ignores` must be a table"),
+        ('[tool.fsdp-unpatch.per-file-ignores]\n"a.py" = ["FSU9999"]\n', "unknown rule code or prefix 'FSU9999'"),
+        ('target-torch = "latest"\n', "not a torch version"),
+        ("target-torch = 2.8\n", "`target-torch` must be a torch version string"),
+        ('keep = ["_fsdp_collectives.nope"]\n', "unknown target id '_fsdp_collectives.nope'"),
+        ('respect-gitignore = "yes"\n', "`respect-gitignore` must be true or false"),
+        ("exclude = [1]\n", "`exclude` must be a list of gitwildmatch patterns"),
+        ("select = [\n", "not valid TOML"),
+    ],
+)
 def test_bad_configuration_names_key_and_file_and_exits_2(project: Path, body: str, named: str) -> None:
     path = config(project, body)
     result = run("check", cwd=project)
@@ -176,7 +189,10 @@ def test_gitignore_is_respected_unless_told_otherwise(project: Path) -> None:
     (project / "pkg" / "ignored.py").write_text(SOURCE)
     assert {p for p, _ in findings(cwd=project)} == {"pkg/patch.py"}
     assert {p for p, _ in findings("--no-respect-gitignore", cwd=project)} == {
-        "pkg/ignored.py", "pkg/patch.py", "tests/test_patch.py"}
+        "pkg/ignored.py",
+        "pkg/patch.py",
+        "tests/test_patch.py",
+    }
     config(project, "respect-gitignore = false\n")
     assert len({p for p, _ in findings(cwd=project)}) == 3
     assert {p for p, _ in findings("--respect-gitignore", cwd=project)} == {"pkg/patch.py"}
@@ -209,8 +225,13 @@ def test_rules_lists_every_rule(tmp_path: Path) -> None:
     result = run("rules", "--output-format", "json", cwd=tmp_path)
     data = json.loads(result.stdout)
     assert [r["code"] for r in data] == sorted(load_catalog().rules)
-    assert {"code": "FSU001", "name": "collective-override", "category": "remove", "fix": "safe",
-            "summary": load_catalog().rule("FSU001").summary} in data
+    assert {
+        "code": "FSU001",
+        "name": "collective-override",
+        "category": "remove",
+        "fix": "safe",
+        "summary": load_catalog().rule("FSU001").summary,
+    } in data
     table = run("rules", "--no-color", cwd=tmp_path)
     assert table.exit_code == 0 and "FSU401" in table.stdout and "stale-by-name-import" in table.stdout
 

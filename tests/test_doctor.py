@@ -1,4 +1,5 @@
 """`fsdp-unpatch doctor` on this CPU-only machine, and its probes on their own."""
+
 from __future__ import annotations
 
 import json
@@ -139,7 +140,11 @@ def test_kernel_check_fails_for_a_key_without_kernels():
 
 def test_dispatch_keys_and_plugins():
     assert [probes.dispatch_key_for(d) for d in ("cpu", "cuda:0", "npu", "xpu", "musa")] == [
-        "CPU", "CUDA", "PrivateUse1", "XPU", "PrivateUse1",
+        "CPU",
+        "CUDA",
+        "PrivateUse1",
+        "XPU",
+        "PrivateUse1",
     ]
     (none,) = probes.check_plugins({}, "2.13.0")
     assert none.status == "warn" and "torch_npu not found" in none.message

@@ -4,6 +4,7 @@
 (`vendor_patch`) and through torch-npu's module (not installed). `tests/fixtures/downstream_migrated` is
 the same tree after `fix --unsafe-fixes`, written by hand.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,9 +29,7 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def snapshot(root: Path) -> dict[str, bytes]:
     return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in sorted(root.rglob("*.py"))
-        if "__pycache__" not in p.parts
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.py")) if "__pycache__" not in p.parts
     }
 
 
@@ -66,7 +65,9 @@ def test_remaining_tests_pass_after_migration(project: Path) -> None:
     )
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        cwd=project, capture_output=True, text=True,
+        cwd=project,
+        capture_output=True,
+        text=True,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "4 passed" in run.stdout
@@ -99,13 +100,22 @@ def test_findings_and_their_places(project: Path) -> None:
     for path, line, column, code in found:
         by_code.setdefault(code, set()).add((path, line, column))
     assert by_code["FSU301"] == {
-        ("trainer/npu_compat.py", 15, 12), ("trainer/npu_compat.py", 19, 12),
-        ("trainer/steps.py", 8, 12), ("trainer/steps.py", 13, 5),
+        ("trainer/npu_compat.py", 15, 12),
+        ("trainer/npu_compat.py", 19, 12),
+        ("trainer/steps.py", 8, 12),
+        ("trainer/steps.py", 13, 5),
     }
-    assert by_code["FSU302"] == {("tests/test_npu_compat.py", 13, 5), ("tests/test_steps.py", 27, 5),
-                                 ("tests/test_steps.py", 36, 9)}
-    assert by_code["FSU303"] == {("tests/test_npu_compat.py", 24, 5), ("tests/test_npu_compat.py", 28, 7),
-                                 ("tests/test_vendor_patch.py", 11, 5), ("tests/test_vendor_patch.py", 17, 5)}
+    assert by_code["FSU302"] == {
+        ("tests/test_npu_compat.py", 13, 5),
+        ("tests/test_steps.py", 27, 5),
+        ("tests/test_steps.py", 36, 9),
+    }
+    assert by_code["FSU303"] == {
+        ("tests/test_npu_compat.py", 24, 5),
+        ("tests/test_npu_compat.py", 28, 7),
+        ("tests/test_vendor_patch.py", 11, 5),
+        ("tests/test_vendor_patch.py", 17, 5),
+    }
     assert by_code["FSU305"] == {("tests/test_vendor_patch.py", 1, 1)}
     # The names inside the dedented code string, at their own lines and columns.
     assert by_code["FSU304"] == {("trainer/smoke.py", 9, 60), ("trainer/smoke.py", 10, 49)}

@@ -1,4 +1,5 @@
 """The bundled example, migrated end to end with the real CLI and compared byte for byte."""
+
 from __future__ import annotations
 
 import json

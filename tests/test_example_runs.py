@@ -30,7 +30,7 @@ LOSS_LINE = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
 # Runs the example's own training worker on 2 processes with call counters wrapped around whatever is
 # installed at the three FSDP2 targets of the collectives patch (after importing legacy_npu, i.e. after
 # _apply_fsdp_patch ran, if the project still has it). Each rank writes its report to REPORT_DIR/rank<N>.json.
-PROBE = r'''
+PROBE = r"""
 import collections
 import json
 import os
@@ -107,7 +107,7 @@ def probed_worker(rank, world_size, port):
 
 if __name__ == "__main__":
     mp.spawn(probed_worker, args=(2, train.free_port()), nprocs=2, join=True)
-'''
+"""
 
 
 def _run(args: list[str], *, env: dict[str, str] | None = None, cwd: Path) -> subprocess.CompletedProcess:
@@ -125,10 +125,7 @@ def _run(args: list[str], *, env: dict[str, str] | None = None, cwd: Path) -> su
 def train_runs(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
     # Run from an unrelated directory: train.py must find its own package.
     cwd = tmp_path_factory.mktemp("train_cwd")
-    return {
-        name: _run([sys.executable, str(project / "train.py")], cwd=cwd)
-        for name, project in PROJECTS.items()
-    }
+    return {name: _run([sys.executable, str(project / "train.py")], cwd=cwd) for name, project in PROJECTS.items()}
 
 
 @pytest.fixture(scope="module")
@@ -143,9 +140,7 @@ def probe_reports(tmp_path_factory) -> dict[str, dict[int, dict]]:
         env = {"PROJECT_DIR": str(project), "REPORT_DIR": str(report_dir)}
         proc = _run([sys.executable, str(script)], env=env, cwd=workdir)
         assert proc.returncode == 0, f"{name} probe failed:\n{proc.stdout}\n{proc.stderr}"
-        reports[name] = {
-            rank: json.loads((report_dir / f"rank{rank}.json").read_text()) for rank in (0, 1)
-        }
+        reports[name] = {rank: json.loads((report_dir / f"rank{rank}.json").read_text()) for rank in (0, 1)}
     return reports
 
 

@@ -1,5 +1,6 @@
 """The example GitHub Actions workflow uses the action at the release tag, with inputs the action declares,
 and those inputs do what its comments say when the action's steps run."""
+
 from __future__ import annotations
 
 import json

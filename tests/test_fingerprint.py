@@ -3,6 +3,7 @@
 Candidates are written here / in tests/fixtures/fingerprint/, or built at test time from the installed
 torch's own source (read with ``ast``; torch is never imported) plus a textual change.
 """
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -15,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from fsdp_unpatch import fingerprint as fp
-from fsdp_unpatch.fingerprint import PIPELINE, Scope, compare_functions, compare_to_upstream, known_targets
-from fsdp_unpatch.fingerprint import normalise
+from fsdp_unpatch.fingerprint import PIPELINE, Scope, compare_functions, compare_to_upstream, known_targets, normalise
 from fsdp_unpatch.fingerprint.upstream import default_upstream, read_dirs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fingerprint"
@@ -24,6 +24,7 @@ GET_INPUTS = "_fsdp_collectives._get_param_all_gather_inputs"
 COPY_IN = "ops.fsdp.all_gather_copy_in"
 FINALIZE = "_fsdp_param_group.FSDPParamGroup.finalize_backward"
 COPY_MODULE = "npu_vendor.fsdp_patch"  # the module a copy lives in
+
 
 def _installed_fsdp_root() -> Path | None:
     import importlib.util
@@ -67,7 +68,7 @@ def tweak_copy(source: str, call: str, template: str) -> str:
     indent = match.group(1)
     dst, src = re.match(r"torch\._foreach_copy_\((\w+), (\w+)\)", call).groups()
     body = textwrap.dedent(template).strip("\n").format(dst=dst, src=src)
-    return source[: match.start()] + "".join(indent + line + "\n" for line in body.splitlines()) + source[match.end():]
+    return source[: match.start()] + "".join(indent + line + "\n" for line in body.splitlines()) + source[match.end() :]
 
 
 SAME_DEVICE_EQ = """
@@ -81,7 +82,9 @@ COPY_IN_CALL = "torch._foreach_copy_(foreach_copy_dsts, all_gather_inputs)"
 
 
 def patched_get_inputs(template: str = SAME_DEVICE_EQ, no_grad: bool = True) -> str:
-    source = upstream(GET_INPUTS).replace("def _get_param_all_gather_inputs(", "def _patched_get_param_all_gather_inputs(")
+    source = upstream(GET_INPUTS).replace(
+        "def _get_param_all_gather_inputs(", "def _patched_get_param_all_gather_inputs("
+    )
     if not no_grad:
         source = replace_once(source, "@torch.no_grad()\n", "")
     return tweak_copy(source, GET_INPUTS_CALL, template)
@@ -203,15 +206,21 @@ def test_copy_with_the_tweak_and_without_no_grad_matches_and_says_so():
 @pytest.mark.parametrize(
     "template",
     [
-        pytest.param(SAME_DEVICE_EQ.replace("{dst}[0].device == {src}[0].device", "{src}[0].device == {dst}[0].device"),
-                     id="operands-swapped"),
-        pytest.param("""
+        pytest.param(
+            SAME_DEVICE_EQ.replace("{dst}[0].device == {src}[0].device", "{src}[0].device == {dst}[0].device"),
+            id="operands-swapped",
+        ),
+        pytest.param(
+            """
             if not ({dst}[0].device == {src}[0].device):
                 torch._foreach_copy_({dst}, {src})
             else:
                 torch._foreach_copy_({dst}, {src}, non_blocking=True)
-            """, id="branches-swapped-under-not"),
-        pytest.param("""
+            """,
+            id="branches-swapped-under-not",
+        ),
+        pytest.param(
+            """
             # NPU: same-device D2D copies are queued on the current stream
             if {dst}[0].device == {src}[0].device:  # fast path
                 torch._foreach_copy_(
@@ -221,7 +230,9 @@ def test_copy_with_the_tweak_and_without_no_grad_matches_and_says_so():
                 )
             else:
                 torch._foreach_copy_({dst}, {src})
-            """, id="comments-and-layout"),
+            """,
+            id="comments-and-layout",
+        ),
     ],
 )
 def test_tweak_variants_match(template):
@@ -246,18 +257,24 @@ def test_other_local_names_annotations_and_docstrings_do_not_matter():
     "template",
     [
         pytest.param("torch._foreach_copy_({dst}, {src}, non_blocking=True)", id="unguarded-non-blocking"),
-        pytest.param("""
+        pytest.param(
+            """
             if {dst}[0].device == {src}[0].device:
                 torch._foreach_copy_({dst}, {src})
             else:
                 torch._foreach_copy_({dst}, {src}, non_blocking=True)
-            """, id="non-blocking-on-the-cross-device-branch"),
-        pytest.param("""
+            """,
+            id="non-blocking-on-the-cross-device-branch",
+        ),
+        pytest.param(
+            """
             if {dst}[0].device == {src}[0].device:
                 torch._foreach_copy_({dst}, {src}, non_blocking=True)
             else:
                 torch._foreach_copy_({src}, {dst})
-            """, id="branches-copy-different-things"),
+            """,
+            id="branches-copy-different-things",
+        ),
     ],
 )
 def test_other_non_blocking_forms_are_not_the_tweak(template):
@@ -270,7 +287,9 @@ def test_other_non_blocking_forms_are_not_the_tweak(template):
 @needs_torch_sources
 def test_a_nested_change_is_reported_at_its_own_line_with_a_diff():
     source = patched_get_inputs()
-    source = replace_once(source, "param_all_gather_inputs[i] = [split]", "param_all_gather_inputs[i] = [split.clone()]")
+    source = replace_once(
+        source, "param_all_gather_inputs[i] = [split]", "param_all_gather_inputs[i] = [split.clone()]"
+    )
     ev = compare(source, GET_INPUTS)
     assert not ev.matched
     line = line_of(source, "[split.clone()]")
@@ -306,8 +325,12 @@ def test_a_global_bound_elsewhere_is_a_difference():
 def _real_finalize_shape() -> str:
     """finalize_backward as torch-npu copies write it: assignment then `if`, the NPU stream."""
     source = upstream(FINALIZE)
-    source = re.sub(r"^( *)if \(event := (.+)\) is not None:",
-                    lambda m: f"{m[1]}event = {m[2]}\n{m[1]}if event is not None:", source, flags=re.M)
+    source = re.sub(
+        r"^( *)if \(event := (.+)\) is not None:",
+        lambda m: f"{m[1]}event = {m[2]}\n{m[1]}if event is not None:",
+        source,
+        flags=re.M,
+    )
     return re.sub(r"torch\.accelerator\.current_stream\(\)", "torch.npu.current_stream()", source)
 
 
@@ -361,7 +384,9 @@ def test_wrapper_calling_a_saved_original_by_given_name():
 
 
 def test_wrapper_calling_the_original_by_its_short_name():
-    ev = compare_to_upstream((FIXTURES / "finalize_backward_method_wrapper.py.txt").read_text(encoding="utf-8"), FINALIZE)
+    ev = compare_to_upstream(
+        (FIXTURES / "finalize_backward_method_wrapper.py.txt").read_text(encoding="utf-8"), FINALIZE
+    )
     assert ev.calls_original and not ev.matched
 
 
@@ -378,12 +403,16 @@ def test_upstream_dirs_are_read_on_the_fly(tmp_path):
     assert ev.matched and ev.matched_versions == ("9.9.0",)
 
 
-@pytest.mark.skipif(not Path("/work/torch_upstream/2.13.0").is_dir(), reason="torch sources not extracted "
-                    "(scripts/fetch_torch_sources.py)")
+@pytest.mark.skipif(
+    not Path("/work/torch_upstream/2.13.0").is_dir(),
+    reason="torch sources not extracted (scripts/fetch_torch_sources.py)",
+)
 def test_the_upstream_data_file_is_what_the_generator_writes():
     import subprocess
     import sys
 
     script = Path(__file__).resolve().parent.parent / "scripts" / "gen_fingerprints.py"
-    done = subprocess.run([sys.executable, str(script), "/work/torch_upstream", "--check"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(script), "/work/torch_upstream", "--check"], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr

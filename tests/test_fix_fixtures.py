@@ -3,14 +3,15 @@
 A fixture whose first line is `# fix: --unsafe-fixes` is fixed with unsafe fixes, and a safe-only fix
 must leave it as it is.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from tests.upstream import expand
 from tests.helpers import fix_tree
+from tests.upstream import expand
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fix"
 CASES = sorted(p.name[: -len(".in.py")] for p in FIXTURES.glob("*.in.py"))

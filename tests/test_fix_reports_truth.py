@@ -4,6 +4,7 @@ Before: the findings left over kept their pre-fix line numbers and included stat
 (a phantom finding past the end of a file, exit 1). Now `fix` analyses the changed tree again: its report equals
 a fresh `check` of the fixed tree, and it never exits 1 because of a finding it removed.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,10 +30,17 @@ def _cli(project: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "fsdp_unpatch", *args], cwd=project, capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("name, unsafe", [
-    ("example", False), ("example", True), ("downstream", False), ("downstream", True), ("unchanged", False),
-    ("fix fixtures", False),
-])
+@pytest.mark.parametrize(
+    "name, unsafe",
+    [
+        ("example", False),
+        ("example", True),
+        ("downstream", False),
+        ("downstream", True),
+        ("unchanged", False),
+        ("fix fixtures", False),
+    ],
+)
 def test_fix_reports_what_a_fresh_check_of_the_fixed_tree_reports(tmp_path: Path, name: str, unsafe: bool) -> None:
     project = tmp_path / "project"
     shutil.copytree(TREES[name], project, ignore=shutil.ignore_patterns("__pycache__", ".fsdp_unpatch_cache"))
@@ -58,8 +66,11 @@ def test_the_example_reports_the_kept_patch_where_it_now_is(tmp_path: Path) -> N
     assert fixed.returncode == 0
     lines = [line.split(": ")[0] for line in fixed.stdout.splitlines() if "FSU201" in line]
     # Where the enhance installer's first and last install sites stand in the expected migrated file.
-    golden = (TREES["example"].parent / "migrated_project" / "legacy_npu" / "distributed" / "fsdp"
-              / "_add_fsdp_patch.py").read_text().splitlines()
+    golden = (
+        (TREES["example"].parent / "migrated_project" / "legacy_npu" / "distributed" / "fsdp" / "_add_fsdp_patch.py")
+        .read_text()
+        .splitlines()
+    )
     first = next(n for n, text in enumerate(golden, 1) if "DefaultAllGather.allocate =" in text)
     last = next(n for n, text in enumerate(golden, 1) if "FSDPState._post_forward =" in text)
     assert lines[0].endswith(f"_add_fsdp_patch.py:{first}:5") and lines[-1].endswith(f"_add_fsdp_patch.py:{last}:5")

@@ -3,6 +3,7 @@
 The bundled example links two files: the patch module (`_add_fsdp_patch.py`, whose installer the fix deletes)
 and `_api_patches.py` (which calls the installer). When either cannot be edited, neither is.
 """
+
 from __future__ import annotations
 
 import errno
@@ -54,11 +55,14 @@ def _assert_group_held_back(project: Path, before: dict[str, bytes], result, blo
 
 
 # causes known before anything is written ------------------------------------------------------------
-@pytest.mark.parametrize("cause, why", [
-    ("read-only", "read-only"),
-    ("syntax error", "syntax error"),
-    ("form feed", "byte for byte"),
-])
+@pytest.mark.parametrize(
+    "cause, why",
+    [
+        ("read-only", "read-only"),
+        ("syntax error", "syntax error"),
+        ("form feed", "byte for byte"),
+    ],
+)
 def test_a_file_that_cannot_be_edited_holds_back_its_whole_group(tmp_path: Path, cause: str, why: str) -> None:
     project = _project(tmp_path)
     caller = project / CALLER
@@ -74,8 +78,9 @@ def test_a_file_that_cannot_be_edited_holds_back_its_whole_group(tmp_path: Path,
     assert any(f.path.endswith(str(CALLER)) and f.category == "error" for f in result.findings)
 
 
-def test_an_unreadable_file_that_may_name_the_deleted_installer_holds_back_the_group(tmp_path: Path,
-                                                                                      monkeypatch) -> None:
+def test_an_unreadable_file_that_may_name_the_deleted_installer_holds_back_the_group(
+    tmp_path: Path, monkeypatch
+) -> None:
     project = _project(tmp_path)
     caller = str(project / CALLER)
     real_open = os.open
@@ -131,8 +136,7 @@ def test_a_failed_rename_mid_group_restores_the_files_already_renamed(tmp_path: 
     assert not result.changed
 
 
-def test_an_interrupt_while_staging_removes_the_temporaries_and_changes_nothing(tmp_path: Path,
-                                                                               monkeypatch) -> None:
+def test_an_interrupt_while_staging_removes_the_temporaries_and_changes_nothing(tmp_path: Path, monkeypatch) -> None:
     project = _project(tmp_path)
     before = _tree(project)
     real_stage = transaction._stage
@@ -151,11 +155,17 @@ def test_an_interrupt_while_staging_removes_the_temporaries_and_changes_nothing(
 def test_the_cli_exits_2_and_names_the_blocking_file(tmp_path: Path) -> None:
     project = _project(tmp_path)
     (project / CALLER).chmod(0o444)
-    done = subprocess.run([sys.executable, "-m", "fsdp_unpatch", "fix", "--no-cache", "--output-format", "concise",
-                           "."], cwd=project, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", "fix", "--no-cache", "--output-format", "concise", "."],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2, done.stdout + done.stderr
-    assert f"{PATCH}:1:1: FSU903 [error] not fixed: this fix goes with {CALLER}, which cannot be edited " \
-           "(file is read-only)" in done.stdout
+    assert (
+        f"{PATCH}:1:1: FSU903 [error] not fixed: this fix goes with {CALLER}, which cannot be edited "
+        "(file is read-only)" in done.stdout
+    )
     assert (project / PATCH).read_bytes() == (EXAMPLE / PATCH).read_bytes()
 
 
@@ -178,8 +188,12 @@ SEEDS = int(os.environ.get("FSDP_UNPATCH_SIGNAL_SEEDS", "6"))
 
 
 def _fix_command(project: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "fsdp_unpatch", "fix", "--no-cache", "--jobs", "1", "."],
-                            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "fsdp_unpatch", "fix", "--no-cache", "--jobs", "1", "."],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
@@ -213,8 +227,9 @@ def test_sigint_sigterm_sighup_at_random_points_leave_every_group_all_old_or_all
         assert set(now) <= set(old) | set(new), f"seed {seed}: a temporary or backup survived {which.name}"
         for n in range(GROUPS):
             names = [name for name in old if name.startswith(f"pkg{n}/") and old[name] != new[name]]
-            state = {("old" if now[name] == old[name] else "new" if now[name] == new[name] else "torn")
-                     for name in names}
+            state = {
+                ("old" if now[name] == old[name] else "new" if now[name] == new[name] else "torn") for name in names
+            }
             assert "torn" not in state, f"seed {seed}: a file is neither wholly old nor wholly new"
             assert len(state) == 1, f"seed {seed}: group pkg{n} is half fixed after {which.name}"
             seen[state.pop()] += 1

@@ -1,4 +1,5 @@
 """The real flake8, in a subprocess, reports what `fsdp-unpatch check` reports: same codes, same 1-based positions."""
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,9 @@ def test_flake8_reports_the_same_findings_as_check(tmp_path: Path) -> None:
     for name in ("patch.py", "enhance.py", "clean.py"):
         result = cli("check", "--output-format", "json", f"pkg/{name}", cwd=project)
         expected += [(f["path"], f["line"], f["column"], f["code"], f["message"]) for f in json.loads(result.stdout)]
-    result = flake8("--select", "FSU", "--fsdp-unpatch-keep", "pkg/patch.py", "pkg/enhance.py", "pkg/clean.py",
-                    cwd=project)
+    result = flake8(
+        "--select", "FSU", "--fsdp-unpatch-keep", "pkg/patch.py", "pkg/enhance.py", "pkg/clean.py", cwd=project
+    )
     assert result.returncode == 1, result.stderr
     reported = [LINE.fullmatch(line) for line in result.stdout.splitlines()]
     assert all(reported), result.stdout
@@ -51,7 +53,7 @@ def test_flake8_columns_are_one_based(tmp_path: Path) -> None:
     assert match is not None
     source_line = (project / "pkg" / "patch.py").read_text().splitlines()[int(match["line"]) - 1]
     # the install site is indented by four spaces inside the installer: it starts in column 5
-    assert source_line[int(match["col"]) - 1:].startswith("C._get_param_all_gather_inputs = ")
+    assert source_line[int(match["col"]) - 1 :].startswith("C._get_param_all_gather_inputs = ")
 
 
 def test_flake8_ignore_and_clean_files(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """Errors in the input are said, never skipped (issue 12, finding 7): configuration files, unreadable folders,
 hard links."""
+
 from __future__ import annotations
 
 import errno
@@ -15,16 +16,24 @@ from tests.patch_texts import removable
 
 
 def _check(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fsdp_unpatch", "check", "--no-cache", *args, "."], cwd=folder,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", "check", "--no-cache", *args, "."],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+    )
 
 
-@pytest.mark.parametrize("content, where", [
-    (b'[tool.fsdp-unpatch]\nselect = ["FSU"\n', "line 2"),
-    (b'[tool.fsdp-unpatch\nselect = ["FSU"]\n', "line 1"),
-    (b'[project]\nname = "x"\n\n[tool.fsdp-unpatch]\nselect = ["FSU"] oops\n', "line 5"),
-    (b'[tool.fsdp-unpatch]\n# caf\xe9 (latin-1)\nselect = ["FSU"]\n', "line 2"),
-], ids=["unclosed list", "broken table header", "trailing garbage", "not UTF-8"])
+@pytest.mark.parametrize(
+    "content, where",
+    [
+        (b'[tool.fsdp-unpatch]\nselect = ["FSU"\n', "line 2"),
+        (b'[tool.fsdp-unpatch\nselect = ["FSU"]\n', "line 1"),
+        (b'[project]\nname = "x"\n\n[tool.fsdp-unpatch]\nselect = ["FSU"] oops\n', "line 5"),
+        (b'[tool.fsdp-unpatch]\n# caf\xe9 (latin-1)\nselect = ["FSU"]\n', "line 2"),
+    ],
+    ids=["unclosed list", "broken table header", "trailing garbage", "not UTF-8"],
+)
 def test_a_broken_pyproject_stops_the_run_naming_file_and_line(tmp_path: Path, content: bytes, where: str) -> None:
     (tmp_path / "pyproject.toml").write_bytes(content)
     (tmp_path / "module.py").write_text(removable())
@@ -38,8 +47,12 @@ def test_a_broken_pyproject_stops_the_run_naming_file_and_line(tmp_path: Path, c
 def test_hard_links_to_one_file_are_fixed_once(tmp_path: Path) -> None:
     (tmp_path / "one.py").write_text(removable() + "\nVALUE = 1\n")
     os.link(tmp_path / "one.py", tmp_path / "two.py")
-    done = subprocess.run([sys.executable, "-m", "fsdp_unpatch", "fix", "--isolated", "--no-cache", "."],
-                          cwd=tmp_path, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", "fix", "--isolated", "--no-cache", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "changed on disk" not in done.stdout
     assert (tmp_path / "one.py").read_text() == (tmp_path / "two.py").read_text()
@@ -73,11 +86,19 @@ def test_five_thousand_implicitly_joined_string_literals_parse(tmp_path: Path) -
     joined = "TABLE = (\n" + "".join(f'    "row {n:04d} é"\n' for n in range(5000)) + ")\n"
     source = removable() + "\n" + joined
     (tmp_path / "table.py").write_bytes(source.encode())
-    done = subprocess.run([sys.executable, "-m", "fsdp_unpatch", "check", "--isolated", "--no-cache",
-                           "--output-format", "concise", "."], cwd=tmp_path, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", "check", "--isolated", "--no-cache", "--output-format", "concise", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert "syntax error" not in done.stdout and done.returncode == 1, done.stdout
     assert "FSU002" in done.stdout and "FSU901" not in done.stdout
-    fixed = subprocess.run([sys.executable, "-m", "fsdp_unpatch", "fix", "--isolated", "--no-cache",
-                            "--output-format", "concise", "."], cwd=tmp_path, capture_output=True, text=True)
+    fixed = subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", "fix", "--isolated", "--no-cache", "--output-format", "concise", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert "implicitly joined string literals" in fixed.stdout and fixed.returncode == 2
     assert (tmp_path / "table.py").read_bytes() == source.encode()  # refused whole, never half blank

@@ -3,6 +3,7 @@ never remove, and `fix` leaves them byte-identical (the byte check is test_uncha
 
 Each fixture lists the message fragments it expects with `# message: TEXT` lines.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,11 @@ CASES = sorted(p.name for p in FIXTURES.glob("legit_*.py"))
 
 def test_every_legitimate_override_of_the_issue_has_a_fixture() -> None:
     assert CASES == [
-        "legit_custom_all_gather.py", "legit_dtype_fixing_reduce.py", "legit_premul_sum_reduce_copy.py",
-        "legit_root_pre_forward_device_list.py", "legit_unused_grad_post_backward.py",
+        "legit_custom_all_gather.py",
+        "legit_dtype_fixing_reduce.py",
+        "legit_premul_sum_reduce_copy.py",
+        "legit_root_pre_forward_device_list.py",
+        "legit_unused_grad_post_backward.py",
     ]
 
 

@@ -1,5 +1,6 @@
 """libcst's own codemod runner (`python -m libcst.tool codemod`), run for real in a subprocess, gives the
 same tree as `fsdp-unpatch fix` on the example legacy project, cross-file installer calls included."""
+
 from __future__ import annotations
 
 import filecmp
@@ -16,14 +17,21 @@ API_PATCHES = Path("legacy_npu") / "_api_patches.py"
 
 
 def codemod(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "libcst.tool", "codemod", "--hide-progress", *args],
-                          cwd=cwd, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "libcst.tool", "codemod", "--hide-progress", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+    )
 
 
 def tree(root: Path) -> dict[str, bytes]:
     # `fix` analyses the fixed tree again through the result cache (README, Safety): the cache is not source.
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and ".fsdp_unpatch_cache" not in p.parts}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".fsdp_unpatch_cache" not in p.parts
+    }
 
 
 def fixed_by_the_cli(tmp_path: Path) -> dict[str, bytes]:
@@ -67,8 +75,15 @@ def test_single_file_run_needs_the_installer_named(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert (work / API_PATCHES).read_bytes() == original
     installer = "legacy_npu.distributed.fsdp._add_fsdp_patch._apply_fsdp_patch"
-    result = codemod("-x", "codemods.remove_installer_calls.RemoveInstallerCalls", "--no-format",
-                     "--installer", installer, str(work / API_PATCHES), cwd=work)
+    result = codemod(
+        "-x",
+        "codemods.remove_installer_calls.RemoveInstallerCalls",
+        "--no-format",
+        "--installer",
+        installer,
+        str(work / API_PATCHES),
+        cwd=work,
+    )
     assert result.returncode == 0, result.stderr
     expected = fixed_by_the_cli(tmp_path)
     assert (work / API_PATCHES).read_bytes() == expected[str(API_PATCHES)]

@@ -2,6 +2,7 @@
 the package must still prove a copy of `_get_param_all_gather_inputs` with only the NPU tweak removable,
 however the tweak is spelled. The fixture text is produced here (with torch); the check runs in a
 subprocess where torch can be neither found nor imported."""
+
 from __future__ import annotations
 
 import json
@@ -53,8 +54,13 @@ def _renamed(text: str) -> str:
     """Other local names and comments around the tweak."""
     for old, new in (("splits", "chunks"), ("foreach_copy_inputs", "copy_sources"), ("fsdp_params", "params")):
         text = re.sub(rf"\b{old}\b", new, text)
-    return re.sub(r"^(\s*)(if chunks\[0\]\.device)", r"\1# NPU: a same-device copy may run non-blocking\n\1\2",
-                  text, count=1, flags=re.MULTILINE)
+    return re.sub(
+        r"^(\s*)(if chunks\[0\]\.device)",
+        r"\1# NPU: a same-device copy may run non-blocking\n\1\2",
+        text,
+        count=1,
+        flags=re.MULTILINE,
+    )
 
 
 def _positional(text: str) -> str:
@@ -89,14 +95,14 @@ def test_fixtures_differ_in_spelling(tree: Path) -> None:
 def test_removed_without_torch(tree: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", PRELUDE, "check", "--isolated", "--output-format", "json", str(tree)],
-        capture_output=True, text=True, cwd=tree,
+        capture_output=True,
+        text=True,
+        cwd=tree,
     )
     assert done.returncode == 1, done.stderr
     findings = json.loads(done.stdout)
     by_file: dict[str, list[str]] = {}
     for finding in findings:
         by_file.setdefault(Path(finding["path"]).stem, []).append(finding["code"])
-    assert {name: sorted(codes) for name, codes in by_file.items()} == {
-        name: ["FSU001", "FSU002"] for name in VARIANTS
-    }
+    assert {name: sorted(codes) for name, codes in by_file.items()} == {name: ["FSU001", "FSU002"] for name in VARIANTS}
     assert all(f["category"] == "remove" and f["fix"]["applicability"] == "safe" for f in findings)

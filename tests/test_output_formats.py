@@ -1,6 +1,7 @@
 """Each `--output-format` by its contract: SARIF against the official schema, GitHub workflow commands by
 their exact syntax, JUnit parsed as XML, JSON Lines equal to the JSON list, GitLab code quality against its
 documented fields, pylint's parseable template, ruff's grouped layout, and the Markdown summary."""
+
 from __future__ import annotations
 
 import json
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fsdp_unpatch.edits import replacement_regions
 from fsdp_unpatch.findings import Finding, Replacement, Span
@@ -43,13 +45,24 @@ def apply(text: str, replacements: list[Replacement]) -> str:
         return starts[line - 1] + column - 1
 
     for r in sorted(replacements, key=lambda r: (r.line, r.column), reverse=True):
-        text = text[: offset(r.line, r.column)] + r.content + text[offset(r.end_line, r.end_column):]
+        text = text[: offset(r.line, r.column)] + r.content + text[offset(r.end_line, r.end_column) :]
     return text
 
 
 def test_every_format_is_registered_and_offered_by_the_cli(project: Path) -> None:
-    assert set(FORMATS) == {"full", "concise", "json", "json-lines", "sarif", "github", "junit", "gitlab", "pylint",
-                            "grouped", "markdown"}
+    assert set(FORMATS) == {
+        "full",
+        "concise",
+        "json",
+        "json-lines",
+        "sarif",
+        "github",
+        "junit",
+        "gitlab",
+        "pylint",
+        "grouped",
+        "markdown",
+    }
     for name in FORMATS:
         result = cli("check", "--output-format", name, cwd=project)
         assert result.returncode == 1, (name, result.stderr)
@@ -65,15 +78,18 @@ def test_sarif_is_valid_against_the_official_schema(project: Path) -> None:
     assert [r["id"] for r in rules] == sorted(r["id"] for r in rules)
     assert {"FSU001", "FSU002", "FSU003", "FSU201", "FSU901"} <= {r["id"] for r in rules}
     expected = findings_json(project)
-    assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in run["results"]] \
-        == [(f["code"], f["line"]) for f in expected]
+    assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in run["results"]] == [
+        (f["code"], f["line"]) for f in expected
+    ]
     for sarif_result, finding in zip(run["results"], expected):
         assert rules[sarif_result["ruleIndex"]]["id"] == finding["code"]
         location = sarif_result["locations"][0]["physicalLocation"]
         assert location["artifactLocation"]["uri"] == finding["path"]
         assert location["region"] == {
-            "startLine": finding["line"], "startColumn": finding["column"],
-            "endLine": finding["end_line"], "endColumn": finding["end_column"],
+            "startLine": finding["line"],
+            "startColumn": finding["column"],
+            "endLine": finding["end_line"],
+            "endColumn": finding["end_column"],
         }
         assert sarif_result["level"] == {"remove": "error", "keep": "note"}[finding["category"]]
         assert ("fixes" in sarif_result) == (finding["fix"] is not None)
@@ -85,8 +101,13 @@ def test_sarif_fix_replacements_reproduce_the_fix(project: Path, tmp_path: Path)
     install = next(r for r in log["runs"][0]["results"] if r["ruleId"] == "FSU001")
     (change,) = install["fixes"][0]["artifactChanges"]
     replacements = [
-        Replacement(d["deletedRegion"]["startLine"], d["deletedRegion"]["startColumn"],
-                    d["deletedRegion"]["endLine"], d["deletedRegion"]["endColumn"], d["insertedContent"]["text"])
+        Replacement(
+            d["deletedRegion"]["startLine"],
+            d["deletedRegion"]["startColumn"],
+            d["deletedRegion"]["endLine"],
+            d["deletedRegion"]["endColumn"],
+            d["insertedContent"]["text"],
+        )
         for d in change["replacements"]
     ]
     before = (project / "pkg" / "patch.py").read_text()
@@ -97,8 +118,10 @@ def test_sarif_fix_replacements_reproduce_the_fix(project: Path, tmp_path: Path)
     assert patched == (project / "pkg" / "patch.py").read_text()
 
 
-@given(st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "d"]), max_size=8),
-       st.lists(st.sampled_from(["a\n", "b\n", "x\n", "\n"]), max_size=8))
+@given(
+    st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "d"]), max_size=8),
+    st.lists(st.sampled_from(["a\n", "b\n", "x\n", "\n"]), max_size=8),
+)
 def test_replacement_regions_turn_before_into_after(before: list[str], after: list[str]) -> None:
     old = "".join(before)
     new = "".join(after)
@@ -121,10 +144,23 @@ def test_github_annotations_have_the_exact_workflow_command_syntax(project: Path
     for line, finding in zip(lines, expected):
         match = pattern.fullmatch(line)
         assert match, line
-        assert (match["file"], int(match["line"]), int(match["col"]), int(match["end_line"]), int(match["end_col"]),
-                match["code"], match["category"]) == (
-            finding["path"], finding["line"], finding["column"], finding["end_line"], finding["end_column"],
-            finding["code"], finding["category"])
+        assert (
+            match["file"],
+            int(match["line"]),
+            int(match["col"]),
+            int(match["end_line"]),
+            int(match["end_col"]),
+            match["code"],
+            match["category"],
+        ) == (
+            finding["path"],
+            finding["line"],
+            finding["column"],
+            finding["end_line"],
+            finding["end_column"],
+            finding["code"],
+            finding["category"],
+        )
         assert match["level"] == {"remove": "error", "keep": "notice"}[finding["category"]]
         assert match["message"] == escape_data(finding["message"])
 
@@ -132,8 +168,13 @@ def test_github_annotations_have_the_exact_workflow_command_syntax(project: Path
 def test_github_escaping_of_data_and_properties() -> None:
     assert escape_data("50% done\r\nnext: a,b") == "50%25 done%0D%0Anext: a,b"
     assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
-    finding = Finding(code="FSU101", category="review", path="odd,name:1.py", span=Span(2, 3, 4, 5),
-                      message="line one\nline two: 100%")
+    finding = Finding(
+        code="FSU101",
+        category="review",
+        path="odd,name:1.py",
+        span=Span(2, 3, 4, 5),
+        message="line one\nline two: 100%",
+    )
     assert annotation(finding) == (
         "::warning file=odd%2Cname%3A1.py,line=2,col=3,endLine=4,endColumn=5,title=fsdp-unpatch (FSU101)"
         "::FSU101 [review] line one%0Aline two: 100%25"
@@ -184,19 +225,24 @@ def test_gitlab_code_quality_has_the_documented_fields(project: Path) -> None:
     report = json.loads(result.stdout)
     jsonschema.Draft7Validator(GITLAB_SCHEMA).validate(report)
     assert [(i["check_name"], i["location"]["path"], i["location"]["lines"]["begin"]) for i in report] == [
-        (f["code"], f["path"], f["line"]) for f in expected]
+        (f["code"], f["path"], f["line"]) for f in expected
+    ]
     assert len({i["fingerprint"] for i in report}) == len(report)
     severities = {i["check_name"]: i["severity"] for i in report}
     assert severities["FSU001"] == "major" and severities["FSU201"] == "info"
 
 
 def test_gitlab_fingerprints_survive_moved_lines(project: Path) -> None:
-    before = {i["check_name"]: i["fingerprint"] for i in json.loads(cli("check", "--output-format", "gitlab",
-                                                                         cwd=project).stdout)}
+    before = {
+        i["check_name"]: i["fingerprint"]
+        for i in json.loads(cli("check", "--output-format", "gitlab", cwd=project).stdout)
+    }
     patch = project / "pkg" / "patch.py"
     patch.write_text("# a new first line\n\n" + patch.read_text())
-    after = {i["check_name"]: i["fingerprint"] for i in json.loads(cli("check", "--output-format", "gitlab",
-                                                                        cwd=project).stdout)}
+    after = {
+        i["check_name"]: i["fingerprint"]
+        for i in json.loads(cli("check", "--output-format", "gitlab", cwd=project).stdout)
+    }
     assert after == before
 
 
@@ -205,7 +251,9 @@ def test_pylint_format_is_pylints_parseable_template(project: Path) -> None:
     lines = cli("check", "--output-format", "pylint", cwd=project).stdout.decode().splitlines()
     matches = [PYLINT.fullmatch(line) for line in lines]
     assert all(matches), lines
-    assert [(m["path"], int(m["line"]), m["code"]) for m in matches] == [(f["path"], f["line"], f["code"]) for f in expected]
+    assert [(m["path"], int(m["line"]), m["code"]) for m in matches] == [
+        (f["path"], f["line"], f["code"]) for f in expected
+    ]
     assert {m["symbol"] for m in matches if m["code"] == "FSU001"} == {"collective-override"}
 
 
@@ -238,7 +286,9 @@ def test_markdown_summary_counts_links_and_fixes(project: Path) -> None:
     assert "<details><summary>1 kept on purpose" in text  # the enhance patch, folded away
     safe = sum(1 for f in expected if f["fix"] and f["fix"]["applicability"] == "safe")
     assert f"- {safe} safe fixes: `fsdp-unpatch fix`" in text
-    assert "](pkg/patch.py#L" in cli("check", "--output-format", "markdown", cwd=project).stdout.decode()  # no CI: relative
+    assert (
+        "](pkg/patch.py#L" in cli("check", "--output-format", "markdown", cwd=project).stdout.decode()
+    )  # no CI: relative
 
 
 def test_markdown_cells_escape_pipes() -> None:

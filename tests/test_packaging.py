@@ -1,6 +1,7 @@
 """The install paths of the README, for real: `python -m build`, `twine check --strict`, the wheel and the
 sdist in clean virtual environments, pipx from the wheel, uvx from the wheel and from a git tag, and the
 metadata (SPDX license, LICENSE file, project URLs, classifiers, py.typed)."""
+
 from __future__ import annotations
 
 import re
@@ -30,8 +31,12 @@ def _metadata(wheel: Path):
 
 
 def test_twine_check_strict_passes_for_wheel_and_sdist(dists) -> None:
-    result = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(dists.wheel), str(dists.sdist)],
-                            capture_output=True, text=True, env=clean_env(NO_COLOR="1"))
+    result = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", str(dists.wheel), str(dists.sdist)],
+        capture_output=True,
+        text=True,
+        env=clean_env(NO_COLOR="1"),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count("PASSED") == 2
 
@@ -45,20 +50,29 @@ def test_wheel_metadata_and_contents(dists) -> None:
     urls = dict(u.split(", ", 1) for u in metadata.get_all("Project-URL"))
     assert urls["Homepage"] == HOMEPAGE and urls["Documentation"] == README_URL
     assert metadata["Description-Content-Type"] == "text/markdown"
-    for expected in ("fsdp_unpatch/py.typed", "fsdp_unpatch/data/catalog.toml", "fsdp_unpatch/data/upstream.json",
-                     "codemods/unpatch.py", f"fsdp_unpatch-{__version__}.dist-info/licenses/LICENSE"):
+    for expected in (
+        "fsdp_unpatch/py.typed",
+        "fsdp_unpatch/data/catalog.toml",
+        "fsdp_unpatch/data/upstream.json",
+        "codemods/unpatch.py",
+        f"fsdp_unpatch-{__version__}.dist-info/licenses/LICENSE",
+    ):
         assert expected in names, expected
     with tarfile.open(dists.sdist) as archive:
-        members = {Path(m).relative_to(f"fsdp_unpatch-{__version__}").as_posix() for m in archive.getnames()
-                   if "/" in m}
+        members = {
+            Path(m).relative_to(f"fsdp_unpatch-{__version__}").as_posix() for m in archive.getnames() if "/" in m
+        }
     assert {"LICENSE", "README.md", "pyproject.toml", "fsdp_unpatch/py.typed"} <= members
 
 
 def test_declared_pythons_are_the_tested_ones() -> None:
     """Every `Programming Language :: Python :: X.Y` classifier names an interpreter `.ci/run` tests on:
     the one running this suite (no other interpreter can be had from this project's package registries)."""
-    declared = {c.rsplit(" :: ", 1)[1] for c in PYPROJECT["project"]["classifiers"]
-                if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)}
+    declared = {
+        c.rsplit(" :: ", 1)[1]
+        for c in PYPROJECT["project"]["classifiers"]
+        if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    }
     assert declared == {f"{sys.version_info.major}.{sys.version_info.minor}"}
     assert "BSD 3-Clause License" in (ROOT / "LICENSE").read_text()
     assert PYPROJECT["project"]["license"] == "BSD-3-Clause"
@@ -68,8 +82,13 @@ def _checks_the_example(script: Path, tmp_path: Path) -> None:
     project = make_project(tmp_path / "project")
     version = subprocess.run([str(script), "--version"], capture_output=True, text=True, env=clean_env())
     assert version.stdout.strip() == f"fsdp-unpatch, version {__version__}"
-    check = subprocess.run([str(script), "check", "--output-format", "concise", "pkg"], cwd=project,
-                           capture_output=True, text=True, env=clean_env())
+    check = subprocess.run(
+        [str(script), "check", "--output-format", "concise", "pkg"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+    )
     assert check.returncode == 1 and "pkg/patch.py" in check.stdout and "FSU001" in check.stdout, check.stderr
 
 
@@ -78,18 +97,28 @@ def test_sdist_installs_into_a_clean_venv(dists, tmp_path: Path) -> None:
     pip_install(bin_dir, str(dists.sdist))
     _checks_the_example(bin_dir / "fsdp-unpatch", tmp_path)
     # the API and its type marker come with it
-    typed = subprocess.run([str(bin_dir / "python"), "-c",
-                            "import importlib.resources as r, fsdp_unpatch.api as a; "
-                            "print(r.files('fsdp_unpatch').joinpath('py.typed').is_file(), a.check_paths.__name__)"],
-                           capture_output=True, text=True, env=clean_env(), cwd=tmp_path)
+    typed = subprocess.run(
+        [
+            str(bin_dir / "python"),
+            "-c",
+            "import importlib.resources as r, fsdp_unpatch.api as a; "
+            "print(r.files('fsdp_unpatch').joinpath('py.typed').is_file(), a.check_paths.__name__)",
+        ],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=tmp_path,
+    )
     assert typed.stdout.split() == ["True", "check_paths"], typed.stderr
 
 
 def test_pipx_installs_the_wheel(dists, tmp_path: Path) -> None:
-    env = clean_env(PIPX_HOME=str(tmp_path / "pipx"), PIPX_BIN_DIR=str(tmp_path / "bin"),
-                    PIPX_MAN_DIR=str(tmp_path / "man"))
-    result = subprocess.run([sys.executable, "-m", "pipx", "install", str(dists.wheel)], capture_output=True,
-                            text=True, env=env)
+    env = clean_env(
+        PIPX_HOME=str(tmp_path / "pipx"), PIPX_BIN_DIR=str(tmp_path / "bin"), PIPX_MAN_DIR=str(tmp_path / "man")
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "pipx", "install", str(dists.wheel)], capture_output=True, text=True, env=env
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     _checks_the_example(tmp_path / "bin" / "fsdp-unpatch", tmp_path)
 
@@ -97,13 +126,19 @@ def test_pipx_installs_the_wheel(dists, tmp_path: Path) -> None:
 def test_uvx_runs_from_the_wheel_and_from_a_git_tag(dists, tmp_path: Path) -> None:
     """`uvx --from WHEEL` and `uvx --from git+URL@TAG`; the tag is made here, in a throwaway repository."""
     repo = tagged_repo(tmp_path / "repo")
-    env = clean_env(UV_CACHE_DIR=str(tmp_path / "uv-cache"), UV_PYTHON_DOWNLOADS="never",
-                    UV_TOOL_DIR=str(tmp_path / "uv-tools"))
+    env = clean_env(
+        UV_CACHE_DIR=str(tmp_path / "uv-cache"), UV_PYTHON_DOWNLOADS="never", UV_TOOL_DIR=str(tmp_path / "uv-tools")
+    )
     uvx = [sys.executable, "-m", "uv", "tool", "run"]
     project = make_project(tmp_path / "project")
     for source in (str(dists.wheel), f"git+{repo.as_uri()}@{TAG}"):
-        result = subprocess.run([*uvx, "--from", source, "fsdp-unpatch", "check", "--output-format", "concise",
-                                 "pkg"], cwd=project, capture_output=True, text=True, env=env)
+        result = subprocess.run(
+            [*uvx, "--from", source, "fsdp-unpatch", "check", "--output-format", "concise", "pkg"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         assert result.returncode == 1 and "FSU001" in result.stdout, source + result.stderr
 
 
@@ -114,4 +149,3 @@ def test_the_documented_release_tag_is_this_version() -> None:
     assert set(re.findall(r"@(v\d+\.\d+\.\d+)", readme)) == {TAG}
     assert re.search(rf"rev: {re.escape(TAG)}\b", (ROOT / "examples" / "pre-commit-config.yaml").read_text())
     assert set(re.findall(r"@(v\d+\.\d+\.\d+)", (ROOT / "templates" / "gitlab-ci.yml").read_text())) == {TAG}
-

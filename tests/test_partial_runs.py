@@ -1,4 +1,5 @@
 """A run over part of a project (a pre-commit hook passes a few files) never breaks the files it does not see."""
+
 from __future__ import annotations
 
 import shutil
@@ -29,8 +30,9 @@ def test_installer_named_by_a_file_outside_the_run_stays(tmp_path: Path) -> None
     assert "_api_patches.py (not in this run) names it" in result.stdout
     assert (project / "legacy_npu/_api_patches.py").read_bytes() == api_patches
     # Every module still imports: nothing names a deleted definition.
-    check = subprocess.run([sys.executable, "-c", "import legacy_npu._api_patches"], cwd=project,
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        [sys.executable, "-c", "import legacy_npu._api_patches"], cwd=project, capture_output=True, text=True
+    )
     assert check.returncode == 0, check.stderr
 
     # Run over the whole project, the migration completes and equals the expected tree's patch module.

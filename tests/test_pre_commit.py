@@ -6,6 +6,7 @@ never ~/.cache): the test does it twice, so it takes about a minute. The hook re
 snapshot of this checkout as it is on disk, committed to a temporary git repo: try-repo on the checkout
 itself would take HEAD plus the changes to tracked files only, and miss new files.
 """
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """The prefilter is sound (never rejects a file that yields a finding) and sharp (rejects what cannot)."""
+
 from __future__ import annotations
 
 import shutil
@@ -42,15 +43,14 @@ def _files_with_findings(tree: Path, monkeypatch: pytest.MonkeyPatch) -> set[str
 
 
 @pytest.mark.parametrize("tree", TREES, ids=lambda p: p.name)
-def test_every_file_with_a_finding_passes_the_prefilter(tree: Path, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_file_with_a_finding_passes_the_prefilter(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     copy = _expanded_copy(tree, tmp_path / tree.name)
     with_findings = _files_with_findings(copy, monkeypatch)
     assert len(with_findings) >= (20 if tree.name == "fixtures" else 2), "the trees must hold findings"
     prefilter = prefilter_for(load_catalog())
-    rejected = sorted(
-        path for path in with_findings if not prefilter.worth_parsing(Path(path).read_bytes(), path)
-    )
+    rejected = sorted(path for path in with_findings if not prefilter.worth_parsing(Path(path).read_bytes(), path))
     assert rejected == []
 
 
@@ -68,17 +68,20 @@ def test_stage_two_rejects_files_that_only_mention_fsdp() -> None:
         assert not prefilter.worth_parsing(data, "/project/mod.py"), data
 
 
-@pytest.mark.parametrize("data", [
-    b"from torch.distributed.fsdp._fully_shard import _fsdp_collectives as C\nD = C\nD.foreach_reduce = f\n",
-    b"import torch\n(\n    torch.distributed.fsdp._fully_shard._fsdp_collectives.foreach_reduce\n) = f\n",
-    b"import torch\ntorch.distributed._composable.fsdp._fsdp_collectives \\\n    .foreach_reduce = f\n",
-    b"from torch.distributed import fsdp\nsetattr(fsdp._fully_shard._fsdp_param_group.FSDPParamGroup, 'x', f)\n",
-    b"with mock.patch('torch.distributed.fsdp._fully_shard._fsdp_collectives.foreach_reduce'):\n    pass\n",
-    b"lib = torch.library.Library('fsdp', 'IMPL')\n",
-    b"@torch.library.impl(lib, 'all_gather_copy_in', 'PrivateUse1')\ndef k(): ...\n",
-    b"from foo import copy_\nif a[0].device == b[0].device:\n    torch._foreach_copy_(a, b, True)\n",
-    b"x = 1  # noqa: FSU001\n",
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"from torch.distributed.fsdp._fully_shard import _fsdp_collectives as C\nD = C\nD.foreach_reduce = f\n",
+        b"import torch\n(\n    torch.distributed.fsdp._fully_shard._fsdp_collectives.foreach_reduce\n) = f\n",
+        b"import torch\ntorch.distributed._composable.fsdp._fsdp_collectives \\\n    .foreach_reduce = f\n",
+        b"from torch.distributed import fsdp\nsetattr(fsdp._fully_shard._fsdp_param_group.FSDPParamGroup, 'x', f)\n",
+        b"with mock.patch('torch.distributed.fsdp._fully_shard._fsdp_collectives.foreach_reduce'):\n    pass\n",
+        b"lib = torch.library.Library('fsdp', 'IMPL')\n",
+        b"@torch.library.impl(lib, 'all_gather_copy_in', 'PrivateUse1')\ndef k(): ...\n",
+        b"from foo import copy_\nif a[0].device == b[0].device:\n    torch._foreach_copy_(a, b, True)\n",
+        b"x = 1  # noqa: FSU001\n",
+    ],
+)
 def test_stage_two_keeps_every_override_shape(data: bytes) -> None:
     assert prefilter_for(load_catalog()).worth_parsing(data, "/project/mod.py")
 
@@ -87,11 +90,18 @@ def test_tokens_come_from_the_catalog() -> None:
     catalog = load_catalog()
     tokens = Vocabulary.from_catalog(catalog).tokens()
     assert b"_foreach_copy_" in tokens and b"_fully_shard" in tokens and b"fsdp" in tokens
-    assert all(op.encode() in tokens or any(t in op.encode() for t in tokens)
-               for op in Vocabulary.from_catalog(catalog).op_names)
+    assert all(
+        op.encode() in tokens or any(t in op.encode() for t in tokens)
+        for op in Vocabulary.from_catalog(catalog).op_names
+    )
     # a target module the catalog adds is searched for without touching the prefilter
-    extended = type(catalog)(**{**catalog.__dict__, "targets": {**catalog.targets, "_new_module.thing": None},
-                                "fsdp2_roots": catalog.fsdp2_roots + ("torch.distributed.brand_new",)})
+    extended = type(catalog)(
+        **{
+            **catalog.__dict__,
+            "targets": {**catalog.targets, "_new_module.thing": None},
+            "fsdp2_roots": catalog.fsdp2_roots + ("torch.distributed.brand_new",),
+        }
+    )
     words = Vocabulary.from_catalog(extended)
     assert b"brand_new" in words.tokens() and b"_new_module" in words.tokens()
 
@@ -99,8 +109,11 @@ def test_tokens_come_from_the_catalog() -> None:
 def test_files_inside_fsdp2_packages_are_kept_when_they_store_into_a_relative_import() -> None:
     prefilter = prefilter_for(load_catalog())
     package = "/venv/torch/distributed/fsdp/_fully_shard/_new.py"
-    for data in (b"from . import _x\n_x.y = f\n", b"from ._x import (\n    a,\n    Klass as K,\n)\nK.m = f\n",
-                 b"from .. import _x\nsetattr(_x, 'y', f)\n"):
+    for data in (
+        b"from . import _x\n_x.y = f\n",
+        b"from ._x import (\n    a,\n    Klass as K,\n)\nK.m = f\n",
+        b"from .. import _x\nsetattr(_x, 'y', f)\n",
+    ):
         assert prefilter.worth_parsing(data, package), data
         assert not prefilter.worth_parsing(data, "/project/pkg/_new.py")
     # Upstream modules import relatively and store into `self`, never into an imported module.

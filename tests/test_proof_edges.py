@@ -6,6 +6,7 @@
 - An installer or replacement that code the fix leaves still names (a call whose result is used, a
   registry, a module path the run spells differently) stays.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -83,8 +84,9 @@ def test_an_installer_a_registry_names_stays(tmp_path: Path) -> None:
 
 def test_an_installer_whose_result_is_used_elsewhere_stays_with_that_call(tmp_path: Path) -> None:
     patch = _package(tmp_path)
-    caller = _write(tmp_path, "vendor/api.py",
-                    "from vendor.fsdp.patch import _apply_fsdp_patch\n\nRESULT = _apply_fsdp_patch()\n")
+    caller = _write(
+        tmp_path, "vendor/api.py", "from vendor.fsdp.patch import _apply_fsdp_patch\n\nRESULT = _apply_fsdp_patch()\n"
+    )
     fix_tree(tmp_path)
     assert "def _apply_fsdp_patch" in patch.read_text()
     assert caller.read_text() == "from vendor.fsdp.patch import _apply_fsdp_patch\n\nRESULT = _apply_fsdp_patch()\n"
@@ -92,7 +94,9 @@ def test_an_installer_whose_result_is_used_elsewhere_stays_with_that_call(tmp_pa
 
 def test_a_plain_call_elsewhere_goes_with_the_installer(tmp_path: Path) -> None:
     patch = _package(tmp_path)
-    caller = _write(tmp_path, "vendor/api.py", "from vendor.fsdp.patch import _apply_fsdp_patch\n\n_apply_fsdp_patch()\n")
+    caller = _write(
+        tmp_path, "vendor/api.py", "from vendor.fsdp.patch import _apply_fsdp_patch\n\n_apply_fsdp_patch()\n"
+    )
     fix_tree(tmp_path)
     assert "_apply_fsdp_patch" not in patch.read_text()
     assert "_apply_fsdp_patch" not in caller.read_text()
@@ -102,9 +106,12 @@ def test_a_module_path_the_run_spells_differently_keeps_what_it_names(tmp_path: 
     """A folder without `__init__.py` (a namespace package): the run names the module `patch`, the caller
     `vendor.fsdp.patch`; both are the same module, so nothing the caller uses may go."""
     patch = _package(tmp_path, init=False)
-    caller = _write(tmp_path, "vendor/api.py",
-                    "from vendor.fsdp.patch import _apply_fsdp_patch, _patched_finalize_backward\n\n"
-                    "_apply_fsdp_patch()\n\n\ndef finalize(group):\n    return _patched_finalize_backward(group)\n")
+    caller = _write(
+        tmp_path,
+        "vendor/api.py",
+        "from vendor.fsdp.patch import _apply_fsdp_patch, _patched_finalize_backward\n\n"
+        "_apply_fsdp_patch()\n\n\ndef finalize(group):\n    return _patched_finalize_backward(group)\n",
+    )
     before = caller.read_bytes()
     fix_tree(tmp_path)
     text = patch.read_text()

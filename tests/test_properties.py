@@ -9,6 +9,7 @@
 
 Fixed seed and few examples by default; `HYPOTHESIS_PROFILE=long` runs many more (tests/conftest.py).
 """
+
 from __future__ import annotations
 
 import ast
@@ -17,9 +18,10 @@ import warnings
 from pathlib import Path
 
 import hypothesmith
-import pytest
 import libcst as cst
-from hypothesis import assume, given, note, settings, strategies as st
+import pytest
+from hypothesis import assume, given, note, settings
+from hypothesis import strategies as st
 
 from fsdp_unpatch.catalog import load_catalog
 from fsdp_unpatch.discovery import Candidate
@@ -129,8 +131,11 @@ def planted_modules(draw) -> tuple[str, str, int]:
     in_installer = draw(st.lists(st.sampled_from(INSTALL_SPELLINGS), max_size=3))
     assume(module_level or in_installer)
     # An import the patch does not use stays (the tool removes only imports the removed code used).
-    imports = [line for line in PLANTED_IMPORTS
-               if "_planted_collectives" not in line or "_planted_collectives" in "".join(module_level + in_installer)]
+    imports = [
+        line
+        for line in PLANTED_IMPORTS
+        if "_planted_collectives" not in line or "_planted_collectives" in "".join(module_level + in_installer)
+    ]
     planted = imports + [REPLACEMENT] + module_level
     if in_installer:
         planted.append("def _planted_install():\n" + "".join("    " + line for line in in_installer))

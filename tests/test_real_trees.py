@@ -9,6 +9,7 @@ known patch package (the catalog's [patch_modules], e.g. torch_npu), should one 
 Slow (about 9 s on two cores, up to 25 s with a cold page cache): the prefilter drops all but about 14 of
 the ~22,000 files, so the time goes to walking, reading and prefiltering. `-m "not slow"` skips it.
 """
+
 from __future__ import annotations
 
 import ast
@@ -39,8 +40,16 @@ def _roots() -> list[str]:
 def _command(*args: str) -> list[str]:
     # --no-respect-gitignore: an environment inside a git checkout (pyenv is one) must still be scanned;
     # --no-cache: nothing is written into the environment.
-    return [sys.executable, "-m", "fsdp_unpatch", *args, "--isolated", "--no-cache", "--no-respect-gitignore",
-            *_roots()]
+    return [
+        sys.executable,
+        "-m",
+        "fsdp_unpatch",
+        *args,
+        "--isolated",
+        "--no-cache",
+        "--no-respect-gitignore",
+        *_roots(),
+    ]
 
 
 def _in_patch_package(path: str) -> bool:
@@ -61,8 +70,7 @@ def _compiles(path: str) -> bool:
 @pytest.mark.slow
 def test_installed_environment_check_and_fix_diff() -> None:
     started = time.perf_counter()
-    checked = subprocess.run(_command("check", "--output-format", "json"), capture_output=True, text=True,
-                             timeout=900)
+    checked = subprocess.run(_command("check", "--output-format", "json"), capture_output=True, text=True, timeout=900)
     check_seconds = time.perf_counter() - started
     assert checked.returncode in (0, 1, 2), checked.stderr
     assert "Traceback" not in checked.stderr
@@ -75,11 +83,12 @@ def test_installed_environment_check_and_fix_diff() -> None:
     assert checked.returncode == (2 if errors else 1 if any(f["category"] != "keep" for f in findings) else 0)
 
     started = time.perf_counter()
-    diffed = subprocess.run(_command("fix", "--diff", "--output-format", "json"), capture_output=True, text=True,
-                            timeout=900)
+    diffed = subprocess.run(
+        _command("fix", "--diff", "--output-format", "json"), capture_output=True, text=True, timeout=900
+    )
     diff_seconds = time.perf_counter() - started
     assert "Traceback" not in diffed.stderr
-    changed = [line[len("--- a/"):] for line in diffed.stdout.splitlines() if line.startswith("--- a/")]
+    changed = [line[len("--- a/") :] for line in diffed.stdout.splitlines() if line.startswith("--- a/")]
     assert [path for path in changed if not _in_patch_package(path)] == []
     assert json.loads(diffed.stderr) == findings  # the same findings, none of them fixed
     print(f"\ncheck: {check_seconds:.1f} s, fix --diff: {diff_seconds:.1f} s, {len(findings)} findings")

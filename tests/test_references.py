@@ -1,4 +1,5 @@
 """Cross-file decisions about removed patch functions: when a replacement may go, unsafe fixes, positions."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -75,9 +76,11 @@ def test_noqa_on_a_reference_keeps_the_replacement(tmp_path: Path) -> None:
 
 
 def test_identity_assertion_outside_tests_is_an_unsafe_fix(tmp_path: Path) -> None:
-    check = "import torch\nfrom npu_patch import _patched_all_gather_copy_in\n\n\ndef ready():\n" \
-            "    assert torch.ops.fsdp.all_gather_copy_in is _patched_all_gather_copy_in, 'patch missing'\n" \
-            "    return True\n"
+    check = (
+        "import torch\nfrom npu_patch import _patched_all_gather_copy_in\n\n\ndef ready():\n"
+        "    assert torch.ops.fsdp.all_gather_copy_in is _patched_all_gather_copy_in, 'patch missing'\n"
+        "    return True\n"
+    )
     tree(tmp_path, {"npu_patch.py": PATCH, "startup.py": check})
     safe = fix_tree(tmp_path)
     assertion = next(f for f in safe.findings if f.code == "FSU302")
@@ -94,15 +97,18 @@ def test_identity_assertion_outside_tests_is_an_unsafe_fix(tmp_path: Path) -> No
 
 
 def test_name_inside_a_triple_quoted_string_is_placed_on_its_own_line(tmp_path: Path) -> None:
-    text = 'import subprocess\nCODE = """\nimport torch\nfrom torch_npu.distributed.fsdp._add_fsdp_patch ' \
-           'import _apply_fsdp_patch\n    _apply_fsdp_patch()\n"""\n'
+    text = (
+        'import subprocess\nCODE = """\nimport torch\nfrom torch_npu.distributed.fsdp._add_fsdp_patch '
+        'import _apply_fsdp_patch\n    _apply_fsdp_patch()\n"""\n'
+    )
     tree(tmp_path, {"boot.py": text})
-    places = sorted((f.span.line, f.span.column, f.span.end_column) for f in check_tree(tmp_path).findings
-                    if f.code == "FSU304")
+    places = sorted(
+        (f.span.line, f.span.column, f.span.end_column) for f in check_tree(tmp_path).findings if f.code == "FSU304"
+    )
     lines = text.splitlines()
     assert places == [(4, 56, 73), (5, 5, 22)]
     for line, column, end in places:
-        assert lines[line - 1][column - 1:end - 1] == "_apply_fsdp_patch"
+        assert lines[line - 1][column - 1 : end - 1] == "_apply_fsdp_patch"
 
 
 def test_deleting_a_file_that_changed_on_disk_is_refused(tmp_path: Path) -> None:
@@ -122,15 +128,17 @@ def test_a_module_that_keeps_its_own_definition_is_not_told_the_name_is_removed(
     from tests.helpers import check_tree
     from tests.upstream import expand
 
-    (tmp_path / "keeps.py").write_text(expand(
-        "import torch\nimport torch.distributed as dist\n"
-        "from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n\n"
-        "# @upstream _fsdp_param_group.FSDPParamGroup.finalize_backward _patched_finalize_backward npu-stream\n\n"
-        "FSDPParamGroup.finalize_backward = _patched_finalize_backward\n"
-        '__all__ = ["_patched_finalize_backward"]\n'
-    ))
+    (tmp_path / "keeps.py").write_text(
+        expand(
+            "import torch\nimport torch.distributed as dist\n"
+            "from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n\n"
+            "# @upstream _fsdp_param_group.FSDPParamGroup.finalize_backward _patched_finalize_backward npu-stream\n\n"
+            "FSDPParamGroup.finalize_backward = _patched_finalize_backward\n"
+            '__all__ = ["_patched_finalize_backward"]\n'
+        )
+    )
     (tmp_path / "runner.py").write_text(
-        'import subprocess, sys\n\n'
+        "import subprocess, sys\n\n"
         'CODE = "from torch_npu.distributed.fsdp._add_fsdp_patch import _patched_finalize_backward"\n'
         'subprocess.run([sys.executable, "-c", CODE])\n'
     )

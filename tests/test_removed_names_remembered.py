@@ -5,6 +5,7 @@ torch-npu's own test `test/test_torch_npu_init.py` runs code in a subprocess tha
 still report those strings (that test would fail), even though the patch module is in the run and no longer
 defines the name.
 """
+
 from __future__ import annotations
 
 import json
@@ -12,16 +13,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-PATCH = Path(__file__).resolve().parent.parent / "examples/legacy_project/legacy_npu/distributed/fsdp/_add_fsdp_patch.py"
+PATCH = (
+    Path(__file__).resolve().parent.parent / "examples/legacy_project/legacy_npu/distributed/fsdp/_add_fsdp_patch.py"
+)
 
-SUBPROCESS_TEST = '''import subprocess
+SUBPROCESS_TEST = """import subprocess
 import sys
 
 
 def test_patch_is_importable():
     code = "from torch_npu.distributed.fsdp._add_fsdp_patch import _patched_all_gather_copy_in"
     subprocess.check_call([sys.executable, "-c", code])
-'''
+"""
 
 
 def _torch_npu(root: Path) -> Path:
@@ -38,8 +41,12 @@ def _torch_npu(root: Path) -> Path:
 
 
 def _run(root: Path, command: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fsdp_unpatch", command, "--isolated", "--no-cache",
-                           "--output-format", "json", "."], cwd=root, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", command, "--isolated", "--no-cache", "--output-format", "json", "."],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
 
 
 def _strings(done: subprocess.CompletedProcess) -> list[tuple[str, int]]:

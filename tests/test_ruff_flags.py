@@ -1,6 +1,7 @@
 """The ruff flags people type: `check --fix`, `--fix-only`, `--add-noqa`, `--per-file-ignores`, `-o`,
 `--show-settings`, `--show-files`, `--cache-dir`, `--color`, `rule CODE`, `audit --output-format`,
 and the `fix --diff` summary."""
+
 from __future__ import annotations
 
 import json
@@ -40,7 +41,9 @@ def test_check_diff_previews_like_fix_diff(project: Path) -> None:
     by_check = cli("check", "--diff", "pkg", cwd=project)
     by_fix = cli("fix", "--diff", "pkg", cwd=project)
     assert by_check.returncode == by_fix.returncode == 1
-    assert by_check.stdout == by_fix.stdout and by_check.stdout.startswith(b"diff --git a/pkg/patch.py b/pkg/patch.py\n--- a/pkg/patch.py")
+    assert by_check.stdout == by_fix.stdout and by_check.stdout.startswith(
+        b"diff --git a/pkg/patch.py b/pkg/patch.py\n--- a/pkg/patch.py"
+    )
     assert _tree(project) == before
 
 
@@ -70,8 +73,10 @@ def test_add_noqa_baselines_and_is_idempotent(project: Path) -> None:
     text = patch.read_text()
     # an existing comment and a noqa of another tool on lines that get a finding; CRLF endings
     text = text.replace("def _apply_fsdp_patch():", "def _apply_fsdp_patch():  # legacy\t")
-    text = text.replace("    C._get_param_all_gather_inputs = _patched_inputs",
-                        "    C._get_param_all_gather_inputs = _patched_inputs  # noqa: E501")
+    text = text.replace(
+        "    C._get_param_all_gather_inputs = _patched_inputs",
+        "    C._get_param_all_gather_inputs = _patched_inputs  # noqa: E501",
+    )
     patch.write_bytes(text.replace("\n", "\r\n").encode())
     before = patch.read_bytes()
     enhance = (project / "pkg" / "enhance.py").read_bytes()
@@ -101,7 +106,8 @@ def test_add_noqa_leaves_lines_inside_strings_alone(project: Path) -> None:
     source = 'x = 1\ns = """\n_patched\n"""\ny = (1 +\n     2)\nz = 1 + \\\n    2\n'
     marked = mark(source.encode(), "utf-8", {1: {"FSU304"}, 3: {"FSU304"}, 5: {"FSU101"}, 7: {"FSU101"}})
     assert marked.data.decode() == source.replace("x = 1\n", "x = 1  # noqa: FSU304\n", 1).replace(
-        "y = (1 +\n", "y = (1 +  # noqa: FSU101\n")
+        "y = (1 +\n", "y = (1 +  # noqa: FSU101\n"
+    )
     assert marked.unmarkable == (3, 7) and marked.added == 2
 
 
@@ -148,7 +154,9 @@ def test_show_settings_and_show_files(project: Path) -> None:
     assert settings["ignore"] == '["FSU4"]' and settings["extend-select"] == '["FSU1"]'
     files = cli("check", "--show-files", "pkg", cwd=project)
     assert files.returncode == 0
-    assert files.stdout.decode().splitlines() == [f"pkg/{n}" for n in ("__init__.py", "clean.py", "enhance.py", "patch.py")]
+    assert files.stdout.decode().splitlines() == [
+        f"pkg/{n}" for n in ("__init__.py", "clean.py", "enhance.py", "patch.py")
+    ]
     assert not (project / ".fsdp_unpatch_cache").exists()  # nothing was run
 
 

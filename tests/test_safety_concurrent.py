@@ -1,4 +1,5 @@
 """A file changed on disk between reading and writing (an editor saved it) is not written, reported, and fails the run."""
+
 from __future__ import annotations
 
 import os

@@ -3,6 +3,7 @@
 Every run here is the real command in a subprocess (a crash of libcst's native parser would kill it),
 over a folder that also holds `good.py`, a removable patch that must be fixed all the same.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -59,32 +60,56 @@ def _huge(folder: Path) -> None:
 
 # (what to create, the problem's line in `--output-format concise`)
 CASES = {
-    "syntax-error": (_write("syntax.py", BAIT + b"x = (\n"),
-                     "syntax.py:3:5: FSU901 [error] syntax error: '(' was never closed"),
-    "python-2": (_write("legacy.py", BAIT + b"print 'hello'\n"),
-                 "legacy.py:3:1: FSU901 [error] syntax error: Missing parentheses in call to 'print'"),
-    "undecodable": (_write("latin.py", BAIT + b"x = 'caf\xe9'\n"),
-                    "latin.py:3:9: FSU902 [error] cannot decode file as utf-8: byte(s) e9 at line 3, column 9"),
-    "wrong-cookie": (_write("cookie.py", b"# -*- coding: ascii -*-\n" + BAIT + b"x = 'caf\xc3\xa9'\n"),
-                     "cookie.py:4:9: FSU902 [error] cannot decode file as ascii: byte(s) c3 at line 4, column 9"),
-    "unknown-cookie": (_write("klingon.py", b"# coding: klingon\n" + BAIT),
-                       "klingon.py:1:1: FSU902 [error] cannot decode file: unknown encoding: klingon"),
-    "nul-byte": (_write("binary.py", BAIT + b"x = 1\x00\n"),
-                 "binary.py:3:6: FSU902 [error] file contains a NUL byte at line 3, column 6"),
-    "deep-parentheses": (_write("parens.py", BAIT + b"x = " + b"(" * 1000 + b"1" + b")" * 1000 + b"\n"),
-                         "FSU901 [error] too deeply nested to parse safely: too many nested parentheses"),
-    "deep-unary": (_write("unary.py", BAIT + b"x = " + b"-" * 5000 + b"1\n"),
-                   "unary.py:1:1: FSU901 [error] too deeply nested to parse safely"),
-    "deep-indentation": (_write("indent.py", BAIT + b"".join(b" " * i + b"if x:\n" for i in range(120))),
-                         "FSU901 [error] too deeply nested to parse safely: too many levels of indentation"),
+    "syntax-error": (
+        _write("syntax.py", BAIT + b"x = (\n"),
+        "syntax.py:3:5: FSU901 [error] syntax error: '(' was never closed",
+    ),
+    "python-2": (
+        _write("legacy.py", BAIT + b"print 'hello'\n"),
+        "legacy.py:3:1: FSU901 [error] syntax error: Missing parentheses in call to 'print'",
+    ),
+    "undecodable": (
+        _write("latin.py", BAIT + b"x = 'caf\xe9'\n"),
+        "latin.py:3:9: FSU902 [error] cannot decode file as utf-8: byte(s) e9 at line 3, column 9",
+    ),
+    "wrong-cookie": (
+        _write("cookie.py", b"# -*- coding: ascii -*-\n" + BAIT + b"x = 'caf\xc3\xa9'\n"),
+        "cookie.py:4:9: FSU902 [error] cannot decode file as ascii: byte(s) c3 at line 4, column 9",
+    ),
+    "unknown-cookie": (
+        _write("klingon.py", b"# coding: klingon\n" + BAIT),
+        "klingon.py:1:1: FSU902 [error] cannot decode file: unknown encoding: klingon",
+    ),
+    "nul-byte": (
+        _write("binary.py", BAIT + b"x = 1\x00\n"),
+        "binary.py:3:6: FSU902 [error] file contains a NUL byte at line 3, column 6",
+    ),
+    "deep-parentheses": (
+        _write("parens.py", BAIT + b"x = " + b"(" * 1000 + b"1" + b")" * 1000 + b"\n"),
+        "FSU901 [error] too deeply nested to parse safely: too many nested parentheses",
+    ),
+    "deep-unary": (
+        _write("unary.py", BAIT + b"x = " + b"-" * 5000 + b"1\n"),
+        "unary.py:1:1: FSU901 [error] too deeply nested to parse safely",
+    ),
+    "deep-indentation": (
+        _write("indent.py", BAIT + b"".join(b" " * i + b"if x:\n" for i in range(120))),
+        "FSU901 [error] too deeply nested to parse safely: too many levels of indentation",
+    ),
     # Valid for CPython, but 8 MiB of stack are not enough for libcst's parser: it would crash the process.
-    "long-boolean-chain": (_write("chain.py", BAIT + b"x = a" + b" and a" * 20000 + b"\n"),
-                           "chain.py:1:1: FSU901 [error] too deeply nested to analyse"),
+    "long-boolean-chain": (
+        _write("chain.py", BAIT + b"x = a" + b" and a" * 20000 + b"\n"),
+        "chain.py:1:1: FSU901 [error] too deeply nested to analyse",
+    ),
     "huge-file": (_huge, "huge.py:1:1: FSU904 [error] file too large to parse safely: 30.0 MB (the limit is 4.0 MB"),
-    "too-large-to-read": (_sparse("enormous.py", 65 * 1024 * 1024),
-                          "enormous.py:1:1: FSU904 [error] file too large to read: 65.0 MB (the limit is 64.0 MB)"),
-    "broken-symlink": (_symlink("dangling.py", "nowhere.py"),
-                       "dangling.py:1:1: FSU902 [error] cannot read file: broken symbolic link (to 'nowhere.py'"),
+    "too-large-to-read": (
+        _sparse("enormous.py", 65 * 1024 * 1024),
+        "enormous.py:1:1: FSU904 [error] file too large to read: 65.0 MB (the limit is 64.0 MB)",
+    ),
+    "broken-symlink": (
+        _symlink("dangling.py", "nowhere.py"),
+        "dangling.py:1:1: FSU902 [error] cannot read file: broken symbolic link (to 'nowhere.py'",
+    ),
     "symlink-loop": (_loop, "loop_a.py:1:1: FSU902 [error] cannot read file: symbolic link loop (to 'loop_b.py')"),
     "named-pipe": (_fifo, "pipe.py:1:1: FSU902 [error] cannot read file: it is a named pipe, not a regular file"),
     "read-only-needing-a-fix": (_read_only, "read_only.py:1:1: FSU903 [error] file is read-only; not written"),
@@ -97,8 +122,11 @@ def test_odd_file_is_named_and_the_others_are_fixed(tmp_path: Path, case: str) -
     make(tmp_path)
     good = tmp_path / "good.py"
     good.write_text(removable() + TAIL)
-    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name != "good.py" and p.is_file()
-              and not stat.S_ISFIFO(p.stat().st_mode) and p.stat().st_size < 2**20}
+    before = {
+        p.name: p.read_bytes()
+        for p in tmp_path.iterdir()
+        if p.name != "good.py" and p.is_file() and not stat.S_ISFIFO(p.stat().st_mode) and p.stat().st_size < 2**20
+    }
     run = cli("fix", "--output-format", "concise", ".", cwd=tmp_path)
     output = run.stdout.decode()
     assert run.returncode == 2, output + run.stderr.decode()
@@ -120,10 +148,12 @@ def test_huge_file_is_cheap(tmp_path: Path) -> None:
     _huge(tmp_path)
     line = b"value = [1, 2, 'text']  # padding\n"
     (tmp_path / "huge_plain.py").write_bytes(line * (30 * 1024 * 1024 // len(line)))
-    code = ("import resource, subprocess, sys, time; start = time.perf_counter();"
-            "run = subprocess.run([sys.executable, '-m', 'fsdp_unpatch', 'check', '--isolated', '--no-cache', '.'],"
-            " capture_output=True); elapsed = time.perf_counter() - start;"
-            "print(run.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, elapsed)")
+    code = (
+        "import resource, subprocess, sys, time; start = time.perf_counter();"
+        "run = subprocess.run([sys.executable, '-m', 'fsdp_unpatch', 'check', '--isolated', '--no-cache', '.'],"
+        " capture_output=True); elapsed = time.perf_counter() - start;"
+        "print(run.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, elapsed)"
+    )
     measured = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     returncode, peak_kib, elapsed = measured.stdout.split()
     assert returncode == "2"  # huge.py: FSU904
@@ -207,7 +237,9 @@ def test_unreadable_file(tmp_path: Path) -> None:
     (tmp_path / "good.py").write_text(removable() + TAIL)
     run = subprocess.run(
         [sys.executable, "-m", "fsdp_unpatch", "fix", "--isolated", "--no-cache", "--output-format", "concise", "."],
-        cwd=tmp_path, capture_output=True, timeout=120,
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
         preexec_fn=_drop_file_access_override if os.geteuid() == 0 else None,
     )
     assert run.returncode == 2
@@ -237,7 +269,7 @@ def test_symlink_leaving_the_walked_folder_is_read_but_never_written(tmp_path: P
     assert real.read_text() == TAIL and (project / "shared_link.py").is_symlink()
 
 
-NEWEST_SYNTAX = '''\
+NEWEST_SYNTAX = """\
 type Pair[T] = tuple[T, T]
 
 
@@ -258,7 +290,7 @@ try:
     pass
 except* ValueError as group:
     print(f"{group=}")
-'''
+"""
 
 
 def test_newest_syntax_is_parsed_and_kept(tmp_path: Path) -> None:

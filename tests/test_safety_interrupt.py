@@ -1,4 +1,5 @@
 """Ctrl-C in the middle of a multi-file fix: every file is wholly old or wholly new, nothing is left behind."""
+
 from __future__ import annotations
 
 import signal
@@ -26,7 +27,9 @@ def test_sigint_mid_run_leaves_every_file_wholly_old_or_wholly_new(tmp_path: Pat
     before = {path: path.stat().st_mtime_ns for path in files}
     process = subprocess.Popen(
         [sys.executable, "-m", "fsdp_unpatch", "fix", "--isolated", "--no-cache", "--jobs", "1", "."],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None:

@@ -3,6 +3,7 @@
 The scanned project is booby-trapped: modules that write a marker file and exit when imported, files
 named like the tool's own dependencies, Python's start-up hooks, and configuration in non-TOML files.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -29,8 +30,19 @@ sys.exit(3)
 # hooks (sitecustomize), test and build entry points, and names that shadow the tool's own imports.
 TRAPPED_NAMES = ["__init__", "__main__", "conftest", "setup", "noxfile", "torch"]
 # At the project's top, where `python -m` would put them on the import path (the console script does not).
-SHADOWING_NAMES = ["sitecustomize", "usercustomize", "click", "libcst", "tomllib", "tomli", "rich", "pathspec",
-                   "fsdp_unpatch", "conftest", "setup"]
+SHADOWING_NAMES = [
+    "sitecustomize",
+    "usercustomize",
+    "click",
+    "libcst",
+    "tomllib",
+    "tomli",
+    "rich",
+    "pathspec",
+    "fsdp_unpatch",
+    "conftest",
+    "setup",
+]
 
 NON_TOML_CONFIG = {
     "setup.cfg": "[fsdp-unpatch]\nselect = FSU9\n[tool:fsdp-unpatch]\nselect = FSU9\n",
@@ -71,12 +83,18 @@ def test_command_line_runs_execute_nothing_they_scan(tmp_path: Path) -> None:
     package, patch = _trapped_project(tmp_path)
     # The console script, from inside the project: the current folder is not on its import path.
     command = [_console_script()]
-    checked = subprocess.run([*command, "check", "--no-cache", "--output-format", "concise", "."],
-                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    checked = subprocess.run(
+        [*command, "check", "--no-cache", "--output-format", "concise", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert checked.returncode == 1, checked.stdout + checked.stderr  # findings, not an exit(3) from a trap
     assert "trapped/patched_module.py" in checked.stdout and "FSU001" in checked.stdout  # not FSU9-only
-    fixed = subprocess.run([*command, "fix", "--no-cache", "."], cwd=tmp_path, capture_output=True, text=True,
-                           timeout=120)
+    fixed = subprocess.run(
+        [*command, "fix", "--no-cache", "."], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     assert patch.read_text() == TRAP.format(folder=str(tmp_path), name="patched_module")  # the patch is gone
     assert _markers(tmp_path) == []
@@ -90,8 +108,13 @@ def test_in_process_runs_import_nothing_they_scan(tmp_path: Path) -> None:
     fixed = fix_tree(tmp_path)
     assert fixed.changed
     assert _markers(tmp_path) == []
-    loaded = {name for name in set(sys.modules) - modules_before
-              if name.startswith("trapped") or name in ("conftest", "sitecustomize", "patched_module")}
+    loaded = {
+        name
+        for name in set(sys.modules) - modules_before
+        if name.startswith("trapped") or name in ("conftest", "sitecustomize", "patched_module")
+    }
     assert loaded == set()
-    assert all(not str(getattr(module, "__file__", "") or "").startswith(str(tmp_path))
-               for module in list(sys.modules.values()))
+    assert all(
+        not str(getattr(module, "__file__", "") or "").startswith(str(tmp_path))
+        for module in list(sys.modules.values())
+    )

@@ -2,6 +2,7 @@
 
 Each file is `head + patch + tail`; `fix` must leave exactly `head + tail` (see tests/patch_texts.py).
 """
+
 from __future__ import annotations
 
 import errno
@@ -36,7 +37,7 @@ def _leftovers(folder: Path) -> list[str]:
 
 # encodings -----------------------------------------------------------------------------------------
 def test_pep263_latin1_file_keeps_its_cookie_and_bytes(tmp_path: Path) -> None:
-    head = "# -*- coding: latin-1 -*-\n\"\"\"Caf\xe9 cr\xe8me.\"\"\"\n"
+    head = '# -*- coding: latin-1 -*-\n"""Caf\xe9 cr\xe8me."""\n'
     tail = "\n\nVALUE = '\xe9t\xe9'  # \xe0 garder\n"
     target, result = _fix_one(tmp_path, (head + removable() + tail).encode("latin-1"))
     assert "FSU001" in _codes(result)
@@ -46,7 +47,7 @@ def test_pep263_latin1_file_keeps_its_cookie_and_bytes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("bom", [b"\xef\xbb\xbf", b""], ids=["utf8-bom", "utf8"])
 def test_utf8_file_keeps_or_lacks_its_bom(tmp_path: Path, bom: bytes) -> None:
-    head = "\"\"\"Gr\u00fc\u00dfe \u2014 \u4f60\u597d.\"\"\"\n"
+    head = '"""Gr\u00fc\u00dfe \u2014 \u4f60\u597d."""\n'
     tail = "\n\nVALUE = '\u00e9\u00e9'\n"
     target, result = _fix_one(tmp_path, bom + (head + removable() + tail).encode("utf-8"))
     assert result.changed
@@ -71,13 +72,15 @@ def test_mixed_endings_untouched_lines_keep_theirs(tmp_path: Path) -> None:
     lines = (HEAD + removable() + TAIL).splitlines(keepends=True)
     mixed = ["".join(line[:-1] + ("\r\n" if i % 2 else "\n")) for i, line in enumerate(lines)]
     patch_lines = len((HEAD + removable()).splitlines()) - len(HEAD.splitlines())
-    expected = mixed[:1] + mixed[1 + patch_lines:]
+    expected = mixed[:1] + mixed[1 + patch_lines :]
     target, result = _fix_one(tmp_path, "".join(mixed).encode())
     assert result.changed
     assert target.read_bytes() == "".join(expected).encode()
 
 
-@pytest.mark.parametrize("first, rest", [("\n", "\r\n"), ("\r\n", "\n")], ids=["lf-first-crlf-rest", "crlf-first-lf-rest"])
+@pytest.mark.parametrize(
+    "first, rest", [("\n", "\r\n"), ("\r\n", "\n")], ids=["lf-first-crlf-rest", "crlf-first-lf-rest"]
+)
 def test_new_lines_follow_the_dominant_ending_not_the_first_line(tmp_path: Path, first: str, rest: str) -> None:
     # libcst ends new lines like the file's first line; most of this file's lines end otherwise.
     text = "import os" + first + guarded().replace("\n", rest)
@@ -102,10 +105,14 @@ def test_patch_at_the_very_end_without_final_newline(tmp_path: Path) -> None:
 
 
 # files libcst cannot give back byte for byte ------------------------------------------------------
-@pytest.mark.parametrize("text", [
-    HEAD + "\x0cVALUE = 1\n",  # a form feed at the start of a line: libcst drops it
-    HEAD.replace("\n", "\r") + "VALUE = 1\r",  # classic Mac line endings: libcst drops the last one
-], ids=["form-feed", "cr-only"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        HEAD + "\x0cVALUE = 1\n",  # a form feed at the start of a line: libcst drops it
+        HEAD.replace("\n", "\r") + "VALUE = 1\r",  # classic Mac line endings: libcst drops the last one
+    ],
+    ids=["form-feed", "cr-only"],
+)
 def test_files_libcst_does_not_round_trip_are_never_rewritten(tmp_path: Path, text: str) -> None:
     data = (removable() + text).encode()
     target, result = _fix_one(tmp_path, data)

@@ -1,4 +1,5 @@
 """`# noqa` (check and fix), `# fsdp-unpatch: skip-file`, and unused `# noqa` codes (FSU501)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -4,6 +4,7 @@ by-name copies nobody reads, and FSDP2's family outside its package (`replicate_
 Each pattern has a case where nothing may be reported and one where the finding must stay. The sources
 are small hand-written shapes of what projects do, not copies of any project.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -46,6 +47,7 @@ def codes(found: list[tuple[int, str, str]]) -> list[tuple[int, str]]:
 
 
 # 1. New attributes ---------------------------------------------------------------------------------
+
 
 def test_sentinel_flag_debug_hook_and_renamed_original_are_not_overrides(tmp_path: Path) -> None:
     body = """\
@@ -229,6 +231,7 @@ def unswap():
 
 # 3. FSU401 only when true --------------------------------------------------------------------------
 
+
 def test_reload_of_the_importing_module_after_the_patch_completes_it(tmp_path: Path) -> None:
     body = """\
 def install():
@@ -238,15 +241,18 @@ def install():
     assert "FSU401" not in [code for _, code in codes(findings(tmp_path, body))]
 
 
-@pytest.mark.parametrize("body", [
-    # reloaded before the patch: the by-name copy was taken from the original
-    "def install():\n    importlib.reload(_fsdp_param_group)\n    _fsdp_collectives.foreach_reduce = _replacement\n",
-    # reloaded in another scope: nothing says it runs after the patch
-    "def install():\n    _fsdp_collectives.foreach_reduce = _replacement\n\n\n"
-    "def refresh():\n    importlib.reload(_fsdp_param_group)\n",
-    # the source module reloaded: that re-defines the original, it copies nothing
-    "def install():\n    _fsdp_collectives.foreach_reduce = _replacement\n    importlib.reload(_fsdp_collectives)\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # reloaded before the patch: the by-name copy was taken from the original
+        "def install():\n    importlib.reload(_fsdp_param_group)\n    _fsdp_collectives.foreach_reduce = _replacement\n",
+        # reloaded in another scope: nothing says it runs after the patch
+        "def install():\n    _fsdp_collectives.foreach_reduce = _replacement\n\n\n"
+        "def refresh():\n    importlib.reload(_fsdp_param_group)\n",
+        # the source module reloaded: that re-defines the original, it copies nothing
+        "def install():\n    _fsdp_collectives.foreach_reduce = _replacement\n    importlib.reload(_fsdp_collectives)\n",
+    ],
+)
 def test_reload_that_does_not_refresh_the_copy_keeps_fsu401(body: str, tmp_path: Path) -> None:
     assert (2 if body.startswith("def install():\n    _fsdp") else 3, "FSU401") in codes(findings(tmp_path, body))
 
@@ -268,8 +274,9 @@ def test_callers_are_per_release() -> None:
     """The catalog's callers: `_fsdp_param_group` reads its copy of `foreach_reduce` in every release."""
     catalog = load_catalog()
     minors = load_symbols().minors
-    assert parse_releases(catalog.callers["_fsdp_param_group.foreach_reduce"]["_fsdp_param_group"], minors) \
-        == frozenset(minors)
+    assert parse_releases(
+        catalog.callers["_fsdp_param_group.foreach_reduce"]["_fsdp_param_group"], minors
+    ) == frozenset(minors)
     assert catalog.callers["_fsdp_collectives.foreach_all_gather"] == {}
 
 
@@ -292,8 +299,11 @@ def test_replicate_with_fsdp_private_names_are_overrides(tmp_path: Path) -> None
 def test_init_helper_patched_without_replicates_copy(torch: str, expected: bool, tmp_path: Path) -> None:
     """From torch 2.11 replicate_with_fsdp imports `_init_param_group` by name from `_fsdp_init`."""
     found = findings(tmp_path, "_fsdp_init._init_param_group = _replacement\n", torch=torch)
-    stale = [m for _, code, m in found if code == "FSU401"
-             and "`replicate_with_fsdp` imported `_init_param_group` by name" in m]
+    stale = [
+        m
+        for _, code, m in found
+        if code == "FSU401" and "`replicate_with_fsdp` imported `_init_param_group` by name" in m
+    ]
     assert bool(stale) is expected
 
 
@@ -310,6 +320,7 @@ def test_explain_takes_a_qualified_name_of_the_family() -> None:
 
 # data ----------------------------------------------------------------------------------------------
 
+
 def test_releases_text_round_trips() -> None:
     minors = ["2.4", "2.5", "2.6", "2.7", "2.8"]
     assert format_releases({"2.4", "2.5", "2.7"}, minors) == "2.4-2.5, 2.7"
@@ -320,6 +331,7 @@ def test_releases_text_round_trips() -> None:
 
 @pytest.mark.skipif(not Path("/work/torch_upstream/2.13.0").is_dir(), reason="torch sources not extracted")
 def test_generated_catalog_and_symbol_tables_are_up_to_date() -> None:
-    result = subprocess.run([sys.executable, str(REPO / "scripts" / "gen_catalog_symbols.py"), "--check"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gen_catalog_symbols.py"), "--check"], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr

@@ -1,4 +1,5 @@
 """Files that must come out of `fix` byte-identical, with the findings their first line expects."""
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """`fsdp-unpatch verify`, run for real: FSDP2 on CPU, gloo, two processes per run."""
+
 from __future__ import annotations
 
 import json
@@ -78,11 +79,16 @@ def test_example_migration_matches_the_legacy_patch_exactly():
 def test_wrong_migration_is_caught_and_the_table_shows_where():
     result = verify(
         *LEGACY_ARGS,
-        "--migrated", ENHANCE,
-        "--migrated", "wrong_copy_in:_apply_fsdp_patch",
-        "--migrated-path", str(MIGRATED),
-        "--migrated-path", str(FIXTURES / "wrong_migration"),
-        "--steps", "3",
+        "--migrated",
+        ENHANCE,
+        "--migrated",
+        "wrong_copy_in:_apply_fsdp_patch",
+        "--migrated-path",
+        str(MIGRATED),
+        "--migrated-path",
+        str(FIXTURES / "wrong_migration"),
+        "--steps",
+        "3",
     )
     assert result.exit_code == 1, result.output
     out = result.output
@@ -103,10 +109,14 @@ def test_wrong_migration_is_caught_and_the_table_shows_where():
 def test_dropped_enhance_patch_fails_even_when_training_matches():
     result = verify(
         *LEGACY_ARGS,
-        "--migrated", "dropped_enhance:_apply_fsdp_enhance_patch",
-        "--migrated-path", str(FIXTURES / "dropped_enhance"),
-        "--steps", "2",
-        "--output-format", "json",
+        "--migrated",
+        "dropped_enhance:_apply_fsdp_enhance_patch",
+        "--migrated-path",
+        str(FIXTURES / "dropped_enhance"),
+        "--steps",
+        "2",
+        "--output-format",
+        "json",
     )
     assert result.exit_code == 1, result.output
     report = json.loads(result.output)
@@ -175,8 +185,14 @@ def test_without_torch_verify_says_how_to_install_it():
 # ---------------------------------------------------------------------------------------------
 def _run(losses, grad_scale=1.0, param_shift=0.0):
     grads = [{"w": torch.full((3,), grad_scale * (i + 1))} for i in range(len(losses))]
-    return [{"reshard_after_forward": True, "losses": [torch.tensor(values) for values in losses], "grads": grads,
-             "params": {"w": torch.ones(3) + param_shift}}]
+    return [
+        {
+            "reshard_after_forward": True,
+            "losses": [torch.tensor(values) for values in losses],
+            "grads": grads,
+            "params": {"w": torch.ones(3) + param_shift},
+        }
+    ]
 
 
 def test_exact_comparison_finds_the_first_divergent_step():

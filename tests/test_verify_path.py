@@ -1,5 +1,6 @@
 """`fsdp-unpatch verify PATH`: the installers found by the analysis, the migrated copy made by `fix`, both
 trainings run; and `--plot FILE.png`."""
+
 from __future__ import annotations
 
 import json
@@ -46,7 +47,9 @@ def test_migrated_copy_is_what_fix_makes(tmp_path: Path) -> None:
     for expected in sorted(MIGRATED.rglob("*.py")):
         relative = expected.relative_to(MIGRATED)
         assert (copy / relative).read_bytes() == expected.read_bytes(), relative
-    assert (source / "legacy_npu" / "_api_patches.py").read_bytes() == (LEGACY / "legacy_npu" / "_api_patches.py").read_bytes()
+    assert (source / "legacy_npu" / "_api_patches.py").read_bytes() == (
+        LEGACY / "legacy_npu" / "_api_patches.py"
+    ).read_bytes()
 
 
 def test_a_tree_without_a_removable_installer_is_a_usage_problem(tmp_path: Path) -> None:
@@ -56,11 +59,14 @@ def test_a_tree_without_a_removable_installer_is_a_usage_problem(tmp_path: Path)
     assert result.exit_code == 2 and "--patch MODULE:FUNCTION" in result.output
 
 
-@pytest.mark.parametrize("args, message", [
-    ((str(LEGACY), "--patch", f"{PATCH_MODULE}:_apply_fsdp_patch"), "either PATH or --patch"),
-    ((str(LEGACY), "--plot", "curves.gif"), "must end in .png"),
-    (("no/such/folder",), "does not exist"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((str(LEGACY), "--patch", f"{PATCH_MODULE}:_apply_fsdp_patch"), "either PATH or --patch"),
+        ((str(LEGACY), "--plot", "curves.gif"), "must end in .png"),
+        (("no/such/folder",), "does not exist"),
+    ],
+)
 def test_usage_errors(args, message) -> None:
     result = verify(*args)
     assert result.exit_code == 2 and message in result.output
@@ -69,9 +75,11 @@ def test_usage_errors(args, message) -> None:
 def test_plot_file_has_both_curves_and_the_difference(tmp_path: Path) -> None:
     import matplotlib.image
 
-    rows = [StepRow(config, step, [1.0 / step, 1.0 / step], [1.0 / step + d, 1.0 / step + d], d, d, d == 0, d == 0)
-            for config in ("reshard_after_forward=True", "reshard_after_forward=False")
-            for step, d in ((1, 0.0), (2, 0.25), (3, 0.5))]
+    rows = [
+        StepRow(config, step, [1.0 / step, 1.0 / step], [1.0 / step + d, 1.0 / step + d], d, d, d == 0, d == 0)
+        for config in ("reshard_after_forward=True", "reshard_after_forward=False")
+        for step, d in ((1, 0.0), (2, 0.25), (3, 0.5))
+    ]
     target = tmp_path / "curves.png"
     write_plot(Comparison(Tolerance(), rows, []), str(target))
     assert png_size(target) == (1100, 650)  # two columns of plots at 100 dpi
@@ -91,6 +99,8 @@ def test_verify_path_runs_both_trainings_and_plots(tmp_path: Path) -> None:
     assert report["runs"]["patched"]["paths"] == [str(LEGACY.resolve())]
     assert report["runs"]["migrated"]["paths"][0] != str(MIGRATED)  # a temporary copy, migrated by `fix`
     assert report["runs"]["patched"]["installers"] == [
-        f"{PATCH_MODULE}:_apply_fsdp_enhance_patch", f"{PATCH_MODULE}:_apply_fsdp_patch"]
+        f"{PATCH_MODULE}:_apply_fsdp_enhance_patch",
+        f"{PATCH_MODULE}:_apply_fsdp_patch",
+    ]
     assert report["runs"]["migrated"]["installers"] == [f"{PATCH_MODULE}:_apply_fsdp_enhance_patch"]
     assert png_size(plot) == (1100, 650)

@@ -9,6 +9,7 @@ with one NPU tweak applied, so that fixtures carry real upstream code without co
 - `premul-sum`: `foreach_reduce` with a statement emulating PREMUL_SUM on a backend without it;
 - `device-list-npu`: `_root_pre_forward` with "npu" added to the device types it moves inputs for.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -48,8 +49,9 @@ def upstream_copy(target: str, name: str, tweak: str) -> str:
     source = fingerprint.extract_target_source(fsdp2_root(), target)
     assert source is not None, f"torch has no {target}"
     source = textwrap.dedent(source)
-    source = "".join(line for line in source.splitlines(keepends=True)
-                     if not line.lstrip().startswith("@torch.library.impl"))
+    source = "".join(
+        line for line in source.splitlines(keepends=True) if not line.lstrip().startswith("@torch.library.impl")
+    )
     source = re.sub(r"def \w+\(", f"def {name}(", source, count=1)
     if tweak in ("same-device", "same-device-ne", "extra-sync"):
         source, count = FOREACH_COPY.subn(
@@ -59,11 +61,12 @@ def upstream_copy(target: str, name: str, tweak: str) -> str:
     elif tweak == "premul-sum":
         source, count = PREMUL_ANCHOR.subn(
             lambda m: (
-                f"{m['indent']}if \"PREMUL_SUM\" in str(reduce_scatter_op):  # no PREMUL_SUM on NPU: emulate it\n"
+                f'{m["indent"]}if "PREMUL_SUM" in str(reduce_scatter_op):  # no PREMUL_SUM on NPU: emulate it\n'
                 f"{m['indent']}    predivide_factor, reduce_scatter_op = reduce_scatter_group.size(), ReduceOp.SUM\n"
                 + m[0]
             ),
-            source, count=1,
+            source,
+            count=1,
         )
         assert count == 1
     elif tweak == "device-list-npu":

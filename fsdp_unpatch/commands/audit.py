@@ -5,6 +5,7 @@ and mock of it) with its kind, whether it can reach the backend's same-device fa
 Exit status: 0 the report was written, 2 a path is missing or a file could not be read or parsed (the
 other files are still reported).
 """
+
 from __future__ import annotations
 
 import sys
@@ -21,8 +22,15 @@ def audit() -> None:
 
 @audit.command("foreach-copy")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--output-format", "--format", "output_format", default="markdown", show_default=True,
-              type=click.Choice(["markdown", "json"]), help="A table for a review, or JSON for programs.")
+@click.option(
+    "--output-format",
+    "--format",
+    "output_format",
+    default="markdown",
+    show_default=True,
+    type=click.Choice(["markdown", "json"]),
+    help="A table for a review, or JSON for programs.",
+)
 def foreach_copy(paths: tuple[str, ...], output_format: str) -> None:
     """Every `torch._foreach_copy_` call site under PATHS (default: the current folder)."""
     from fsdp_unpatch.audit import as_json, audit_paths, markdown

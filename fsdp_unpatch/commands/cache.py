@@ -1,4 +1,5 @@
 """`fsdp-unpatch clean`: remove the result cache of the project (or the one `--cache-dir` names)."""
+
 from __future__ import annotations
 
 import sys
@@ -9,8 +10,12 @@ import click
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--cache-dir", metavar="DIR", type=click.Path(file_okay=False),
-              help="The cache folder given to `check --cache-dir` (environment variable FSDP_UNPATCH_CACHE_DIR).")
+@click.option(
+    "--cache-dir",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="The cache folder given to `check --cache-dir` (environment variable FSDP_UNPATCH_CACHE_DIR).",
+)
 def clean(paths: tuple[str, ...], cache_dir) -> None:
     """Remove `.fsdp_unpatch_cache/` at the project root of PATHS (default: the current folder)."""
     from fsdp_unpatch.cache import clear, project_root

@@ -1,6 +1,7 @@
 """`fsdp-unpatch rules` and `fsdp-unpatch explain CODE|TARGET`: the rule and target documentation,
 read from the catalog (the same data the analysis and the reports use).
 """
+
 from __future__ import annotations
 
 import json
@@ -51,16 +52,26 @@ def rules(output_format: str, show_targets: bool, no_color: bool) -> None:
     color = not no_color and sys.stdout.isatty()
     if show_targets:
         entries = [
-            {"id": t.id, "category": t.category, "native": t.native, "since": t.since, "until": t.until,
-             "native_since": t.native_since, "fingerprint": t.fingerprint is not None}
+            {
+                "id": t.id,
+                "category": t.category,
+                "native": t.native,
+                "since": t.since,
+                "until": t.until,
+                "native_since": t.native_since,
+                "fingerprint": t.fingerprint is not None,
+            }
             for t in sorted(catalog.targets.values(), key=lambda t: t.id)
         ]
         if output_format == "json":
             click.echo(json.dumps(entries, indent=2))
             return
-        _print_table("FSDP2 targets", ["target", "category", "torch", "native device-agnostic since"],
-                     [[e["id"], e["category"], catalog.targets[e["id"]].versions, e["native_since"] or ""]
-                      for e in entries], color)
+        _print_table(
+            "FSDP2 targets",
+            ["target", "category", "torch", "native device-agnostic since"],
+            [[e["id"], e["category"], catalog.targets[e["id"]].versions, e["native_since"] or ""] for e in entries],
+            color,
+        )
         return
     entries = [
         {"code": r.code, "name": r.name, "category": r.category, "fix": r.fix, "summary": r.summary}
@@ -69,14 +80,25 @@ def rules(output_format: str, show_targets: bool, no_color: bool) -> None:
     if output_format == "json":
         click.echo(json.dumps(entries, indent=2))
         return
-    _print_table("fsdp-unpatch rules", ["code", "name", "category", "fix", "summary"],
-                 [[e["code"], e["name"], e["category"], e["fix"], e["summary"]] for e in entries], color)
+    _print_table(
+        "fsdp-unpatch rules",
+        ["code", "name", "category", "fix", "summary"],
+        [[e["code"], e["name"], e["category"], e["fix"], e["summary"]] for e in entries],
+        color,
+    )
 
 
 def _explain_rule(catalog, code: str) -> str:
     rule = catalog.rule(code)
-    lines = [f"{rule.code} ({rule.name})", "", f"Category: {rule.category}", f"Fix: {rule.fix}",
-             f"Summary: {rule.summary}", "", rule.explanation]
+    lines = [
+        f"{rule.code} ({rule.name})",
+        "",
+        f"Category: {rule.category}",
+        f"Fix: {rule.fix}",
+        f"Summary: {rule.summary}",
+        "",
+        rule.explanation,
+    ]
     targets = _targets_of(catalog, code)
     if targets:
         lines += ["", "Targets:"]
@@ -120,10 +142,10 @@ def _resolve(catalog, name: str) -> Optional[tuple[str, str]]:
     prefixes = {root: "" for root in catalog.fsdp2_roots}
     prefixes.update({module: f"{family}." for family, module in catalog.family_modules.items()})
     for root, prefix in prefixes.items():  # a fully qualified name works too
-        if name.startswith(root + ".") and prefix + name[len(root) + 1:] in catalog.targets:
-            return "target", prefix + name[len(root) + 1:]
-    if name.startswith("torch.ops.") and name[len("torch."):] in catalog.targets:
-        return "target", name[len("torch."):]
+        if name.startswith(root + ".") and prefix + name[len(root) + 1 :] in catalog.targets:
+            return "target", prefix + name[len(root) + 1 :]
+    if name.startswith("torch.ops.") and name[len("torch.") :] in catalog.targets:
+        return "target", name[len("torch.") :]
     return None
 
 
@@ -135,21 +157,39 @@ def explain(name: str, output_format: str) -> None:
     catalog = _catalog()
     found = _resolve(catalog, name)
     if found is None:
-        click.echo(f"fsdp-unpatch: error: unknown rule code or target {name!r} "
-                   "(`fsdp-unpatch rules` lists the codes, `fsdp-unpatch rules --targets` the targets)", err=True)
+        click.echo(
+            f"fsdp-unpatch: error: unknown rule code or target {name!r} "
+            "(`fsdp-unpatch rules` lists the codes, `fsdp-unpatch rules --targets` the targets)",
+            err=True,
+        )
         sys.exit(EXIT_UNKNOWN)
     kind, key = found
     if output_format == "json":
         if kind == "rule":
             rule = catalog.rule(key)
-            data = {"code": rule.code, "name": rule.name, "category": rule.category, "fix": rule.fix,
-                    "summary": rule.summary, "explanation": rule.explanation,
-                    "targets": [{"id": t.id, "native": t.native, "since": t.since, "until": t.until,
-                                 "native_since": t.native_since} for t in _targets_of(catalog, key)]}
+            data = {
+                "code": rule.code,
+                "name": rule.name,
+                "category": rule.category,
+                "fix": rule.fix,
+                "summary": rule.summary,
+                "explanation": rule.explanation,
+                "targets": [
+                    {"id": t.id, "native": t.native, "since": t.since, "until": t.until, "native_since": t.native_since}
+                    for t in _targets_of(catalog, key)
+                ],
+            }
         else:
             t = catalog.targets[key]
-            data = {"id": t.id, "category": t.category, "native": t.native, "since": t.since, "until": t.until,
-                    "native_since": t.native_since, "why": t.why}
+            data = {
+                "id": t.id,
+                "category": t.category,
+                "native": t.native,
+                "since": t.since,
+                "until": t.until,
+                "native_since": t.native_since,
+                "why": t.why,
+            }
         click.echo(json.dumps(data, indent=2))
         return
     click.echo(_explain_rule(catalog, key) if kind == "rule" else _explain_target(catalog, key))

@@ -1,4 +1,5 @@
 """`fsdp-unpatch doctor`: check, on this machine, what removing the FSDP2 collectives patch depends on."""
+
 from __future__ import annotations
 
 import importlib.util

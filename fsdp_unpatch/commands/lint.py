@@ -3,6 +3,7 @@
 Exit status: 0 nothing to report (keep findings never fail a run), 1 findings remain (or, with
 `fix --diff`, the fix would change something), 2 usage or input error.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -14,7 +15,8 @@ from typing import Optional
 
 import click
 
-from fsdp_unpatch.color import CHOICES as COLOR_CHOICES, color_choice, use_color
+from fsdp_unpatch.color import CHOICES as COLOR_CHOICES
+from fsdp_unpatch.color import color_choice, use_color
 from fsdp_unpatch.reporting import FORMATS, MACHINE_FORMATS, NEEDS_REPLACEMENTS, ReportContext
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -24,50 +26,111 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 def _common(function):
     options = [
         click.argument("paths", nargs=-1, type=click.Path()),
-        click.option("--output-format", default="full", show_default=True,
-                     type=click.Choice(list(FORMATS)), help="How findings are reported."),
-        click.option("--target-torch", metavar="X.Y",
-                     help="torch release to migrate to (default: the installed torch, else the newest known)."),
+        click.option(
+            "--output-format",
+            default="full",
+            show_default=True,
+            type=click.Choice(list(FORMATS)),
+            help="How findings are reported.",
+        ),
+        click.option(
+            "--target-torch",
+            metavar="X.Y",
+            help="torch release to migrate to (default: the installed torch, else the newest known).",
+        ),
         click.option("--select", multiple=True, metavar="CODES", help="Rule codes or prefixes to report."),
         click.option("--ignore", multiple=True, metavar="CODES", help="Rule codes or prefixes not to report."),
         click.option("--show-source/--no-show-source", default=True, help="Show the source line of each finding."),
-        click.option("-o", "--output-file", metavar="FILE", type=click.Path(dir_okay=False),
-                     help="Write the report to FILE instead of standard output."),
-        click.option("--color", type=click.Choice(COLOR_CHOICES),
-                     help="Colour the text output: auto (default: a terminal, or FORCE_COLOR set; never with "
-                          "NO_COLOR set), always, never."),
+        click.option(
+            "-o",
+            "--output-file",
+            metavar="FILE",
+            type=click.Path(dir_okay=False),
+            help="Write the report to FILE instead of standard output.",
+        ),
+        click.option(
+            "--color",
+            type=click.Choice(COLOR_CHOICES),
+            help="Colour the text output: auto (default: a terminal, or FORCE_COLOR set; never with "
+            "NO_COLOR set), always, never.",
+        ),
         click.option("--no-color", is_flag=True, help="Never colour the output (same as --color never)."),
-        click.option("--exit-zero", is_flag=True,
-                     help="Exit 0 whatever was found, unreadable and unparsable files included (still reported)."),
-        click.option("-q", "--quiet", is_flag=True, help="Print the findings and nothing else: no summary, no progress."),
-        click.option("--show-fixes", is_flag=True,
-                     help="check: show what each fix would change; fix: list the fixes applied."),
-        click.option("--force-exclude", is_flag=True,
-                     help="Skip files named on the command line that a folder walk would skip (pre-commit, editors)."),
-        click.option("--stdin-filename", metavar="PATH",
-                     help="Read the source from standard input (path `-`) as if it were PATH (its config applies)."),
+        click.option(
+            "--exit-zero",
+            is_flag=True,
+            help="Exit 0 whatever was found, unreadable and unparsable files included (still reported).",
+        ),
+        click.option(
+            "-q", "--quiet", is_flag=True, help="Print the findings and nothing else: no summary, no progress."
+        ),
+        click.option(
+            "--show-fixes", is_flag=True, help="check: show what each fix would change; fix: list the fixes applied."
+        ),
+        click.option(
+            "--force-exclude",
+            is_flag=True,
+            help="Skip files named on the command line that a folder walk would skip (pre-commit, editors).",
+        ),
+        click.option(
+            "--stdin-filename",
+            metavar="PATH",
+            help="Read the source from standard input (path `-`) as if it were PATH (its config applies).",
+        ),
         # configuration (fsdp_unpatch/config.py): flags win over [tool.fsdp-unpatch]
-        click.option("--config", "config", metavar="FILE", type=click.Path(dir_okay=False),
-                     help="Read the settings from FILE instead of the nearest pyproject.toml."),
+        click.option(
+            "--config",
+            "config",
+            metavar="FILE",
+            type=click.Path(dir_okay=False),
+            help="Read the settings from FILE instead of the nearest pyproject.toml.",
+        ),
         click.option("--isolated", is_flag=True, help="Ignore every configuration file."),
         click.option("--extend-select", multiple=True, metavar="CODES", help="Rule codes or prefixes to add."),
-        click.option("--exclude", multiple=True, metavar="PATTERN",
-                     help="Patterns to skip (replaces the configured and default ones)."),
+        click.option(
+            "--exclude",
+            multiple=True,
+            metavar="PATTERN",
+            help="Patterns to skip (replaces the configured and default ones).",
+        ),
         click.option("--extend-exclude", multiple=True, metavar="PATTERN", help="Patterns to skip, in addition."),
-        click.option("--respect-gitignore/--no-respect-gitignore", default=None,
-                     help="Skip files .gitignore names (default: yes)."),
-        click.option("--statistics", is_flag=True, help="Count findings per rule and per target instead of listing them."),
+        click.option(
+            "--respect-gitignore/--no-respect-gitignore",
+            default=None,
+            help="Skip files .gitignore names (default: yes).",
+        ),
+        click.option(
+            "--statistics", is_flag=True, help="Count findings per rule and per target instead of listing them."
+        ),
         # speed (README, Performance)
-        click.option("--jobs", "-j", type=click.IntRange(min=1), metavar="N",
-                     help="Worker processes for parsing (default: the number of CPUs; used only when it pays)."),
-        click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache (.fsdp_unpatch_cache/)."),
-        click.option("--cache-dir", metavar="DIR", type=click.Path(file_okay=False),
-                     help="Where the result cache lives (default: .fsdp_unpatch_cache/ at the project root; "
-                          "environment variable FSDP_UNPATCH_CACHE_DIR)."),
-        click.option("--per-file-ignores", multiple=True, metavar="GLOB:CODES",
-                     help="Codes not reported in files the glob matches (replaces the configured table)."),
-        click.option("--extend-per-file-ignores", multiple=True, metavar="GLOB:CODES",
-                     help="Like --per-file-ignores, in addition to the configured table."),
+        click.option(
+            "--jobs",
+            "-j",
+            type=click.IntRange(min=1),
+            metavar="N",
+            help="Worker processes for parsing (default: the number of CPUs; used only when it pays).",
+        ),
+        click.option(
+            "--no-cache", is_flag=True, help="Neither read nor write the result cache (.fsdp_unpatch_cache/)."
+        ),
+        click.option(
+            "--cache-dir",
+            metavar="DIR",
+            type=click.Path(file_okay=False),
+            help="Where the result cache lives (default: .fsdp_unpatch_cache/ at the project root; "
+            "environment variable FSDP_UNPATCH_CACHE_DIR).",
+        ),
+        click.option(
+            "--per-file-ignores",
+            multiple=True,
+            metavar="GLOB:CODES",
+            help="Codes not reported in files the glob matches (replaces the configured table).",
+        ),
+        click.option(
+            "--extend-per-file-ignores",
+            multiple=True,
+            metavar="GLOB:CODES",
+            help="Like --per-file-ignores, in addition to the configured table.",
+        ),
         click.option("--show-settings", is_flag=True, help="Print the settings the run would use, and exit."),
         click.option("--show-files", is_flag=True, help="Print the files the run would check, and exit."),
     ]
@@ -79,13 +142,18 @@ def _common(function):
 def _fixing(function):
     """The fix flags, on `fix` and (as in ruff) on `check`."""
     options = [
-        click.option("--diff", is_flag=True,
-                     help="Print the changes the fix would make as a unified diff and write nothing."),
+        click.option(
+            "--diff", is_flag=True, help="Print the changes the fix would make as a unified diff and write nothing."
+        ),
         click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change what a test suite checks."),
-        click.option("--fix-only", is_flag=True,
-                     help="Apply the fixes and report nothing else; leftover findings do not fail the run."),
-        click.option("--exit-non-zero-on-fix", is_flag=True,
-                     help="Exit 1 when the fix changed a file, even if nothing remains."),
+        click.option(
+            "--fix-only",
+            is_flag=True,
+            help="Apply the fixes and report nothing else; leftover findings do not fail the run.",
+        ),
+        click.option(
+            "--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when the fix changed a file, even if nothing remains."
+        ),
     ]
     for option in reversed(options):
         function = option(function)
@@ -132,7 +200,7 @@ class Request:
     show_files: bool = False
 
     @classmethod
-    def from_options(cls, **options) -> "Request":
+    def from_options(cls, **options) -> Request:
         return cls(**{name: tuple(value) if isinstance(value, list) else value for name, value in options.items()})
 
 
@@ -148,8 +216,11 @@ def _execute(request: Request) -> int:
             raise
         # A group of files being written holds these signals until it is done; before that its temporaries
         # are removed (transaction.py): no file is half written, no group half fixed.
-        done = ("; every file is either wholly fixed or untouched, and so is every group of linked files"
-                if request.fix and not request.diff else "")
+        done = (
+            "; every file is either wholly fixed or untouched, and so is every group of linked files"
+            if request.fix and not request.diff
+            else ""
+        )
         why = f" ({received[-1]})" if received and received[-1] != "SIGINT" else ""
         click.echo(f"fsdp-unpatch: interrupted{why}{done}", err=True)
         return EXIT_INTERRUPTED
@@ -188,23 +259,37 @@ def _run_and_report(request: Request):
         _error("--stdin-filename needs the path `-`")
         return EXIT_ERROR, None
     if request.add_noqa and (fix or from_stdin):
-        _error("--add-noqa marks the findings of files on disk; it cannot be combined with "
-               + ("--fix, --fix-only or --diff" if fix else "standard input"))
+        _error(
+            "--add-noqa marks the findings of files on disk; it cannot be combined with "
+            + ("--fix, --fix-only or --diff" if fix else "standard input")
+        )
         return EXIT_ERROR, None
     flags = Flags(
-        select=request.select, ignore=request.ignore, extend_select=request.extend_select,
-        exclude=request.exclude, extend_exclude=request.extend_exclude, target_torch=request.target_torch,
-        respect_gitignore=request.respect_gitignore, force_exclude=request.force_exclude,
-        per_file_ignores=request.per_file_ignores, extend_per_file_ignores=request.extend_per_file_ignores,
+        select=request.select,
+        ignore=request.ignore,
+        extend_select=request.extend_select,
+        exclude=request.exclude,
+        extend_exclude=request.extend_exclude,
+        target_torch=request.target_torch,
+        respect_gitignore=request.respect_gitignore,
+        force_exclude=request.force_exclude,
+        per_file_ignores=request.per_file_ignores,
+        extend_per_file_ignores=request.extend_per_file_ignores,
     )
     mode = Mode(
-        fix=fix, write=not diff, unsafe_fixes=request.unsafe_fixes,
+        fix=fix,
+        write=not diff,
+        unsafe_fixes=request.unsafe_fixes,
         replacements=output_format in NEEDS_REPLACEMENTS or (show_fixes and not fix),
-        use_cache=not request.no_cache, cache_dir=request.cache_dir, config=request.config, isolated=request.isolated,
+        use_cache=not request.no_cache,
+        cache_dir=request.cache_dir,
+        config=request.config,
+        isolated=request.isolated,
     )
     stdin_data = sys.stdin.buffer.read() if from_stdin and not (request.show_settings or request.show_files) else b""
-    scope = Scope(paths=() if from_stdin else tuple(paths), buffer=stdin_data if from_stdin else None,
-                  buffer_name=stdin_filename)
+    scope = Scope(
+        paths=() if from_stdin else tuple(paths), buffer=stdin_data if from_stdin else None, buffer_name=stdin_filename
+    )
     try:
         plan = prepare(scope, flags, mode)
     except UsageError as error:
@@ -216,8 +301,11 @@ def _run_and_report(request: Request):
         click.echo(f"fsdp-unpatch: warning: {plan.cache.problem}", err=True)
     with contextlib.ExitStack() as stack:
         try:
-            out = stack.enter_context(open(request.output_file, "w", encoding="utf-8")) if request.output_file \
+            out = (
+                stack.enter_context(open(request.output_file, "w", encoding="utf-8"))
+                if request.output_file
                 else sys.stdout
+            )
         except OSError as error:
             _error(f"--output-file {request.output_file}: {error.strerror or error}")
             return EXIT_ERROR, None
@@ -240,12 +328,20 @@ def _run_and_report(request: Request):
             result = execute(plan, request.jobs, candidates)
             if fix and plan.options.write and result.changed:
                 result = analysed_again(plan, result, request.jobs, output_format in NEEDS_REPLACEMENTS)
-        color = use_color(color_choice(request.color, request.no_color), out, os.environ,
-                          to_file=request.output_file is not None)
+        color = use_color(
+            color_choice(request.color, request.no_color), out, os.environ, to_file=request.output_file is not None
+        )
         context = ReportContext(
-            catalog=plan.catalog, fix_mode=fix, show_source=request.show_source, color=color,
-            target_torch=str(plan.target_torch), target_torch_origin=plan.target_torch_origin,
-            elapsed=time.perf_counter() - started, quiet=quiet, show_fixes=show_fixes, dry_run=diff,
+            catalog=plan.catalog,
+            fix_mode=fix,
+            show_source=request.show_source,
+            color=color,
+            target_torch=str(plan.target_torch),
+            target_torch_origin=plan.target_torch_origin,
+            elapsed=time.perf_counter() - started,
+            quiet=quiet,
+            show_fixes=show_fixes,
+            dry_run=diff,
             link_base=link_base(os.environ),
         )
         _report(request, result, context, out, stdin_data)
@@ -335,8 +431,11 @@ def show_progress(stream, environ, output_format: str, quiet: bool, files: int) 
 @_common
 @_fixing
 @click.option("--fix/--no-fix", "fix", default=False, help="Apply the safe fixes, as `fsdp-unpatch fix`.")
-@click.option("--add-noqa", is_flag=True,
-              help="Add `# noqa: CODE` to the line of every remove and review finding (a baseline), and exit 0.")
+@click.option(
+    "--add-noqa",
+    is_flag=True,
+    help="Add `# noqa: CODE` to the line of every remove and review finding (a baseline), and exit 0.",
+)
 def check(fix: bool, **options) -> None:
     """Report FSDP2 monkey-patches under PATHS (default: the current folder)."""
     fix = fix or options["fix_only"] or options["diff"]

@@ -1,5 +1,6 @@
 """`fsdp-unpatch verify`: train the same small FSDP2 job with the old patch and with the migrated code,
 in fresh processes, and compare every step."""
+
 from __future__ import annotations
 
 import json
@@ -113,11 +114,30 @@ def _fail(message: str) -> None:
     default="text",
     show_default=True,
 )
-@click.option("--plot", metavar="FILE.png", type=click.Path(dir_okay=False),
-              help="Also draw both runs' loss per step and their absolute difference (needs fsdp-unpatch[plot]).")
+@click.option(
+    "--plot",
+    metavar="FILE.png",
+    type=click.Path(dir_okay=False),
+    help="Also draw both runs' loss per step and their absolute difference (needs fsdp-unpatch[plot]).",
+)
 def verify(
-    path, patch, patch_path, migrated, migrated_path, world_size, device, backend, steps, seed, rtol, atol, timeout,
-    parallel, keep_workdir, output_format, plot,
+    path,
+    patch,
+    patch_path,
+    migrated,
+    migrated_path,
+    world_size,
+    device,
+    backend,
+    steps,
+    seed,
+    rtol,
+    atol,
+    timeout,
+    parallel,
+    keep_workdir,
+    output_format,
+    plot,
 ) -> None:
     """Prove that a migration keeps FSDP2 training identical.
 
@@ -231,7 +251,9 @@ def _from_tree(path: str, workdir: Path, output_format: str):
     patch_paths = tuple(str(root) for root in detected.roots)
     migrated_paths = tuple(str(copies[root]) for root in detected.roots)
     if output_format != "json":
-        click.echo(f"fsdp-unpatch verify {path}: the old patch calls {', '.join(map(str, patch_specs))}; "
-                   f"the migrated copy (made by `fsdp-unpatch fix` in {copies[detected.roots[0]]}) calls "
-                   f"{', '.join(map(str, migrated_specs)) or 'nothing (plain torch)'}")
+        click.echo(
+            f"fsdp-unpatch verify {path}: the old patch calls {', '.join(map(str, patch_specs))}; "
+            f"the migrated copy (made by `fsdp-unpatch fix` in {copies[detected.roots[0]]}) calls "
+            f"{', '.join(map(str, migrated_specs)) or 'nothing (plain torch)'}"
+        )
     return patch_specs, patch_paths, migrated_specs, migrated_paths

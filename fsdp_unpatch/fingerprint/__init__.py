@@ -6,6 +6,7 @@ The question the analysis asks before it removes a replacement. Three parts:
 - `upstream`: the upstream functions of every supported torch release (a generated data file);
 - `compare`: the comparison, the differing statements and a unified diff for reports.
 """
+
 from fsdp_unpatch.fingerprint.compare import (
     Difference,
     Evidence,
@@ -29,7 +30,24 @@ from fsdp_unpatch.fingerprint.upstream import (
 )
 
 __all__ = [
-    "DATA_PATH", "FSDP2_DIRS", "PIPELINE", "Difference", "Evidence", "Normalisation", "Scope", "canonical",
-    "compare_functions", "compare_to_upstream", "dotted_name", "extract_target_source", "known_targets", "module_root", "parse_function",
-    "read_dirs", "short_name", "upstream_function", "version_dirs", "version_key",
+    "DATA_PATH",
+    "FSDP2_DIRS",
+    "PIPELINE",
+    "Difference",
+    "Evidence",
+    "Normalisation",
+    "Scope",
+    "canonical",
+    "compare_functions",
+    "compare_to_upstream",
+    "dotted_name",
+    "extract_target_source",
+    "known_targets",
+    "module_root",
+    "parse_function",
+    "read_dirs",
+    "short_name",
+    "upstream_function",
+    "version_dirs",
+    "version_key",
 ]

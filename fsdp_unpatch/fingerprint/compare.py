@@ -5,6 +5,7 @@ then the function name and the names of locals stop mattering (locals are rename
 appearance) and the two trees must be equal. When they are not, the smallest differing statements are
 located at any nesting depth, and a short unified diff against the closest release is made.
 """
+
 from __future__ import annotations
 
 import ast
@@ -232,7 +233,8 @@ def _differences(cand: _Normalised, up: _Normalised) -> list[Difference]:
     differ.block(cand.tree.body, up.tree.body)
     if not differ.out:  # same shapes, but the locals map inconsistently: locate by the exact dump
         matcher = difflib.SequenceMatcher(
-            None, [_dump(s) for s in cand.tree.body], [_dump(s) for s in up.tree.body], autojunk=False)
+            None, [_dump(s) for s in cand.tree.body], [_dump(s) for s in up.tree.body], autojunk=False
+        )
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag != "equal":
                 for s in cand.tree.body[i1:i2]:
@@ -253,9 +255,16 @@ def _readable(source: str, name: str) -> list[str]:
 
 def unified_diff(candidate: str, upstream: UpstreamFunction, version: str, target: str) -> str:
     name = short_name(target)
-    lines = list(difflib.unified_diff(
-        _readable(upstream.source, name), _readable(candidate, name),
-        f"torch {version} {name}", "replacement", n=1, lineterm=""))
+    lines = list(
+        difflib.unified_diff(
+            _readable(upstream.source, name),
+            _readable(candidate, name),
+            f"torch {version} {name}",
+            "replacement",
+            n=1,
+            lineterm="",
+        )
+    )
     if len(lines) > _DIFF_LINES:
         lines = lines[:_DIFF_LINES] + [f"... ({len(lines) - _DIFF_LINES} more lines)"]
     return "\n".join(lines)
@@ -270,7 +279,11 @@ def _calls_original(source: str, target: str, original_names: frozenset[str]) ->
         if call is None:
             continue
         parts = call.split(".")
-        if call in wanted or parts[-1] in wanted or (len(parts) >= 2 and parts[-1] == "default" and parts[-2] in wanted):
+        if (
+            call in wanted
+            or parts[-1] in wanted
+            or (len(parts) >= 2 and parts[-1] == "default" and parts[-2] in wanted)
+        ):
             return True
     return False
 
@@ -283,8 +296,13 @@ _upstream_cache: dict[tuple, _Normalised] = {}
 
 
 def _normalised_upstream(function: UpstreamFunction, proven: bool, pipeline: Sequence[Normalisation]) -> _Normalised:
-    key = (function.source, function.scope.module, tuple(sorted(function.scope.bindings.items())), proven,
-           tuple(p.name for p in pipeline))
+    key = (
+        function.source,
+        function.scope.module,
+        tuple(sorted(function.scope.bindings.items())),
+        proven,
+        tuple(p.name for p in pipeline),
+    )
     if key not in _upstream_cache:
         _upstream_cache[key] = _normalise(function.source, Context(function.scope, proven), pipeline)
     return _upstream_cache[key]
@@ -341,7 +359,11 @@ def compare_to_upstream(
         if best is None or len(found) <= len(best):
             best_version, best = v, found
     return Evidence(
-        False, best_version, _used(PIPELINE, cand, ups[best_version]), tuple(best or ()), calls_original,
+        False,
+        best_version,
+        _used(PIPELINE, cand, ups[best_version]),
+        tuple(best or ()),
+        calls_original,
         diff=unified_diff(function_source, releases[best_version], best_version, target),
     )
 

@@ -10,6 +10,7 @@ normalisation was needed, and a `remove` finding names it ("up to: ...").
 
 Stdlib only, Python >= 3.9.
 """
+
 from __future__ import annotations
 
 import ast
@@ -124,7 +125,9 @@ def _strip_docstrings(fn: FunctionNode, ctx: Context) -> Trace:
 
 
 DOCSTRINGS = Normalisation(
-    "docstrings", "", _strip_docstrings,
+    "docstrings",
+    "",
+    _strip_docstrings,
     must_match=(('def f(x):\n    "NPU copy."\n    return x\n', "def f(x):\n    return x\n"),),
     must_differ=(('def f(x):\n    "NPU copy."\n    return "NPU copy."\n', "def f(x):\n    return x\n"),),
 )
@@ -161,13 +164,18 @@ def _strip_annotations(fn: FunctionNode, ctx: Context) -> Trace:
 
 
 ANNOTATIONS = Normalisation(
-    "annotations", "", _strip_annotations,
+    "annotations",
+    "",
+    _strip_annotations,
     must_match=(
-        ("def f(xs: list[int]) -> int:\n    n: int = len(xs)\n    return n\n",
-         "def f(xs):\n    n = len(xs)\n    return n\n"),
+        (
+            "def f(xs: list[int]) -> int:\n    n: int = len(xs)\n    return n\n",
+            "def f(xs):\n    n = len(xs)\n    return n\n",
+        ),
     ),
-    must_differ=(("def f(xs: list[int]) -> int:\n    n: int = 0\n    return n\n",
-                  "def f(xs):\n    n = len(xs)\n    return n\n"),),
+    must_differ=(
+        ("def f(xs: list[int]) -> int:\n    n: int = 0\n    return n\n", "def f(xs):\n    n = len(xs)\n    return n\n"),
+    ),
 )
 
 
@@ -184,9 +192,15 @@ def _strip_registrations(fn: FunctionNode, ctx: Context) -> Trace:
 
 
 REGISTRATIONS = Normalisation(
-    "registrations", "", _strip_registrations,
-    must_match=(('@torch.library.impl(lib, "op", "PrivateUse1")\ndef f(x):\n    return x\n',
-                 '@torch.library.impl(lib, "op", "CUDA")\ndef f(x):\n    return x\n'),),
+    "registrations",
+    "",
+    _strip_registrations,
+    must_match=(
+        (
+            '@torch.library.impl(lib, "op", "PrivateUse1")\ndef f(x):\n    return x\n',
+            '@torch.library.impl(lib, "op", "CUDA")\ndef f(x):\n    return x\n',
+        ),
+    ),
     must_differ=(("@torch.enable_grad()\ndef f(x):\n    return x\n", "def f(x):\n    return x\n"),),
 )
 
@@ -232,21 +246,28 @@ def _resolve_names(fn: FunctionNode, ctx: Context) -> Trace:
 
 _IMPORTS = "import torch\nimport torch.distributed as dist\n"
 NAMES = Normalisation(
-    "names", "", _resolve_names,
+    "names",
+    "",
+    _resolve_names,
     must_match=(
-        ("def f(w):\n    return isinstance(w, torch.distributed.distributed_c10d.Work)\n",
-         "def f(w):\n    return isinstance(w, dist.distributed_c10d.Work)\n"),
-        ("from torch.distributed.fsdp._fully_shard._fsdp_param import ShardedState as States\n"
-         "def f(p):\n    return p.sharded_state == States.SHARDED\n",
-         "def f(p):\n    return p.sharded_state == ShardedState.SHARDED\n"),
+        (
+            "def f(w):\n    return isinstance(w, torch.distributed.distributed_c10d.Work)\n",
+            "def f(w):\n    return isinstance(w, dist.distributed_c10d.Work)\n",
+        ),
+        (
+            "from torch.distributed.fsdp._fully_shard._fsdp_param import ShardedState as States\n"
+            "def f(p):\n    return p.sharded_state == States.SHARDED\n",
+            "def f(p):\n    return p.sharded_state == ShardedState.SHARDED\n",
+        ),
     ),
     must_differ=(
         # the same spelling bound to something else: `dist` is not torch.distributed in the copy
-        ("import my_vendor.fake_distributed as dist\ndef f(w):\n    return isinstance(w, dist.Work)\n",
-         "def f(w):\n    return isinstance(w, dist.Work)\n"),
+        (
+            "import my_vendor.fake_distributed as dist\ndef f(w):\n    return isinstance(w, dist.Work)\n",
+            "def f(w):\n    return isinstance(w, dist.Work)\n",
+        ),
         # a helper of the copy's own module is not FSDP2's helper of the same name
-        ("def helper(x):\n    return x\ndef f(x):\n    return helper(x)\n",
-         "def f(x):\n    return helper(x)\n"),
+        ("def helper(x):\n    return x\ndef f(x):\n    return helper(x)\n", "def f(x):\n    return helper(x)\n"),
     ),
 )
 
@@ -281,7 +302,8 @@ def _hoist_walrus(fn: FunctionNode, ctx: Context) -> Trace:
                 target = walrus.target
                 assert isinstance(target, ast.Name)
                 assign = ast.copy_location(
-                    ast.Assign(targets=[ast.Name(id=target.id, ctx=ast.Store())], value=walrus.value), stmt)
+                    ast.Assign(targets=[ast.Name(id=target.id, ctx=ast.Store())], value=walrus.value), stmt
+                )
                 stmt.test = _ReplaceNode(walrus, ast.Name(id=target.id, ctx=ast.Load())).visit(stmt.test)
                 statements.insert(i, assign)
                 hoisted += 1
@@ -291,26 +313,40 @@ def _hoist_walrus(fn: FunctionNode, ctx: Context) -> Trace:
 
 
 WALRUS = Normalisation(
-    "walrus", "assignment before `if` instead of `:=`", _hoist_walrus,
+    "walrus",
+    "assignment before `if` instead of `:=`",
+    _hoist_walrus,
     must_match=(
-        ("def f(r):\n    event = r.event\n    if event is not None:\n        event.wait()\n",
-         "def f(r):\n    if (event := r.event) is not None:\n        event.wait()\n"),
-        ("def f(r):\n    if r:\n        e = r.event\n        if not e:\n            return 1\n",
-         "def f(r):\n    if r:\n        if not (e := r.event):\n            return 1\n"),
+        (
+            "def f(r):\n    event = r.event\n    if event is not None:\n        event.wait()\n",
+            "def f(r):\n    if (event := r.event) is not None:\n        event.wait()\n",
+        ),
+        (
+            "def f(r):\n    if r:\n        e = r.event\n        if not e:\n            return 1\n",
+            "def f(r):\n    if r:\n        if not (e := r.event):\n            return 1\n",
+        ),
     ),
     must_differ=(
         # another name tested
-        ("def f(r, other):\n    event = r.event\n    if other is not None:\n        event.wait()\n",
-         "def f(r, other):\n    if (event := r.event) is not None:\n        event.wait()\n"),
+        (
+            "def f(r, other):\n    event = r.event\n    if other is not None:\n        event.wait()\n",
+            "def f(r, other):\n    if (event := r.event) is not None:\n        event.wait()\n",
+        ),
         # another expression assigned
-        ("def f(r):\n    event = r.other_event\n    if event is not None:\n        event.wait()\n",
-         "def f(r):\n    if (event := r.event) is not None:\n        event.wait()\n"),
+        (
+            "def f(r):\n    event = r.other_event\n    if event is not None:\n        event.wait()\n",
+            "def f(r):\n    if (event := r.event) is not None:\n        event.wait()\n",
+        ),
         # evaluated only when the left operand is true: not the same as assigning first
-        ("def f(r, ok):\n    event = r.event\n    if ok and event:\n        event.wait()\n",
-         "def f(r, ok):\n    if ok and (event := r.event):\n        event.wait()\n"),
+        (
+            "def f(r, ok):\n    event = r.event\n    if ok and event:\n        event.wait()\n",
+            "def f(r, ok):\n    if ok and (event := r.event):\n        event.wait()\n",
+        ),
         # the name is used again before the test in the copy
-        ("def f(r):\n    event = r.event\n    event = None\n    if event is not None:\n        event.wait()\n",
-         "def f(r):\n    if (event := r.event) is not None:\n        event.wait()\n"),
+        (
+            "def f(r):\n    event = r.event\n    event = None\n    if event is not None:\n        event.wait()\n",
+            "def f(r):\n    if (event := r.event) is not None:\n        event.wait()\n",
+        ),
     ),
 )
 
@@ -331,8 +367,10 @@ class _StreamCanon(ast.NodeTransformer):
         if node.args or node.keywords or name is None or not name.endswith(".current_stream"):
             return node
         owner = name[: -len(".current_stream")]
-        if owner in _DEVICE_STREAM_OWNERS or owner == _DEVICE_HANDLE or (
-            self.self_name and owner == f"{self.self_name}.{_DEVICE_HANDLE}"
+        if (
+            owner in _DEVICE_STREAM_OWNERS
+            or owner == _DEVICE_HANDLE
+            or (self.self_name and owner == f"{self.self_name}.{_DEVICE_HANDLE}")
         ):
             self.spellings.append("device_handle" if owner.endswith(_DEVICE_HANDLE) else owner)
             func = ast.Name(id=_CANON_STREAM, ctx=ast.Load())
@@ -349,20 +387,30 @@ def _canonical_streams(fn: FunctionNode, ctx: Context) -> Trace:
 
 
 STREAMS = Normalisation(
-    "streams", "device stream accessor", _canonical_streams,
+    "streams",
+    "device stream accessor",
+    _canonical_streams,
     must_match=(
-        ("def f(self, e):\n    torch.npu.current_stream().wait_event(e)\n",
-         "def f(self, e):\n    torch.accelerator.current_stream().wait_event(e)\n"),
-        ("def f(self, e):\n    torch.npu.current_stream().wait_event(e)\n",
-         "def f(self, e):\n    self.device_handle.current_stream().wait_event(e)\n"),
+        (
+            "def f(self, e):\n    torch.npu.current_stream().wait_event(e)\n",
+            "def f(self, e):\n    torch.accelerator.current_stream().wait_event(e)\n",
+        ),
+        (
+            "def f(self, e):\n    torch.npu.current_stream().wait_event(e)\n",
+            "def f(self, e):\n    self.device_handle.current_stream().wait_event(e)\n",
+        ),
     ),
     must_differ=(
         # another stream than the current one
-        ("def f(self, e):\n    torch.npu.default_stream().wait_event(e)\n",
-         "def f(self, e):\n    torch.accelerator.current_stream().wait_event(e)\n"),
+        (
+            "def f(self, e):\n    torch.npu.default_stream().wait_event(e)\n",
+            "def f(self, e):\n    torch.accelerator.current_stream().wait_event(e)\n",
+        ),
         # the current stream of some other object
-        ("def f(self, e, other):\n    other.current_stream().wait_event(e)\n",
-         "def f(self, e, other):\n    torch.accelerator.current_stream().wait_event(e)\n"),
+        (
+            "def f(self, e, other):\n    other.current_stream().wait_event(e)\n",
+            "def f(self, e, other):\n    torch.accelerator.current_stream().wait_event(e)\n",
+        ),
     ),
 )
 
@@ -443,8 +491,10 @@ class _SameDeviceCopyFolder(ast.NodeTransformer):
             return node
         test = same_device_test(flags[0])
         dump = ast.dump
-        if test is None or not test[2] or sorted((dump(test[0]), dump(test[1]))) != sorted(
-            (dump(node.args[0]), dump(node.args[1]))
+        if (
+            test is None
+            or not test[2]
+            or sorted((dump(test[0]), dump(test[1]))) != sorted((dump(node.args[0]), dump(node.args[1])))
         ):
             return node
         self.count += 1
@@ -465,32 +515,46 @@ _TWEAK = (
     "    else:\n        torch._foreach_copy_(dst, src)\n"
 )
 SAME_DEVICE_COPY = Normalisation(
-    "same-device-copy", "same-device `non_blocking=True` copy (the NPU tweak)", _fold_same_device_copy,
+    "same-device-copy",
+    "same-device `non_blocking=True` copy (the NPU tweak)",
+    _fold_same_device_copy,
     must_match=(
         ("def f(dst, src):\n" + _TWEAK, "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n"),
-        ("def f(dst, src):\n    if src[0].device != dst[0].device:\n        torch._foreach_copy_(dst, src)\n"
-         "    else:\n        torch._foreach_copy_(dst, src, True)\n",
-         "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n"),
-        ("def f(dst, src):\n    torch._foreach_copy_(dst, src, non_blocking=dst[0].device == src[0].device)\n",
-         "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n"),
+        (
+            "def f(dst, src):\n    if src[0].device != dst[0].device:\n        torch._foreach_copy_(dst, src)\n"
+            "    else:\n        torch._foreach_copy_(dst, src, True)\n",
+            "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n",
+        ),
+        (
+            "def f(dst, src):\n    torch._foreach_copy_(dst, src, non_blocking=dst[0].device == src[0].device)\n",
+            "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n",
+        ),
     ),
     must_differ=(
         # other tensors compared than the ones copied
-        ("def f(dst, src, a, b):\n    if a[0].device == b[0].device:\n"
-         "        torch._foreach_copy_(dst, src, non_blocking=True)\n    else:\n        torch._foreach_copy_(dst, src)\n",
-         "def f(dst, src, a, b):\n    torch._foreach_copy_(dst, src)\n"),
+        (
+            "def f(dst, src, a, b):\n    if a[0].device == b[0].device:\n"
+            "        torch._foreach_copy_(dst, src, non_blocking=True)\n    else:\n        torch._foreach_copy_(dst, src)\n",
+            "def f(dst, src, a, b):\n    torch._foreach_copy_(dst, src)\n",
+        ),
         # non_blocking in both branches is not the tweak
-        ("def f(dst, src):\n    if dst[0].device == src[0].device:\n"
-         "        torch._foreach_copy_(dst, src, non_blocking=True)\n    else:\n"
-         "        torch._foreach_copy_(dst, src, non_blocking=True)\n",
-         "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n"),
+        (
+            "def f(dst, src):\n    if dst[0].device == src[0].device:\n"
+            "        torch._foreach_copy_(dst, src, non_blocking=True)\n    else:\n"
+            "        torch._foreach_copy_(dst, src, non_blocking=True)\n",
+            "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n",
+        ),
         # non_blocking when the devices differ is not the tweak
-        ("def f(dst, src):\n    torch._foreach_copy_(dst, src, non_blocking=dst[0].device != src[0].device)\n",
-         "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n"),
+        (
+            "def f(dst, src):\n    torch._foreach_copy_(dst, src, non_blocking=dst[0].device != src[0].device)\n",
+            "def f(dst, src):\n    torch._foreach_copy_(dst, src)\n",
+        ),
         # the fast branch copies something else
-        ("def f(dst, src, other):\n    if dst[0].device == src[0].device:\n"
-         "        torch._foreach_copy_(dst, other, non_blocking=True)\n    else:\n        torch._foreach_copy_(dst, src)\n",
-         "def f(dst, src, other):\n    torch._foreach_copy_(dst, src)\n"),
+        (
+            "def f(dst, src, other):\n    if dst[0].device == src[0].device:\n"
+            "        torch._foreach_copy_(dst, other, non_blocking=True)\n    else:\n        torch._foreach_copy_(dst, src)\n",
+            "def f(dst, src, other):\n    torch._foreach_copy_(dst, src)\n",
+        ),
     ),
 )
 
@@ -513,7 +577,8 @@ def _drop_proven_no_grad(fn: FunctionNode, ctx: Context) -> Trace:
 
 
 NO_GRAD = Normalisation(
-    "no-grad", "no `@torch.no_grad()`, which changes nothing: every caller already runs under no_grad",
+    "no-grad",
+    "no `@torch.no_grad()`, which changes nothing: every caller already runs under no_grad",
     _drop_proven_no_grad,
     must_match=(("def f(x):\n    return x + 1\n", "@torch.no_grad()\ndef f(x):\n    return x + 1\n"),),
     must_differ=(
@@ -527,6 +592,13 @@ NO_GRAD = Normalisation(
 # Order matters: names are resolved before the units that recognise resolved names (streams, the
 # same-device copy, no_grad); the walrus is hoisted after names so that both sides hoist alike.
 PIPELINE: tuple[Normalisation, ...] = (
-    DOCSTRINGS, ANNOTATIONS, REGISTRATIONS, NAMES, WALRUS, STREAMS, SAME_DEVICE_COPY, NO_GRAD,
+    DOCSTRINGS,
+    ANNOTATIONS,
+    REGISTRATIONS,
+    NAMES,
+    WALRUS,
+    STREAMS,
+    SAME_DEVICE_COPY,
+    NO_GRAD,
 )
 EXAMPLE_IMPORTS = _IMPORTS + "from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam, ShardedState\n"

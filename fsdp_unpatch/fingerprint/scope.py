@@ -4,6 +4,7 @@ Two copies of a function are the same only if their free names mean the same thi
 `torch.distributed` in both, `FSDPParam` must come from FSDP2's own module. So before comparing, every
 free name is replaced by the qualified name it is bound to (see `normalise.resolve_names`).
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,7 +22,7 @@ def canonical(qualified: str) -> str:
     """One spelling per object: FSDP2's two package paths become ``FSDP2``."""
     for root in FSDP2_ROOTS:
         if qualified == root or qualified.startswith(root + "."):
-            return FSDP2 + qualified[len(root):]
+            return FSDP2 + qualified[len(root) :]
     return qualified
 
 
@@ -47,7 +48,7 @@ class Scope:
         return canonical(f"{self.module}.{name}")
 
     @classmethod
-    def of_module(cls, source: str, module: str, is_package: bool = False) -> "Scope":
+    def of_module(cls, source: str, module: str, is_package: bool = False) -> Scope:
         """The scope of a module given as text (imports anywhere in it, like the analysis reads them)."""
         return cls(module, module_bindings(ast.parse(source), module, is_package))
 

@@ -7,6 +7,7 @@ callers of that target in each release with whether each runs under ``torch.no_g
 installed here that is newer than every release in the file is read from its ``.py`` files at run time.
 torch is never imported.
 """
+
 from __future__ import annotations
 
 import ast
@@ -44,7 +45,7 @@ class UpstreamFunction:
         return {"source": self.source, "module": self.scope.module, "names": dict(sorted(self.scope.bindings.items()))}
 
     @classmethod
-    def from_json(cls, entry: Mapping) -> "UpstreamFunction":
+    def from_json(cls, entry: Mapping) -> UpstreamFunction:
         return cls(entry["source"], Scope(entry["module"], dict(entry["names"])))
 
 
@@ -78,7 +79,9 @@ def module_root(torch_parent: PathLike) -> Optional[Path]:
 
 def _package(root: Path) -> str:
     """The module name of an FSDP2 package directory."""
-    return "torch.distributed.fsdp._fully_shard" if root.name == "_fully_shard" else "torch.distributed._composable.fsdp"
+    return (
+        "torch.distributed.fsdp._fully_shard" if root.name == "_fully_shard" else "torch.distributed._composable.fsdp"
+    )
 
 
 def _op_kernel(tree: ast.Module, op: str) -> Optional[ast.FunctionDef]:
@@ -89,8 +92,12 @@ def _op_kernel(tree: ast.Module, op: str) -> Optional[ast.FunctionDef]:
         for d in node.decorator_list:
             if isinstance(d, ast.Call) and is_library_impl(d) and len(d.args) >= 3:
                 name, key = d.args[1], d.args[2]
-                if isinstance(name, ast.Constant) and name.value == op and isinstance(key, ast.Constant) \
-                        and key.value != "Meta":
+                if (
+                    isinstance(name, ast.Constant)
+                    and name.value == op
+                    and isinstance(key, ast.Constant)
+                    and key.value != "Meta"
+                ):
                     return node
     return None
 
@@ -163,7 +170,7 @@ def extract_target_source(root: PathLike, target: str) -> Optional[str]:
     node, _, stem = found
     lines = (Path(root) / f"{stem}.py").read_text(encoding="utf-8").splitlines(keepends=True)
     start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-    return "".join(lines[start - 1: node.end_lineno])
+    return "".join(lines[start - 1 : node.end_lineno])
 
 
 def _free_names(fn: ast.AST) -> set[str]:
@@ -189,8 +196,12 @@ def upstream_function(root: PathLike, target: str) -> Optional[UpstreamFunction]
         elif name in defined:
             names[name] = f"{module}.{name}"
     body = node.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         node = copy.copy(node)  # the parsed module is shared: change a shallow copy
         node.body = body[1:] or [ast.Pass()]
     return UpstreamFunction(ast.unparse(node) + "\n", Scope(module, names))
@@ -200,12 +211,17 @@ def _under_no_grad(stack: list[ast.AST]) -> bool:
     """Whether the innermost function on `stack` runs its code under ``torch.no_grad``."""
     for node in reversed(stack):
         if isinstance(node, (ast.With, ast.AsyncWith)):
-            if any(dotted_name(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr)
-                   in ("torch.no_grad", "no_grad") for i in node.items):
+            if any(
+                dotted_name(i.context_expr.func if isinstance(i.context_expr, ast.Call) else i.context_expr)
+                in ("torch.no_grad", "no_grad")
+                for i in node.items
+            ):
                 return True
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return any(dotted_name(d.func if isinstance(d, ast.Call) else d) in ("torch.no_grad", "no_grad")
-                       for d in node.decorator_list)
+            return any(
+                dotted_name(d.func if isinstance(d, ast.Call) else d) in ("torch.no_grad", "no_grad")
+                for d in node.decorator_list
+            )
     return False
 
 
@@ -220,9 +236,11 @@ def callers(root: PathLike, target: str) -> list[tuple[str, bool]]:
             if isinstance(node, ast.Call):
                 name = dotted_name(node.func) or ""
                 if name.split(".")[-1] == wanted or name.endswith(f"{wanted}.default"):
-                    owner = next((s.name for s in reversed(stack)
-                                  if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))), "<module>")
-                    out.append((f"{path.stem}.{owner}", _under_no_grad(stack)))
+                    owner = next(
+                        (s.name for s in reversed(stack) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))),
+                        "<module>",
+                    )
+                    out.append((f"{path.stem}.{owner}", _under_no_grad(stack)))  # noqa: B023 (walked in this iteration)
             for child in ast.iter_child_nodes(node):
                 visit(child, stack + [node])
 
@@ -267,8 +285,10 @@ def to_json(upstream: Upstream, generated_from: str) -> dict:
         "format": FORMAT,
         "generated_from": generated_from,
         "targets": targets,
-        "callers": {t: {v: [list(c) for c in found] for v, found in sorted(vs.items(), key=lambda i: version_key(i[0]))}
-                    for t, vs in upstream.callers.items()},
+        "callers": {
+            t: {v: [list(c) for c in found] for v, found in sorted(vs.items(), key=lambda i: version_key(i[0]))}
+            for t, vs in upstream.callers.items()
+        },
         "bodies": dict(sorted(bodies.items())),
     }
 
@@ -278,8 +298,10 @@ def from_json(data: Mapping) -> Upstream:
         raise ValueError(f"unsupported upstream data format {data.get('format')!r}")
     bodies = {key: UpstreamFunction.from_json(entry) for key, entry in data["bodies"].items()}
     functions = {t: {v: bodies[key] for v, key in vs.items()} for t, vs in data["targets"].items()}
-    found = {t: {v: tuple((c[0], bool(c[1])) for c in cs) for v, cs in vs.items()}
-             for t, vs in data.get("callers", {}).items()}
+    found = {
+        t: {v: tuple((c[0], bool(c[1])) for c in cs) for v, cs in vs.items()}
+        for t, vs in data.get("callers", {}).items()
+    }
     return Upstream(functions, found)
 
 
@@ -312,7 +334,7 @@ def _installed_torch() -> Optional[tuple[str, Path]]:
     return (version, root) if root is not None else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def default_upstream(path: str = str(DATA_PATH)) -> Upstream:
     """The data file, plus the installed torch when it is newer than every release in it."""
     with open(path, encoding="utf-8") as f:

@@ -3,6 +3,7 @@
 A formatter is a function `(result, context) -> str` registered in FORMATS; the text formats print
 with rich, the machine-readable ones return plain text and never colour it.
 """
+
 from __future__ import annotations
 
 import importlib

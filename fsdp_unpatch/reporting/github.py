@@ -5,6 +5,7 @@
 The runner turns these lines into annotations on the diff. Values are escaped as the runner's
 toolkit does: `%`, CR and LF everywhere, and `:` and `,` in properties as well.
 """
+
 from __future__ import annotations
 
 from fsdp_unpatch.findings import Finding

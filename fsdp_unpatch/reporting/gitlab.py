@@ -6,6 +6,7 @@ Each finding is an object with the fields GitLab documents as required: `descrip
 branch to tell new findings from old ones, so the fingerprint leaves the line number out (a finding
 that only moved stays the same); equal findings in one file are told apart by their order.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -3,6 +3,7 @@
 remove and review findings are failures, errors are errors, keep findings pass (they never fail a run);
 a file without findings is one passing test case, so the report shows everything that was checked.
 """
+
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -14,8 +15,14 @@ from fsdp_unpatch.results import RunResult
 
 def _case(suite: ET.Element, finding: Finding) -> tuple[int, int]:
     span = finding.span
-    case = ET.SubElement(suite, "testcase", name=f"{finding.code} {finding.path}:{span.line}:{span.column}",
-                         classname=finding.path, file=finding.path, line=str(span.line))
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        name=f"{finding.code} {finding.path}:{span.line}:{span.column}",
+        classname=finding.path,
+        file=finding.path,
+        line=str(span.line),
+    )
     text = f"{finding.path}:{span.line}:{span.column}: {finding.code} [{finding.category}] {finding.message}"
     if finding.category == "error":
         ET.SubElement(case, "error", message=finding.message, type=finding.code).text = text

@@ -1,4 +1,5 @@
 """Machine-readable reports: JSON (a list of findings, the contract other tools rely on) and JSON Lines."""
+
 from __future__ import annotations
 
 import json

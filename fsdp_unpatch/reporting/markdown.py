@@ -5,6 +5,7 @@ Links go to `ReportContext.link_base + path#Lline`: on GitHub Actions the CLI se
 commit's files (`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA/`); elsewhere links are relative.
 Keep findings, which never fail a run, are folded away in a `<details>` block.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -36,8 +37,10 @@ def _table(findings: list[Finding], context: ReportContext) -> list[str]:
     lines = ["| | code | where | message | fix |", "| --- | --- | --- | --- | --- |"]
     for f in findings:
         name = context.catalog.rule(f.code).name if f.code in context.catalog.rules else ""
-        lines.append(f"| {ICONS.get(f.category, '')} {f.category} | `{f.code}` {name} | {_link(f, context)} "
-                     f"| {cell(f.message)} | {_fix(f)} |")
+        lines.append(
+            f"| {ICONS.get(f.category, '')} {f.category} | `{f.code}` {name} | {_link(f, context)} "
+            f"| {cell(f.message)} | {_fix(f)} |"
+        )
     return lines
 
 
@@ -48,8 +51,11 @@ def markdown_report(result: RunResult, context: ReportContext) -> str:
     files = len(result.files)
     out = ["## fsdp-unpatch", ""]
     failing = counts["remove"] + counts["review"] + counts["error"]
-    verdict = (":white_check_mark: nothing to fix" if not failing
-               else f":x: {failing} finding{'s' if failing != 1 else ''} to act on")
+    verdict = (
+        ":white_check_mark: nothing to fix"
+        if not failing
+        else f":x: {failing} finding{'s' if failing != 1 else ''} to act on"
+    )
     torch = f", target torch {context.target_torch}" if context.target_torch else ""
     out += [f"{verdict} ({len(remaining)} in total, {files} file{'s' if files != 1 else ''} checked{torch}).", ""]
     out += ["| category | findings | fixable |", "| --- | ---: | ---: |"]
@@ -66,11 +72,15 @@ def markdown_report(result: RunResult, context: ReportContext) -> str:
     out += ["", "### Fixes available", ""]
     if safe or unsafe:
         if safe:
-            out.append(f"- {safe} safe fix{'es' if safe != 1 else ''}: `fsdp-unpatch fix` "
-                       "(preview with `fsdp-unpatch fix --diff`)")
+            out.append(
+                f"- {safe} safe fix{'es' if safe != 1 else ''}: `fsdp-unpatch fix` "
+                "(preview with `fsdp-unpatch fix --diff`)"
+            )
         if unsafe:
-            out.append(f"- {unsafe} unsafe fix{'es' if unsafe != 1 else ''} (they change what a test suite checks): "
-                       "`fsdp-unpatch fix --unsafe-fixes`")
+            out.append(
+                f"- {unsafe} unsafe fix{'es' if unsafe != 1 else ''} (they change what a test suite checks): "
+                "`fsdp-unpatch fix --unsafe-fixes`"
+            )
     else:
         out.append("None.")
     return "\n".join(out) + "\n"

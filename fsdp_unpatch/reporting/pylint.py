@@ -1,5 +1,6 @@
 """pylint's `parseable` format, `{path}:{line}: [{msg_id}({symbol}), {obj}] {msg}`, which editors and CI
 log parsers read. The symbol is the rule's name; there is no object."""
+
 from __future__ import annotations
 
 from fsdp_unpatch.reporting import ReportContext
@@ -10,7 +11,14 @@ TEMPLATE = "{path}:{line}: [{msg_id}({symbol}), {obj}] {msg}"
 
 def pylint_report(result: RunResult, context: ReportContext) -> str:
     return "".join(
-        TEMPLATE.format(path=f.path, line=f.span.line, msg_id=f.code, symbol=context.catalog.rule(f.code).name,
-                        obj="", msg=f"[{f.category}] {f.message}") + "\n"
+        TEMPLATE.format(
+            path=f.path,
+            line=f.span.line,
+            msg_id=f.code,
+            symbol=context.catalog.rule(f.code).name,
+            obj="",
+            msg=f"[{f.category}] {f.message}",
+        )
+        + "\n"
         for f in result.remaining
     )

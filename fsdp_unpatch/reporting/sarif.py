@@ -3,6 +3,7 @@
 One run; `tool.driver.rules` lists every rule of the catalog; each remaining finding is a result with
 its location and, where the engine has a fix, the fix's replacements (whole-line regions).
 """
+
 from __future__ import annotations
 
 import json
@@ -58,12 +59,14 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict:
         "ruleId": finding.code,
         "level": LEVELS.get(finding.category, "warning"),
         "message": {"text": finding.message},
-        "locations": [{
-            "physicalLocation": {
-                "artifactLocation": {"uri": uri},
-                "region": _region(span.line, span.column, span.end_line, span.end_column),
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": uri},
+                    "region": _region(span.line, span.column, span.end_line, span.end_column),
+                }
             }
-        }],
+        ],
         "properties": {"category": finding.category},
     }
     if finding.code in rule_index:
@@ -71,13 +74,17 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict:
     if finding.target:
         result["properties"]["target"] = finding.target
     if finding.fix is not None and finding.fix.replacements:
-        result["fixes"] = [{
-            "description": {"text": finding.fix.description + f" ({finding.fix.applicability} fix)"},
-            "artifactChanges": [{
-                "artifactLocation": {"uri": uri},
-                "replacements": [_replacement(r) for r in finding.fix.replacements],
-            }],
-        }]
+        result["fixes"] = [
+            {
+                "description": {"text": finding.fix.description + f" ({finding.fix.applicability} fix)"},
+                "artifactChanges": [
+                    {
+                        "artifactLocation": {"uri": uri},
+                        "replacements": [_replacement(r) for r in finding.fix.replacements],
+                    }
+                ],
+            }
+        ]
     return result
 
 
@@ -87,17 +94,21 @@ def sarif_log(result: RunResult, context: ReportContext) -> dict:
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "fsdp-unpatch",
-                "version": __version__,
-                "informationUri": INFORMATION_URI,
-                "rules": [_rule(rule) for rule in rules],
-            }},
-            # libcst counts columns in code points, not in SARIF's default UTF-16 units
-            "columnKind": "unicodeCodePoints",
-            "results": [_result(f, rule_index) for f in result.remaining],
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "fsdp-unpatch",
+                        "version": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": [_rule(rule) for rule in rules],
+                    }
+                },
+                # libcst counts columns in code points, not in SARIF's default UTF-16 units
+                "columnKind": "unicodeCodePoints",
+                "results": [_result(f, rule_index) for f in result.remaining],
+            }
+        ],
     }
 
 

@@ -3,6 +3,7 @@
 Counts the findings still standing after the run (with `fix`, what the fix left). Text: one aligned
 table per view, like ruff's `--statistics`; `--output-format json`: {"rules": [...], "targets": [...]}.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
     from fsdp_unpatch.runner import RunResult
 
 
-def counts(result: "RunResult", context: "ReportContext") -> dict:
+def counts(result: RunResult, context: ReportContext) -> dict:
     remaining = result.remaining
     by_rule = Counter(f.code for f in remaining)
     fixable = Counter(f.code for f in remaining if f.fix is not None)
@@ -39,7 +40,7 @@ def counts(result: "RunResult", context: "ReportContext") -> dict:
     return {"rules": rules, "targets": targets}
 
 
-def statistics_report(result: "RunResult", context: "ReportContext", output_format: str = "full") -> str:
+def statistics_report(result: RunResult, context: ReportContext, output_format: str = "full") -> str:
     data = counts(result, context)
     if output_format in ("json", "json-lines"):
         return json.dumps(data, indent=2) + "\n"

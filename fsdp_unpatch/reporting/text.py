@@ -1,4 +1,5 @@
 """Human-readable reports, rendered with rich: `path:line:col: CODE [category] message`."""
+
 from __future__ import annotations
 
 import io
@@ -15,8 +16,14 @@ STYLES = {"remove": "bold red", "review": "bold yellow", "keep": "bold green", "
 
 
 def _console(buffer: io.StringIO, context: ReportContext) -> Console:
-    return Console(file=buffer, force_terminal=context.color, no_color=not context.color,
-                   width=120, highlight=False, soft_wrap=True)
+    return Console(
+        file=buffer,
+        force_terminal=context.color,
+        no_color=not context.color,
+        width=120,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _header(finding: Finding) -> Text:
@@ -34,8 +41,9 @@ def _body(finding: Finding) -> Text:
     text.append(f"[{finding.category}]", style=STYLES.get(finding.category, ""))
     text.append(f" {finding.message}")
     if finding.fix is not None and not finding.fixed:
-        text.append(" (fixable" + (" with --unsafe-fixes)" if finding.fix.applicability == "unsafe" else ")"),
-                    style="cyan")
+        text.append(
+            " (fixable" + (" with --unsafe-fixes)" if finding.fix.applicability == "unsafe" else ")"), style="cyan"
+        )
     return text
 
 
@@ -54,7 +62,15 @@ def _detail(detail: str) -> Text:
     """A diff against upstream, indented under the excerpt, lines coloured like `git diff`."""
     text = Text()
     for line in detail.splitlines():
-        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim" if line.startswith("@") else ""
+        style = (
+            "green"
+            if line.startswith("+")
+            else "red"
+            if line.startswith("-")
+            else "dim"
+            if line.startswith("@")
+            else ""
+        )
         text.append("    " + line + "\n", style=style)
     return text
 

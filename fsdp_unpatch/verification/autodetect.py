@@ -7,6 +7,7 @@ the migrated run calls the enhance installers of a copy of the tree that `fix` m
 installer is `MODULE:FUNCTION` for a top-level function; the folder its packages start from goes first on
 the workers' `sys.path`.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,8 +20,18 @@ from fsdp_unpatch.verification.spec import InstallerSpec
 
 REMOVED_INSTALLER, ENHANCE_SITE = "FSU003", "FSU201"
 # never copied into the migrated tree
-COPY_IGNORED = shutil.ignore_patterns(".git", "__pycache__", ".fsdp_unpatch_cache", ".venv", "venv", "*.egg-info",
-                                      ".mypy_cache", ".pytest_cache", ".tox", ".nox")
+COPY_IGNORED = shutil.ignore_patterns(
+    ".git",
+    "__pycache__",
+    ".fsdp_unpatch_cache",
+    ".venv",
+    "venv",
+    "*.egg-info",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".tox",
+    ".nox",
+)
 
 
 class DetectError(Exception):
@@ -48,8 +59,10 @@ def _enclosing_function(path: Path, line: int) -> str:
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.end_lineno:
             return node.name
-    raise DetectError(f"{path}:{line}: the install site is not inside a top-level function; "
-                      "name the installers with --patch/--migrated and their folders with --patch-path/--migrated-path")
+    raise DetectError(
+        f"{path}:{line}: the install site is not inside a top-level function; "
+        "name the installers with --patch/--migrated and their folders with --patch-path/--migrated-path"
+    )
 
 
 def _installer(path: Path, line: int) -> Installer:
@@ -68,8 +81,10 @@ def detect(path: str) -> Detected:
     enhance = [_installer(Path(f.path), f.span.line) for f in found if f.code == ENHANCE_SITE]
     removed = [_installer(Path(f.path), f.span.line) for f in found if f.code == REMOVED_INSTALLER]
     if not removed:
-        raise DetectError(f"no installer that the migration removes (FSU003) under {path}: "
-                          "name the old patch with --patch MODULE:FUNCTION and --patch-path DIR")
+        raise DetectError(
+            f"no installer that the migration removes (FSU003) under {path}: "
+            "name the old patch with --patch MODULE:FUNCTION and --patch-path DIR"
+        )
     return Detected(tuple(dict.fromkeys(enhance)), tuple(dict.fromkeys(removed)))
 
 
@@ -86,5 +101,7 @@ def migrated_copy(path: str, detected: Detected, dest: Path) -> dict[Path, Path]
     errors = [f for f in result.remaining if f.category == "error"]
     if errors:
         first = errors[0]
-        raise DetectError(f"fix could not migrate the copy: {first.path}:{first.span.line}: {first.code} {first.message}")
+        raise DetectError(
+            f"fix could not migrate the copy: {first.path}:{first.span.line}: {first.code} {first.message}"
+        )
     return {root: copy / root.relative_to(base) for root in detected.roots}

@@ -1,5 +1,6 @@
 """Compare the results of two runs: losses per step, gradients per step, final parameters, and
 which watched targets each run's installers replaced."""
+
 from __future__ import annotations
 
 import math

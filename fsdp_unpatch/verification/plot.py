@@ -1,5 +1,6 @@
 """`verify --plot FILE`: the loss of both runs at every step and their absolute difference, one column of
 plots per configuration (reshard_after_forward on and off). Needs matplotlib (`fsdp-unpatch[plot]`)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -11,6 +11,7 @@ Nothing here imports torch at module import time; torch's version is read from p
 The (target, native-since version) pairs that the version check compares against are passed in as
 data: the command builds them from the catalog and the overrides the engine finds in the scanned tree.
 """
+
 from __future__ import annotations
 
 import importlib.metadata

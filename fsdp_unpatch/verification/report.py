@@ -1,9 +1,11 @@
 """Render a verification: rich tables for people, a dict for `--output-format json`."""
+
 from __future__ import annotations
 
 import math
 import os
 from dataclasses import dataclass
+
 from rich.console import Console
 from rich.table import Table
 
@@ -107,7 +109,11 @@ def render(v: Verification, console: Console) -> None:
 
     tensors = Table(title="Parameters and gradients", title_justify="left")
     columns = (
-        ("tensors", "left"), ("config", "left"), ("equal", "right"), ("max abs diff", "right"), ("worst", "left")
+        ("tensors", "left"),
+        ("config", "left"),
+        ("equal", "right"),
+        ("max abs diff", "right"),
+        ("worst", "left"),
     )
     for column, justify in columns:
         tensors.add_column(column, justify=justify)
@@ -142,8 +148,10 @@ def render(v: Verification, console: Console) -> None:
                 else:
                     check = "[green]installed[/green]" if target in r.enhance_b else "-"
             else:
-                check = "[yellow]still replaced[/yellow]" if target in r.collective_b else (
-                    "[green]native[/green]" if target in r.collective_a else "-"
+                check = (
+                    "[yellow]still replaced[/yellow]"
+                    if target in r.collective_b
+                    else ("[green]native[/green]" if target in r.collective_a else "-")
                 )
             table.add_row(target, kind, cell_a, cell_b, check)
     console.print(table)

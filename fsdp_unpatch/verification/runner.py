@@ -4,6 +4,7 @@ Each run gets fresh interpreters (one per rank), its own directory as working di
 file store for the rendezvous, and its own import roots. The two runs of a verification may use the
 same package name (a legacy tree and its migrated copy), so they never share a process.
 """
+
 from __future__ import annotations
 
 import json
@@ -124,9 +125,8 @@ def _finish(job: _Job, timed_out: bool) -> RunOutcome:
     elif any(code != 0 for code in outcome.returncodes):
         rank = next(i for i, code in enumerate(outcome.returncodes) if code != 0)
         outcome.error_kind = "crash"
-        outcome.error = (
-            f"rank {rank} exited with code {outcome.returncodes[rank]}:\n"
-            + _tail(directory / f"stderr.rank{rank}.log")
+        outcome.error = f"rank {rank} exited with code {outcome.returncodes[rank]}:\n" + _tail(
+            directory / f"stderr.rank{rank}.log"
         )
     else:
         try:

@@ -3,6 +3,7 @@
 Everything here is plain data that crosses the process boundary as JSON, so the parent (which may not
 even have torch) and the workers agree on it.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,7 +33,7 @@ class InstallerSpec:
     function: str
 
     @classmethod
-    def parse(cls, text: str) -> "InstallerSpec":
+    def parse(cls, text: str) -> InstallerSpec:
         module, sep, function = text.strip().partition(":")
         if not sep:
             raise SpecError(f"{text!r} is not MODULE:FUNCTION (no ':' found)")
@@ -71,7 +72,7 @@ class RunSpec:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "RunSpec":
+    def from_json(cls, data: dict) -> RunSpec:
         return cls(
             data["label"],
             tuple(InstallerSpec.parse(s) for s in data["installers"]),
@@ -100,7 +101,7 @@ class TrainingSpec:
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> "TrainingSpec":
+    def from_json(cls, data: dict) -> TrainingSpec:
         data = dict(data)
         data["reshard_after_forward"] = tuple(data["reshard_after_forward"])
         return cls(**data)
@@ -133,7 +134,7 @@ class WorkerConfig:
         )
 
     @classmethod
-    def load(cls, path: Path) -> "WorkerConfig":
+    def load(cls, path: Path) -> WorkerConfig:
         data = json.loads(Path(path).read_text())
         return cls(
             RunSpec.from_json(data["run"]),

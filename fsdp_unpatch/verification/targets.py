@@ -6,6 +6,7 @@ Target ids follow the catalog (`fsdp_unpatch/data/catalog.toml`): relative to th
 its `remove` targets are the collective overrides and its `keep` targets the enhance patch; the
 tuples below are the fallback and the minimum set.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,7 +46,7 @@ class WatchList:
         return {"collective": list(self.collective), "enhance": list(self.enhance)}
 
     @classmethod
-    def from_json(cls, data: dict) -> "WatchList":
+    def from_json(cls, data: dict) -> WatchList:
         return cls(tuple(data["collective"]), tuple(data["enhance"]))
 
 

@@ -10,6 +10,7 @@ Run as `python -c "from fsdp_unpatch.verification.training import main; main()" 
 launcher (`runner.py`) does that in a fresh interpreter whose working directory is the run's own
 directory, so nothing from the caller's working directory can shadow the package under test.
 """
+
 from __future__ import annotations
 
 import gc
@@ -123,9 +124,7 @@ def _import_installer(spec: InstallerSpec, option: str, paths: tuple[str, ...]) 
         missing = exc.name or ""
         if spec.module == missing or spec.module.startswith(missing + "."):
             raise SetupError(f"{option} {spec}: no module named {missing!r}{where}") from None
-        raise SetupError(
-            f"{option} {spec}: importing {spec.module!r} failed: ModuleNotFoundError: {exc}"
-        ) from None
+        raise SetupError(f"{option} {spec}: importing {spec.module!r} failed: ModuleNotFoundError: {exc}") from None
     except Exception as exc:
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         raise SetupError(f"{option} {spec}: importing {spec.module!r} raised {detail}") from None
@@ -290,9 +289,7 @@ def train(spec: TrainingSpec, store: str, rank: int) -> list[dict]:
         index = rank % max(1, module.device_count())
         module.set_device(index)
         device = torch.device(spec.device.split(":")[0], index)
-    dist.init_process_group(
-        spec.backend, init_method=f"file://{store}", rank=rank, world_size=spec.world_size
-    )
+    dist.init_process_group(spec.backend, init_method=f"file://{store}", rank=rank, world_size=spec.world_size)
     try:
         return [train_configuration(spec, reshard, rank, device) for reshard in spec.reshard_after_forward]
     finally:

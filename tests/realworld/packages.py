@@ -6,6 +6,7 @@ per release, and each test works on a fresh copy in a temporary git repository.
 
 Also used by ``scripts/real_releases.py`` (the README's "Real releases" table).
 """
+
 from __future__ import annotations
 
 import os
@@ -40,9 +41,21 @@ def _download(version: str, into: Path) -> Path:
     if wheels:
         return wheels[0]
     command = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--platform", "manylinux_2_28_x86_64", "--python-version", "3.11",
-        "--disable-pip-version-check", "-q", "-d", str(into), f"torch-npu=={version}",
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--platform",
+        "manylinux_2_28_x86_64",
+        "--python-version",
+        "3.11",
+        "--disable-pip-version-check",
+        "-q",
+        "-d",
+        str(into),
+        f"torch-npu=={version}",
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     wheels = sorted(into.glob("torch_npu-*.whl"))

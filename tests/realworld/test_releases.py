@@ -8,6 +8,7 @@ tweak, the table `DOES_MORE` says what it calls that upstream does not (read fro
 
 With CI=true the releases must be fetched (the tests fail otherwise); elsewhere, offline, they skip.
 """
+
 from __future__ import annotations
 
 import ast
@@ -85,8 +86,10 @@ def _stores(function: ast.AST) -> list[tuple[str, str, int]]:
 def _installers(tree: ast.Module) -> dict[str, list[tuple[str, str, int]]]:
     """Top-level functions that store an FSDP2 collective target: their stores."""
     return {
-        name: _stores(node) for name, node in _top(tree).items()
-        if isinstance(node, ast.FunctionDef) and name != ENHANCE_INSTALLER
+        name: _stores(node)
+        for name, node in _top(tree).items()
+        if isinstance(node, ast.FunctionDef)
+        and name != ENHANCE_INSTALLER
         and any(attr in COLLECTIVE_TARGETS for attr, _, _ in _stores(node))
     }
 
@@ -117,8 +120,9 @@ def _calls_of(root: Path, name: str) -> dict[str, int]:
         if name.encode() not in path.read_bytes():
             continue
         tree = _tree(path)
-        count = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                    and n.func.id == name)
+        count = sum(
+            1 for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
+        )
         if count:
             out[str(path.relative_to(root))] = count
     return out
@@ -165,8 +169,12 @@ def _site_findings(m: Migration, line: int) -> list[dict]:
 
 def test_every_collective_site_whose_replacement_is_upstream_plus_the_tweak_is_removed(patched):
     tree = ast.parse(patched.before)
-    sites = [(attr, value, line) for stores in _installers(tree).values() for attr, value, line in stores
-             if attr in COLLECTIVE_TARGETS]
+    sites = [
+        (attr, value, line)
+        for stores in _installers(tree).values()
+        for attr, value, line in stores
+        if attr in COLLECTIVE_TARGETS
+    ]
     assert sites, "the release has no collectives installer"
     for attr, value, line in sites:
         codes = {f["code"]: f for f in _site_findings(patched, line)}
@@ -220,8 +228,12 @@ def test_changed_files_compile_and_a_second_fix_changes_nothing(patched):
     for path in patched.changed:
         text = (patched.repo / path).read_text(encoding="utf-8")
         compile(text, path, "exec")
-        for name in {alias.asname or alias.name for node in ast.walk(ast.parse(text))
-                     if isinstance(node, ast.ImportFrom) for alias in node.names}:
+        for name in {
+            alias.asname or alias.name
+            for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+        }:
             assert name.split(".")[0] != "_patched_" or name in text.split("import", 1)[1]
     git(patched.repo, "add", "-A")
     again = _cli(patched.repo, "fix", "--no-cache", ".")
@@ -239,8 +251,12 @@ def test_the_enhance_patch_is_byte_identical(patched):
 
 def _imported(text: str) -> set[str]:
     """Local names bound by the module's top-level imports."""
-    return {(a.asname or a.name).split(".")[0] for n in ast.parse(text).body
-            if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    return {
+        (a.asname or a.name).split(".")[0]
+        for n in ast.parse(text).body
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        for a in n.names
+    }
 
 
 def _used(text: str) -> set[str]:
@@ -269,23 +285,36 @@ def test_the_migrated_module_has_the_shape_the_maintainers_gave_it(tmp_path_fact
         return out
 
     def imports(text: str) -> set[str]:
-        return {a.asname or a.name for n in ast.parse(text).body if isinstance(n, (ast.Import, ast.ImportFrom))
-                for a in n.names}
+        return {
+            a.asname or a.name
+            for n in ast.parse(text).body
+            if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in n.names
+        }
 
     assert top_names(m.after) == top_names(hand)
     dropped_by_hand = {name for name in imports(m.before) - imports(hand) if name in _used(m.before)}
     assert dropped_by_hand and not dropped_by_hand & imports(m.after), dropped_by_hand & imports(m.after)
 
     def enhance_targets(text: str) -> list[str]:
-        return sorted(ast.unparse(t) for n in ast.walk(_top(ast.parse(text))[ENHANCE_INSTALLER])
-                      if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Attribute))
+        return sorted(
+            ast.unparse(t)
+            for n in ast.walk(_top(ast.parse(text))[ENHANCE_INSTALLER])
+            if isinstance(n, ast.Assign)
+            for t in n.targets
+            if isinstance(t, ast.Attribute)
+        )
 
     assert enhance_targets(m.after) == enhance_targets(hand)
     api = (m.repo / "torch_npu/_init/patches/api_patches.py").read_text(encoding="utf-8")
     assert "_apply_fsdp_patch" not in api
     out = m.fix.stdout + m.fix.stderr
-    for name in ("_patched_finalize_backward", "_patched_get_param_all_gather_inputs", "_patched_all_gather_copy_in",
-                 "_apply_fsdp_patch"):
+    for name in (
+        "_patched_finalize_backward",
+        "_patched_get_param_all_gather_inputs",
+        "_patched_all_gather_copy_in",
+        "_apply_fsdp_patch",
+    ):
         assert name in (sources("2.10.0.post7") / PATCH_MODULE).read_text(encoding="utf-8")
         assert name not in m.after
     assert "Fixed" in out
@@ -308,8 +337,10 @@ def test_a_distributed_module_bound_to_something_else_is_no_proof(tmp_path):
     module = repo / PATCH_MODULE
     text = module.read_text(encoding="utf-8")
     assert "from torch import distributed as dist\n" in text
-    module.write_text(text.replace("from torch import distributed as dist\n",
-                                   "import my_vendor.fake_distributed as dist\n"), encoding="utf-8")
+    module.write_text(
+        text.replace("from torch import distributed as dist\n", "import my_vendor.fake_distributed as dist\n"),
+        encoding="utf-8",
+    )
     line = next(i for i, s in enumerate(text.splitlines(), 1) if "= _patched_finalize_backward" in s)
     at_site = {f["code"] for f in _findings(repo) if f["path"] == PATCH_MODULE and f["line"] == line}
     assert "FSU101" in at_site and "FSU001" not in at_site
