@@ -123,8 +123,8 @@ def main() -> int:
     parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
     arguments = parser.parse_args()
 
+    from fsdp_unpatch.analysis.prefilter import prefilter_for
     from fsdp_unpatch.catalog import load_catalog
-    from fsdp_unpatch.prefilter import prefilter_for
 
     tokens = list(prefilter_for(load_catalog()).tokens)
     work = arguments.workdir or Path(tempfile.mkdtemp(prefix="fsdp-unpatch-bench-"))

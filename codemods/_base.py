@@ -20,10 +20,10 @@ import libcst as cst
 from libcst.codemod import VisitorBasedCodemodCommand
 from libcst.metadata import BatchableMetadataProvider
 
-from fsdp_unpatch.analysis import FileAnalysis, Options, analyze_module
+from fsdp_unpatch.analysis.plan import FileAnalysis, Options, analyze_module
 from fsdp_unpatch.catalog import load_catalog
-from fsdp_unpatch.edits import apply_edits
-from fsdp_unpatch.versions import target_torch
+from fsdp_unpatch.catalog.versions import target_torch
+from fsdp_unpatch.fixes.edits import apply_edits
 
 
 def codemod_classes() -> list[type]:
@@ -44,8 +44,8 @@ class ProjectFixes(BatchableMetadataProvider[Optional[dict]]):
     def gen_cache(
         cls, root_path: Path, paths: Collection[str], timeout: Optional[int] = None, **kwargs
     ) -> Mapping[str, object]:
-        from fsdp_unpatch.discovery import discover
-        from fsdp_unpatch.runner import RunOptions, run
+        from fsdp_unpatch.config.discovery import discover
+        from fsdp_unpatch.run.engine import RunOptions, run
 
         catalog = load_catalog()
         version, _ = target_torch(None, catalog.newest_torch)

@@ -13,7 +13,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from codemods._base import UnpatchCodemod
-from fsdp_unpatch.analysis import FileAnalysis, plan_installer_calls
+from fsdp_unpatch.analysis.plan import FileAnalysis, plan_installer_calls
 
 
 class RemoveInstallerCalls(UnpatchCodemod):

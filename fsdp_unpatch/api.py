@@ -20,9 +20,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence, Union
 
-from fsdp_unpatch.config import Flags
-from fsdp_unpatch.findings import Finding, Fix, Span
-from fsdp_unpatch.session import Mode, Scope, UsageError, execute, prepare
+from fsdp_unpatch.config.files import Flags
+from fsdp_unpatch.model import Finding, Fix, Span
+from fsdp_unpatch.run.session import Mode, Scope, UsageError, execute, prepare
 
 __all__ = ["Finding", "Fix", "FixResult", "Span", "UsageError", "check_paths", "check_source", "fix_paths"]
 

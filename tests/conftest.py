@@ -37,7 +37,7 @@ def dists(tmp_path_factory: pytest.TempPathFactory):
     return build(source, tmp_path_factory.mktemp("dist"))
 
 
-# The cache's signing key lives in the user's cache folder (fsdp_unpatch/cache.py): the tests, and the
+# The cache's signing key lives in the user's cache folder (fsdp_unpatch/run/cache.py): the tests, and the
 # commands they run in subprocesses, use one of their own instead of the real one.
 if "FSDP_UNPATCH_TEST_CACHE_HOME" not in os.environ:
     import tempfile

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Optional
 
-from fsdp_unpatch.analysis import Options
+from fsdp_unpatch.analysis.plan import Options
 from fsdp_unpatch.catalog import load_catalog
-from fsdp_unpatch.discovery import discover
-from fsdp_unpatch.runner import RunOptions, RunResult, run
-from fsdp_unpatch.versions import Version
+from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.config.discovery import discover
+from fsdp_unpatch.run.engine import RunOptions, RunResult, run
 
 
 def run_tree(

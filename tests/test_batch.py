@@ -10,17 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from fsdp_unpatch import batch
-from fsdp_unpatch.batch import Outcome
-from fsdp_unpatch.cache import CACHE_DIR, Cache, describe
 from fsdp_unpatch.catalog import load_catalog
-from fsdp_unpatch.discovery import discover
-from fsdp_unpatch.findings import Finding, Span
-from fsdp_unpatch.options import Options
-from fsdp_unpatch.results import FileResult, RunOptions, RunResult
-from fsdp_unpatch.runner import run, run_together
-from fsdp_unpatch.settings import Settings
-from fsdp_unpatch.versions import Version
+from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.config.discovery import discover
+from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.config.settings import Settings
+from fsdp_unpatch.model import FileResult, Finding, RunOptions, RunResult, Span
+from fsdp_unpatch.run import batch
+from fsdp_unpatch.run.batch import Outcome
+from fsdp_unpatch.run.cache import CACHE_DIR, Cache, describe
+from fsdp_unpatch.run.engine import run, run_together
 from tests.upstream import expand
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fsdp_unpatch import cache as cache_module
-from fsdp_unpatch.cache import CACHE_DIR
+from fsdp_unpatch.run import cache as cache_module
+from fsdp_unpatch.run.cache import CACHE_DIR
 from tests.patch_texts import removable
 
 MARKER = "pwned-by-cache"

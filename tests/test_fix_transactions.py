@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from fsdp_unpatch import sourcefile, transaction
+from fsdp_unpatch.analysis import source as sourcefile
+from fsdp_unpatch.fixes import transaction
 from tests.helpers import fix_tree
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "legacy_project"

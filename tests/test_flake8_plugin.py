@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fsdp_unpatch.flake8_plugin import CROSS_FILE_CODES
+from fsdp_unpatch.integrations.flake8 import CROSS_FILE_CODES
 from tests.integration import cli, make_project
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fsdp_unpatch.edits import replacement_regions
-from fsdp_unpatch.findings import Finding, Replacement, Span
+from fsdp_unpatch.fixes.edits import replacement_regions
+from fsdp_unpatch.model import Finding, Replacement, Span
 from fsdp_unpatch.reporting import FORMATS
 from fsdp_unpatch.reporting.github import annotation, escape_data, escape_property
 from tests.integration import cli, make_project

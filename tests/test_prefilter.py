@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from fsdp_unpatch.analysis.prefilter import Prefilter, Vocabulary, prefilter_for
 from fsdp_unpatch.catalog import load_catalog
-from fsdp_unpatch.discovery import discover
-from fsdp_unpatch.options import Options
-from fsdp_unpatch.prefilter import Prefilter, Vocabulary, prefilter_for
-from fsdp_unpatch.results import RunOptions
-from fsdp_unpatch.runner import run_together
-from fsdp_unpatch.versions import Version
+from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.config.discovery import discover
+from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.model import RunOptions
+from fsdp_unpatch.run.engine import run_together
 from tests.upstream import expand
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -24,11 +24,11 @@ from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 
 from fsdp_unpatch.catalog import load_catalog
-from fsdp_unpatch.discovery import Candidate
-from fsdp_unpatch.options import Options
-from fsdp_unpatch.results import RunOptions, RunResult
-from fsdp_unpatch.runner import run
-from fsdp_unpatch.versions import Version
+from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.config.discovery import Candidate
+from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.model import RunOptions, RunResult
+from fsdp_unpatch.run.engine import run
 from tests.patch_texts import PREFILTER_BAIT
 from tests.upstream import upstream_copy
 

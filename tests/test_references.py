@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from fsdp_unpatch.module_edits import delete_file
-from fsdp_unpatch.sourcefile import SourceError, read_source
+from fsdp_unpatch.analysis.source import SourceError, read_source
+from fsdp_unpatch.fixes.module_edits import delete_file
 from tests.helpers import check_tree, fix_tree
 from tests.upstream import expand
 

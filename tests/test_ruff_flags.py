@@ -101,7 +101,7 @@ def test_add_noqa_baselines_and_is_idempotent(project: Path) -> None:
 
 
 def test_add_noqa_leaves_lines_inside_strings_alone(project: Path) -> None:
-    from fsdp_unpatch.add_noqa import mark
+    from fsdp_unpatch.fixes.add_noqa import mark
 
     source = 'x = 1\ns = """\n_patched\n"""\ny = (1 +\n     2)\nz = 1 + \\\n    2\n'
     marked = mark(source.encode(), "utf-8", {1: {"FSU304"}, 3: {"FSU304"}, 5: {"FSU101"}, 7: {"FSU101"}})

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fsdp_unpatch import runner
 from fsdp_unpatch.catalog import load_catalog
-from fsdp_unpatch.discovery import discover
-from fsdp_unpatch.options import Options
-from fsdp_unpatch.results import RunOptions
-from fsdp_unpatch.versions import Version
+from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.config.discovery import discover
+from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.model import RunOptions
+from fsdp_unpatch.run import engine as runner
 from tests.patch_texts import removable
 
 TAIL = "\n\nVALUE = 1\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fsdp_unpatch import sourcefile
+from fsdp_unpatch.analysis import source as sourcefile
 from tests.helpers import fix_tree
 from tests.patch_texts import GUARDED_FIXED, guarded, removable
 
@@ -269,7 +269,7 @@ def test_ctrl_c_during_a_write_waits_until_the_write_is_done(tmp_path: Path, mon
 
 # a fix that empties a file deletes it (FSU305): never through a link, never a read-only file -------------
 def test_emptied_file_behind_a_symbolic_link_is_not_deleted(tmp_path: Path) -> None:
-    from fsdp_unpatch.module_edits import delete_file
+    from fsdp_unpatch.fixes.module_edits import delete_file
 
     (tmp_path / "real_test.py").write_text("x = 1\n")
     link = tmp_path / "test_link.py"
@@ -280,7 +280,7 @@ def test_emptied_file_behind_a_symbolic_link_is_not_deleted(tmp_path: Path) -> N
 
 
 def test_emptied_read_only_file_is_not_deleted(tmp_path: Path) -> None:
-    from fsdp_unpatch.module_edits import delete_file
+    from fsdp_unpatch.fixes.module_edits import delete_file
 
     path = tmp_path / "test_frozen.py"
     path.write_text("x = 1\n")

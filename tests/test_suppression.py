@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fsdp_unpatch.settings import Settings
+from fsdp_unpatch.config.settings import Settings
 from tests.helpers import check_tree, fix_tree
 from tests.upstream import expand
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fsdp_unpatch.catalog import load_catalog
-from fsdp_unpatch.symbols import format_releases, load_symbols, parse_releases
+from fsdp_unpatch.catalog.symbols import format_releases, load_symbols, parse_releases
 from tests.helpers import check_tree
 
 REPO = Path(__file__).resolve().parent.parent

@@ -33,9 +33,9 @@ def audit() -> None:
 )
 def foreach_copy(paths: tuple[str, ...], output_format: str) -> None:
     """Every `torch._foreach_copy_` call site under PATHS (default: the current folder)."""
-    from fsdp_unpatch.audit import as_json, audit_paths, markdown
+    from fsdp_unpatch.analysis.copy_audit import as_json, audit_paths, markdown
     from fsdp_unpatch.catalog import load_catalog
-    from fsdp_unpatch.discovery import MissingPath, discover
+    from fsdp_unpatch.config.discovery import MissingPath, discover
 
     try:
         candidates = list(discover(paths or (".",)))

@@ -18,8 +18,8 @@ import click
 )
 def clean(paths: tuple[str, ...], cache_dir) -> None:
     """Remove `.fsdp_unpatch_cache/` at the project root of PATHS (default: the current folder)."""
-    from fsdp_unpatch.cache import clear, project_root
-    from fsdp_unpatch.session import cache_folder
+    from fsdp_unpatch.run.cache import clear, project_root
+    from fsdp_unpatch.run.session import cache_folder
 
     moved = cache_folder(cache_dir)
     if moved is not None:

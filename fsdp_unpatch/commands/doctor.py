@@ -46,9 +46,9 @@ def doctor(paths, device, target_torch, output_format) -> None:
     NPU kernels live), which accelerator plugin is installed, and, on an accelerator, whether a large
     same-device torch._foreach_copy_ returns to the host before the copy is done (device-async).
     """
-    from fsdp_unpatch.discovery import MissingPath
+    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.config.discovery import MissingPath
     from fsdp_unpatch.verification import probes
-    from fsdp_unpatch.versions import Version
 
     if target_torch is not None:
         try:

@@ -15,9 +15,9 @@ from typing import Optional
 
 import click
 
-from fsdp_unpatch.color import CHOICES as COLOR_CHOICES
-from fsdp_unpatch.color import color_choice, use_color
 from fsdp_unpatch.reporting import FORMATS, MACHINE_FORMATS, NEEDS_REPLACEMENTS, ReportContext
+from fsdp_unpatch.reporting.color import CHOICES as COLOR_CHOICES
+from fsdp_unpatch.reporting.color import color_choice, use_color
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
@@ -76,7 +76,7 @@ def _common(function):
             metavar="PATH",
             help="Read the source from standard input (path `-`) as if it were PATH (its config applies).",
         ),
-        # configuration (fsdp_unpatch/config.py): flags win over [tool.fsdp-unpatch]
+        # configuration (fsdp_unpatch/config/files.py): flags win over [tool.fsdp-unpatch]
         click.option(
             "--config",
             "config",
@@ -205,7 +205,7 @@ class Request:
 
 
 def _execute(request: Request) -> int:
-    from fsdp_unpatch.sourcefile import termination_as_interrupt
+    from fsdp_unpatch.analysis.source import termination_as_interrupt
 
     received: list[str] = []
     try:
@@ -245,8 +245,8 @@ def _error(message: str) -> None:
 def _run_and_report(request: Request):
     """Run and print the report; returns the exit status and the run's result (None: nothing was run)."""
     # Nothing here loads libcst: a run whose files the prefilter rejects never needs it.
-    from fsdp_unpatch.config import Flags
-    from fsdp_unpatch.session import Mode, Scope, UsageError, analysed_again, execute, prepare
+    from fsdp_unpatch.config.files import Flags
+    from fsdp_unpatch.run.session import Mode, Scope, UsageError, analysed_again, execute, prepare
 
     started = time.perf_counter()
     paths, fix, diff, output_format = request.paths, request.fix, request.diff, request.output_format
@@ -310,7 +310,7 @@ def _run_and_report(request: Request):
             _error(f"--output-file {request.output_file}: {error.strerror or error}")
             return EXIT_ERROR, None
         if request.show_settings:
-            from fsdp_unpatch.show import settings_text
+            from fsdp_unpatch.config.show import settings_text
 
             out.write(settings_text(plan, mode))
             return EXIT_CLEAN, None
@@ -319,10 +319,10 @@ def _run_and_report(request: Request):
             return EXIT_CLEAN, None
         candidates = plan.candidates
         if show_progress(sys.stderr, os.environ, output_format, quiet, len(candidates)):
-            from fsdp_unpatch.progress import tracked
+            from fsdp_unpatch.run.progress import tracked
 
             candidates = tracked(candidates)  # an iterator: `fix` analyses `plan.candidates` again, not this
-        from fsdp_unpatch.sourcefile import at_checkpoints
+        from fsdp_unpatch.analysis.source import at_checkpoints
 
         with at_checkpoints():  # signals stop the run between files and between groups, never inside libcst
             result = execute(plan, request.jobs, candidates)
@@ -346,7 +346,7 @@ def _run_and_report(request: Request):
         )
         _report(request, result, context, out, stdin_data)
         if request.add_noqa:
-            from fsdp_unpatch.add_noqa import mark_files
+            from fsdp_unpatch.fixes.add_noqa import mark_files
 
             if not mark_files(result, quiet):
                 return EXIT_ERROR, result

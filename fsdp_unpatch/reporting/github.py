@@ -8,9 +8,8 @@ toolkit does: `%`, CR and LF everywhere, and `:` and `,` in properties as well.
 
 from __future__ import annotations
 
-from fsdp_unpatch.findings import Finding
+from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.results import RunResult
 
 COMMANDS = {"remove": "error", "review": "warning", "keep": "notice", "error": "error"}
 

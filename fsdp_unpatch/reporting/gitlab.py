@@ -13,9 +13,8 @@ import hashlib
 import json
 from collections import Counter
 
-from fsdp_unpatch.findings import Finding
+from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.results import RunResult
 
 SEVERITIES = {"remove": "major", "review": "minor", "keep": "info", "error": "critical"}
 

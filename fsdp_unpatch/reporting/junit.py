@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from fsdp_unpatch.findings import Finding
+from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.results import RunResult
 
 
 def _case(suite: ET.Element, finding: Finding) -> tuple[int, int]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from fsdp_unpatch.model import RunResult
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.results import RunResult
 
 
 def json_report(result: RunResult, context: ReportContext) -> str:

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from urllib.parse import quote
 
-from fsdp_unpatch.findings import Finding
+from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.results import RunResult
 
 CATEGORIES = ("remove", "review", "keep", "error")
 ICONS = {"remove": ":x:", "review": ":warning:", "keep": ":information_source:", "error": ":boom:"}

@@ -3,8 +3,8 @@ log parsers read. The symbol is the rule's name; there is no object."""
 
 from __future__ import annotations
 
+from fsdp_unpatch.model import RunResult
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.results import RunResult
 
 TEMPLATE = "{path}:{line}: [{msg_id}({symbol}), {obj}] {msg}"
 

@@ -11,9 +11,8 @@ from pathlib import PurePath
 from urllib.parse import quote
 
 from fsdp_unpatch import README_URL, __version__
-from fsdp_unpatch.findings import Finding, Replacement
+from fsdp_unpatch.model import Finding, Replacement, RunResult
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.results import RunResult
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = README_URL  # the project's README (no package index publishes fsdp-unpatch)

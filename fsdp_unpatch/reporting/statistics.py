@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from fsdp_unpatch.reporting import ReportContext
-    from fsdp_unpatch.runner import RunResult
+    from fsdp_unpatch.run.engine import RunResult
 
 
 def counts(result: RunResult, context: ReportContext) -> dict:

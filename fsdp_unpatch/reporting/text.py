@@ -8,9 +8,8 @@ from collections import Counter
 from rich.console import Console
 from rich.text import Text
 
-from fsdp_unpatch.findings import Finding
+from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.results import RunResult
 
 STYLES = {"remove": "bold red", "review": "bold yellow", "keep": "bold green", "error": "bold magenta"}
 

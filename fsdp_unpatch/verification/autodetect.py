@@ -66,7 +66,7 @@ def _enclosing_function(path: Path, line: int) -> str:
 
 
 def _installer(path: Path, line: int) -> Installer:
-    from fsdp_unpatch.sourcefile import module_name_for
+    from fsdp_unpatch.analysis.source import module_name_for
 
     module, _ = module_name_for(path)
     root = path.resolve().parents[len(module.split(".")) - 1]

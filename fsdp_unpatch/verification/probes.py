@@ -21,7 +21,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Optional, Sequence
 
-from fsdp_unpatch.versions import Version
+from fsdp_unpatch.catalog.versions import Version
 
 STATUSES = ("ok", "warn", "fail", "skip")
 
@@ -341,10 +341,10 @@ def scan_overrides(paths: Sequence[str], target_torch: Version) -> dict[str, Opt
 
     Uses the analysis engine of `fsdp-unpatch check`. Raises discovery.MissingPath for a bad path.
     """
-    from fsdp_unpatch.analysis import Options
+    from fsdp_unpatch.analysis.plan import Options
     from fsdp_unpatch.catalog import load_catalog
-    from fsdp_unpatch.discovery import discover
-    from fsdp_unpatch.runner import RunOptions, run
+    from fsdp_unpatch.config.discovery import discover
+    from fsdp_unpatch.run.engine import RunOptions, run
 
     result = run(
         list(discover(paths)), load_catalog(), RunOptions(analysis=Options(target_torch=target_torch), write=False)

@@ -1,0 +1,517 @@
+"""The `_foreach_copy_` impact audit: every call site, what kind it is, whether it can reach the fast path.
+
+Removing the NPU collectives patch relies on the backend's same-device `_foreach_copy_` fast path being
+device-async (design review, section 3.1). That change reaches every caller of `torch._foreach_copy_`, not
+only FSDP2: the review had to list them by hand (section 5.4). This module lists them from the code:
+
+- call sites of `torch._foreach_copy_` (any import spelling, `torch.ops.aten._foreach_copy_`);
+- compiler registrations naming `aten._foreach_copy` (`register_foreach_pointwise(aten._foreach_copy, copy)`);
+- mocks of it (`mock.patch("torch._foreach_copy_")`, `patch.object(torch, "_foreach_copy_")`,
+  `monkeypatch.setattr(...)`).
+
+For a call, the devices of destination and source are read from the code where they can be told
+(`device="npu"`, `.to("cpu")`, `.cpu()`/`.npu()`, `pin_memory`, factories on the default device, views and
+`*_like` of a tensor whose device is known, through local assignments); the fast path needs both on the same
+device (and the same dtype and layout, which the audit does not see). `non_blocking` decides what a copy that
+does not take the fast path does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterable, Optional
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+from fsdp_unpatch.analysis.names import ImportTable, dotted_name
+from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.rules.tests import is_test_module
+
+FOREACH_COPY = frozenset(
+    {"torch._foreach_copy_", "torch.ops.aten._foreach_copy_", "torch.ops.aten._foreach_copy_.default"}
+)
+MOCKS = frozenset({"unittest.mock.patch", "mock.patch", "unittest.mock.patch.object", "mock.patch.object"})
+REGISTERED = re.compile(r"(^|\.)aten\._foreach_copy_?(\.default)?$")
+SOURCE_TOKENS = (b"_foreach_copy",)
+
+KINDS = {
+    "fsdp2-collectives": "FSDP2 collectives path",
+    "graph-replay": "graph-replay input copy",
+    "lowering-registration": "compiler lowering registration",
+    "host-device-test": "host-device copy in tests",
+    "mocked": "mocked call",
+    "other": "other",
+}
+
+RETEST = {
+    "fsdp2-collectives": "FSDP2 all-gather / fully_shard distributed tests; mixed precision (all-gather inputs)",
+    "graph-replay": "graph replay tests of the batched input copy, plus a real replay smoke test that checks outputs",
+    "lowering-registration": "an inductor compile smoke test that lowers `aten._foreach_copy`",
+    "mocked": "keep it (it checks the call structure only); add a test with the real call",
+}
+
+# Calls whose result lives where their first tensor lives.
+_SAME_AS_INPUT_FUNCTIONS = frozenset(
+    {
+        "torch.split",
+        "torch.chunk",
+        "torch.narrow",
+        "torch.empty_like",
+        "torch.zeros_like",
+        "torch.ones_like",
+        "torch.rand_like",
+        "torch.randn_like",
+        "torch.full_like",
+        "torch.flatten",
+        "torch.cat",
+        "torch.stack",
+    }
+)
+_SAME_AS_RECEIVER_METHODS = frozenset(
+    {
+        "split",
+        "chunk",
+        "narrow",
+        "view",
+        "reshape",
+        "clone",
+        "detach",
+        "contiguous",
+        "flatten",
+        "t",
+        "float",
+        "half",
+        "bfloat16",
+        "to_dense",
+        "new_empty",
+        "new_zeros",
+        "new_ones",
+        "new_full",
+        "copy_",
+        "unbind",
+    }
+)
+_DEVICE_METHODS = {"cpu": "cpu", "npu": "npu", "cuda": "cuda", "pin_memory": "pinned cpu"}
+_FACTORIES = frozenset(
+    {
+        "torch.empty",
+        "torch.zeros",
+        "torch.ones",
+        "torch.randn",
+        "torch.rand",
+        "torch.randint",
+        "torch.arange",
+        "torch.full",
+        "torch.tensor",
+        "torch.linspace",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Operand:
+    expression: str
+    device: Optional[str]  # "npu", "cpu", "pinned cpu", "cuda", ... None: not visible in the code
+    evidence: str  # how the device was told (`.to("cpu")`), or why it could not be
+
+
+@dataclass(frozen=True)
+class CallSite:
+    path: str
+    line: int
+    column: int
+    function: str  # enclosing `Class.method` / `function`, or `<module>`
+    kind: str  # a key of KINDS
+    code: str  # the call (or registration, or mock) as written, on one line
+    destination: Optional[Operand]
+    source: Optional[Operand]
+    non_blocking: Optional[str]  # the argument as written; None: not passed (False)
+    fast_path: str  # "yes", "no", "expected", "unknown", "not reached"
+    decided_by: str
+    retest: str
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["kind_label"] = KINDS[self.kind]
+        return data
+
+
+def _one_line(code: str, limit: int = 90) -> str:
+    text = " ".join(code.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _string(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _device_text(node: cst.BaseExpression, table: ImportTable) -> Optional[str]:
+    """`"npu:0"` -> npu; `torch.device("cpu")` -> cpu; anything else: None."""
+    literal = _string(node)
+    if literal is None and isinstance(node, cst.Call) and table.qualify(node.func) == "torch.device" and node.args:
+        literal = _string(node.args[0].value)
+    if literal is None:
+        return None
+    return literal.split(":", 1)[0].strip() or None
+
+
+class _Devices:
+    """Tells the device of a tensor (list) expression from the code around it, when it can."""
+
+    def __init__(self, table: ImportTable, code, assignments: dict[str, list[cst.BaseExpression]]):
+        self.table = table
+        self.code = code
+        self.assignments = assignments
+
+    def of(self, node: cst.BaseExpression, depth: int = 0) -> tuple[Optional[str], str]:
+        if depth > 6:
+            return None, "too many steps to follow"
+        if isinstance(node, (cst.List, cst.Tuple)):
+            found = [self.of(e.value, depth + 1) for e in node.elements]
+            devices = {d for d, _ in found}
+            if len(devices) == 1 and None not in devices:
+                return found[0]
+            return None, "elements on different or unknown devices"
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            # `[f(t) for t in xs]`: for its device, `t` stands for the list `xs` it comes from.
+            target = node.for_in.target
+            if isinstance(target, cst.Name):
+                inner = _Devices(self.table, self.code, {**self.assignments, target.value: [node.for_in.iter]})
+                return inner.of(node.elt, depth + 1)
+            return self.of(node.elt, depth + 1)
+        if isinstance(node, cst.Name):
+            values = self.assignments.get(node.value, [])
+            if len(values) == 1:
+                return self.of(values[0], depth + 1)
+            return (
+                None,
+                f"`{node.value}` comes from outside this function"
+                if not values
+                else f"`{node.value}` is assigned more than once",
+            )
+        if isinstance(node, cst.Call):
+            return self.of_call(node, depth)
+        return None, f"`{_one_line(self.code(node), 40)}` (not visible here)"
+
+    def of_call(self, call: cst.Call, depth: int) -> tuple[Optional[str], str]:
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        if "device" in keywords:
+            device = _device_text(keywords["device"], self.table)
+            shown = _one_line(self.code(keywords["device"]), 30)
+            return (device, f"`device={shown}`") if device else (None, f"`device={shown}` (not a literal)")
+        pinned = keywords.get("pin_memory")
+        if isinstance(pinned, cst.Name) and pinned.value == "True":
+            return "pinned cpu", "`pin_memory=True`"
+        func = call.func
+        qualified = self.table.qualify(func)
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method == "to":
+                positional = [a.value for a in call.args if a.keyword is None]
+                for value in positional:
+                    device = _device_text(value, self.table)
+                    if device:
+                        return device, f"`.to({_one_line(self.code(value), 30)})`"
+                return None, "`.to(...)` with a device not visible here"
+            if method in _DEVICE_METHODS and qualified not in _FACTORIES:
+                return _DEVICE_METHODS[method], f"`.{method}()`"
+            if method in _SAME_AS_RECEIVER_METHODS and qualified not in _SAME_AS_INPUT_FUNCTIONS:
+                device, evidence = self.of(func.value, depth + 1)
+                return device, evidence
+        if qualified in _SAME_AS_INPUT_FUNCTIONS and call.args:
+            return self.of(call.args[0].value, depth + 1)
+        if qualified in _FACTORIES:
+            return "cpu", f"`{qualified}(...)` on the default device"
+        return None, f"`{_one_line(self.code(call), 40)}` (not visible here)"
+
+
+MaybeExpression = Optional[cst.BaseExpression]
+
+
+def _copy_operands(call: cst.Call) -> tuple[MaybeExpression, MaybeExpression, MaybeExpression]:
+    """(destination, source, non_blocking) of a `_foreach_copy_(self, src, non_blocking)` call."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    destination = positional[0] if positional else keywords.get("self")
+    source = positional[1] if len(positional) > 1 else keywords.get("src")
+    non_blocking = positional[2] if len(positional) > 2 else keywords.get("non_blocking")
+    return destination, source, non_blocking
+
+
+class _Scanner(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider)
+
+    def __init__(self, table: ImportTable) -> None:
+        super().__init__()
+        self.table = table
+        self.scopes: list[cst.CSTNode] = []
+        self.calls: list[tuple[cst.Call, tuple[cst.CSTNode, ...], str]] = []  # (node, scopes, what)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scopes.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.scopes.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scopes.append(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.scopes.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.table.qualify(node.func) or ""
+        scopes = tuple(self.scopes)
+        if qualified in FOREACH_COPY:
+            self.calls.append((node, scopes, "call"))
+        elif self._is_mock(node, qualified):
+            self.calls.append((node, scopes, "mocked"))
+        elif any(REGISTERED.search(dotted_name(a.value) or "") for a in node.args):
+            self.calls.append((node, scopes, "registration"))
+
+    def _is_mock(self, node: cst.Call, qualified: str) -> bool:
+        strings = [_string(a.value) for a in node.args[:2]]
+        if qualified in MOCKS or qualified.endswith("monkeypatch.setattr") or qualified.endswith("mocker.patch"):
+            if strings and strings[0] in FOREACH_COPY:
+                return True
+            if len(node.args) >= 2 and strings[1] == "_foreach_copy_":
+                return self.table.qualify(node.args[0].value) == "torch"
+        return False
+
+
+def _imports(module: cst.Module, table: ImportTable) -> None:
+    class _Imports(cst.CSTVisitor):
+        def visit_Import(self, node: cst.Import) -> None:
+            table.add_import(node)
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+            table.add_import_from(node)
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            # `aten = torch.ops.aten`: a module alias
+            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                qualified = table.qualify(node.value)
+                if qualified and qualified.startswith("torch.") and dotted_name(node.value):
+                    table.add_alias(node.targets[0].target.value, qualified)
+
+    module.visit(_Imports())
+
+
+def _assignments(scope: Optional[cst.CSTNode]) -> dict[str, list[cst.BaseExpression]]:
+    found: dict[str, list[cst.BaseExpression]] = {}
+    if scope is None:
+        return found
+
+    class _Assigns(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    found.setdefault(target.target.value, []).append(node.value)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if isinstance(node.target, cst.Name) and node.value is not None:
+                found.setdefault(node.target.value, []).append(node.value)
+
+    scope.visit(_Assigns())
+    return found
+
+
+def _function_name(scopes: tuple[cst.CSTNode, ...]) -> str:
+    names = [s.name.value for s in scopes if isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+    return ".".join(names) or "<module>"
+
+
+def _fsdp2_function_names(catalog: Catalog) -> frozenset[str]:
+    """Module-level functions and ops of FSDP2's collectives (`all_gather_copy_in`, `get_param_all_gather_inputs`)."""
+    names = set()
+    for target in catalog.targets:
+        parts = target.split(".")
+        if parts[0] == "_fsdp_collectives" and len(parts) == 2:
+            names.add(parts[1].lstrip("_"))
+        elif parts[:2] == ["ops", "fsdp"] and len(parts) >= 3:
+            names.add(parts[2])
+    return frozenset(n for n in names if len(n) >= 12)  # long enough to be told apart inside another name
+
+
+def _same_device_verdict(destination: Operand, source: Operand) -> tuple[str, str]:
+    if destination.device and source.device:
+        same = destination.device.split(" ")[0] == source.device.split(" ")[0]
+        return ("yes", "same device") if same else ("no", "host-device copy")
+    return "unknown", "devices not visible here"
+
+
+class _FileAudit:
+    def __init__(self, path: str, module: cst.Module, module_name: str, test_module: bool, catalog: Catalog):
+        self.path = path
+        self.module = module
+        self.module_name = module_name
+        self.test_module = test_module
+        self.fsdp2_names = _fsdp2_function_names(catalog)
+        self.fsdp2_roots = catalog.fsdp2_roots
+
+    def sites(self) -> list[CallSite]:
+        table = ImportTable(self.module_name)
+        _imports(self.module, table)
+        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        scanner = _Scanner(table)
+        wrapper.visit(scanner)
+        positions = wrapper.resolve(PositionProvider)
+        return [self.site(call, scopes, what, table, positions[call].start) for call, scopes, what in scanner.calls]
+
+    def kind_of(self, what: str, function: str, scopes: tuple[cst.CSTNode, ...]) -> str:
+        if what == "mocked":
+            return "mocked"
+        if what == "registration":
+            return "lowering-registration"
+        words = {
+            s.name.value.lower().removeprefix("_patched_").lstrip("_") for s in scopes if isinstance(s, cst.FunctionDef)
+        }
+        collective = any(name in word for word in words for name in self.fsdp2_names)
+        if any(self.module_name.startswith(root) for root in self.fsdp2_roots) or collective:
+            return "fsdp2-collectives"
+        if re.search(r"graph|replay", f"{self.module_name}.{function}", re.IGNORECASE):
+            return "graph-replay"
+        return "other"
+
+    def site(self, call: cst.Call, scopes, what: str, table: ImportTable, start) -> CallSite:
+        function = _function_name(scopes)
+        kind = self.kind_of(what, function, scopes)
+        code = _one_line(self.module.code_for_node(call))
+        destination = source = None
+        non_blocking_text = None
+        if what == "call":
+            scope = next((s for s in reversed(scopes) if isinstance(s, cst.FunctionDef)), None)
+            devices = _Devices(table, self.module.code_for_node, _assignments(scope))
+            dst, src, non_blocking = _copy_operands(call)
+            if dst is not None:
+                destination = Operand(_one_line(self.module.code_for_node(dst), 40), *devices.of(dst))
+            if src is not None:
+                source = Operand(_one_line(self.module.code_for_node(src), 40), *devices.of(src))
+            if non_blocking is not None:
+                non_blocking_text = self.module.code_for_node(non_blocking)
+        in_test = self.test_module or any(
+            isinstance(s, cst.FunctionDef) and s.name.value.startswith("test") for s in scopes
+        )
+        fast_path, decided_by, retest = self.judge(kind, destination, source, non_blocking_text, in_test, function)
+        if kind == "other" and in_test and fast_path == "no":
+            kind = "host-device-test"
+            retest = f"`pytest {self.path} -k {function.rsplit('.', 1)[-1]}`: the `non_blocking` semantics stay"
+        return CallSite(
+            self.path,
+            start.line,
+            start.column + 1,
+            function,
+            kind,
+            code,
+            destination,
+            source,
+            non_blocking_text,
+            fast_path,
+            decided_by,
+            retest,
+        )
+
+    def judge(self, kind, destination, source, non_blocking, in_test, function) -> tuple[str, str, str]:
+        blocking = f"non_blocking={non_blocking}" if non_blocking is not None else "non_blocking not passed (False)"
+        if kind == "mocked":
+            return "not reached", "the op is mocked: the backend never runs", RETEST[kind]
+        if kind == "lowering-registration":
+            return (
+                "not reached",
+                "a compiler lowering, not the eager op; an eager fallback still calls it",
+                RETEST[kind],
+            )
+        assert destination is not None and source is not None
+        verdict, why = _same_device_verdict(destination, source)
+        devices = (
+            f"dst {destination.device or '?'} ({destination.evidence}), src {source.device or '?'} ({source.evidence})"
+        )
+        decided = f"{devices}; {blocking}"
+        if kind == "fsdp2-collectives":
+            if verdict == "unknown":
+                verdict = "expected"
+                decided = f"FSDP2 copies between buffers on the training device; {devices}; {blocking}"
+            return verdict, decided, RETEST[kind]
+        if kind == "graph-replay":
+            if verdict == "unknown":
+                verdict = "likely"
+                decided = f"replayed graph inputs are device tensors of the same dtype and shape; {devices}; {blocking}"
+            return verdict, decided, RETEST[kind]
+        if verdict == "no":
+            return (
+                verdict,
+                f"{decided}: the copy takes the host-device path, which `non_blocking` controls",
+                "the callers' tests (the host-device path does not change)",
+            )
+        if in_test and verdict == "yes":
+            return (
+                verdict,
+                decided,
+                (f"`pytest {self.path} -k {function.rsplit('.', 1)[-1]}`: synchronize before reading the destination"),
+            )
+        return verdict, decided, "the callers' tests; synchronize before reading the destination on the host"
+
+
+def audit_source(path: str, data: bytes, module_name: str, catalog: Catalog, test_module: bool) -> list[CallSite]:
+    """The call sites of one file (raises libcst.ParserSyntaxError when it does not parse)."""
+    if not any(token in data for token in SOURCE_TOKENS):
+        return []
+    module = cst.parse_module(data)
+    return _FileAudit(path, module, module_name, test_module, catalog).sites()
+
+
+def audit_paths(candidates: Iterable, catalog: Catalog) -> tuple[list[CallSite], list[str]]:
+    """(call sites sorted by path and line, error messages naming the files that could not be read)."""
+    from fsdp_unpatch.analysis.source import SourceError, module_name_for, parse_source, read_source
+
+    sites: list[CallSite] = []
+    errors: list[str] = []
+    for candidate in candidates:
+        try:
+            source = read_source(candidate.path, candidate.display)
+            if not any(token in source.data for token in SOURCE_TOKENS):
+                continue
+            module = parse_source(source)
+        except SourceError as error:
+            errors.append(f"{candidate.display}:{error.line}:{error.column}: {error}")
+            continue
+        name = module_name_for(Path(candidate.path))[0]
+        sites.extend(_FileAudit(candidate.display, module, name, is_test_module(Path(candidate.path)), catalog).sites())
+    sites.sort(key=lambda s: (s.path, s.line, s.column))
+    return sites, errors
+
+
+# reports -----------------------------------------------------------------------------------------------
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(sites: list[CallSite]) -> str:
+    files = len({s.path for s in sites})
+    lines = [
+        f"`torch._foreach_copy_` call sites: {len(sites)} in {files} file{'s' if files != 1 else ''}.",
+        "",
+        "| Call site | Kind | Same-device fast path | What decides it | Re-test |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for site in sites:
+        where = f"`{site.path}:{site.line}` `{site.function}`: `{site.code}`"
+        lines.append(
+            f"| {_cell(where)} | {KINDS[site.kind]} | {site.fast_path} | {_cell(site.decided_by)} | "
+            f"{_cell(site.retest or '-')} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def as_json(sites: list[CallSite]) -> str:
+    import json
+
+    return json.dumps([s.to_dict() for s in sites], indent=2) + "\n"

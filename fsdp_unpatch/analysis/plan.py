@@ -1,0 +1,754 @@
+"""Per-file analysis: find the parts of FSDP2 monkey-patches and plan their fixes.
+
+A patch has parts — install sites, the replacement functions they install, the installer that holds
+them, the installer's calls — and the analysis sees them as one thing: a replacement is removed only
+with all its install sites, an installer only when nothing is left for it to install.
+
+`analyze_module` handles one file; `plan_installer_calls` adds what other files of the run decided
+(calls of an installer that is removed elsewhere).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Optional
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from fsdp_unpatch import fingerprint
+from fsdp_unpatch.analysis import scoping
+from fsdp_unpatch.analysis.collect import Facts, RawCall, RawInstall, collect
+from fsdp_unpatch.analysis.names import ImportTable, is_fsdp2_private, target_id
+from fsdp_unpatch.analysis.patterns import body_statements, descendants, is_docstring, same_device_copy
+from fsdp_unpatch.catalog import Catalog, Target
+from fsdp_unpatch.catalog.symbols import load_symbols
+from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.rules import completeness, overrides
+
+
+@dataclass
+class Edit:
+    """Delete `node`, or put `replacement` in its place."""
+
+    node: cst.CSTNode
+    replacement: Optional[cst.CSTNode] = None
+
+
+@dataclass(eq=False)
+class Planned:
+    """A finding before it has a position: the node to report and the edits its fix makes."""
+
+    code: str
+    node: cst.CSTNode
+    message: str
+    target: Optional[str] = None
+    edits: list[Edit] = field(default_factory=list)
+    # The fix is only right together with these (a replacement goes only with all its install sites).
+    requires: list[Planned] = field(default_factory=list)
+    # More than a message can say (a diff against upstream), shown with the finding's source.
+    detail: Optional[str] = None
+
+
+@dataclass
+class Installer:
+    """A function that installs overrides, and whether the fix leaves it anything to do."""
+
+    node: cst.FunctionDef
+    qualified: str
+    removable: bool
+    finding: Optional[Planned] = None
+
+
+@dataclass
+class FileAnalysis:
+    module: cst.Module
+    module_name: str
+    facts: Facts
+    planned: list[Planned] = field(default_factory=list)
+    installers: list[Installer] = field(default_factory=list)
+    # Replacement functions the fix would delete, by name; kept when another file refers to them.
+    replacements: dict[str, Planned] = field(default_factory=dict)
+    # What the file's install sites patch (for the patch-completeness rules across the run).
+    patched: list[completeness.Patched] = field(default_factory=list)
+    # FSU401 findings and the counterpart each misses; dropped when another file patches it.
+    incomplete: list[tuple[completeness.Incomplete, Planned]] = field(default_factory=list)
+
+    _positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+    # Positions given by hand to stand-in nodes (a name found inside a string literal), by id.
+    _placed: dict[int, CodeRange] = field(default_factory=dict)
+
+    @property
+    def table(self) -> ImportTable:
+        return self.facts.table
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        """Where a node stands in the file (computed once, on first need: it costs a tree walk)."""
+        if id(node) in self._placed:
+            return self._placed[id(node)]
+        if self._positions is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._positions = wrapper.resolve(PositionProvider)
+        return self._positions[node]
+
+    def place(self, node: cst.CSTNode, where: CodeRange) -> None:
+        """Report `node` (not part of the tree) at `where`."""
+        self._placed[id(node)] = where
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+
+from fsdp_unpatch.config.options import Options  # noqa: E402,F401 (defined apart: the command line builds it without libcst)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+class _Analyzer:
+    def __init__(self, module: cst.Module, module_name: str, is_package: bool, catalog: Catalog, options: Options):
+        self.catalog = catalog
+        self.options = options
+        table = ImportTable(module_name, is_package)
+        self.result = FileAnalysis(module=module, module_name=module_name, facts=collect(module, table))
+        self.removed_sites: dict[int, Planned] = {}  # id(RawInstall.removable) -> its finding
+        # What each replacement function was proven to be (id of the function -> its evidence).
+        self.proofs: dict[int, fingerprint.Evidence] = {}
+        # Replacement functions whose install sites stay: their body is left exactly as it is.
+        self.kept_replacements: set[int] = set()
+        self.verdicts: dict[int, scoping.Verdict] = {}  # id(install) -> override or not (set by `run`)
+
+    @property
+    def facts(self) -> Facts:
+        return self.result.facts
+
+    def add(self, planned: Planned) -> Planned:
+        self.result.planned.append(planned)
+        return planned
+
+    # install sites --------------------------------------------------------------------------------
+    def resolve_target(self, install: RawInstall) -> tuple[Optional[str], Optional[str]]:
+        owner = self.facts.table.qualify(install.owner)
+        if owner is None:
+            return None, None
+        qualified = f"{owner}.{install.attribute}"
+        return qualified, target_id(qualified, self.catalog)
+
+    def replacement_function(self, install: RawInstall) -> Optional[cst.FunctionDef]:
+        if not isinstance(install.value, cst.Name):
+            return None
+        candidates = self.facts.functions.get(install.value.value, [])
+        # Prefer a definition in the same scope as the install site, then a module-level one.
+        for node, parent in candidates:
+            if parent is install.function:
+                return node
+        for node, parent in candidates:
+            if parent is None:
+                return node
+        return None
+
+    @functools.cached_property
+    def module_bindings(self) -> Counter:
+        """Names bound at module level other than by imports (read once per file, on first need)."""
+        return _module_level_bindings(self.result.module)
+
+    def scope(self) -> fingerprint.Scope:
+        """What the module's global names are bound to when its functions run: an import that the module
+        rebinds later (`def cast(...)`, `dist = other`) names the module's own object, not the import."""
+        rebound = self.module_bindings
+        table = self.facts.table
+        bindings = {
+            name: qualified
+            for name, qualified in table.bindings.items()
+            if not (name in rebound and name in table.sources)
+        }
+        return fingerprint.Scope(self.result.module_name or "<module>", bindings)
+
+    def compare(self, function: cst.FunctionDef, qualified: str, entry: Target) -> fingerprint.Evidence:
+        """The replacement against upstream, its free names resolved through this module's bindings."""
+        return fingerprint.compare_to_upstream(
+            self.result.code(function),
+            entry.fingerprint or entry.id,
+            scope=self.scope(),
+            original_names=self.original_names(qualified) | {entry.id.split(".")[-1]},
+        )
+
+    def defined_more_than_once(self, install: RawInstall, function: cst.FunctionDef) -> bool:
+        """The replacement's name is bound again in its scope: which definition is installed depends on
+        when the installer runs, so no single one can be proven."""
+        name = function.name.value
+        parent = next(p for node, p in self.facts.functions[name] if node is function)
+        same_scope = [node for node, p in self.facts.functions[name] if p is parent]
+        return len(same_scope) > 1 or (parent is None and self.module_bindings[name] > 1)
+
+    def original_names(self, qualified: str) -> frozenset[str]:
+        """Local names that stand for the original being replaced (saved originals, imports).
+
+        A by-name twin is the same original: `orig = _fsdp_collectives.foreach_reduce` is what
+        `_fsdp_param_group.foreach_reduce` held too.
+        """
+        target = target_id(qualified, self.catalog)
+        same = {target, self.catalog.twin_of(target)} - {None} if target else set()
+        return frozenset(
+            local
+            for local, bound in self.facts.table.bindings.items()
+            if bound == qualified or (same and target_id(bound, self.catalog) in same)
+        )
+
+    def classify_install(self, install: RawInstall, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
+        if install.attribute == "__code__":
+            swap = overrides.code_swap(install, self.facts, self.catalog, self.result.code)
+            if swap is not None:
+                self.add(Planned(swap[0], swap[1], swap[2], swap[3]))
+            return
+        qualified, target = self.resolve_target(install)
+        if target is None or not is_fsdp2_private(target, self.catalog):
+            return
+        entry = self.catalog.targets.get(target)
+        twin = self.catalog.twin_of(target)
+        if entry is None and twin is not None and twin in self.catalog.targets:
+            entry = replace(self.catalog.targets[twin], id=target, category="review")  # a by-name binding of it
+        spelled = _short(self.result.code(install.report))
+        if entry is not None and entry.category == "review" and target not in self.options.keep:
+            self.classify_review(install, qualified or "", target, entry, spelled)
+            return
+        if entry is not None and entry.category == "keep":
+            self.classify_keep(install, target, entry, spelled)
+            return
+        if target in self.options.keep:
+            self.add(
+                Planned("FSU201", install.report, f"`{spelled}` is declared intentional in the configuration", target)
+            )
+            return
+        if entry is None or entry.fingerprint is None:
+            self.add(
+                Planned(
+                    "FSU101",
+                    install.report,
+                    f"`{spelled}` overrides FSDP2 internal `{target}`; no upstream copy is known to prove it redundant",
+                    target,
+                )
+            )
+            return
+        reason = self.removal_obstacle(install, qualified or "", entry)
+        if reason is not None:
+            function = self.replacement_function(install)
+            if function is not None:
+                self.kept_replacements.add(id(function))
+            code, message, detail = reason
+            self.add(Planned(code, install.report, message, target, detail=detail))
+            return
+        function = self.replacement_function(install)
+        proof = self.proofs[id(function)]
+        planned = self.add(
+            Planned(
+                "FSU001",
+                install.report,
+                f"`{spelled}` overrides `{target}`, which native FSDP2 now covers "
+                f"(`{install.value.value}` {_matches(entry, proof)}); delete the override",
+                target,
+                edits=[Edit(install.removable)],
+            )
+        )
+        self.removed_sites[id(install.removable)] = planned
+        assert isinstance(install.value, cst.Name)
+        pending.setdefault(install.value.value, []).append((install, planned))
+
+    def classify_keep(self, install: RawInstall, target: str, entry: Target, spelled: str) -> None:
+        installer = install.function.name.value if install.function is not None else None
+        if installer in self.catalog.enhance_installers or target in self.options.keep:
+            self.add(
+                Planned("FSU201", install.report, f"`{spelled}`: enhance patch, kept ({entry.why.rstrip('.')})", target)
+            )
+        else:
+            qualified, _ = self.resolve_target(install)
+            described, detail = self.describe_replacement(install, qualified or "", entry)
+            self.add(
+                Planned(
+                    "FSU101",
+                    install.report,
+                    f"`{spelled}` overrides FSDP2 internal `{target}` outside the enhance patch"
+                    + (f"; {described}" if described else "; native FSDP2 has no counterpart for what it may add"),
+                    target,
+                    detail=detail,
+                )
+            )
+
+    def classify_review(self, install: RawInstall, qualified: str, target: str, entry: Target, spelled: str) -> None:
+        """A target the catalog knows but never removes: say what the override changes, if it can be told."""
+        function = self.replacement_function(install)
+        if function is not None:
+            self.kept_replacements.add(id(function))
+        described, detail = self.describe_replacement(install, qualified, entry)
+        versions = f" ({entry.versions})" if entry.versions else ""
+        self.add(
+            Planned(
+                "FSU101",
+                install.report,
+                f"`{spelled}` overrides FSDP2 internal `{target}`{versions}; "
+                + (described or _first_sentence(entry.why)),
+                target,
+                detail=detail,
+            )
+        )
+
+    def describe_replacement(
+        self, install: RawInstall, qualified: str, entry: Target
+    ) -> tuple[Optional[str], Optional[str]]:
+        """How the replacement relates to upstream (a wrapper, a copy that differs, an exact copy), and
+        the diff against the closest release when it differs."""
+        function = self.replacement_function(install)
+        if function is None:
+            if isinstance(install.value, cst.Call):
+                return (
+                    f"it installs `{_short(self.result.code(install.value))}`, a wrapper or factory that may "
+                    "add behaviour"
+                ), None
+            return None, None
+        if entry.fingerprint is None:
+            return None, None
+        evidence = self.compare(function, qualified, entry)
+        name = function.name.value
+        if evidence.calls_original:
+            return f"`{name}` wraps the original and may add behaviour", None
+        if not evidence.matched:
+            first_line = self.result.position(function).start.line - len(function.leading_lines)
+            return _difference_message(name, entry, evidence, first_line), evidence.diff or None
+        return f"`{name}` {_matches(entry, evidence)}", None
+
+    def removal_obstacle(
+        self, install: RawInstall, qualified: str, entry: Target
+    ) -> Optional[tuple[str, str, Optional[str]]]:
+        """Why this install site may not be removed, as (code, message, detail); None when it may."""
+        function = self.replacement_function(install)
+        if function is None:
+            return (
+                "FSU101",
+                (
+                    f"`{entry.id}` is replaced by `{_short(self.result.code(install.value))}`, not by a function "
+                    "defined here; a wrapper or factory may add behaviour, check before deleting"
+                ),
+                None,
+            )
+        name = function.name.value
+        if self.defined_more_than_once(install, function):
+            return (
+                "FSU101",
+                (
+                    f"`{name}` is bound more than once here; which definition `{entry.id}` gets depends on when the "
+                    "installer runs, check by hand"
+                ),
+                None,
+            )
+        evidence = self.compare(function, qualified, entry)
+        if evidence.calls_original:
+            return (
+                "FSU101",
+                f"`{name}` wraps the original `{entry.id}` and may add behaviour; check before deleting",
+                None,
+            )
+        if not evidence.matched:
+            # The compared source starts with the blank and comment lines above the def.
+            first_line = self.result.position(function).start.line - len(function.leading_lines)
+            return "FSU101", _difference_message(name, entry, evidence, first_line), evidence.diff or None
+        self.proofs[id(function)] = evidence
+        since = Version.parse(entry.native_since) if entry.native_since else None
+        if since is not None and self.options.target_torch < since:
+            return (
+                "FSU102",
+                (
+                    f"`{name}` is upstream `{entry.id}` plus NPU tweaks, but native FSDP2 in torch "
+                    f"{self.options.target_torch} does not serve non-CUDA devices there; removable from torch {since}"
+                ),
+                None,
+            )
+        return None
+
+    # replacements and installers ------------------------------------------------------------------
+    def merge_chained(self, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
+        """`a.x = b.y = f` with every target removed: delete the statement, not each target."""
+        by_statement: dict[int, list[RawInstall]] = {}
+        for install in self.facts.installs:
+            if install.partial:
+                by_statement.setdefault(id(install.statement), []).append(install)
+        for installs in by_statement.values():
+            if not all(id(i.removable) in self.removed_sites for i in installs):
+                continue
+            planned = [self.removed_sites.pop(id(i.removable)) for i in installs]
+            for install, finding in zip(installs, planned):
+                finding.edits = [Edit(install.statement)]
+                install.removable = install.statement  # type: ignore[assignment]
+            self.removed_sites[id(installs[0].statement)] = planned[0]
+
+    def plan_replacements(self, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
+        """A replacement goes when every reference to it is an install site that goes."""
+        for name, sites in pending.items():
+            function = self.replacement_function(sites[0][0])
+            if function is None:
+                continue
+            uses = self.facts.name_uses[name] + (name in self.facts.dunder_all)
+            if uses != len(sites) or any(install.partial for install, _ in sites):
+                continue
+            proof = self.proofs.get(id(function))
+            matches = (
+                f"{_matches(self.catalog.targets[sites[0][1].target], proof)}"
+                if proof and sites[0][1].target in self.catalog.targets
+                else "is the upstream FSDP2 function plus the NPU tweak only"
+            )
+            planned = self.add(
+                Planned(
+                    "FSU002",
+                    function.name,
+                    f"`{name}` {matches}; delete it with its install sites",
+                    sites[0][1].target,
+                    edits=[Edit(function)],
+                    requires=[p for _, p in sites],
+                )
+            )
+            self.result.replacements[name] = planned
+
+    def plan_installers(self) -> None:
+        seen: set[int] = set()
+        for install in self.facts.installs:
+            function = install.function
+            if function is None or id(function) in seen or id(install.removable) not in self.removed_sites:
+                continue
+            seen.add(id(function))
+            qualified = f"{self.result.module_name}.{function.name.value}"
+            removable = self.is_top_level(function) and self.left_empty(function)
+            installer = Installer(function, qualified, removable)
+            if removable:
+                sites = [
+                    p
+                    for i in self.facts.installs
+                    if i.function is function
+                    for p in [self.removed_sites.get(id(i.removable))]
+                    if p is not None
+                ]
+                installer.finding = self.add(
+                    Planned(
+                        "FSU003",
+                        function.name,
+                        f"`{function.name.value}` has nothing left to install once the collectives overrides are gone",
+                        None,
+                        edits=[Edit(function)],
+                        requires=sites,
+                    )
+                )
+            self.result.installers.append(installer)
+
+    def is_top_level(self, function: cst.FunctionDef) -> bool:
+        if id(function) in self.facts.methods:
+            return False  # a method is called through objects the analysis cannot follow
+        return any(
+            node is function and parent is None for node, parent in self.facts.functions.get(function.name.value, [])
+        )
+
+    def left_empty(self, function: cst.FunctionDef) -> bool:
+        removed = {key for key in self.removed_sites}
+        globals_declared = {
+            name.name.value
+            for statement in _walk_statements(function.body)
+            if isinstance(statement, cst.SimpleStatementLine)
+            for small in statement.body
+            if isinstance(small, cst.Global)
+            for name in small.names
+        }
+        return all(_trivial(s, removed, globals_declared) for s in body_statements(function.body))
+
+    # same-device copies ---------------------------------------------------------------------------
+    def kept_code(self) -> set[int]:
+        """ids of every node inside code that stays: replacements of install sites that stay, what kept
+        installers and kernel registrations name, and the module's functions those call, transitively."""
+        top_level = {
+            name: node for name, defs in self.facts.functions.items() for node, parent in defs if parent is None
+        }
+        roots: list[cst.CSTNode] = []
+        for install in self.facts.installs:
+            if id(install.removable) in self.removed_sites:
+                continue
+            roots.append(install.value)
+            if install.function is not None and not any(
+                i.node is install.function and i.removable for i in self.result.installers
+            ):
+                roots.append(install.function)
+        for registration in overrides.kernel_registrations(self.facts):
+            roots.append(registration.call)
+            roots.extend(f for call, f in self.facts.decorated if call is registration.call)
+            if registration.function is not None:
+                roots.append(registration.function)
+        kept: set[int] = set()
+        seen_functions: set[int] = set()
+        while roots:
+            root = roots.pop()
+            for node in descendants(root):
+                kept.add(id(node))
+                if isinstance(node, cst.Name) and node.value in top_level:
+                    function = top_level[node.value]
+                    if id(function) not in seen_functions:
+                        seen_functions.add(id(function))
+                        roots.append(function)
+        return kept
+
+    def plan_copies(self) -> None:
+        removed_functions = {id(p.edits[0].node) for p in self.result.replacements.values()}
+        kept: Optional[set[int]] = None
+        for node, function in self.facts.ifs:
+            if function is not None and (id(function) in removed_functions or id(function) in self.kept_replacements):
+                continue  # goes with its function, or stays with it as it is
+            match = same_device_copy(node, self.result.code, self.facts.table.qualify)
+            if match is None:
+                continue
+            kept = self.kept_code() if kept is None else kept
+            if id(node) in kept:
+                continue  # code that stays is left byte-identical
+            native = match.native_call.with_changes(leading_lines=node.leading_lines)
+            self.add(
+                Planned(
+                    "FSU005",
+                    node,
+                    "same-device special case only adds `non_blocking=True`; the native "
+                    f"`{_short(self.result.code(match.native_call.body[0]))}` does the same once the backend's "
+                    "fast path is device-async (`fsdp-unpatch doctor`)",
+                    "torch._foreach_copy_",
+                    edits=[Edit(node, native)],
+                )
+            )
+
+    # other forms of override, and patch completeness -------------------------------------------------
+    def plan_other_overrides(self) -> None:
+        # FSDP2's own modules define the fsdp ops: their registrations are the native kernels, not overrides.
+        native = any(self.result.module_name.startswith(root + ".") for root in self.catalog.fsdp2_roots)
+        for registration in overrides.kernel_registrations(self.facts):
+            if registration.namespace != "fsdp" or native:
+                continue
+            target = f"ops.fsdp.{registration.op}"
+            kernel = (
+                registration.function.value
+                if isinstance(registration.function, cst.Name)
+                else next((f.name.value for call, f in self.facts.decorated if call is registration.call), None)
+            )
+            message = overrides.registration_message(
+                registration, self.catalog.targets.get(target), self.options.target_torch, self.result.code, kernel
+            )
+            self.add(Planned("FSU103", registration.call, message, target))
+        for code, node, message, target in overrides.patches_in_tests(self.facts, self.catalog, self.result.code):
+            self.add(Planned(code, node, message, target))
+
+    def relative(self, qualified: str) -> str:
+        """A qualified name under an FSDP2 root, without the root."""
+        for root in self.catalog.fsdp2_roots:
+            if qualified.startswith(root + "."):
+                return qualified[len(root) + 1 :]
+        return qualified
+
+    def plan_completeness(self) -> None:
+        for install in self.facts.installs:
+            if install.attribute == "__code__" or not self.verdicts.get(id(install), scoping.Verdict(True)).override:
+                continue
+            qualified, target = self.resolve_target(install)
+            if qualified is not None and target is not None:
+                self.result.patched.append(completeness.Patched(install, qualified, target))
+        patched = self.result.patched
+        for item in completeness.incomplete_by_name(patched, self.catalog, self.options.target_torch):
+            if scoping.reloaded_after(self.facts, self.catalog, item.site.install, item.missing, self.line):
+                continue  # the reload copied the patch into the by-name binding
+            planned = self.add(Planned("FSU401", item.site.install.report, item.message, item.site.target))
+            self.result.incomplete.append((item, planned))
+        for earlier, later in completeness.redundant_class_patches(patched, dict(self.catalog.classes)):
+            self.add(
+                Planned(
+                    "FSU402",
+                    later.install.report,
+                    f"`{self.relative(later.qualified)}` is the same class attribute as "
+                    f"`{self.relative(earlier.qualified)}` (line "
+                    f"{self.result.position(earlier.install.report).start.line}): patching it again is redundant",
+                    later.target,
+                )
+            )
+        for code, site, message in completeness.op_default_problems(patched):
+            self.add(Planned(code, site.install.report, message, site.target))
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.result.position(node).start.line
+
+    def fsdp2_target(self, install: RawInstall) -> Optional[str]:
+        target = self.resolve_target(install)[1]
+        return target if target is not None and is_fsdp2_private(target, self.catalog) else None
+
+    def run(self) -> FileAnalysis:
+        pending: dict[str, list[tuple[RawInstall, Planned]]] = {}
+        # New attributes and restores of saved originals are no overrides (scoping.py).
+        self.verdicts = scoping.verdicts(self.facts, self.catalog, load_symbols(), self.fsdp2_target, self.line)
+        for install in self.facts.installs:
+            verdict = self.verdicts.get(id(install), scoping.Verdict(True))
+            if not verdict.override:
+                continue
+            before = len(self.result.planned)
+            self.classify_install(install, pending)
+            for planned in self.result.planned[before:]:
+                planned.message += verdict.note(planned.message, install.attribute)
+        self.plan_other_overrides()
+        self.plan_completeness()
+        self.merge_chained(pending)
+        self.plan_replacements(pending)
+        self.plan_installers()
+        self.plan_copies()
+        removable = {i.qualified: i.finding for i in self.result.installers if i.removable}
+        plan_installer_calls(self.result, removable)
+        return self.result
+
+
+def _module_level_bindings(module: cst.Module) -> Counter:
+    """How often each name is bound at module level by a statement other than an import (`def`, `class`,
+    assignment), blocks of `if`/`try`/`with`/`for` included, function and class bodies not."""
+    found: Counter = Counter()
+
+    def targets(node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name):
+            found[node.value] += 1
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                targets(element.value)
+
+    def walk(statements) -> None:
+        for statement in statements:
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                found[statement.name.value] += 1
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            targets(target.target)
+                    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and small.value is not None:
+                        targets(small.target)
+            else:
+                for attribute in ("body", "orelse", "finalbody", "handlers"):
+                    child = getattr(statement, attribute, None)
+                    if isinstance(child, (list, tuple)):
+                        for item in child:
+                            walk(body_statements(item.body) if hasattr(item, "body") else [item])
+                    elif isinstance(child, cst.BaseSuite):
+                        walk(body_statements(child))
+                    elif child is not None and hasattr(child, "body"):
+                        walk(body_statements(child.body) if isinstance(child.body, cst.BaseSuite) else [child])
+
+    walk(module.body)
+    return found
+
+
+def _walk_statements(block: cst.BaseSuite):
+    for statement in body_statements(block):
+        yield statement
+        for attribute in ("body", "orelse", "finalbody"):
+            child = getattr(statement, attribute, None)
+            if isinstance(child, cst.BaseSuite):
+                yield from _walk_statements(child)
+            elif isinstance(child, (cst.Else, cst.Finally, cst.If)):
+                yield from _walk_statements(child.body)
+
+
+def _trivial(statement: cst.BaseStatement, removed: set[int], flags: set[str]) -> bool:
+    """Nothing an installer does once its install sites are gone: docstrings, `pass`, flags, `return`."""
+    if id(statement) in removed or is_docstring(statement):
+        return True
+    if isinstance(statement, cst.SimpleStatementLine):
+        return all(_trivial_small(s, removed, flags) for s in statement.body)
+    if isinstance(statement, cst.If):
+        orelse = statement.orelse
+        rest = (
+            True
+            if orelse is None
+            else (
+                _trivial(orelse, removed, flags)
+                if isinstance(orelse, cst.If)
+                else all(_trivial(s, removed, flags) for s in body_statements(orelse.body))
+            )
+        )
+        return rest and all(_trivial(s, removed, flags) for s in body_statements(statement.body))
+    return False
+
+
+def _trivial_small(small: cst.BaseSmallStatement, removed: set[int], flags: set[str]) -> bool:
+    if id(small) in removed or isinstance(small, (cst.Pass, cst.Global, cst.Nonlocal)):
+        return True
+    if isinstance(small, cst.Return):
+        return small.value is None
+    if isinstance(small, cst.Assign):
+        return all(isinstance(t.target, cst.Name) and t.target.value in flags for t in small.targets)
+    return False
+
+
+def _first_sentence(text: str) -> str:
+    """The catalog's `why`, first sentence, to follow a semicolon."""
+    sentence = " ".join(text.split()).split(". ")[0].rstrip(".")
+    if sentence[:1].isupper() and not sentence[1:2].isupper():
+        sentence = sentence[0].lower() + sentence[1:]
+    return sentence
+
+
+def _matches(entry: Target, evidence: fingerprint.Evidence) -> str:
+    """ "matches torch 2.9.1 `finalize_backward` up to: ..." for a proven copy."""
+    up_to = f" up to: {'; '.join(evidence.normalisations)}" if evidence.normalisations else " exactly"
+    return f"matches torch {evidence.torch_version} `{fingerprint.short_name(entry.fingerprint or entry.id)}`{up_to}"
+
+
+def _difference(d: fingerprint.Difference, first_line: int) -> str:
+    if not d.line:
+        return f"missing `{d.text}`"
+    rebound = " (reads like upstream, but a name in it is bound to something else)" if d.rebound else ""
+    return f"line {first_line + d.line - 1}: `{d.text}`{rebound}"
+
+
+def _difference_message(name: str, entry: Target, evidence: fingerprint.Evidence, first_line: int) -> str:
+    """`first_line`: the file line of the function's first source line (differences count from it)."""
+    version = f"torch {evidence.torch_version} " if evidence.torch_version else ""
+    # What the copy does differently first; statements that differ only in what a name is bound to after.
+    ordered = sorted(evidence.differences, key=lambda d: d.rebound)
+    shown = "; ".join(_difference(d, first_line) for d in ordered[:3])
+    more = "" if len(evidence.differences) <= 3 else f"; and {len(evidence.differences) - 3} more"
+    return (
+        f"`{name}` differs from {version}`{fingerprint.short_name(entry.fingerprint or entry.id)}` in "
+        f"{_plural(len(evidence.differences), 'statement')}: {shown}{more}; check what it adds before deleting"
+    )
+
+
+def plan_installer_calls(analysis: FileAnalysis, installers: dict[str, Optional[Planned]]) -> None:
+    """Delete calls and imports of installers that the run removes (in this file or another one)."""
+    if not installers:
+        return
+    for call in analysis.facts.calls:
+        qualified = analysis.table.qualify(call.call.func)
+        if qualified in installers:
+            _plan_call(analysis, call, installers[qualified])
+
+
+def _plan_call(analysis: FileAnalysis, call: RawCall, installer: Optional[Planned]) -> None:
+    analysis.planned.append(
+        Planned(
+            "FSU004",
+            call.call,
+            f"`{_short(analysis.code(call.call))}` calls an installer that is removed",
+            None,
+            edits=[Edit(call.statement)],
+            requires=[installer] if installer is not None else [],
+        )
+    )
+
+
+def analyze_module(
+    module: cst.Module,
+    module_name: str,
+    is_package: bool,
+    catalog: Catalog,
+    options: Options,
+) -> FileAnalysis:
+    return _Analyzer(module, module_name, is_package, catalog, options).run()

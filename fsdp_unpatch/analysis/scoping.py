@@ -1,0 +1,212 @@
+"""Which assignments to FSDP2 names are overrides, and how far a patch reaches.
+
+- A name no supported torch release defines on that module or class (a sentinel flag, a debug hook,
+  the original saved under a new name) is a new attribute, not an override (`symbols.py`). A name only
+  some releases define is an override in those only, and the finding says so.
+- A patch/unpatch pair: the original is saved (`orig = X.f`, `X._orig_f = X.f`, `self._orig = X.f`,
+  `orig = getattr(X, "f")`, or reached later through a `functools.wraps` wrapper's `__wrapped__`), the
+  patch installed, and the saved original put back (`X.f = orig` in a `finally:`, an `__exit__`, a fixture's
+  teardown, an undo function). The restore overrides nothing; the install is reported once, as scoped.
+- `importlib.reload(M)` after a patch, in the same scope, re-runs M's `from .source import name`: M's
+  by-name copy then holds the patch too (FSU401 does not apply to it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import libcst as cst
+
+from fsdp_unpatch.analysis.collect import Facts, RawInstall
+from fsdp_unpatch.analysis.names import dotted_name, target_id
+from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.catalog.symbols import SymbolTables
+
+TargetOf = Callable[[RawInstall], Optional[str]]  # an install site's canonical target id
+LineOf = Callable[[cst.CSTNode], int]
+RELOADERS = ("importlib.reload", "imp.reload")
+
+
+@dataclass
+class Verdict:
+    """What an install site is: `override` False for a new attribute or a restore."""
+
+    override: bool
+    releases: str = ""  # when only some releases define the name: those ("2.9+")
+    restored_at: list[int] = field(default_factory=list)  # lines that put the saved original back
+
+    def note(self, message: str, name: str) -> str:
+        """What to add to the install's message (the releases only when it does not show them yet)."""
+        note = ""
+        if self.releases and f"torch {self.releases})" not in message:
+            note += f"; an override in torch {self.releases} only (no other release defines `{name}`)"
+        if self.restored_at:
+            lines = sorted(set(self.restored_at))
+            note += f"; scoped: the original is restored at line{'s' if len(lines) > 1 else ''} " + ", ".join(
+                map(str, lines)
+            )
+        return note
+
+
+def _literal(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+class _Originals:
+    """Where a file keeps the originals of FSDP2 names (each as the target id it holds).
+
+    A read of `X.f` holds the original only if no install over `X.f` comes before it in the file:
+    `_fsdp_param_group.foreach_reduce = _fsdp_collectives.foreach_reduce` after patching the latter
+    copies the patch, it restores nothing.
+    """
+
+    def __init__(self, facts: Facts, catalog: Catalog, target_of: TargetOf, line_of: LineOf) -> None:
+        self.facts, self.catalog, self.target_of, self.line_of = facts, catalog, target_of, line_of
+        # `self._orig = X.f`, `X._orig_f = X.f`: the qualified attribute -> the target it holds
+        self.stored: dict[str, str] = {}
+        for install in facts.installs:
+            held = self._direct(install.value)
+            owner = facts.table.qualify(install.owner)
+            if held is not None and owner is not None and target_of(install) != held:
+                self.stored[f"{owner}.{install.attribute}"] = held
+        # `@functools.wraps(orig) def wrapper` -> the wrapper's `__wrapped__` is the original
+        self.wrapped: dict[str, str] = {}
+        for decorator, function in facts.decorated:
+            if (facts.table.qualify(decorator.func) or "").endswith("functools.wraps") and decorator.args:
+                held = self.held(decorator.args[0].value)
+                if held is not None:
+                    self.wrapped[function.name.value] = held
+
+    def _target(self, qualified: Optional[str]) -> Optional[str]:
+        return target_id(qualified, self.catalog) if qualified else None
+
+    def _binding(self, name: str) -> Optional[cst.BaseExpression]:
+        """What a local name was bound to (`orig = X.f`, `orig = getattr(X, "f")`); None when it is a
+        function of the file or bound to more than one thing: then it is no saved original."""
+        values = [v for local, v in self.facts.aliases if local == name]
+        if name in self.facts.call_bindings:
+            values.append(self.facts.call_bindings[name])
+        if name in self.facts.functions or len({self.facts.table.qualify(v) for v in values}) != 1:
+            return None
+        return values[0]
+
+    def _read(self, value: cst.BaseExpression) -> Optional[tuple[str, cst.CSTNode]]:
+        """(target id, the node that reads it) for `X.f`, `getattr(X, "f")`, or a name bound to one."""
+        if isinstance(value, cst.Name) and value.value in self.facts.table.sources:
+            imports = self.facts.table.sources[value.value]  # `from ..._fsdp_collectives import f as orig`
+            target = self._target(self.facts.table.qualify(value))
+            if value.value in self.facts.functions or len(imports) != 1 or target is None:
+                return None
+            return target, imports[0]
+        if isinstance(value, cst.Name):
+            bound = self._binding(value.value)
+            if bound is None:
+                return None
+            value = bound
+        if isinstance(value, cst.Call) and dotted_name(value.func) == "getattr" and len(value.args) >= 2:
+            name = _literal(value.args[1].value)
+            owner = self.facts.table.qualify(value.args[0].value)
+            target = self._target(f"{owner}.{name}") if name and owner else None
+        else:
+            target = self._target(self.facts.table.qualify(value))
+        return (target, value) if target is not None else None
+
+    def _direct(self, value: cst.BaseExpression, ordered: bool = True) -> Optional[str]:
+        read = self._read(value)
+        if read is None:
+            return None
+        target, node = read
+        if ordered and self._patched_before(target, node):
+            return None
+        return target
+
+    def _patched_before(self, target: str, read: cst.CSTNode) -> bool:
+        line = self.line_of(read)
+        return any(
+            self.target_of(i) == target
+            and self.line_of(i.report) < line
+            and self._direct(i.value, ordered=False) != target  # an earlier restore patches nothing
+            for i in self.facts.installs
+        )
+
+    def held(self, value: cst.BaseExpression) -> Optional[str]:
+        """The target id whose original `value` holds, if it holds one."""
+        if isinstance(value, cst.Attribute) and value.attr.value == "__wrapped__":
+            inner = value.value
+            if isinstance(inner, cst.Name) and inner.value in self.wrapped:
+                return self.wrapped[inner.value]
+            return self._direct(inner, ordered=False)  # `X.f.__wrapped__`: X.f wraps the original
+        qualified = self.facts.table.qualify(value)
+        if qualified in self.stored:
+            return self.stored[qualified]
+        return self._direct(value)
+
+
+def _same(catalog: Catalog, target: str, held: str) -> bool:
+    """By-name twins hold the same original object."""
+    return held == target or held == catalog.twin_of(target)
+
+
+def verdicts(
+    facts: Facts, catalog: Catalog, symbols: SymbolTables, target_of: TargetOf, line_of: LineOf
+) -> dict[int, Verdict]:
+    """id(install) -> its verdict, for the install sites whose target is an FSDP2 name."""
+    originals = _Originals(facts, catalog, target_of, line_of)
+    out: dict[int, Verdict] = {}
+    restores: list[tuple[RawInstall, str]] = []
+    for install in facts.installs:
+        target = target_of(install)
+        if target is None or install.attribute == "__code__":
+            continue
+        held = originals.held(install.value)
+        if held is not None and _same(catalog, target, held):
+            out[id(install)] = Verdict(False)
+            restores.append((install, target))
+            continue
+        releases = symbols.releases(target)
+        if releases is not None and not releases:
+            out[id(install)] = Verdict(False)  # a new attribute: nothing upstream is overridden
+        elif releases is not None and len(releases) < len(symbols.minors):
+            out[id(install)] = Verdict(True, symbols.describe(releases))
+        else:
+            out[id(install)] = Verdict(True)
+    _pair(facts, restores, out, target_of, line_of)
+    return out
+
+
+def _pair(
+    facts: Facts, restores: list[tuple[RawInstall, str]], out: dict[int, Verdict], target_of: TargetOf, line_of: LineOf
+) -> None:
+    """Note each restore at its install: the last one of the same target before it, else the first after."""
+    for restore, target in restores:
+        line = line_of(restore.report)
+        installs = [
+            (line_of(i.report), i)
+            for i in facts.installs
+            if out.get(id(i), Verdict(False)).override and target_of(i) == target
+        ]
+        before = [pair for pair in installs if pair[0] < line]
+        chosen = max(before, key=lambda p: p[0]) if before else min(installs, key=lambda p: p[0], default=None)
+        if chosen is not None:
+            out[id(chosen[1])].restored_at.append(line)
+
+
+def reloaded_after(facts: Facts, catalog: Catalog, install: RawInstall, missing: str, line_of: LineOf) -> bool:
+    """Whether `missing` (a by-name copy, "module.name") is refreshed by `importlib.reload(module)` after
+    `install`, in the same function (or both at module level)."""
+    module = missing.split(".")[0]
+    if not any(e.module == module and f"{e.module}.{e.name}" == missing for e in catalog.by_name_imports):
+        return False  # reloading the source module would re-define the original, not copy the patch
+    for call, function in facts.reloads:
+        if function is not install.function or not call.args:
+            continue
+        if facts.table.qualify(call.func) not in RELOADERS:
+            continue
+        reloaded = facts.table.qualify(call.args[0].value)
+        if reloaded and target_id(reloaded, catalog) == module and line_of(call) > line_of(install.report):
+            return True
+    return False

@@ -1,0 +1,1 @@
+"""Configuration: files, settings, exclusion and which files a run looks at."""

@@ -1,0 +1,212 @@
+"""The configuration file: `[tool.fsdp-unpatch]` in the nearest `pyproject.toml`, or `--config FILE`.
+
+The nearest `pyproject.toml` with a `[tool.fsdp-unpatch]` table is searched upward from the first path
+given (or the current folder); its folder is the project root that relative patterns start from.
+`--config FILE` names the file instead: a `pyproject.toml` (its `[tool.fsdp-unpatch]` table) or any other
+TOML file (its `[tool.fsdp-unpatch]` table, else its top level). Command-line flags win over the file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.config.settings import Settings, SettingsError, parse_codes, parse_per_file_ignores
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11
+    import tomli as tomllib
+
+SECTION = "fsdp-unpatch"
+# key -> what its value must be (for the error message)
+KEYS = {
+    "select": "a list of rule codes or prefixes",
+    "ignore": "a list of rule codes or prefixes",
+    "extend-select": "a list of rule codes or prefixes",
+    "per-file-ignores": "a table of glob = [rule codes]",
+    "exclude": "a list of gitwildmatch patterns",
+    "extend-exclude": "a list of gitwildmatch patterns",
+    "target-torch": 'a torch version string such as "2.13"',
+    "keep": "a list of catalog target ids",
+    "respect-gitignore": "true or false",
+    "force-exclude": "true or false",
+}
+
+
+@dataclass(frozen=True)
+class FileConfig:
+    path: Path
+    values: dict[str, Any] = field(default_factory=dict)  # validated, keys as in the file
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent
+
+
+@dataclass(frozen=True)
+class Flags:
+    """What the command line said; None / empty: not given (the file, then the default, applies)."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    target_torch: Optional[str] = None
+    respect_gitignore: Optional[bool] = None
+    force_exclude: bool = False
+    # GLOB:CODES entries: `per_file_ignores` replaces the file's table, `extend_per_file_ignores` adds to it
+    per_file_ignores: tuple[str, ...] = ()
+    extend_per_file_ignores: tuple[str, ...] = ()
+
+
+def _section(data: dict, path: Path, explicit: bool) -> Optional[dict]:
+    tool = data.get("tool")
+    if isinstance(tool, dict) and SECTION in tool:
+        return tool[SECTION]
+    if explicit and path.name != "pyproject.toml":
+        return data
+    return None
+
+
+def _read(path: Path) -> dict:
+    """The file's TOML; SettingsError naming the file (and line) when it cannot be read or is not TOML."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot read the configuration ({error.strerror or error})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:  # TOML is UTF-8; say where it is not
+        line = data.count(b"\n", 0, error.start) + 1
+        raise SettingsError(f"{path}: line {line}: not valid TOML (not UTF-8: byte {data[error.start]:#04x})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        found = re.search(r"at line (\d+)", str(error))
+        line = int(found.group(1)) if found else text.count("\n") + (not text.endswith("\n"))  # the end
+        raise SettingsError(f"{path}: line {line}: not valid TOML ({error})") from None
+
+
+def find_config(paths: Sequence[str], cwd: Optional[str] = None) -> Optional[Path]:
+    """The nearest `pyproject.toml` with a `[tool.fsdp-unpatch]` table, upward from the first path."""
+    start = Path(os.path.abspath(paths[0] if paths and paths[0] != "-" else (cwd or os.getcwd())))
+    if not start.is_dir():
+        start = start.parent
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            # A pyproject.toml that is not TOML (or not UTF-8) may hold our table, broken header and all:
+            # like ruff, the run stops there and says which file and line (SettingsError from _read).
+            data = _read(candidate)
+            if _section(data, candidate, explicit=False) is not None:
+                return candidate
+    return None
+
+
+def _strings(value: Any, key: str, path: Path) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SettingsError(f"{path}: `{key}` must be {KEYS[key]}, not {value!r}")
+    return value
+
+
+def load_config(path: Path, catalog: Catalog, explicit: bool = True) -> FileConfig:
+    """Read and check the configuration; any bad key or value raises SettingsError naming it and the file."""
+    data = _read(path)
+    section = _section(data, path, explicit)
+    if section is None:
+        if explicit:
+            raise SettingsError(f"{path}: no [tool.{SECTION}] table")
+        return FileConfig(path)
+    if not isinstance(section, dict):
+        raise SettingsError(f"{path}: [tool.{SECTION}] must be a table")
+    known = sorted(catalog.rules)
+    values: dict[str, Any] = {}
+    for key, value in section.items():
+        where = f"{path}: `{key}`"
+        if key not in KEYS:
+            raise SettingsError(f"{path}: unknown key `{key}` in [tool.{SECTION}] (known: {', '.join(KEYS)})")
+        if key in ("select", "ignore", "extend-select"):
+            values[key] = parse_codes(_strings(value, key, path), where, known)
+        elif key in ("exclude", "extend-exclude"):
+            values[key] = tuple(_strings(value, key, path))
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
+            values[key] = tuple(
+                (glob, parse_codes(_strings(codes, key, path), f"{where} for {glob!r}", known))
+                for glob, codes in value.items()
+            )
+        elif key == "target-torch":
+            if not isinstance(value, str):
+                raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
+            try:
+                Version.parse(value)
+            except ValueError as error:
+                raise SettingsError(f"{where}: {error}") from None
+            values[key] = value
+        elif key == "keep":
+            unknown = [t for t in _strings(value, key, path) if t not in catalog.targets]
+            if unknown:
+                raise SettingsError(f"{where}: unknown target id {unknown[0]!r} (see `fsdp-unpatch rules --targets`)")
+            values[key] = frozenset(value)
+        else:  # respect-gitignore, force-exclude
+            if not isinstance(value, bool):
+                raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
+            values[key] = value
+    return FileConfig(path, values)
+
+
+def resolve(flags: Flags, file: Optional[FileConfig], catalog: Catalog) -> Settings:
+    """Command-line flags over the file over the defaults (`--select` replaces the file's selection)."""
+    known = sorted(catalog.rules)
+    values = file.values if file is not None else {}
+    select = parse_codes(flags.select, "--select", known)
+    extend_select = parse_codes(flags.extend_select, "--extend-select", known)
+    if not select:
+        select = values.get("select", ("FSU",))
+        extend_select = values.get("extend-select", ()) + extend_select
+    exclude = flags.exclude or values.get("exclude")
+    return Settings(
+        select=select,
+        ignore=values.get("ignore", ()) + parse_codes(flags.ignore, "--ignore", known),
+        extend_select=extend_select,
+        per_file_ignores=(
+            parse_per_file_ignores(flags.per_file_ignores, "--per-file-ignores", known)
+            if flags.per_file_ignores
+            else values.get("per-file-ignores", ())
+        )
+        + parse_per_file_ignores(flags.extend_per_file_ignores, "--extend-per-file-ignores", known),
+        exclude=tuple(exclude) if exclude is not None else None,
+        extend_exclude=values.get("extend-exclude", ()) + tuple(flags.extend_exclude),
+        target_torch=flags.target_torch or values.get("target-torch"),
+        keep=values.get("keep", frozenset()),
+        respect_gitignore=flags.respect_gitignore
+        if flags.respect_gitignore is not None
+        else values.get("respect-gitignore", True),
+        force_exclude=flags.force_exclude or values.get("force-exclude", False),
+        root=str(file.root) if file is not None else ".",
+        config=str(file.path) if file is not None else None,
+    )
+
+
+def settings_for(
+    paths: Sequence[str], flags: Flags, catalog: Catalog, config: Optional[str] = None, isolated: bool = False
+) -> Settings:
+    """The run's settings: `--config FILE`, else the nearest pyproject.toml (none with `--isolated`)."""
+    if config is not None:
+        file: Optional[FileConfig] = load_config(Path(config), catalog, explicit=True)
+    elif isolated:
+        file = None
+    else:
+        found = find_config(paths)
+        file = load_config(found, catalog, explicit=False) if found is not None else None
+    return resolve(flags, file, catalog)

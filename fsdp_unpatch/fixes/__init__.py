@@ -1,0 +1,1 @@
+"""Applying fixes: edits to a module, whole-module edits, writing files all or nothing."""

@@ -1,0 +1,138 @@
+"""Apply planned edits to a module, with the import clean-up they call for, and nothing else.
+
+Every byte outside the edited statements is kept: libcst round-trips source exactly, and the
+transformer below only ever returns the nodes it was given, except for the ones an edit names.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from typing import Iterable, Sequence, Union
+
+import libcst as cst
+
+from fsdp_unpatch.analysis.collect import count_names
+from fsdp_unpatch.analysis.patterns import descendants
+from fsdp_unpatch.analysis.plan import Edit, FileAnalysis
+from fsdp_unpatch.fixes.module_edits import apply_module_edits, split
+from fsdp_unpatch.model import Replacement
+
+
+def outermost(edits: Sequence[Edit]) -> list[Edit]:
+    """Drop edits inside a node that another edit already deletes or replaces."""
+    inner: set[int] = set()
+    for edit in edits:
+        inner |= {id(n) for n in descendants(edit.node) if n is not edit.node}
+    seen: set[int] = set()
+    kept = []
+    for edit in edits:
+        if id(edit.node) in inner or id(edit.node) in seen:
+            continue
+        seen.add(id(edit.node))
+        kept.append(edit)
+    return kept
+
+
+def unused_imports(analysis: FileAnalysis, edits: Iterable[Edit]) -> set[int]:
+    """Import aliases whose every use the edits delete. An import that was unused before stays."""
+    removed: Counter = Counter()
+    for edit in edits:
+        removed.update(count_names([edit.node]))
+        if edit.replacement is not None:
+            removed.subtract(count_names([edit.replacement]))
+    facts = analysis.facts
+    doomed: set[int] = set()
+    for local, aliases in analysis.table.sources.items():
+        before = facts.name_uses[local] + (local in facts.dunder_all)
+        if before > 0 and before - removed[local] <= 0:
+            doomed.update(id(alias) for alias in aliases)
+    return doomed
+
+
+class _Applier(cst.CSTTransformer):
+    def __init__(self, edits: Sequence[Edit], dropped_aliases: set[int]) -> None:
+        self.remove = {id(e.node) for e in edits if e.replacement is None}
+        self.replace = {id(e.node): e.replacement for e in edits if e.replacement is not None}
+        self.dropped_aliases = dropped_aliases
+
+    def on_leave(
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> Union[cst.CSTNode, cst.RemovalSentinel]:
+        key = id(original_node)
+        if key in self.remove:
+            return cst.RemoveFromParent()
+        if key in self.replace:
+            return self.replace[key]  # type: ignore[return-value]
+        return super().on_leave(original_node, updated_node)  # type: ignore[return-value]
+
+    def _import(
+        self, original_node: Union[cst.Import, cst.ImportFrom], updated_node: Union[cst.Import, cst.ImportFrom]
+    ) -> Union[cst.Import, cst.ImportFrom, cst.RemovalSentinel]:
+        if isinstance(original_node.names, cst.ImportStar) or isinstance(updated_node.names, cst.ImportStar):
+            return updated_node
+        names = [
+            new for old, new in zip(original_node.names, updated_node.names) if id(old) not in self.dropped_aliases
+        ]
+        if len(names) == len(updated_node.names):
+            return updated_node
+        if not names:
+            return cst.RemoveFromParent()
+        last = names[-1]
+        parenthesized = isinstance(updated_node, cst.ImportFrom) and updated_node.lpar is not None
+        if not isinstance(last.comma, cst.MaybeSentinel) and not parenthesized:
+            # `from m import a, b` minus b: `a,` would not parse without parentheses.
+            names[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated_node.with_changes(names=names)
+
+    def leave_Import(self, original_node: cst.Import, updated_node: cst.Import):
+        return self._import(original_node, updated_node)
+
+    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom):
+        return self._import(original_node, updated_node)
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine):
+        if id(original_node) in self.remove or not updated_node.body:
+            return cst.RemoveFromParent()
+        if id(original_node) in self.replace:
+            return self.replace[id(original_node)]
+        return updated_node
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock):
+        if not updated_node.body:
+            # A block cannot be empty: what was deleted leaves `pass` behind.
+            return updated_node.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+        return updated_node
+
+
+def apply_edits(analysis: FileAnalysis, edits: Sequence[Edit]) -> cst.Module:
+    """The module with `edits` applied and the imports only they used removed.
+
+    Edits of the module as a whole (an import to add, the file to delete) come after the node edits:
+    see `module_edits`.
+    """
+    edits, additions, delete = split(edits)
+    edits = outermost(edits)
+    module = analysis.module
+    if edits:
+        module = module.visit(_Applier(edits, unused_imports(analysis, edits)))
+    if additions or delete:
+        module = apply_module_edits(module, additions, delete)
+    return module
+
+
+def replacement_regions(before: str, after: str) -> list[Replacement]:
+    """The line regions of `before` that an edit rewrote, each with the text that takes its place.
+
+    Computed from the texts rather than from the nodes, so that what libcst removes around a node
+    (its leading blank lines, the import clean-up) is in the regions too. Applying the regions to
+    `before`, last first, gives `after`.
+    """
+    old = before.splitlines(keepends=True)
+    new = after.splitlines(keepends=True)
+    regions = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            regions.append(Replacement(i1 + 1, 1, i2 + 1, 1, "".join(new[j1:j2])))
+    return regions

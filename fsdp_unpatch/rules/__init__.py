@@ -1,0 +1,1 @@
+"""The rules: what each finding means, when it fires and how it is fixed."""

@@ -1,0 +1,283 @@
+"""Tests of removed patch functions: identity assertions, dedicated tests, test modules with nothing left.
+
+- FSU302: `assert X is _patched_Y`, `assert X == _patched_Y`, `self.assertIs(X, _patched_Y)` (and the
+  negations) check that the patch is installed; the fix deletes the statement.
+- FSU303: a test function, method or class (in a test module) that uses a removed function other than in
+  such an assertion exercises it; one made only of such assertions (and calls of the removed installer)
+  checks nothing else. The fix deletes it.
+- FSU305: a test module whose every test is FSU303, and whose other statements are imports, docstrings,
+  a `__main__` guard and helpers: the fix deletes the file.
+
+All three change what a test suite checks: their fixes are unsafe (catalog), applied with --unsafe-fixes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Optional, Union
+
+import libcst as cst
+
+from fsdp_unpatch.analysis.patterns import body_statements, is_docstring
+from fsdp_unpatch.analysis.plan import Edit, FileAnalysis, Planned
+from fsdp_unpatch.fixes.module_edits import DeleteFile
+from fsdp_unpatch.rules.references import FileReferences, Reference
+
+TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
+IDENTITY_ASSERT_METHODS = frozenset({"assertIs", "assertIsNot", "assertEqual", "assertNotEqual", "assertEquals"})
+IDENTITY_OPERATORS = (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
+
+TestNode = Union[cst.FunctionDef, cst.ClassDef]
+
+
+def is_test_module(path: Path) -> bool:
+    return bool(TEST_MODULE.match(path.name))
+
+
+@dataclass
+class Assertion:
+    statement: cst.CSTNode  # what the fix deletes: the line, or the small statement on a shared line
+    report: cst.CSTNode
+    references: list[Reference]
+
+
+@dataclass
+class TestPlan:
+    planned: list[Planned] = field(default_factory=list)
+    # id(reference node) -> the finding whose fix deletes it
+    covered: dict[int, Planned] = field(default_factory=dict)
+    # nodes the fix deletes whole (dedicated tests), with their finding
+    deleted: list[tuple[cst.CSTNode, Planned]] = field(default_factory=list)
+
+
+def _identity_operands(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
+    if isinstance(small, cst.Assert):
+        test = small.test
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            if isinstance(test.comparisons[0].operator, IDENTITY_OPERATORS):
+                return [test.left, test.comparisons[0].comparator]
+    elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        call = small.value
+        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+        if method in IDENTITY_ASSERT_METHODS:
+            return [arg.value for arg in call.args[:2] if arg.keyword is None and not arg.star]
+    return []
+
+
+def identity_assertions(module: cst.Module, references: Iterable[Reference]) -> list[Assertion]:
+    by_node = {id(r.node): r for r in references}
+    found: list[Assertion] = []
+
+    class _Visitor(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+            for small in node.body:
+                named = [by_node[id(o)] for o in _identity_operands(small) if id(o) in by_node]
+                if named:
+                    statement = node if len(node.body) == 1 else small
+                    found.append(Assertion(statement, small, named))
+
+    module.visit(_Visitor())
+    return found
+
+
+def _subtree_ids(node: cst.CSTNode) -> set[int]:
+    found: set[int] = set()
+
+    class _Walk(cst.CSTVisitor):
+        def on_visit(self, child: cst.CSTNode) -> bool:
+            found.add(id(child))
+            return True
+
+    node.visit(_Walk())
+    return found
+
+
+def _is_test_function(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.FunctionDef) and node.name.value.startswith("test")
+
+
+def _test_methods(node: cst.ClassDef) -> list[cst.FunctionDef]:
+    return [s for s in body_statements(node.body) if _is_test_function(s)]  # type: ignore[misc]
+
+
+def _is_test_class(node: cst.CSTNode) -> bool:
+    return (
+        isinstance(node, cst.ClassDef)
+        and (node.name.value.startswith("Test") or bool(node.bases))
+        and bool(_test_methods(node))
+    )
+
+
+def _is_main_guard(statement: cst.CSTNode) -> bool:
+    if not isinstance(statement, cst.If) or not isinstance(statement.test, cst.Comparison):
+        return False
+    sides = [statement.test.left, *(c.comparator for c in statement.test.comparisons)]
+    return any(isinstance(s, cst.Name) and s.value == "__name__" for s in sides)
+
+
+def _is_import_line(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom, cst.Pass)) for s in statement.body
+    )
+
+
+def _is_definition_line(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Assign, cst.AnnAssign, cst.Import, cst.ImportFrom, cst.Pass)) for s in statement.body
+    )
+
+
+def _is_guarded_import(statement: cst.CSTNode) -> bool:
+    """`try: import x` / `except ImportError: x = None`."""
+    if not isinstance(statement, cst.Try):
+        return False
+    blocks = [statement.body, *(h.body for h in statement.handlers)]
+    return all(_is_definition_line(s) for block in blocks for s in body_statements(block))
+
+
+def _left_over(statement: cst.CSTNode, dedicated: set[int]) -> bool:
+    """Whether a top-level statement still matters once the dedicated tests are gone."""
+    if id(statement) in dedicated:
+        return False
+    if isinstance(statement, cst.BaseStatement) and is_docstring(statement):
+        return False
+    if _is_definition_line(statement) or _is_main_guard(statement) or _is_guarded_import(statement):
+        return False
+    # Helpers serve the tests of the module; with the tests gone they serve nothing.
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and not (
+        _is_test_function(statement) or _is_test_class(statement)
+    ):
+        return False
+    return True
+
+
+class _Planner:
+    def __init__(self, analysis: FileAnalysis, references: FileReferences, installer_calls: set[int]):
+        self.analysis = analysis
+        self.references = references.references
+        self.installer_calls = installer_calls
+        self.assertions = identity_assertions(analysis.module, self.references)
+        self.asserted = {id(r.node) for a in self.assertions for r in a.references}
+        self.assertion_statements = {id(a.statement) for a in self.assertions}
+        self.plan = TestPlan()
+
+    def refs_in(self, node: cst.CSTNode) -> list[Reference]:
+        return [r for r in self.references if any(s is node for s in r.scopes)]
+
+    def is_dedicated(self, test: cst.FunctionDef) -> bool:
+        refs = self.refs_in(test)
+        if any(id(r.node) not in self.asserted for r in refs):
+            return True  # it exercises a removed function
+        if not any(id(r.node) in self.asserted for r in refs):
+            return False
+        # Nothing but checks that the patch is installed (and the installer's calls).
+        return all(
+            is_docstring(s)
+            or id(s) in self.assertion_statements
+            or id(s) in self.installer_calls
+            or (isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body))
+            for s in body_statements(test.body)
+        )
+
+    def delete_test(self, node: TestNode, what: str) -> Planned:
+        names = sorted({r.symbol.name for r in self.refs_in(node)})
+        planned = Planned(
+            "FSU303",
+            node.name,
+            f"{what} `{node.name.value}` tests {', '.join(f'`{n}`' for n in names)}, which the migration "
+            "removes; delete it",
+            None,
+            edits=[Edit(node)],
+        )
+        self.plan.planned.append(planned)
+        self.plan.deleted.append((node, planned))
+        for reference in self.refs_in(node):
+            self.plan.covered[id(reference.node)] = planned
+        return planned
+
+    def tests(self, used_elsewhere: bool) -> None:
+        tests: list[TestNode] = []
+        dedicated: list[TestNode] = []
+        for statement in self.analysis.module.body:
+            if _is_test_function(statement):
+                tests.append(statement)  # type: ignore[arg-type]
+                if self.is_dedicated(statement):  # type: ignore[arg-type]
+                    dedicated.append(statement)  # type: ignore[arg-type]
+                    self.delete_test(statement, "test")  # type: ignore[arg-type]
+            elif _is_test_class(statement):
+                assert isinstance(statement, cst.ClassDef)
+                tests.append(statement)
+                methods = _test_methods(statement)
+                chosen = [m for m in methods if self.is_dedicated(m)]
+                if chosen and len(chosen) == len(methods):
+                    dedicated.append(statement)
+                    self.delete_test(statement, "test class")
+                else:
+                    for method in chosen:
+                        self.delete_test(method, "test")
+        if not dedicated or len(dedicated) != len(tests) or used_elsewhere:
+            return
+        ids = {id(t) for t in dedicated}
+        if any(_left_over(s, ids) for s in self.analysis.module.body):
+            return
+        module = self.analysis.module
+        tests_planned = [p for _, p in self.plan.deleted]
+        self.plan.planned.append(
+            Planned(
+                "FSU305",
+                module,
+                "every test in this module tests patch functions the migration removes; delete the file",
+                None,
+                edits=[DeleteFile(module)],
+                requires=tests_planned,
+            )
+        )
+
+    def assertions_left(self) -> None:
+        deleted = set()
+        for node, _ in self.plan.deleted:
+            deleted |= _subtree_ids(node)
+        for assertion in self.assertions:
+            if id(assertion.statement) in deleted:
+                continue
+            names = sorted({r.symbol.name for r in assertion.references})
+            planned = Planned(
+                "FSU302",
+                assertion.report,
+                f"asserts that the collectives patch is installed ({', '.join(f'`{n}`' for n in names)}); "
+                "the migration removes it: delete the assertion",
+                assertion.references[0].symbol.target,
+                edits=[Edit(assertion.statement)],
+            )
+            self.plan.planned.append(planned)
+            for reference in assertion.references:
+                self.plan.covered[id(reference.node)] = planned
+
+
+def plan_tests(
+    analysis: FileAnalysis,
+    references: FileReferences,
+    *,
+    test_module: bool,
+    installer_calls: set[int],
+    used_elsewhere: Callable[[], bool] = lambda: False,
+) -> TestPlan:
+    """Findings for identity assertions (any file) and dedicated tests (test modules only).
+
+    `installer_calls`: ids of statements that call a removed installer.
+    """
+    planner = _Planner(analysis, references, installer_calls)
+    if test_module and planner.references:
+        planner.tests(used_elsewhere())
+    planner.assertions_left()
+    return planner.plan
+
+
+def inside(node: cst.CSTNode, deleted: Iterable[tuple[cst.CSTNode, Planned]]) -> Optional[Planned]:
+    """The deletion that takes `node` with it, if any."""
+    for container, planned in deleted:
+        if id(node) in _subtree_ids(container):
+            return planned
+    return None

@@ -1,0 +1,348 @@
+"""A whole run, fast: prefilter, analyse files one by one (in a process pool when it pays), link what must be.
+
+Phase 1 reads every file once and keeps only what the prefilter passes; each of those is run through the
+engine *alone* (`runner.Run` over one file: parse, analyse, link, findings, fix computed but not written),
+possibly from the cache, possibly in a worker process. A worker returns plain data (`Outcome`): the file's
+result and the keys by which other files could change it. libcst trees never cross a process boundary and
+are freed after each file, so memory follows the largest file parsed, not the tree.
+
+Phase 2 finds the (rare) files whose result depends on other files and runs the engine over those together,
+exactly as a single run would:
+- a file names something another file's fix deletes (installer calls, references to a replacement);
+- a file names a part of a known patch module (whether that module is among the files changes the result);
+- a patch-completeness finding whose missing counterpart another file patches.
+Every other file's result is final after phase 1. `tests/test_batch.py` checks that the result equals the
+plain engine's over all files at once (`runner.run_together`), with and without the pool.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
+
+from fsdp_unpatch.analysis.prefilter import prefilter_for
+from fsdp_unpatch.analysis.source import checkpoint
+from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.config.discovery import Candidate
+from fsdp_unpatch.fixes.transaction import error_finding
+from fsdp_unpatch.model import FileResult, Finding, RunOptions, RunResult
+from fsdp_unpatch.run.groups import Groups
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.source import SourceFile
+    from fsdp_unpatch.run.cache import Cache
+
+# The pool pays for itself (fork, libcst in each worker) only with this much source to parse.
+POOL_MIN_BYTES = 200_000
+POOL_MIN_FILES = 4
+
+
+@dataclass
+class Outcome:
+    """What phase 1 learns about one file: its result alone, and what links it to other files."""
+
+    result: FileResult
+    exports: frozenset[str] = frozenset()  # names other files may use of what this file's fixes delete
+    together: bool = False  # names a part of a known patch module: decided with the whole run
+    patched: frozenset[str] = frozenset()  # FSDP2 targets this file patches
+    missing: frozenset[str] = frozenset()  # by-name twins it does not patch (completeness findings)
+
+
+@dataclass
+class _Item:
+    index: int
+    candidate: Candidate
+    source: Optional[SourceFile] = None
+    outcome: Optional[Outcome] = None
+    cache_key: Optional[str] = None
+    named_fsdp: bool = False  # passed the prefilter's first stage (holds one of its tokens)
+    error: Optional[Finding] = field(default=None, repr=False)
+
+
+def cross_file_keys(engine) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(exports, patched, missing) of a one-file engine run; see the module docstring."""
+    import libcst as cst
+
+    from fsdp_unpatch.run.removals import from_run
+
+    analyses = [u.analysis for u in engine.units if u.analysis is not None]
+    names: set[str] = set(from_run(engine.catalog, analyses).names())
+    patched: set[str] = set()
+    missing: set[str] = set()
+    for analysis in analyses:
+        names.update(i.qualified.rsplit(".", 1)[-1] for i in analysis.installers)
+        names.update(analysis.replacements)
+        for planned in analysis.planned:
+            for edit in planned.edits:
+                node = edit.node
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                    names.add(node.name.value)
+        patched.update(p.target for p in getattr(analysis, "patched", ()))
+        missing.update(item.missing for item, _ in getattr(analysis, "incomplete", ()))
+    return frozenset(names), frozenset(patched), frozenset(missing)
+
+
+def analyze_alone(candidate: Candidate, source: SourceFile, catalog: Catalog, options: RunOptions) -> Outcome:
+    """The engine over this one file; the fix is computed, never written (the caller decides)."""
+    from fsdp_unpatch.run.engine import Run
+
+    checkpoint()
+    engine = Run(catalog, replace(options, write=False))
+    engine.load([replace(candidate, data=source.data)])
+    engine.link()
+    result = engine.results().files[0]
+    exports, patched, missing = cross_file_keys(engine)
+    names = prefilter_for(catalog).vocabulary.patch_names
+    together = any(name.encode() in source.data for name in names)
+    return Outcome(result, exports, together, patched, missing)
+
+
+# worker processes ---------------------------------------------------------------------------------
+_WORKER: dict = {}
+
+
+def _init_worker(catalog: Catalog, options: RunOptions) -> None:
+    _WORKER["catalog"], _WORKER["options"] = catalog, options
+
+
+def _work(job: tuple[Candidate, SourceFile]) -> Outcome:
+    candidate, source = job
+    return analyze_alone(candidate, source, _WORKER["catalog"], _WORKER["options"])
+
+
+def _analyze_all(
+    jobs: Sequence[tuple[Candidate, SourceFile]], catalog: Catalog, options: RunOptions, workers: int
+) -> list[Outcome]:
+    size = sum(len(source.data) for _, source in jobs)
+    if workers <= 1 or len(jobs) < POOL_MIN_FILES or size < POOL_MIN_BYTES:
+        return [analyze_alone(c, s, catalog, options) for c, s in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    import libcst  # noqa: F401 - loaded once here, inherited by the forked workers
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    # Largest first, so that no worker is left with a big file at the end; results come back in order.
+    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1].data))
+    with ProcessPoolExecutor(
+        min(workers, len(jobs)), mp_context=context, initializer=_init_worker, initargs=(catalog, options)
+    ) as pool:
+        outcomes = list(pool.map(_work, [jobs[i] for i in order], chunksize=1))
+    ordered: list[Optional[Outcome]] = [None] * len(jobs)
+    for position, outcome in zip(order, outcomes):
+        ordered[position] = outcome
+    return ordered  # type: ignore[return-value]
+
+
+# the run ------------------------------------------------------------------------------------------
+def _read(candidate: Candidate):
+    from fsdp_unpatch.analysis.source import SourceError, read_candidate
+
+    try:
+        return read_candidate(candidate)
+    except SourceError as error:
+        return error
+
+
+def run(
+    candidates: Iterable[Candidate],
+    catalog: Catalog,
+    options: RunOptions,
+    *,
+    jobs: int = 1,
+    cache: Optional[Cache] = None,
+) -> RunResult:
+    """Findings (and fixes) for `candidates`, as `runner.run_together` would give them, with less work."""
+    prefilter = prefilter_for(catalog)
+    items: list[_Item] = []
+    pending: list[_Item] = []
+    use_cache = cache is not None and not options.fix
+    for index, candidate in enumerate(candidates):
+        checkpoint()
+        item = _Item(index, candidate)
+        items.append(item)
+        source = _read(candidate)
+        if not hasattr(source, "data"):
+            item.error = error_finding(candidate.display, source)
+            item.outcome = Outcome(FileResult(candidate.display, findings=[item.error]))
+            continue
+        item.named_fsdp = prefilter.has_token(source.data)
+        if not prefilter.worth_parsing(source.data, str(candidate.path), named=item.named_fsdp):
+            item.outcome = Outcome(FileResult(candidate.display))
+            continue  # the bytes are dropped here: memory stays flat however large the tree
+        item.source = source
+        if use_cache:
+            item.cache_key = cache.key(candidate, source.data)  # type: ignore[union-attr]
+            found = cache.get(item.cache_key)  # type: ignore[union-attr]
+            item.outcome = found if isinstance(found, Outcome) else None
+            if item.outcome is not None:
+                item.outcome.result.original = source.data  # entries hold findings, not sources
+        if item.outcome is None:
+            pending.append(item)
+    outcomes = _analyze_all(
+        [(i.candidate, i.source) for i in pending],
+        catalog,
+        options,  # type: ignore[misc]
+        jobs,
+    )
+    for item, outcome in zip(pending, outcomes):
+        item.outcome = outcome
+        if use_cache:
+            cache.put(item.cache_key, outcome)  # type: ignore[union-attr]
+    # A group of one file gives what phase 1 gave that file alone.
+    groups = [group for group in _linked(items, prefilter) if len(group) > 1]
+    if options.fix:
+        # Fixes are applied (written, files deleted) by the engine itself, over the files they change.
+        grouped = {i for group in groups for i in group}
+        groups += [
+            [i]
+            for i, item in enumerate(items)
+            if i not in grouped and item.outcome is not None and item.outcome.result.fixed is not None
+        ]
+    # Workers compute; only this process writes, group by group, all or nothing (`transaction.py`).
+    results = _run_groups(
+        [[items[i] for i in group] for group in groups],
+        catalog,
+        replace(options, write=False),
+        cache if use_cache else None,
+        jobs,
+    )
+    transactions: list[list[int]] = []
+    for group, (files, linked) in zip(groups, results):
+        for index, result in zip(group, files):
+            items[index].outcome = Outcome(result)
+        transactions += [[group[i] for i in members] for members in linked]
+    files = [item.outcome.result for item in items]  # type: ignore[union-attr]
+    if options.fix and options.write:
+        from fsdp_unpatch.fixes.transaction import commit_groups
+
+        commit_groups(files, transactions)
+    unsafe_left = sum(
+        1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
+    )
+    return RunResult(files=files, unsafe_fixes_left=unsafe_left if options.fix else 0)
+
+
+def _linked_work(group: Sequence[_Item]) -> tuple[list[FileResult], list[list[int]]]:
+    return _run_linked(group, _WORKER["catalog"], _WORKER["options"], _WORKER.get("cache"))
+
+
+def _run_groups(
+    groups: Sequence[Sequence[_Item]], catalog: Catalog, options: RunOptions, cache: Optional[Cache], workers: int
+) -> list[tuple[list[FileResult], list[list[int]]]]:
+    """Each group through the engine, in a process pool when there are several groups and work enough."""
+    size = sum(len(item.source.data) for group in groups for item in group if item.source is not None)
+    if workers <= 1 or len(groups) < 2 or size < POOL_MIN_BYTES:
+        return [_run_linked(group, catalog, options, cache) for group in groups]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    import libcst  # noqa: F401 - loaded once here, inherited by the forked workers
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    _WORKER["cache"] = cache  # inherited by the forked workers
+    try:
+        with ProcessPoolExecutor(
+            min(workers, len(groups)), mp_context=context, initializer=_init_worker, initargs=(catalog, options)
+        ) as pool:
+            return list(pool.map(_linked_work, groups, chunksize=1))
+    finally:
+        _WORKER.pop("cache", None)
+
+
+def _run_linked(
+    group: Sequence[_Item], catalog: Catalog, options: RunOptions, cache: Optional[Cache]
+) -> tuple[list[FileResult], list[list[int]]]:
+    """The engine over the linked files together (its results, and its groups of fixes written all or
+    nothing); cached under the keys of all of them.
+
+    Sound because the group's result depends only on its files (bytes, paths, module names) and on what
+    every key holds besides (tool, catalog, configuration); the group itself is recomputed every run.
+    """
+    from fsdp_unpatch.run.engine import run_together
+
+    checkpoint()
+    key = None
+    if cache is not None:
+        keys = []
+        for item in group:
+            if item.cache_key is None:
+                data = item.source.data if item.source is not None else _reread(item.candidate)
+                if data is None:
+                    break
+                item.cache_key = cache.key(item.candidate, data)
+            keys.append(item.cache_key)
+        else:
+            key = cache.group_key(keys)
+            found = cache.get(key)
+            if isinstance(found, list) and len(found) == len(group):
+                for item, result in zip(group, found):
+                    result.original = item.source.data if item.source is not None else _reread(item.candidate)
+                return found, []
+    together = run_together([item.candidate for item in group], catalog, options)
+    if key is not None:
+        cache.put(key, together.files)  # type: ignore[union-attr]
+    return together.files, together.transactions
+
+
+def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:
+    """The files whose results depend on other files (phase 2), as independent groups in run order.
+
+    Two files are in one group when one names what the other's fix deletes (or cannot be read, so may),
+    when one patches a by-name twin the other misses, or when both name parts of a known patch module. Files of different groups
+    cannot change each other's results, so each group is run on its own.
+    """
+    groups = Groups()
+    join = groups.join
+
+    outcomes = [(i, item.outcome) for i, item in enumerate(items) if item.outcome is not None]
+    known_patch = [i for i, o in outcomes if o.together]
+    join(known_patch)
+    patched_by: dict[str, set[int]] = {}
+    for i, outcome in outcomes:
+        for target in outcome.patched:
+            patched_by.setdefault(target, set()).add(i)
+    for i, outcome in outcomes:
+        for target in outcome.missing:
+            others = patched_by.get(target, set()) - {i}
+            if others:
+                join([i, *sorted(others)])
+    # A file that cannot be read may name anything: it is decided with every file whose fix deletes a name.
+    unreadable = [i for i, item in enumerate(items) if item.error is not None]
+    exporters = [i for i, o in outcomes if o.exports]
+    if unreadable and exporters:
+        join(unreadable + exporters)
+    names = sorted({name for _, o in outcomes for name in o.exports})
+    if names:
+        encoded = [n.encode() for n in names]
+        mentioned_by: dict[bytes, list[int]] = {n: [] for n in encoded}
+        # A name that holds a first-stage token can only be in files that passed the first stage.
+        anywhere = not all(prefilter.has_token(name) for name in encoded)
+        for i, item in enumerate(items):
+            if not (anywhere or item.named_fsdp or item.source is not None):
+                continue
+            data = item.source.data if item.source is not None else _reread(item.candidate)
+            if data is None:
+                continue
+            for name in encoded:
+                if name in data:
+                    mentioned_by[name].append(i)
+        for files in mentioned_by.values():
+            if len(files) > 1:
+                join(files)
+    return sorted(groups.members().values())
+
+
+def _reread(candidate: Candidate) -> Optional[bytes]:
+    source = _read(candidate)
+    return getattr(source, "data", None)
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)

@@ -1,0 +1,452 @@
+"""The per-file result cache in `.fsdp_unpatch_cache/` at the project root (like ruff's `.ruff_cache/`).
+
+An entry is one file's phase-1 outcome (`batch.Outcome`: its findings when analysed alone, plus the keys
+that link it to other files), or the results of a group of linked files. Its key hashes everything the
+outcome depends on:
+- the file's bytes, the path it is reported under, and the module name its folders give it (relative
+  imports resolve through it); for a group, the keys of all its files;
+- the tool's own build: a hash of every file of the installed package (code and data), not its version
+  number (two builds of one version must not share entries);
+- the run's configuration (target torch, `keep`, select/ignore...), and the project folder's absolute path;
+- in a run over part of a project, the files outside the run (their paths, sizes, modification times),
+  because whether a definition is deleted depends on whether one of them still names it.
+
+Entries are data, never code (README, Safety: "The cache cannot run code or lie"): JSON with a format name
+and version, checked field by field by a loader that can build nothing but findings; and signed (HMAC-SHA256)
+with a secret that lives in the user's own cache folder (`$XDG_CACHE_HOME/fsdp-unpatch/secret`, mode 0600),
+so an entry committed to a repository or written by someone else is a miss. A cache folder that is a
+symbolic link, is not owned by the user, or is writable by group or others is not used at all (`problem`
+says why, once). Only `check` uses the cache; `fix` analyses afresh. An entry that cannot be read, parsed or
+verified is a miss, never an error.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import json
+import os
+import re
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+CACHE_DIR = ".fsdp_unpatch_cache"
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the fsdp_unpatch package
+DATA_DIR = PACKAGE_DIR / "data"
+FORMAT, VERSION = "fsdp-unpatch-cache", 1
+_GITIGNORE = "# Created by fsdp-unpatch automatically.\n*\n"
+_CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This is the fsdp-unpatch cache.\n"
+_KEY = re.compile(r"^[0-9a-f]{64}$")
+
+
+def project_root(paths: Iterable[str], cwd: Optional[str] = None) -> Path:
+    """The folder holding `pyproject.toml` or `.git` above the first path (else the current folder)."""
+    from fsdp_unpatch.config.discovery import enclosing_project
+
+    paths = list(paths)
+    fallback = Path(cwd) if cwd else Path.cwd()
+    return enclosing_project(paths[0] if paths else str(fallback)) or fallback
+
+
+def catalog_digest(files: Iterable[Path] = ()) -> str:
+    """Hash of the data the analysis reads (catalog, fingerprints): a changed catalog invalidates everything."""
+    digest = hashlib.sha256()
+    for path in sorted(files) or sorted(p for p in DATA_DIR.iterdir() if p.is_file()):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@functools.cache
+def build_digest() -> str:
+    """Hash of the installed tool itself: every file of the package (and of `codemods`), code and data."""
+    digest = hashlib.sha256()
+    roots = [PACKAGE_DIR, PACKAGE_DIR.parent / "codemods"]
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".pyo"):
+                digest.update(str(path.relative_to(root.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def outside_digest(project_root: Optional[str], covered: Iterable[str]) -> str:
+    """Paths, sizes and modification times of the project's files outside a partial run ("" for a whole run)."""
+    if project_root is None:
+        return ""
+    from fsdp_unpatch.config.discovery import outside_files
+
+    digest = hashlib.sha256()
+    for path in sorted(outside_files(project_root, covered)):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue  # unreadable: the run says so itself
+        digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}\0".encode())
+    return digest.hexdigest()
+
+
+def describe(*values) -> str:
+    """A canonical text for settings and options (sets sorted, callables left out): part of the cache key."""
+    import dataclasses
+
+    def plain(value):
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return {
+                f.name: plain(getattr(value, f.name))
+                for f in dataclasses.fields(value)
+                if not callable(getattr(value, f.name))
+            }
+        if isinstance(value, (set, frozenset)):
+            return sorted((plain(v) for v in value), key=repr)
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        return str(value)
+
+    return json.dumps([plain(v) for v in values], sort_keys=True)
+
+
+# where it may live ---------------------------------------------------------------------------------------
+def unsafe_folder(folder: Path) -> Optional[str]:
+    """Why `folder` must not hold a cache this user trusts (None: it may, or it does not exist yet)."""
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return f"cannot inspect it ({error.strerror or error})"
+    if stat.S_ISLNK(info.st_mode):
+        return f"it is a symbolic link (to {os.readlink(folder)!r})"
+    if not stat.S_ISDIR(info.st_mode):
+        return "it is not a folder"
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        return f"it belongs to another user (uid {info.st_uid})"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"others may write to it (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
+
+
+def _secret_file() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "fsdp-unpatch" / "secret"
+
+
+def user_secret() -> Optional[bytes]:
+    """This user's signing key for cache entries, created on first use (None: no safe place to keep one)."""
+    path = _secret_file()
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if unsafe_folder(path.parent) is not None:
+            return None
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(os.urandom(32).hex().encode())
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(descriptor, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if (hasattr(os, "geteuid") and info.st_uid != os.geteuid()) or info.st_mode & 0o077:
+                return None
+            secret = handle.read(256).strip()
+    except OSError:
+        return None
+    return secret if len(secret) >= 32 else None
+
+
+# entries: plain data in, plain data out -------------------------------------------------------------------
+class _Invalid(Exception):
+    pass
+
+
+def _check(condition: bool) -> None:
+    if not condition:
+        raise _Invalid
+
+
+def _text(value: Any, optional: bool = False) -> Optional[str]:
+    _check(isinstance(value, str) or (optional and value is None))
+    return value
+
+
+def _number(value: Any) -> int:
+    _check(isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 40)
+    return value
+
+
+def _names(value: Any) -> frozenset:
+    _check(isinstance(value, list) and all(isinstance(v, str) for v in value))
+    return frozenset(value)
+
+
+_CATEGORIES = {"remove", "keep", "review", "error"}
+_CODE = re.compile(r"^FSU\d{3}$")
+
+
+def _finding_data(finding) -> dict:
+    span = finding.span
+    fix = finding.fix
+    return {
+        "code": finding.code,
+        "category": finding.category,
+        "path": finding.path,
+        "message": finding.message,
+        "target": finding.target,
+        "span": [span.line, span.column, span.end_line, span.end_column],
+        "detail": finding.detail,
+        "fix": None
+        if fix is None
+        else {
+            "applicability": fix.applicability,
+            "description": fix.description,
+            "replacements": [[r.line, r.column, r.end_line, r.end_column, r.content] for r in fix.replacements],
+        },
+    }
+
+
+def _finding(data: Any):
+    from fsdp_unpatch.model import Finding, Fix, Replacement, Span
+
+    _check(
+        isinstance(data, dict)
+        and set(data) == {"code", "category", "path", "message", "target", "span", "fix", "detail"}
+    )
+    code = _text(data["code"])
+    _check(bool(_CODE.match(code)) and data["category"] in _CATEGORIES)
+    span = data["span"]
+    _check(isinstance(span, list) and len(span) == 4)
+    fix = data["fix"]
+    if fix is not None:
+        _check(isinstance(fix, dict) and set(fix) == {"applicability", "description", "replacements"})
+        _check(fix["applicability"] in ("safe", "unsafe") and isinstance(fix["replacements"], list))
+        replacements = []
+        for item in fix["replacements"]:
+            _check(isinstance(item, list) and len(item) == 5)
+            replacements.append(Replacement(*(_number(n) for n in item[:4]), _text(item[4])))  # type: ignore[arg-type]
+        fix = Fix(fix["applicability"], _text(fix["description"]), tuple(replacements))  # type: ignore[arg-type]
+    return Finding(
+        code=code,
+        category=data["category"],
+        path=_text(data["path"]),  # type: ignore[arg-type]
+        span=Span(*(_number(n) for n in span)),
+        message=_text(data["message"]),  # type: ignore[arg-type]
+        target=_text(data["target"], optional=True),
+        fix=fix,
+        detail=_text(data["detail"], optional=True),
+    )
+
+
+def _result_data(result) -> dict:
+    return {
+        "display": result.display,
+        "encoding": result.encoding,
+        "findings": [_finding_data(f) for f in result.findings],
+    }
+
+
+def _result(data: Any):
+    from fsdp_unpatch.model import FileResult
+
+    _check(isinstance(data, dict) and set(data) == {"display", "encoding", "findings"})
+    _check(isinstance(data["findings"], list))
+    encoding = _text(data["encoding"])
+    _check(len(encoding) < 40)  # type: ignore[arg-type]
+    return FileResult(
+        _text(data["display"]),
+        findings=[_finding(f) for f in data["findings"]],  # type: ignore[arg-type]
+        encoding=encoding,
+    )  # type: ignore[arg-type]
+
+
+def encode(value) -> Any:
+    """An Outcome, or a list of FileResults (a linked group), as JSON-ready data."""
+    from fsdp_unpatch.run.batch import Outcome
+
+    if isinstance(value, Outcome):
+        return {
+            "kind": "outcome",
+            "result": _result_data(value.result),
+            "exports": sorted(value.exports),
+            "together": value.together,
+            "patched": sorted(value.patched),
+            "missing": sorted(value.missing),
+        }
+    return {"kind": "group", "results": [_result_data(r) for r in value]}
+
+
+def decode(data: Any):
+    """The Outcome or list of FileResults `data` describes; raises _Invalid for anything else."""
+    from fsdp_unpatch.run.batch import Outcome
+
+    _check(isinstance(data, dict))
+    if data.get("kind") == "outcome":
+        _check(set(data) == {"kind", "result", "exports", "together", "patched", "missing"})
+        _check(isinstance(data["together"], bool))
+        return Outcome(
+            _result(data["result"]),
+            _names(data["exports"]),
+            data["together"],
+            _names(data["patched"]),
+            _names(data["missing"]),
+        )
+    _check(data.get("kind") == "group" and set(data) == {"kind", "results"} and isinstance(data["results"], list))
+    return [_result(r) for r in data["results"]]
+
+
+class Cache:
+    def __init__(
+        self,
+        root: Path,
+        configuration: str,
+        catalog: Optional[str] = None,
+        outside: str = "",
+        folder: Optional[Path] = None,
+    ) -> None:
+        self.folder = folder if folder is not None else root / CACHE_DIR  # `--cache-dir` moves it
+        self.entries = self.folder / "entries"
+        # Why this cache is not used (printed once by the command); None when it is.
+        self.problem = unsafe_folder(self.folder) or unsafe_folder(self.entries)
+        self.secret = user_secret()
+        if self.problem is None and self.secret is None:
+            self.problem = f"no private place for its signing key ({_secret_file().parent})"
+        if self.problem is not None:
+            self.problem = f"not using the cache at {self.folder}: {self.problem}"
+        # everything every entry depends on, besides the file itself
+        self.salt = hashlib.sha256(
+            "\0".join(
+                (
+                    FORMAT,
+                    str(VERSION),
+                    build_digest(),
+                    catalog if catalog is not None else catalog_digest(),
+                    configuration,
+                    str(Path(os.path.abspath(root))),
+                    outside,
+                )
+            ).encode()
+        ).hexdigest()
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def usable(self) -> bool:
+        return self.problem is None
+
+    def key(self, candidate, data: bytes) -> str:
+        from fsdp_unpatch.analysis.source import module_name_for
+
+        module, is_package = module_name_for(candidate.path)
+        digest = hashlib.sha256(self.salt.encode())
+        for part in (candidate.display.encode(), f"{module}:{is_package}".encode(), data):
+            digest.update(len(part).to_bytes(8, "little") + part)
+        return digest.hexdigest()
+
+    def group_key(self, keys: Iterable[str]) -> str:
+        """The key of files analysed together: all their keys, in run order."""
+        return hashlib.sha256(("group\0" + "\0".join(keys)).encode()).hexdigest()
+
+    def _signature(self, key: str, body: bytes) -> str:
+        assert self.secret is not None
+        return hmac.new(self.secret, key.encode() + b"\0" + body, hashlib.sha256).hexdigest()
+
+    def get(self, key: Optional[str]):
+        if key is None or not self.usable or not _KEY.match(key):
+            return None
+        try:
+            shard = self.entries / key[:2]
+            _check(unsafe_folder(shard) is None)
+            descriptor = os.open(shard / key, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(descriptor, "rb") as handle:
+                raw = handle.read(64 * 1024 * 1024)
+            entry = json.loads(raw)
+            _check(isinstance(entry, dict) and set(entry) == {"format", "version", "key", "signature", "value"})
+            _check(entry["format"] == FORMAT and entry["version"] == VERSION and entry["key"] == key)
+            body = json.dumps(entry["value"], sort_keys=True, separators=(",", ":")).encode()
+            _check(hmac.compare_digest(_text(entry["signature"]), self._signature(key, body)))  # type: ignore[arg-type]
+            value = decode(entry["value"])
+        except (OSError, ValueError, RecursionError, _Invalid):  # missing, corrupt, forged, foreign: a miss
+            self.misses += 1
+            return None
+        self.hits += 1
+        return value
+
+    def put(self, key: Optional[str], value) -> None:
+        if key is None or not self.usable:
+            return
+        data = encode(value)
+        body = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+        entry = {
+            "format": FORMAT,
+            "version": VERSION,
+            "key": key,
+            "signature": self._signature(key, body),
+            "value": data,
+        }
+        try:
+            self._prepare()
+            folder = self.entries / key[:2]
+            folder.mkdir(mode=0o700, exist_ok=True)
+            if unsafe_folder(folder) is not None:
+                return
+            descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+            try:
+                with os.fdopen(descriptor, "wb") as handle:
+                    handle.write(json.dumps(entry, separators=(",", ":")).encode())
+                os.replace(temporary, folder / key)
+            except BaseException:
+                try:
+                    os.unlink(temporary)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            pass  # a read-only tree or a full disk: run without caching
+
+    def _prepare(self) -> None:
+        if self.entries.is_dir():
+            return
+        self.entries.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
+            path = self.folder / name
+            if not os.path.lexists(path):
+                path.write_text(text)
+
+
+def clear(root: Path, folder: Optional[Path] = None) -> tuple[bool, str]:
+    """Remove the cache under `root` (or `folder`, from `--cache-dir`): (whether something was removed or
+    there was nothing, what happened).
+
+    A symbolic link is removed, never what it points to; a folder is removed as far as it can be, and
+    what could not be is named. Never raises.
+    """
+    folder = folder if folder is not None else root / CACHE_DIR
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        return True, f"No cache at {folder}"
+    except OSError as error:
+        return False, f"cannot inspect {folder}: {error.strerror or error}"
+    try:
+        if stat.S_ISLNK(info.st_mode):
+            target = os.readlink(folder)
+            os.unlink(folder)
+            return True, f"Removed the symbolic link {folder} (what it points to, {target!r}, is left alone)"
+        if not stat.S_ISDIR(info.st_mode):
+            return False, f"{folder} is not a folder; left alone"
+    except OSError as error:
+        return False, f"cannot remove {folder}: {error.strerror or error}"
+    failures: list[str] = []
+    shutil.rmtree(folder, onerror=lambda function, path, error: failures.append(f"{path}: {error[1]}"))
+    if failures:
+        return False, f"could not remove all of {folder}: {failures[0]}"
+    return True, f"Removed {folder}"

@@ -1,0 +1,460 @@
+"""One run over a set of paths: discover, analyse, link across files, fix, and collect findings.
+
+Data flows one way: paths -> files -> (prefilter) -> parsed analyses -> cross-file linking ->
+findings with positions -> selected fixes -> re-parsed, atomically written results.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Optional
+
+import libcst as cst
+from libcst.metadata import CodeRange
+
+from fsdp_unpatch.analysis.plan import FileAnalysis, Planned, analyze_module, plan_installer_calls
+from fsdp_unpatch.analysis.prefilter import mentions, prefilter_for
+from fsdp_unpatch.analysis.source import (
+    SourceError,
+    SourceFile,
+    checkpoint,
+    keep_line_endings,
+    module_name_for,
+    on_big_stack,
+    parse_source,
+    read_candidate,
+    round_trips,
+)
+from fsdp_unpatch.analysis.suppression import is_suppressed, skips_file, unused_noqa
+from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.config.discovery import Candidate, outside_files
+from fsdp_unpatch.fixes.edits import apply_edits, replacement_regions
+from fsdp_unpatch.fixes.module_edits import deletes_file
+from fsdp_unpatch.fixes.transaction import Change, commit_groups, error_finding, hold_back
+
+# Defined apart from the engine so that reports and the command line load without libcst.
+from fsdp_unpatch.model import FileResult, Finding, Fix, RunOptions, RunResult, Span  # noqa: F401
+from fsdp_unpatch.rules import completeness
+from fsdp_unpatch.run.groups import Groups
+from fsdp_unpatch.run.linking import (
+    installer_aliases,
+    keep_installers_still_used,
+    keep_replacements_still_used,
+    link_references,
+)
+
+
+@dataclass
+class _Unit:
+    candidate: Candidate
+    source: Optional[SourceFile] = None
+    analysis: Optional[FileAnalysis] = None
+    error: Optional[Finding] = None
+    skipped: bool = False  # `# fsdp-unpatch: skip-file`: never analysed, reported or fixed
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        assert self.analysis is not None
+        return self.analysis.position(node)
+
+
+class Run:
+    def __init__(self, catalog: Catalog, options: RunOptions) -> None:
+        self.catalog = catalog
+        self.options = options
+        self.units: list[_Unit] = []
+        self.applied: dict[int, list[Planned]] = {}  # id(unit) -> the fixes applied to it
+        self.blockers: dict[int, str] = {}  # id(unit) -> why its planned fix cannot be made
+
+    def analyze(self, unit: _Unit) -> None:
+        assert unit.source is not None
+        if unit.skipped:
+            return
+        try:
+            module = parse_source(unit.source)
+        except SourceError as error:
+            unit.error = error_finding(unit.candidate.display, error)
+            return
+        name, is_package = module_name_for(unit.candidate.path)
+        try:
+            unit.analysis = analyze_module(module, name, is_package, self.catalog, self.options.analysis)
+        except RecursionError:  # libcst's visitors recurse once per level of nesting
+            unit.error = error_finding(
+                unit.candidate.display,
+                SourceError(
+                    "FSU901", "too deeply nested to analyse (Python's recursion limit); the file is left alone"
+                ),
+            )
+
+    def load(self, candidates: Iterable[Candidate]) -> None:
+        prefilter = prefilter_for(self.catalog)
+        for candidate in candidates:
+            checkpoint()
+            unit = _Unit(candidate)
+            self.units.append(unit)
+            try:
+                unit.source = read_candidate(candidate)
+            except SourceError as error:
+                unit.error = error_finding(candidate.display, error)
+                continue
+            if skips_file(unit.source.data):
+                unit.skipped = True
+            elif prefilter.worth_parsing(unit.source.data, str(candidate.path)):
+                self.analyze(unit)
+
+    def link(self) -> None:
+        """Cross-file decisions: installer calls elsewhere, references to removed patch symbols."""
+        analyzed = [u for u in self.units if u.analysis is not None]
+        installers = {
+            i.qualified: i.finding
+            for u in analyzed
+            for i in u.analysis.installers
+            if i.removable  # type: ignore[union-attr]
+        }
+        installers.update(installer_aliases(self.units, self.catalog, installers))
+        if installers:
+            names = {q.rsplit(".", 1)[-1].encode() for q in installers}
+            for unit in self.units:
+                if unit.analysis is None and unit.error is None and mentions(unit.source.data, names):  # type: ignore[union-attr]
+                    self.analyze(unit)
+            for unit in self.units:
+                if unit.analysis is None:
+                    continue
+                # The installer's own module planned its calls itself (a package's `__init__` is not its own).
+                own = unit.analysis.module_name
+                foreign = {q: f for q, f in installers.items() if q.rsplit(".", 1)[0] != own}
+                plan_installer_calls(unit.analysis, foreign)
+        # An installer that code the fix leaves still names stays, with its calls.
+        keep_installers_still_used(self.units)
+        # References, tests and strings that name what the run removes; replacements still needed stay.
+        link_references(self.units, self.analyze, self.catalog, self.options.analysis)
+        keep_replacements_still_used(self.units)
+        # A by-name twin patched in another file of the run completes the patch.
+        completeness.link(u.analysis for u in self.units if u.analysis is not None)
+
+    def fixable(self, planned: Planned, selected: set[int], memo: dict[int, bool]) -> bool:
+        """Whether a finding's fix can be applied: it is selected, and so is everything it requires."""
+        key = id(planned)
+        if key not in memo:
+            memo[key] = False  # a cycle of requirements is not fixable
+            memo[key] = (
+                key in selected
+                and bool(planned.edits)
+                and self.catalog.rule(planned.code).fix in ("safe", "unsafe")
+                and all(self.fixable(r, selected, memo) for r in planned.requires)
+            )
+        return memo[key]
+
+    def applicability(self, planned: Planned) -> str:
+        """A fix is unsafe when it, or a fix it requires (in any file), is unsafe."""
+        seen, stack = set(), [planned]
+        while stack:
+            current = stack.pop()
+            if id(current) not in seen:
+                seen.add(id(current))
+                if self.catalog.rule(current.code).fix == "unsafe":
+                    return "unsafe"
+                stack.extend(current.requires)
+        return "safe"
+
+    def replacements(self, analysis: FileAnalysis, planned: Planned) -> tuple:
+        """What this fix alone changes: its edits and those of the fixes it requires, applied to the file."""
+        if not self.options.replacements:
+            return ()
+        edits, seen, stack = [], set(), [planned]
+        while stack:
+            current = stack.pop()
+            if id(current) not in seen:
+                seen.add(id(current))
+                edits.extend(current.edits)
+                stack.extend(current.requires)
+        return tuple(replacement_regions(analysis.module.code, apply_edits(analysis, edits).code))
+
+    def finish(self, unit: _Unit, memo: dict[int, bool], selected: set[int]) -> FileResult:
+        display = unit.candidate.display
+        result = FileResult(display, original=unit.source.data if unit.source else None)
+        if unit.error is not None:
+            result.findings.append(unit.error)
+            return result
+        analysis = unit.analysis
+        if analysis is None or not analysis.planned:
+            return result
+        result.encoding = analysis.module.encoding
+        by_planned: list[tuple[Planned, Finding]] = []
+        for planned in analysis.planned:
+            if id(planned) not in selected:
+                continue
+            where = unit.position(planned.node)
+            rule = self.catalog.rule(planned.code)
+            fix = None
+            if self.fixable(planned, selected, memo):
+                fix = Fix(
+                    self.applicability(planned), f"{rule.name}: {rule.summary}", self.replacements(analysis, planned)
+                )
+            finding = Finding(
+                code=planned.code,
+                category=rule.category,
+                path=display,
+                span=Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1),
+                message=planned.message,
+                target=planned.target,
+                fix=fix,
+                detail=planned.detail,
+            )
+            by_planned.append((planned, finding))
+            result.findings.append(finding)
+        if self.options.fix:
+            self.apply(unit, result, by_planned)
+        return result
+
+    def apply(self, unit: _Unit, result: FileResult, by_planned: list[tuple[Planned, Finding]]) -> None:
+        """Plan the file's new content; written later, with its group (`transaction.py`)."""
+        applied = [
+            (p, f)
+            for p, f in by_planned
+            if f.fix is not None and (f.fix.applicability == "safe" or self.options.unsafe_fixes)
+        ]
+        if not applied:
+            return
+        assert unit.analysis is not None and unit.source is not None
+        self.applied[id(unit)] = [p for p, _ in applied]
+        refusal = self.refusal(unit)
+        if refusal is not None:
+            self.block(unit, result, refusal)
+            return
+        edits = [e for p, _ in applied for e in p.edits]
+        try:
+            module = keep_line_endings(unit.analysis.module, apply_edits(unit.analysis, edits), unit.source.data)
+            data = module.bytes
+        except RecursionError:
+            self.block(
+                unit,
+                result,
+                SourceError("FSU903", "too deeply nested to rewrite (Python's recursion limit); not written"),
+            )
+            return
+        if data == unit.source.data:
+            return
+        try:
+            on_big_stack(lambda: cst.parse_module(data))
+        except Exception as error:  # the fix must never leave a file that does not parse
+            self.block(unit, result, SourceError("FSU903", f"fixed text does not parse ({error}); not written"))
+            return
+        result.deleted = deletes_file(edits)  # a test module left with nothing (FSU305)
+        result.fixed = data
+        result.change = Change(unit.source, data, result.deleted)
+        for _, finding in applied:
+            finding.fixed = True
+
+    def block(self, unit: _Unit, result: FileResult, error: SourceError) -> None:
+        """This file's fix cannot be made: neither can those of its group."""
+        result.findings.append(error_finding(result.display, error))
+        self.blockers[id(unit)] = str(error)
+
+    def transactions(self) -> tuple[list[list[int]], dict[int, str]]:
+        """The groups of files whose fixes are written all or nothing, and why a file blocks its group.
+
+        Two files are in one group when a fix in one requires a fix in the other (a replacement and
+        its references, an installer and its calls), or when one cannot be parsed and names a definition
+        the other's fix deletes, or cannot be read and lies in the definer's package (`_may_import`): then
+        the definition stays, since that file would break.
+        """
+        position = {id(unit): i for i, unit in enumerate(self.units)}
+        owner = {id(p): position[id(u)] for u in self.units if u.analysis is not None for p in u.analysis.planned}
+        groups = Groups()
+
+        deleted: list[tuple[bytes, int]] = []
+        for key, applied in self.applied.items():
+            here = position[key]
+            groups.add(here)
+            seen: set[int] = set()
+            stack = list(applied)
+            while stack:
+                planned = stack.pop()
+                if id(planned) in seen:
+                    continue
+                seen.add(id(planned))
+                there = owner.get(id(planned))
+                if there is not None and there != here:
+                    groups.join([there, here])
+                stack.extend(planned.requires)
+            deleted += [
+                (p.node.value.encode(), here)
+                for p in applied  # type: ignore[attr-defined]
+                if p.code in ("FSU002", "FSU003") and isinstance(p.node, cst.Name)
+            ]
+        blockers = {position[key]: why for key, why in self.blockers.items()}
+        for index, unit in enumerate(self.units):
+            if unit.error is None:
+                continue
+            data = unit.source.data if unit.source is not None else None  # None: not even readable
+            for name, definer in deleted:
+                if name in data if data is not None else _may_import(unit, self.units[definer]):
+                    groups.join([definer, index])
+                    blockers[index] = unit.error.message
+        return sorted(groups.members().values()), blockers
+
+    def refusal(self, unit: _Unit) -> Optional[SourceError]:
+        """Why a fix of this file must not be written, whatever it is."""
+        assert unit.analysis is not None and unit.source is not None
+        if getattr(unit.candidate, "leaves_roots", False):
+            target = os.path.realpath(unit.candidate.path)
+            return SourceError(
+                "FSU903",
+                f"symbolic link to a file outside the folders being fixed ({target}); "
+                "not written (name the file itself to fix it)",
+            )
+        if not round_trips(unit.analysis.module, unit.source.data):
+            return SourceError(
+                "FSU903",
+                "libcst does not give back this file byte for byte (a form feed at the "
+                "start of a line, lines that end in a lone carriage return, or more "
+                "implicitly joined string literals than libcst's parser takes?); not written",
+            )
+        return None
+
+    def selection(self) -> set[int]:
+        selected: set[int] = set()
+        for unit in self.units:
+            if unit.analysis is None:
+                continue
+            lines = unit.source.data.decode(unit.analysis.module.encoding, "replace").splitlines()  # type: ignore[union-attr]
+            for planned in unit.analysis.planned:
+                if not self.options.selected(planned.code, unit.candidate.display):
+                    continue
+                if not is_suppressed(lines, unit.position(planned.node).start.line, planned.code):
+                    selected.add(id(planned))
+        return selected
+
+    def keep_called_installers(self, selected: set[int]) -> None:
+        """An installer stays while a call of it stays (suppressed, not selected, or in a skipped file)."""
+        skipped = [u.source.data for u in self.units if u.skipped and u.source is not None]
+        for unit in self.units:
+            for planned in unit.analysis.planned if unit.analysis is not None else ():
+                if planned.code == "FSU003" and any(planned.node.value.encode() in data for data in skipped):  # type: ignore[attr-defined]
+                    planned.requires.append(_NEVER)
+                if planned.code == "FSU004" and id(planned) not in selected:
+                    for installer in planned.requires:
+                        installer.requires.append(_NEVER)
+
+    def keep_named_outside(self) -> None:
+        """A replacement or installer that a project file outside the run names stays: deleting it would
+        break that file. A file names it when it holds the name and its module's top-level package
+        (`from pkg.patch import name`), or lives in that package (a relative import)."""
+        deletions = [
+            (planned, unit.analysis.module_name.split(".")[0])
+            for unit in self.units
+            if unit.analysis is not None
+            for planned in unit.analysis.planned
+            if planned.code in ("FSU002", "FSU003")
+        ]
+        if not deletions or self.options.project_root is None:
+            return
+        for path in outside_files(self.options.project_root, self.options.covered):
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            folders = set(os.path.normpath(path).split(os.sep)[:-1])
+            for planned, package in deletions:
+                name = planned.node.value  # type: ignore[attr-defined]
+                if _NEVER in planned.requires or name.encode() not in data:
+                    continue
+                if package.encode() in data or package in folders:
+                    planned.requires.append(_NEVER)
+                    planned.message += f"; kept for now: {os.path.relpath(path)} (not in this run) names it"
+
+    def unused_noqa(self, unit: _Unit) -> list[Finding]:
+        """FSU501 findings for `# noqa` codes on lines where the analysis found no such finding."""
+        display = unit.candidate.display
+        if unit.source is None or unit.skipped or unit.error is not None or b"noqa" not in unit.source.data:
+            return []
+        if not self.options.selected("FSU501", display):
+            return []
+        encoding = unit.analysis.module.encoding if unit.analysis is not None else "utf-8"
+        text = unit.source.data.decode(encoding, "replace")
+        found: dict[int, set[str]] = {}
+        for planned in unit.analysis.planned if unit.analysis is not None else ():
+            found.setdefault(unit.position(planned.node).start.line, set()).add(planned.code)
+        lines = text.splitlines()
+        rule = self.catalog.rule("FSU501")
+        return [
+            Finding(
+                code="FSU501",
+                category=rule.category,
+                path=display,
+                span=Span(noqa.line, noqa.column, noqa.line, noqa.end_column),
+                message=message,
+            )
+            for noqa, message in unused_noqa(
+                text, found, lambda code: self.options.selected(code, display), self.catalog.rules
+            )
+            if not is_suppressed(lines, noqa.line, "FSU501")
+        ]
+
+    def results(self) -> RunResult:
+        selected = self.selection()
+        self.keep_called_installers(selected)
+        self.keep_named_outside()
+        memo: dict[int, bool] = {}
+        files = [self.finish(unit, memo, selected) for unit in self.units]
+        for unit, file_result in zip(self.units, files):
+            file_result.findings.extend(self.unused_noqa(unit))
+        groups, blockers = self.transactions()
+        for group in groups:
+            blocker = next((i for i in group if i in blockers), None)
+            if blocker is not None:
+                hold_back(files, group, blocker, blockers[blocker])
+        if self.options.write:
+            commit_groups(files, groups)
+        unsafe_left = sum(
+            1
+            for r in files
+            for f in r.findings
+            if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
+        )
+        return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0, transactions=groups)
+
+
+def _top_package(path: Path) -> Optional[Path]:
+    """The outermost package folder (folders with `__init__.py`) holding the module at `path`."""
+    folder, top = path.resolve().parent, None
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        folder, top = folder.parent, folder
+    return top
+
+
+def _may_import(unreadable: _Unit, definer: _Unit) -> bool:
+    """Whether a file that cannot be read might import what `definer`'s fix deletes: it is a regular file
+    (a broken link or a pipe is no module) inside the definer's own top-level package, where its callers live."""
+    path = unreadable.candidate.path
+    if not os.path.isfile(path):
+        return False
+    package = _top_package(definer.candidate.path)
+    return package is not None and package in Path(os.path.realpath(path)).parents
+
+
+# A requirement never met: a fix that requires it is not applied (the finding is still reported).
+_NEVER = Planned("FSU003", cst.Pass(), "never applied")
+
+
+def run(
+    candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, jobs: int = 1, cache=None
+) -> RunResult:
+    """The run as users get it: prefiltered, per file (in `jobs` processes, from `cache`), linked where needed.
+
+    Gives the same result as `run_together`; see `run/batch.py` for how.
+    """
+    from fsdp_unpatch.run import batch
+
+    return batch.run(candidates, catalog, options, jobs=jobs, cache=cache)
+
+
+def run_together(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions) -> RunResult:
+    """The engine over all `candidates` at once, in this process: the reference `run` must agree with."""
+    engine = Run(catalog, options)
+    engine.load(candidates)
+    engine.link()
+    return engine.results()

@@ -1,0 +1,331 @@
+"""The cross-file step for the rest of a codebase: what still names a removed patch function or installer.
+
+Called once by the runner's `link()`, after each file was analysed on its own:
+1. collect what the migration removes: the run's own deletions (FSU002, FSU003, with what an earlier
+   safe-only fix left behind: `rules/orphans.py`) and, for known patch modules that are not among the scanned
+   files, what the catalog says they lose (`removals.py`);
+2. parse the files that name one of those but had no FSDP token for the prefilter;
+3. per file: calls of a known installer (FSU004), tests of removed functions (FSU302/303/305), other
+   references rewritten to native (FSU301);
+4. a replacement function of the run goes only when every reference elsewhere is rewritten or deleted by
+   a fix: its deletion then requires those fixes (so it is unsafe when one of them is); otherwise it stays,
+   as it did when another file named it;
+5. removed names left inside string literals (FSU304).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Callable, Optional, Protocol, Sequence
+
+import libcst as cst
+
+from fsdp_unpatch.analysis.patterns import descendants
+from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned, plan_installer_calls
+from fsdp_unpatch.analysis.prefilter import mentions
+from fsdp_unpatch.analysis.source import module_name_for
+from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.rules.orphans import plan_orphans
+from fsdp_unpatch.rules.references import FileReferences, find_references, plan_rewrite
+from fsdp_unpatch.rules.strings import plan_strings
+from fsdp_unpatch.rules.tests import TestPlan, is_test_module, plan_tests
+from fsdp_unpatch.run.removals import Removals, RemovedSymbol, from_catalog, from_run
+
+
+class Unit(Protocol):  # the runner's per-file record
+    analysis: Optional[FileAnalysis]
+    source: Any  # SourceFile (`.data`: bytes) or None
+    error: Any
+    candidate: Any  # `.path`: Path
+
+
+def present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, Unit]:
+    """Known patch modules that are among the scanned files: catalog module -> the file that is it.
+
+    A file is the known module when it has the module's file name and either its path names the module or
+    it defines one of the module's installers at top level, whatever its folders are called (a copy of
+    torch-npu in a folder of another name, a release whose `fsdp/` folder has no `__init__.py`). For such a
+    module the run decides, not the catalog.
+    """
+    present: dict[str, Unit] = {}
+    for name, module in catalog.patch_modules.items():
+        stem = name.rsplit(".", 1)[-1]
+        for unit in units:
+            path: Path = unit.candidate.path
+            if path.stem != stem:
+                continue
+            analysis = unit.analysis
+            functions = analysis.facts.functions if analysis is not None else {}
+            if module_name_for(path)[0] == name or any(
+                parent is None for installer in module.installers for _, parent in functions.get(installer, [])
+            ):
+                present[name] = unit
+    return present
+    return present
+
+
+def installer_aliases(
+    units: Sequence[Unit], catalog: Catalog, installers: dict[str, Optional[Planned]]
+) -> dict[str, Optional[Planned]]:
+    """Calls that name a known patch module's installer by the catalog's path go with the run's copy of it:
+    removed when (and only when) the run removes that installer."""
+    out: dict[str, Optional[Planned]] = {}
+    for name, unit in present_patch_modules(units, catalog).items():
+        run_name = unit.analysis.module_name if unit.analysis is not None else name
+        for installer in catalog.patch_modules[name].installers:
+            if f"{run_name}.{installer}" in installers:
+                out[f"{name}.{installer}"] = installers[f"{run_name}.{installer}"]
+    return out
+
+
+def _mentions(unit: Unit, names: Sequence[bytes]) -> bool:
+    return unit.source is not None and mentions(unit.source.data, names)
+
+
+class _Linker:
+    def __init__(self, units: Sequence[Unit], catalog: Catalog, options: Options) -> None:
+        self.units = units
+        self.catalog = catalog
+        self.options = options
+        analyses = [u.analysis for u in units if u.analysis is not None]
+        planned_installers = set(from_run(catalog, analyses).installers)
+        for analysis in analyses:
+            plan_orphans(analysis, catalog, options)
+        self.run_removals = from_run(catalog, analyses)
+        # Installers found only now (left empty by an earlier fix): their calls are planned here.
+        self.orphan_installers = {q: f for q, f in self.run_removals.installers.items() if q not in planned_installers}
+        present = present_patch_modules(units, catalog)
+        self.known = from_catalog(
+            catalog, options, {n: (u.source.data if u.source is not None else None) for n, u in present.items()}
+        )
+        self.symbols: dict[str, RemovedSymbol] = {**self.known.symbols, **self.run_removals.symbols}
+        self.installers: dict[str, Optional[Planned]] = {**self.known.installers, **self.run_removals.installers}
+        # per symbol: the fixes that rewrite or delete its references elsewhere, and whether one stays
+        self.covering: dict[str, list[Planned]] = defaultdict(list)
+        self.blocked: set[str] = set()
+        self.deleted_code: dict[int, list] = {}
+
+    def removals(self) -> Removals:
+        return Removals(self.symbols, self.installers)
+
+    def parse_mentioning(self, analyze: Callable[[Unit], None]) -> None:
+        names = sorted(n.encode() for n in self.removals().names())
+        for unit in self.units:
+            if unit.analysis is None and unit.error is None and _mentions(unit, names):
+                analyze(unit)
+
+    def installer_calls(self, analysis: FileAnalysis) -> set[int]:
+        return {
+            id(call.statement)
+            for call in analysis.facts.calls
+            if analysis.table.qualify(call.call.func) in self.installers
+        }
+
+    def used_elsewhere(self, unit: Unit) -> Callable[[], bool]:
+        def check() -> bool:
+            assert unit.analysis is not None
+            stem = unit.analysis.module_name.rsplit(".", 1)[-1].encode()
+            return any(other is not unit and _mentions(other, [stem]) for other in self.units)
+
+        return check
+
+    def plan_file(self, unit: Unit) -> None:
+        analysis = unit.analysis
+        assert analysis is not None
+        plan_installer_calls(analysis, {**self.known.installers, **self.orphan_installers})
+        references = find_references(analysis, self.symbols)
+        tests = plan_tests(
+            analysis,
+            references,
+            test_module=is_test_module(unit.candidate.path),
+            installer_calls=self.installer_calls(analysis),
+            used_elsewhere=self.used_elsewhere(unit),
+        )
+        analysis.planned.extend(tests.planned)
+        self.absorb_installer_calls(analysis, tests)
+        installed = {id(install.value) for install in analysis.facts.installs}
+        for reference in references.references:
+            if id(reference.node) in installed:
+                # Installed over an FSDP2 symbol here: the install-site analysis reports it (FSU101);
+                # rewriting the value would only assign the native function to itself.
+                self.blocked.add(reference.symbol.qualified)
+                continue
+            planned = tests.covered.get(id(reference.node))
+            if planned is None:
+                planned = plan_rewrite(analysis, reference, self.catalog, references.names)
+                analysis.planned.append(planned)
+            if planned.edits:
+                self.covering[reference.symbol.qualified].append(planned)
+            else:
+                self.blocked.add(reference.symbol.qualified)
+        self.block_unresolved(analysis, references)
+        self.deleted_code[id(analysis)] = [node for node, _ in tests.deleted]
+
+    def absorb_installer_calls(self, analysis: FileAnalysis, tests: TestPlan) -> None:
+        """An installer call inside a test the fix deletes goes with the test, not on its own."""
+        if not tests.deleted:
+            return
+        from fsdp_unpatch.rules.tests import inside
+
+        for planned in list(analysis.planned):
+            if planned.code != "FSU004":
+                continue
+            deletion = inside(planned.node, tests.deleted)
+            if deletion is None:
+                continue
+            analysis.planned.remove(planned)
+            for installer in planned.requires:  # the installer may go only with the test
+                installer.requires.append(deletion)
+
+    def block_unresolved(self, analysis: FileAnalysis, references: FileReferences) -> None:
+        for _, name in references.unresolved:
+            for qualified, symbol in self.symbols.items():
+                if symbol.name == name and symbol.module != analysis.module_name:
+                    self.blocked.add(qualified)
+
+    def decide_replacements(self) -> None:
+        """Keep a replacement of the run that something elsewhere still needs; else tie it to the fixes."""
+        by_module = {u.analysis.module_name: u.analysis for u in self.units if u.analysis is not None}
+        for qualified, symbol in self.run_removals.symbols.items():
+            origin = symbol.origin
+            assert origin is not None
+            name = symbol.name.encode()
+            unreadable = any(u.analysis is None and _mentions(u, [name]) for u in self.units)
+            if qualified in self.blocked or unreadable:
+                analysis = by_module[symbol.module]
+                if origin in analysis.planned:
+                    analysis.planned.remove(origin)
+                analysis.replacements.pop(symbol.name, None)
+                del self.symbols[qualified]
+            else:
+                origin.requires.extend(self.covering[qualified])
+
+    def plan_strings(self, units: Sequence[Unit]) -> None:
+        removed = {s.name: f"native: `{s.native}`" for s in self.symbols.values()}
+        removed.update({q.rsplit(".", 1)[1]: "nothing replaces it" for q in self.installers})
+        for unit in units:
+            analysis = unit.analysis
+            if analysis is not None:
+                skipped = self.deleted_code.get(id(analysis), [])
+                # A name this module defines and keeps (`__all__ = ["_patched_x"]` beside its `def`) is its own.
+                deleted = {
+                    p.node.value
+                    for p in analysis.planned  # type: ignore[attr-defined]
+                    if p.code in ("FSU002", "FSU003") and isinstance(p.node, cst.Name)
+                }
+                kept = set(analysis.facts.functions) - deleted
+                here = {name: why for name, why in removed.items() if name not in kept}
+                analysis.planned.extend(plan_strings(analysis, here, skipped))
+
+
+def link_references(units: Sequence[Unit], analyze: Callable[[Unit], None], catalog: Catalog, options: Options) -> None:
+    """Plan the findings about removed patch symbols named across the files of a run (see module doc)."""
+    linker = _Linker(units, catalog, options)
+    if not linker.symbols and not linker.installers:
+        return
+    linker.parse_mentioning(analyze)
+    # A file that names none of the removed symbols or installers has nothing to plan: no tree walk.
+    names = sorted(n.encode() for n in linker.removals().names())
+    mentioning = [u for u in units if u.analysis is not None and _mentions(u, names)]
+    for unit in mentioning:
+        linker.plan_file(unit)
+    linker.decide_replacements()
+    linker.plan_strings(mentioning)
+
+
+def keep_installers_still_used(units: Sequence[Unit]) -> None:
+    """An installer the run would delete stays when code the fix leaves still names it.
+
+    Its calls that are whole statements go with it (FSU004), its imports with them; any other use (a call
+    whose result is kept, a reference in a list or dict, a module path the run cannot name, a file the run
+    could not read) would break at import time, so the installer and its calls stay.
+    """
+    analyses = [u.analysis for u in units if u.analysis is not None]
+    for analysis in analyses:
+        for installer in analysis.installers:
+            if not installer.removable or installer.finding is None:
+                continue
+            user = _named_outside_fixes(units, installer.qualified, skipped=installer.node)
+            if user is not None:
+                _keep_installer(analyses, installer, user)
+
+
+def keep_replacements_still_used(units: Sequence[Unit]) -> None:
+    """A replacement the run would delete stays when another file still names it outside what the fix
+    rewrites or deletes there (e.g. through a module path the run cannot name, a folder without
+    `__init__.py`)."""
+    for unit in units:
+        analysis = unit.analysis
+        if analysis is None:
+            continue
+        others = [u for u in units if u is not unit]
+        for name, planned in list(analysis.replacements.items()):
+            if (
+                planned in analysis.planned
+                and _named_outside_fixes(others, f"{analysis.module_name}.{name}") is not None
+            ):
+                analysis.planned.remove(planned)
+                del analysis.replacements[name]
+
+
+def _same_object(spelled: Optional[str], qualified: str) -> bool:
+    """Whether a qualified name a file uses may be `qualified`: the same, one a dotted suffix of the other
+    (a package the run names shorter or longer), or not resolvable at all."""
+    if spelled is None or "." not in spelled:
+        return True
+    return spelled == qualified or spelled.endswith("." + qualified) or qualified.endswith("." + spelled)
+
+
+def _named_outside_fixes(
+    units: Sequence[Unit], qualified: str, skipped: Optional[cst.CSTNode] = None
+) -> Optional[Path]:
+    """The first file that uses `qualified` outside the nodes its planned fixes edit (and outside `skipped`).
+    Imports do not count: the fixes remove the imports they leave unused."""
+    name = qualified.rsplit(".", 1)[-1]
+    for unit in units:
+        if unit.source is None or not mentions(unit.source.data, [name.encode()]):
+            continue
+        analysis = unit.analysis
+        if analysis is None:
+            if unit.error is not None:
+                continue  # unread or unparsable: the fix's transaction holds back what it may break
+            return unit.candidate.path  # skipped (`# fsdp-unpatch: skip-file`): it may use it in any way
+        covered = {id(node) for p in analysis.planned for edit in p.edits for node in descendants(edit.node)}
+        if skipped is not None:
+            covered.add(id(skipped))
+        if _uses(analysis, qualified, name, covered):
+            return unit.candidate.path
+    return None
+
+
+def _uses(analysis: FileAnalysis, qualified: str, name: str, covered: set[int]) -> bool:
+    table = analysis.table
+
+    class Uses(cst.CSTVisitor):
+        found = False
+        attributes: set[int] = set()
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if self.found or id(node) in covered or isinstance(node, (cst.Import, cst.ImportFrom)):
+                return False
+            if isinstance(node, cst.Attribute) and node.attr.value == name:
+                self.attributes.add(id(node.attr))
+                self.found = _same_object(table.qualify(node), qualified)
+            elif isinstance(node, cst.Name) and node.value == name and id(node) not in self.attributes:
+                self.found = _same_object(table.qualify(node), qualified)
+            return not self.found
+
+    uses = Uses()
+    analysis.module.visit(uses)
+    return uses.found
+
+
+def _keep_installer(analyses: Sequence[FileAnalysis], installer, user: Path) -> None:
+    """The installer is still reported, but not deleted; the fixes of its calls are dropped."""
+    finding = installer.finding
+    finding.edits = []
+    finding.message += f"; kept: {user.name} still names it outside what the fix changes"
+    installer.removable = False
+    for analysis in analyses:
+        analysis.planned = [p for p in analysis.planned if finding not in p.requires]

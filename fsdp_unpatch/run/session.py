@@ -1,0 +1,201 @@
+"""One run of the engine from the outside: settings, the files, the run options, the result.
+
+The command line (`commands/lint.py`) and the Python API (`api.py`) both go through `prepare` and
+`execute`, so that a run started either way reads the same configuration, walks the same files and
+gives the same findings. Nothing here prints: bad input raises `UsageError` with the message to show.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional, Sequence
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.config.discovery import Candidate
+    from fsdp_unpatch.config.files import Flags
+    from fsdp_unpatch.config.settings import Settings
+    from fsdp_unpatch.model import RunOptions, RunResult
+    from fsdp_unpatch.run.cache import Cache
+
+# The environment variable that moves the cache, like RUFF_CACHE_DIR (the flag `--cache-dir` wins).
+CACHE_DIR_VARIABLE = "FSDP_UNPATCH_CACHE_DIR"
+
+
+class UsageError(Exception):
+    """Bad flags, configuration or paths; the message says which."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where the files come from: paths on disk, or one buffer under a name (an editor, `check_source`)."""
+
+    paths: tuple[str, ...] = ()
+    buffer: Optional[bytes] = None  # the source, when it does not come from disk
+    buffer_name: Optional[str] = None  # the name the buffer is reported and configured under
+
+    @property
+    def from_buffer(self) -> bool:
+        return self.buffer is not None
+
+
+@dataclass(frozen=True)
+class Mode:
+    """What the run does with the files."""
+
+    fix: bool = False
+    write: bool = True
+    unsafe_fixes: bool = False
+    replacements: bool = False
+    use_cache: bool = True
+    cache_dir: Optional[str] = None
+    config: Optional[str] = None
+    isolated: bool = False
+
+
+@dataclass
+class Plan:
+    catalog: Catalog
+    settings: Settings
+    target_torch: Version
+    target_torch_origin: str
+    candidates: list[Candidate]
+    options: RunOptions
+    cache: Optional[Cache] = None
+    missing: list[str] = field(default_factory=list)  # paths named that do not exist (reported, skipped)
+    mode: Optional[Mode] = None
+
+
+def resolve_settings(scope: Scope, flags: Flags, mode: Mode, catalog: Catalog):
+    """(settings, target torch, where it came from); UsageError for a bad flag or configuration."""
+    from fsdp_unpatch.catalog.versions import target_torch as choose_torch
+    from fsdp_unpatch.config.files import settings_for
+    from fsdp_unpatch.config.settings import SettingsError
+
+    try:
+        anchor = [scope.buffer_name] if scope.from_buffer and scope.buffer_name else list(scope.paths)
+        settings = settings_for(anchor, flags, catalog, mode.config, mode.isolated)
+        version, origin = choose_torch(settings.target_torch, catalog.newest_torch)
+    except (SettingsError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    if origin == "option" and not flags.target_torch:
+        origin = "configuration"  # `target-torch` in [tool.fsdp-unpatch], not --target-torch
+    return settings, version, origin
+
+
+def cache_folder(flag: Optional[str], environ=os.environ) -> Optional[str]:
+    """`--cache-dir`, else FSDP_UNPATCH_CACHE_DIR, else None (the project root's `.fsdp_unpatch_cache/`)."""
+    return flag or environ.get(CACHE_DIR_VARIABLE) or None
+
+
+def prepare(scope: Scope, flags: Flags, mode: Mode, catalog: Optional[Catalog] = None) -> Plan:
+    """Everything a run needs, before any file is read. Missing paths are collected, not raised,
+    unless every path is missing."""
+    from fsdp_unpatch.catalog import load_catalog
+    from fsdp_unpatch.config.discovery import MissingPath, discover
+    from fsdp_unpatch.config.options import Options
+    from fsdp_unpatch.model import RunOptions
+
+    catalog = catalog or load_catalog()
+    settings, version, origin = resolve_settings(scope, flags, mode, catalog)
+    missing = [] if scope.from_buffer else [p for p in scope.paths if not os.path.lexists(p)]
+    if missing and len(missing) == len(scope.paths):
+        raise UsageError(f"{missing[0]}: no such file or directory")
+    paths = [p for p in scope.paths if p not in missing] or ["."]
+    try:
+        candidates = (
+            buffer_candidates(scope.buffer or b"", scope.buffer_name, settings.force_exclude, settings.exclusion())
+            if scope.from_buffer
+            else list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
+        )
+    except MissingPath as error:
+        raise UsageError(f"{error}: no such file or directory") from None
+    options = RunOptions(
+        analysis=Options(target_torch=version, keep=settings.keep),
+        fix=mode.fix,
+        write=mode.write and not scope.from_buffer,
+        unsafe_fixes=mode.unsafe_fixes,
+        selected=settings.is_selected,
+        replacements=mode.replacements,
+        project_root=None if scope.from_buffer else partial_project(paths),
+        covered=tuple(p for p in scope.paths if p not in missing),
+    )
+    cache = None
+    if not mode.fix and not scope.from_buffer and mode.use_cache:
+        cache = _cache(paths, settings, options, mode)
+    return Plan(catalog, settings, version, origin, candidates, options, cache, missing, mode)
+
+
+def _cache(paths: Sequence[str], settings, options, mode: Mode) -> Cache:
+    from fsdp_unpatch.run.cache import Cache, describe, outside_digest, project_root
+
+    folder = cache_folder(mode.cache_dir)
+    return Cache(
+        project_root(paths),
+        describe(settings, options),
+        outside=outside_digest(options.project_root, options.covered),
+        folder=Path(folder) if folder else None,
+    )
+
+
+def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int], replacements: bool) -> RunResult:
+    """After a fix was written, the tree as `check` sees it now (README, Safety: "What fix reports is true").
+
+    The fixed files get new line numbers, and what the fix deleted is gone; unchanged files come from the
+    cache when there is one, so this costs about one analysis of the changed files.
+    """
+    from dataclasses import replace
+
+    from fsdp_unpatch.run.batch import default_jobs, run
+
+    deleted = {r.display for r in result.files if r.deleted}
+    checking = replace(plan.options, fix=False, write=True, replacements=replacements)
+    use_cache = plan.mode is not None and plan.mode.use_cache
+    cache = _cache(list(checking.covered) or ["."], plan.settings, checking, plan.mode) if use_cache else None
+    fresh = run(
+        [c for c in plan.candidates if c.display not in deleted],
+        plan.catalog,
+        checking,
+        jobs=jobs or default_jobs(),
+        cache=cache,
+    )
+    return result.after_fix(fresh)
+
+
+def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResult:
+    from fsdp_unpatch.run.batch import default_jobs, run
+
+    return run(
+        plan.candidates if candidates is None else candidates,
+        plan.catalog,
+        plan.options,
+        jobs=jobs or default_jobs(),
+        cache=plan.cache,
+    )
+
+
+def partial_project(paths: Sequence[str]) -> Optional[str]:
+    """The project root when the run covers only part of the project; None when it covers all of it or
+    there is no project (no `pyproject.toml` or `.git` above the paths) to protect."""
+    from fsdp_unpatch.config.discovery import enclosing_project
+
+    root = enclosing_project(os.path.realpath(paths[0]))
+    if root is None or any(os.path.realpath(p) == str(root) for p in paths):
+        return None
+    return str(root)
+
+
+def buffer_candidates(data: bytes, name: Optional[str], force_exclude: bool, exclusion=None) -> list:
+    """The editor's buffer under the name (and config) of `name`; none if that name is excluded."""
+    from fsdp_unpatch.config.discovery import Candidate, force_excluded
+
+    if (
+        force_exclude
+        and name is not None
+        and (exclusion.excluded_anywhere(name) if exclusion is not None else force_excluded(name))
+    ):
+        return []
+    return [Candidate(Path(name or "stdin.py"), name or "-", explicit=True, data=data)]
