@@ -11,13 +11,16 @@ import os
 import sys
 import time
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 import click
 
 from fsdp_unpatch.reporting import FORMATS, MACHINE_FORMATS, NEEDS_REPLACEMENTS, ReportContext
 from fsdp_unpatch.reporting.color import CHOICES as COLOR_CHOICES
 from fsdp_unpatch.reporting.color import color_choice, use_color
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.config.discovery import Candidate
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
@@ -201,7 +204,8 @@ class Request:
 
     @classmethod
     def from_options(cls, **options) -> Request:
-        return cls(**{name: tuple(value) if isinstance(value, list) else value for name, value in options.items()})
+        values: dict[str, Any] = {name: tuple(v) if isinstance(v, list) else v for name, v in options.items()}
+        return cls(**values)
 
 
 def _execute(request: Request) -> int:
@@ -317,11 +321,11 @@ def _run_and_report(request: Request):
         if request.show_files:
             out.write("".join(f"{c.display}\n" for c in plan.candidates))
             return EXIT_CLEAN, None
-        candidates = plan.candidates
-        if show_progress(sys.stderr, os.environ, output_format, quiet, len(candidates)):
+        candidates: Iterable[Candidate] = plan.candidates
+        if show_progress(sys.stderr, os.environ, output_format, quiet, len(plan.candidates)):
             from fsdp_unpatch.run.progress import tracked
 
-            candidates = tracked(candidates)  # an iterator: `fix` analyses `plan.candidates` again, not this
+            candidates = tracked(plan.candidates)  # an iterator: `fix` analyses `plan.candidates` again, not this
         from fsdp_unpatch.analysis.source import at_checkpoints
 
         with at_checkpoints():  # signals stop the run between files and between groups, never inside libcst

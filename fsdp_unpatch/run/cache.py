@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import importlib.util
 import json
 import os
 import re
@@ -62,9 +63,15 @@ def catalog_digest(files: Iterable[Path] = ()) -> str:
 
 @functools.cache
 def build_digest() -> str:
-    """Hash of the installed tool itself: every file of the package (and of `codemods`), code and data."""
+    """Hash of the installed tool itself: every file of the package and its codemods, code and data."""
     digest = hashlib.sha256()
-    roots = [PACKAGE_DIR, PACKAGE_DIR.parent / "codemods"]
+    # `fsdp_unpatch.codemods` installs inside the package; in an editable install it stays in the
+    # repository's `codemods/` folder. Found without importing it (that would import libcst).
+    codemods = importlib.util.find_spec("fsdp_unpatch.codemods")
+    roots = [PACKAGE_DIR]
+    for location in (codemods.submodule_search_locations or []) if codemods else []:
+        if PACKAGE_DIR not in Path(location).resolve().parents:
+            roots.append(Path(location).resolve())
     for root in roots:
         if not root.is_dir():
             continue
