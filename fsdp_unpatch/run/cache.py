@@ -420,13 +420,18 @@ class Cache:
             pass  # a read-only tree or a full disk: run without caching
 
     def _prepare(self) -> None:
-        if self.entries.is_dir():
-            return
-        self.entries.mkdir(mode=0o700, parents=True, exist_ok=True)
-        for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
-            path = self.folder / name
-            if not os.path.lexists(path):
-                path.write_text(text)
+        if not self.entries.is_dir():
+            prepare_folder(self.folder)
+            self.entries.mkdir(mode=0o700, exist_ok=True)
+
+
+def prepare_folder(folder: Path) -> None:
+    """Create the cache folder as git and backup tools should see it: ignored, tagged as a cache."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
+        path = folder / name
+        if not os.path.lexists(path):
+            path.write_text(text)
 
 
 def clear(root: Path, folder: Optional[Path] = None) -> tuple[bool, str]:

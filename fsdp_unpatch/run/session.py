@@ -67,6 +67,7 @@ class Plan:
     cache: Optional[Cache] = None
     missing: list[str] = field(default_factory=list)  # paths named that do not exist (reported, skipped)
     mode: Optional[Mode] = None
+    memory: Optional[Path] = None  # the folder of what earlier fixes removed (`memory.py`)
 
 
 def resolve_settings(scope: Scope, flags: Flags, mode: Mode, catalog: Catalog):
@@ -98,6 +99,7 @@ def prepare(scope: Scope, flags: Flags, mode: Mode, catalog: Optional[Catalog] =
     from fsdp_unpatch.config.discovery import MissingPath, discover
     from fsdp_unpatch.config.options import Options
     from fsdp_unpatch.model import RunOptions
+    from fsdp_unpatch.run import memory
 
     catalog = catalog or load_catalog()
     settings, version, origin = resolve_settings(scope, flags, mode, catalog)
@@ -105,6 +107,9 @@ def prepare(scope: Scope, flags: Flags, mode: Mode, catalog: Optional[Catalog] =
     if missing and len(missing) == len(scope.paths):
         raise UsageError(f"{missing[0]}: no such file or directory")
     paths = [p for p in scope.paths if p not in missing] or ["."]
+    memory_folder = None if scope.from_buffer else _cache_folder(paths, mode)
+    remembered = memory.read(memory_folder) if memory_folder is not None else {}
+    catalog = memory.extend(catalog, remembered)
     try:
         candidates = (
             buffer_candidates(scope.buffer or b"", scope.buffer_name, settings.force_exclude, settings.exclusion())
@@ -125,19 +130,27 @@ def prepare(scope: Scope, flags: Flags, mode: Mode, catalog: Optional[Catalog] =
     )
     cache = None
     if not mode.fix and not scope.from_buffer and mode.use_cache:
-        cache = _cache(paths, settings, options, mode)
-    return Plan(catalog, settings, version, origin, candidates, options, cache, missing, mode)
+        cache = _cache(paths, settings, options, mode, memory.digest(remembered))
+    return Plan(catalog, settings, version, origin, candidates, options, cache, missing, mode, memory_folder)
 
 
-def _cache(paths: Sequence[str], settings, options, mode: Mode) -> Cache:
-    from fsdp_unpatch.run.cache import Cache, describe, outside_digest, project_root
+def _cache_folder(paths: Sequence[str], mode: Mode) -> Path:
+    from fsdp_unpatch.run.cache import CACHE_DIR, project_root
 
     folder = cache_folder(mode.cache_dir)
+    return Path(folder) if folder else project_root(paths) / CACHE_DIR
+
+
+def _cache(paths: Sequence[str], settings, options, mode: Mode, remembered: str) -> Cache:
+    from fsdp_unpatch.run.cache import Cache, catalog_digest, describe, outside_digest, project_root
+
     return Cache(
         project_root(paths),
         describe(settings, options),
+        # what earlier fixes removed changes the analysis as the catalog does
+        catalog=f"{catalog_digest()}:{remembered}",
         outside=outside_digest(options.project_root, options.covered),
-        folder=Path(folder) if folder else None,
+        folder=_cache_folder(paths, mode),
     )
 
 
@@ -149,15 +162,22 @@ def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int], replaceme
     """
     from dataclasses import replace
 
+    from fsdp_unpatch.run import memory
     from fsdp_unpatch.run.batch import default_jobs, run
 
+    # What this fix removed from modules the catalog does not know is remembered for later runs, this one first.
+    removed = memory.removed_by(result, plan.catalog)
+    remembered = memory.remember(plan.memory, removed) if plan.memory is not None else removed
+    catalog = memory.extend(plan.catalog, remembered)
     deleted = {r.display for r in result.files if r.deleted}
     checking = replace(plan.options, fix=False, write=True, replacements=replacements)
-    use_cache = plan.mode is not None and plan.mode.use_cache
-    cache = _cache(list(checking.covered) or ["."], plan.settings, checking, plan.mode) if use_cache else None
+    cache = None
+    if plan.mode is not None and plan.mode.use_cache:
+        paths = list(checking.covered) or ["."]
+        cache = _cache(paths, plan.settings, checking, plan.mode, memory.digest(remembered))
     fresh = run(
         [c for c in plan.candidates if c.display not in deleted],
-        plan.catalog,
+        catalog,
         checking,
         jobs=jobs or default_jobs(),
         cache=cache,
