@@ -8,7 +8,6 @@ TOML file (its `[tool.fsdp-unpatch]` table, else its top level). Command-line fl
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any, Optional, Sequence
 
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.config.project import start_folder
 from fsdp_unpatch.config.settings import Settings, SettingsError, parse_codes, parse_per_file_ignores
 
 if sys.version_info >= (3, 11):
@@ -98,9 +98,7 @@ def _read(path: Path) -> dict:
 
 def find_config(paths: Sequence[str], cwd: Optional[str] = None) -> Optional[Path]:
     """The nearest `pyproject.toml` with a `[tool.fsdp-unpatch]` table, upward from the first path."""
-    start = Path(os.path.abspath(paths[0] if paths and paths[0] != "-" else (cwd or os.getcwd())))
-    if not start.is_dir():
-        start = start.parent
+    start = start_folder(paths, cwd)  # the project's rule, links resolved (`project.py`)
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():

@@ -44,15 +44,6 @@ _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This is the fsdp
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 
 
-def project_root(paths: Iterable[str], cwd: Optional[str] = None) -> Path:
-    """The folder holding `pyproject.toml` or `.git` above the first path (else the current folder)."""
-    from fsdp_unpatch.config.discovery import enclosing_project
-
-    paths = list(paths)
-    fallback = Path(cwd) if cwd else Path.cwd()
-    return enclosing_project(paths[0] if paths else str(fallback)) or fallback
-
-
 def catalog_digest(files: Iterable[Path] = ()) -> str:
     """Hash of the data the analysis reads (catalog, fingerprints): a changed catalog invalidates everything."""
     digest = hashlib.sha256()

@@ -98,6 +98,7 @@ def prepare(scope: Scope, flags: Flags, mode: Mode, catalog: Optional[Catalog] =
     from fsdp_unpatch.catalog import load_catalog
     from fsdp_unpatch.config.discovery import MissingPath, discover
     from fsdp_unpatch.config.options import Options
+    from fsdp_unpatch.config.project import Project
     from fsdp_unpatch.model import RunOptions
     from fsdp_unpatch.run import memory
 
@@ -125,7 +126,7 @@ def prepare(scope: Scope, flags: Flags, mode: Mode, catalog: Optional[Catalog] =
         unsafe_fixes=mode.unsafe_fixes,
         selected=settings.is_selected,
         replacements=mode.replacements,
-        project_root=None if scope.from_buffer else partial_project(paths),
+        project_root=None if scope.from_buffer else Project.of(paths).partial_root(paths),
         covered=tuple(p for p in scope.paths if p not in missing),
     )
     cache = None
@@ -135,17 +136,19 @@ def prepare(scope: Scope, flags: Flags, mode: Mode, catalog: Optional[Catalog] =
 
 
 def _cache_folder(paths: Sequence[str], mode: Mode) -> Path:
-    from fsdp_unpatch.run.cache import CACHE_DIR, project_root
+    from fsdp_unpatch.config.project import Project
+    from fsdp_unpatch.run.cache import CACHE_DIR
 
     folder = cache_folder(mode.cache_dir)
-    return Path(folder) if folder else project_root(paths) / CACHE_DIR
+    return Path(folder) if folder else Project.of(paths).folder / CACHE_DIR
 
 
 def _cache(paths: Sequence[str], settings, options, mode: Mode, remembered: str) -> Cache:
-    from fsdp_unpatch.run.cache import Cache, catalog_digest, describe, outside_digest, project_root
+    from fsdp_unpatch.config.project import Project
+    from fsdp_unpatch.run.cache import Cache, catalog_digest, describe, outside_digest
 
     return Cache(
-        project_root(paths),
+        Project.of(paths).folder,
         describe(settings, options),
         # what earlier fixes removed changes the analysis as the catalog does
         catalog=f"{catalog_digest()}:{remembered}",
@@ -195,17 +198,6 @@ def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResul
         jobs=jobs or default_jobs(),
         cache=plan.cache,
     )
-
-
-def partial_project(paths: Sequence[str]) -> Optional[str]:
-    """The project root when the run covers only part of the project; None when it covers all of it or
-    there is no project (no `pyproject.toml` or `.git` above the paths) to protect."""
-    from fsdp_unpatch.config.discovery import enclosing_project
-
-    root = enclosing_project(os.path.realpath(paths[0]))
-    if root is None or any(os.path.realpath(p) == str(root) for p in paths):
-        return None
-    return str(root)
 
 
 def buffer_candidates(data: bytes, name: Optional[str], force_exclude: bool, exclusion=None) -> list:
