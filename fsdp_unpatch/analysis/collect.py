@@ -137,7 +137,6 @@ class Collector(NameCounter):
         self._functions: list[cst.FunctionDef] = []
         self._line: Optional[cst.SimpleStatementLine] = None
         self._class_bodies: list[cst.ClassDef] = []  # innermost last; only while directly in its body
-        self._pending_aliases: list[tuple[str, cst.BaseExpression]] = []
 
     @property
     def _function(self) -> Optional[cst.FunctionDef]:

@@ -134,8 +134,9 @@ def removed_by(result: RunResult, catalog: Catalog) -> Modules:
             name = _function_at(tree, finding.span.line)
             if name is None:
                 continue
-            if finding.code == REPLACEMENT and finding.target in catalog.targets:
-                entry["replacements"][name] = called_target(catalog, finding.target)
+            target = finding.target
+            if finding.code == REPLACEMENT and target is not None and target in catalog.targets:
+                entry["replacements"][name] = called_target(catalog, target)
             elif finding.code == INSTALLER:
                 entry["installers"][name] = ""
     return {m: e for m, e in modules.items() if e["replacements"] or e["installers"]}

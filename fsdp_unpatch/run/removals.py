@@ -34,10 +34,6 @@ class RemovedSymbol:
     def name(self) -> str:
         return self.qualified.rsplit(".", 1)[1]
 
-    def stems(self) -> frozenset[str]:
-        """Words a test named after this function would contain: `all_gather_copy_in`, `patched_...`."""
-        return frozenset({self.name.lstrip("_"), self.target.rsplit(".", 1)[-1].lstrip("_")})
-
 
 @dataclass
 class Removals:
