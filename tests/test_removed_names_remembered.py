@@ -121,6 +121,13 @@ def test_a_downstream_copy_of_the_patch_is_remembered_after_the_fix(tmp_path: Pa
     assert modules["trainer.npu_fsdp"]["replacements"]["_trainer_all_gather_copy_in"] == "ops.fsdp.all_gather_copy_in"
 
 
+def test_fix_no_cache_writes_nothing_to_the_cache_folder(tmp_path: Path) -> None:
+    root = _downstream(tmp_path)
+    fixed = _cli(root, "fix", "--no-cache")
+    assert fixed.returncode == 1 and _strings(fixed) == [("tests/test_npu_fsdp.py", 6)]  # the fix still knows
+    assert not (root / ".fsdp_unpatch_cache").exists()
+
+
 def test_a_name_defined_again_is_no_longer_removed(tmp_path: Path) -> None:
     """The record says what was removed; the module says what is there now: a name its module defines
     again (here a plain helper, installed nowhere) is not removed, and the string naming it is fine."""

@@ -146,7 +146,11 @@ def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int]) -> RunRes
 
     # What this fix removed from modules the catalog does not know is remembered for later runs, this one first.
     removed = memory.removed_by(result, plan.catalog)
-    remembered = plan.memory.remember(removed) if plan.memory is not None else removed
+    # `--no-cache` writes nothing to the cache folder, the record included (it is still read: check agrees)
+    if plan.memory is not None and plan.request is not None and not plan.request.no_cache:
+        remembered = plan.memory.remember(removed)
+    else:
+        remembered = {**(plan.memory.read() if plan.memory is not None else {}), **removed}
     catalog = memory.extend(plan.catalog, remembered)
     deleted = {r.display for r in result.files if r.deleted}
     replacements = plan.request is not None and plan.request.replacements
