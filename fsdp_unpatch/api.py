@@ -144,12 +144,13 @@ def fix_paths(
     plan = prepare(request)
     _raise_missing(plan.missing)
     result = execute(plan, jobs)
+    changed = result.written if not dry_run else result.changed  # after writing, `files` are the tree as it is now
     return FixResult(
         remaining=result.remaining,
         fixed=[f for f in result.findings if f.fixed],
-        changed=[file.display for file in result.changed],
+        changed=[file.display for file in changed],
         written=not dry_run,
-        diffs={file.display: file.diff() for file in result.changed},
+        diffs={file.display: file.diff() for file in changed},
     )
 
 

@@ -67,6 +67,7 @@ def test_fix_paths_dry_run_then_fix(project: Path, tmp_path: Path, monkeypatch: 
     assert sorted(f.code for f in preview.fixed) == ["FSU001", "FSU002", "FSU003"]
     done = fix_paths(["pkg"])
     assert done.written and _tree(project) == _tree(twin)
+    assert done.changed == ["pkg/patch.py"] and done.diff() == expected_diff  # what was written, as a diff
     assert [f.code for f in done.remaining] == ["FSU201"]
     # what is left is reported as the fixed tree holds it (its line now), as a fresh check sees it
     assert [f.to_dict() for f in done.remaining] == [f.to_dict() for f in check_paths(["pkg"])]

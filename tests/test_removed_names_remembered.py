@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PATCH = (
     Path(__file__).resolve().parent.parent / "examples/legacy_project/legacy_npu/distributed/fsdp/_add_fsdp_patch.py"
 )
@@ -168,3 +170,50 @@ def test_a_cache_folder_shared_by_projects_keeps_their_records_apart(tmp_path: P
     assert _cli(one, "fix", "--cache-dir", str(shared)).returncode == 1
     assert _strings(_cli(one, "check", "--cache-dir", str(shared))) == [("tests/test_npu_fsdp.py", 6)]
     assert _strings(_cli(other, "check", "--cache-dir", str(shared))) == []
+
+
+@pytest.mark.parametrize(
+    "binding",
+    ["from trainer.compat import _trainer_all_gather_copy_in", "_trainer_all_gather_copy_in = len"],
+)
+def test_a_name_the_module_binds_again_by_import_or_assignment_is_not_removed(tmp_path: Path, binding: str) -> None:
+    """Bound again in its module (re-exported, assigned): working code that uses it is not rewritten."""
+    root = _downstream(tmp_path)
+    assert _cli(root, "fix").returncode == 1
+    (root / "trainer" / "compat.py").write_text("def _trainer_all_gather_copy_in(*a):\n    return a\n")
+    module = root / "trainer" / "npu_fsdp.py"
+    module.write_text(module.read_text() + f"\n{binding}\n")
+    use = "from trainer.npu_fsdp import _trainer_all_gather_copy_in\n\nprint(_trainer_all_gather_copy_in(1))\n"
+    (root / "trainer" / "use.py").write_text(use)
+    findings = json.loads(_cli(root, "check").stdout)
+    assert not any(f["code"].startswith("FSU3") for f in findings), findings
+    _cli(root, "fix")
+    assert (root / "trainer" / "use.py").read_text() == use
+
+
+def test_a_partial_run_reads_the_remembered_module_where_it_lies(tmp_path: Path) -> None:
+    """pre-commit checks only the files it is given: the module outside the run still decides what it binds."""
+    root = _downstream(tmp_path)
+    assert _cli(root, "fix").returncode == 1
+    assert _strings(_cli(root, "check", "tests/test_npu_fsdp.py")) == [("tests/test_npu_fsdp.py", 6)]
+    module = root / "trainer" / "npu_fsdp.py"
+    module.write_text(module.read_text() + "\n\ndef _trainer_all_gather_copy_in(*args):\n    return args\n")
+    assert _strings(_cli(root, "check", "tests/test_npu_fsdp.py")) == []
+    module.unlink()  # the module is gone: so is every name it had
+    assert _strings(_cli(root, "check", "tests/test_npu_fsdp.py")) == [("tests/test_npu_fsdp.py", 6)]
+
+
+def test_without_a_project_nothing_is_remembered(tmp_path: Path) -> None:
+    """No `pyproject.toml` or `.git` above the paths: no identity to keep a record under (the current folder
+    would mix unrelated trees checked from it), so nothing is remembered."""
+    one = _downstream(tmp_path / "one")
+    (one / "pyproject.toml").unlink()
+    other = _downstream(tmp_path / "other")
+    (other / "pyproject.toml").unlink()
+    (other / "trainer" / "npu_fsdp.py").write_text("def unrelated():\n    return 1\n")
+    run = [sys.executable, "-m", "fsdp_unpatch"]
+    done = subprocess.run([*run, "fix", "one"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert not (tmp_path / ".fsdp_unpatch_cache" / "removed.json").exists()
+    again = subprocess.run([*run, "check", "--output-format", "json", "other"], cwd=tmp_path, capture_output=True)
+    assert not any(f["code"] == "FSU304" for f in json.loads(again.stdout))

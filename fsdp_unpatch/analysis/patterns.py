@@ -24,10 +24,14 @@ class SameDeviceCopy:
 
 
 def single_call(block: cst.BaseSuite) -> Optional[tuple[cst.SimpleStatementLine, cst.Call]]:
-    """The call of a block made of exactly one call statement."""
-    if not isinstance(block, cst.IndentedBlock) or len(block.body) != 1:
+    """The call of a block made of exactly one call statement, as a statement line of its own (a one-line
+    suite, `if x: f()`, gives a new line holding the call)."""
+    if isinstance(block, cst.SimpleStatementSuite):
+        line = cst.SimpleStatementLine(body=block.body)
+    elif isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
+        line = block.body[0]  # type: ignore[assignment]
+    else:
         return None
-    line = block.body[0]
     if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
         return None
     expr = line.body[0]
@@ -48,8 +52,11 @@ def same_device_copy(
         return None
     if any(qualify(call.func) != FOREACH_COPY for _, call in branches):  # type: ignore[misc]
         return None
+    inside = code(node.with_changes(leading_lines=()))
+    if "#" in inside:
+        return None  # a comment in the branches would be lost with them: not left to a fix to decide
     try:
-        parsed = ast.parse(code(node).strip())
+        parsed = ast.parse(inside.strip())
     except SyntaxError:
         return None
     statement = parsed.body[0] if len(parsed.body) == 1 else None

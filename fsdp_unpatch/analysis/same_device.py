@@ -83,6 +83,13 @@ def same_device_test(test: ast.expr) -> Optional[tuple[ast.expr, ast.expr, bool]
     return left, right, isinstance(test.ops[0], ast.Eq) != negate
 
 
+def _plain(node: ast.expr) -> bool:
+    """Names, attributes and constant subscripts only: reading it twice is reading the same thing (a call in
+    an operand would run again, or not at all, once the branches are one)."""
+    plain = (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.expr_context)
+    return all(isinstance(part, plain) for part in ast.walk(node))
+
+
 def _same_operands(a: tuple[ast.expr, ast.expr], b: tuple[ast.expr, ast.expr]) -> bool:
     return sorted(map(ast.dump, a)) == sorted(map(ast.dump, b))
 
@@ -106,6 +113,8 @@ def match_if(node: ast.If, is_copy: IsCopy = spelled_as_copy) -> Optional[Tweak]
         return None  # the non-blocking copy must be the same-device branch, and only it
     if ast.dump(fast[0]) != ast.dump(slow[0]) or ast.dump(fast[1]) != ast.dump(slow[1]):
         return None
+    if not (_plain(fast[0]) and _plain(fast[1])):
+        return None
     if not _same_operands((x, y), (fast[0], fast[1])):
         return None
     return Tweak(native_branch=1 if equal else 0)
@@ -119,4 +128,6 @@ def match_call(node: ast.Call, is_copy: IsCopy = spelled_as_copy) -> bool:
     if len(flags) != 1 or len(node.keywords) > (0 if len(node.args) == 3 else 1):
         return False
     test = same_device_test(flags[0])
-    return test is not None and test[2] and _same_operands((test[0], test[1]), (node.args[0], node.args[1]))
+    if test is None or not test[2] or not (_plain(node.args[0]) and _plain(node.args[1])):
+        return False
+    return _same_operands((test[0], test[1]), (node.args[0], node.args[1]))

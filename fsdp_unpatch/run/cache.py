@@ -36,6 +36,10 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 CACHE_DIR = ".fsdp_unpatch_cache"
+ENTRIES = "entries"
+# Everything the cache folder may hold of ours (`memory.py` keeps `removed.json` there); `clean` removes
+# these and nothing else.
+OWN_FILES = frozenset({ENTRIES, "removed.json", ".gitignore", "CACHEDIR.TAG"})
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the fsdp_unpatch package
 DATA_DIR = PACKAGE_DIR / "data"
 FORMAT, VERSION = "fsdp-unpatch-cache", 1
@@ -311,9 +315,9 @@ class Cache:
         folder: Optional[Path] = None,
     ) -> None:
         self.folder = folder if folder is not None else root / CACHE_DIR  # `--cache-dir` moves it
-        self.entries = self.folder / "entries"
+        self.entries = self.folder / ENTRIES
         # Why this cache is not used (printed once by the command); None when it is.
-        self.problem = unsafe_folder(self.folder) or unsafe_folder(self.entries)
+        self.problem = unsafe_folder(self.folder) or unsafe_folder(self.entries) or foreign_folder(self.folder)
         self.secret = user_secret()
         if self.problem is None and self.secret is None:
             self.problem = f"no private place for its signing key ({_secret_file().parent})"
@@ -416,6 +420,17 @@ class Cache:
             self.entries.mkdir(mode=0o700, exist_ok=True)
 
 
+def foreign_folder(folder: Path) -> Optional[str]:
+    """Why `folder` is not one the cache may fill and tag as a cache (backup tools skip tagged folders): it
+    holds files that are not the cache's (`--cache-dir .`). None: it is ours, empty, or not there yet."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return None  # missing (made on first write) or unreadable (unsafe_folder says why)
+    others = [n for n in names if n not in OWN_FILES and not (n.startswith(".") and n.endswith(".tmp"))]
+    return f"it holds files that are not the cache's ({sorted(others)[0]!r}, ...)" if others else None
+
+
 def prepare_folder(folder: Path) -> None:
     """Create the cache folder as git and backup tools should see it: ignored, tagged as a cache."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -448,8 +463,25 @@ def clear(root: Path, folder: Optional[Path] = None) -> tuple[bool, str]:
             return False, f"{folder} is not a folder; left alone"
     except OSError as error:
         return False, f"cannot remove {folder}: {error.strerror or error}"
+    # Only what the cache itself writes goes: a folder named by mistake (`--cache-dir .`) keeps everything else.
     failures: list[str] = []
-    shutil.rmtree(folder, onerror=lambda function, path, error: failures.append(f"{path}: {error[1]}"))
+    for name in sorted(os.listdir(folder)):
+        path = folder / name
+        if name in OWN_FILES or (name.startswith(".") and name.endswith(".tmp")):
+            if name == ENTRIES and os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, onerror=lambda function, where, error: failures.append(f"{where}: {error[1]}"))
+            else:
+                try:
+                    os.unlink(path)
+                except OSError as error:
+                    failures.append(f"{path}: {error.strerror or error}")
     if failures:
         return False, f"could not remove all of {folder}: {failures[0]}"
+    others = sorted(os.listdir(folder))
+    if others:
+        return True, f"Removed the cache from {folder}; {len(others)} other file(s) there left alone"
+    try:
+        os.rmdir(folder)
+    except OSError as error:
+        return False, f"cannot remove {folder}: {error.strerror or error}"
     return True, f"Removed {folder}"

@@ -25,14 +25,15 @@ from typing import Optional
 
 from fsdp_unpatch.catalog import Catalog, PatchModule
 from fsdp_unpatch.model import RunResult
-from fsdp_unpatch.run.cache import prepare_folder, unsafe_folder, user_secret
+from fsdp_unpatch.run.cache import foreign_folder, prepare_folder, unsafe_folder, user_secret
 
 FILE = "removed.json"
-FORMAT, VERSION = "fsdp-unpatch-removed", 1
+FORMAT, VERSION = "fsdp-unpatch-removed", 2
 # What the record keeps of a fix's findings: a deleted replacement function and a deleted installer.
 REPLACEMENT, INSTALLER = "FSU002", "FSU003"
 
-Modules = dict[str, dict[str, dict[str, str]]]  # module -> {"replacements": {name: target}, "installers": {name: ""}}
+# module -> {"path": its file, relative to the project root, "replacements": {name: target}, "installers": {name: ""}}
+Modules = dict[str, dict]
 
 
 def _signature(secret: bytes, body: bytes) -> str:
@@ -47,10 +48,11 @@ def _valid(modules: object) -> bool:
     return isinstance(modules, dict) and all(
         isinstance(module, str)
         and isinstance(entry, dict)
-        and set(entry) == {"replacements", "installers"}
+        and set(entry) == {"path", "replacements", "installers"}
+        and isinstance(entry["path"], str)
         and all(
             isinstance(part, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in part.items())
-            for part in entry.values()
+            for part in (entry["replacements"], entry["installers"])
         )
         for module, entry in modules.items()
     )
@@ -83,7 +85,7 @@ def _read_all(folder: Path) -> dict[str, Modules]:
 
 def _write_all(folder: Path, projects: dict[str, Modules]) -> None:
     secret = user_secret()
-    if secret is None or unsafe_folder(folder) is not None:
+    if secret is None or unsafe_folder(folder) is not None or foreign_folder(folder) is not None:
         return
     body = _body(projects)
     record = {"format": FORMAT, "version": VERSION, "signature": _signature(secret, body), "projects": projects}
@@ -121,7 +123,8 @@ class Memory:
         if not removed:
             return modules
         for module, entry in removed.items():
-            known = modules.setdefault(module, {"replacements": {}, "installers": {}})
+            known = modules.setdefault(module, {"path": entry["path"], "replacements": {}, "installers": {}})
+            known["path"] = entry["path"]
             known["replacements"].update(entry["replacements"])
             known["installers"].update(entry["installers"])
         _write_all(self.folder, projects)
@@ -137,9 +140,9 @@ def _function_at(tree: ast.Module, line: int) -> Optional[str]:
     return None
 
 
-def removed_by(result: RunResult, catalog: Catalog) -> Modules:
+def removed_by(result: RunResult, catalog: Catalog, project: Path) -> Modules:
     """Per module, the replacement functions and installers this written fix deleted (modules the catalog
-    already knows are left out: it remembers them itself)."""
+    already knows are left out: it remembers them itself), with the module's file relative to `project`."""
     from fsdp_unpatch.analysis.source import module_name_for
     from fsdp_unpatch.run.removals import called_target
 
@@ -151,11 +154,12 @@ def removed_by(result: RunResult, catalog: Catalog) -> Modules:
         module, _ = module_name_for(Path(file.display))
         if module in catalog.patch_modules:
             continue
+        location = os.path.relpath(os.path.realpath(file.display), project)
         try:
             tree = ast.parse(file.original)
         except (SyntaxError, ValueError):
             continue
-        entry = modules.setdefault(module, {"replacements": {}, "installers": {}})
+        entry = modules.setdefault(module, {"path": location, "replacements": {}, "installers": {}})
         for finding in deleted:
             name = _function_at(tree, finding.span.line)
             if name is None:
@@ -168,17 +172,19 @@ def removed_by(result: RunResult, catalog: Catalog) -> Modules:
     return {m: e for m, e in modules.items() if e["replacements"] or e["installers"]}
 
 
-def extend(catalog: Catalog, modules: Modules) -> Catalog:
-    """The catalog with the remembered modules among its known patch modules (the catalog's own win)."""
+def extend(catalog: Catalog, modules: Modules, project: Path) -> Catalog:
+    """The catalog with the remembered modules among its known patch modules (the catalog's own win); each is
+    that file of `project` and no other module of the same name."""
     learned = {
         name: PatchModule(
             name,
             tuple(entry["installers"]),
             (),
             {function: target for function, target in entry["replacements"].items() if target in catalog.targets},
+            path=os.path.realpath(os.path.join(project, entry["path"])),
         )
         for name, entry in modules.items()
-        if name not in catalog.patch_modules
+        if name not in catalog.patch_modules or catalog.patch_modules[name].path is not None  # remembered: newer wins
     }
     if not learned:
         return catalog

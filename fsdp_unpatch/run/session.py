@@ -83,9 +83,11 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
     if missing and len(missing) == len(request.paths):
         raise UsageError(f"{missing[0]}: no such file or directory")
     paths = [p for p in request.paths if p not in missing and not from_buffer] or ["."]
-    record = None if from_buffer else memory.Memory(_cache_folder(paths, request), str(Project.of(paths).folder))
+    # What earlier fixes removed is remembered per project; without one (no identity to keep it under) nothing is.
+    project = None if from_buffer else Project.of(paths).root
+    record = None if project is None else memory.Memory(_cache_folder(paths, request), str(project))
     remembered = record.read() if record is not None else {}
-    catalog = memory.extend(catalog, remembered)
+    catalog = memory.extend(catalog, remembered, Path(record.project) if record is not None else Path.cwd())
     try:
         candidates = (
             buffer_candidates(buffer or b"", request.stdin_filename, settings.force_exclude, settings.exclusion())
@@ -145,13 +147,14 @@ def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int]) -> RunRes
     from fsdp_unpatch.run.batch import default_jobs, run
 
     # What this fix removed from modules the catalog does not know is remembered for later runs, this one first.
-    removed = memory.removed_by(result, plan.catalog)
+    project = Path(plan.memory.project) if plan.memory is not None else Path.cwd()
+    removed = memory.removed_by(result, plan.catalog, project)
     # `--no-cache` writes nothing to the cache folder, the record included (it is still read: check agrees)
     if plan.memory is not None and plan.request is not None and not plan.request.no_cache:
         remembered = plan.memory.remember(removed)
     else:
         remembered = {**(plan.memory.read() if plan.memory is not None else {}), **removed}
-    catalog = memory.extend(plan.catalog, remembered)
+    catalog = memory.extend(plan.catalog, remembered, project)
     deleted = {r.display for r in result.files if r.deleted}
     replacements = plan.request is not None and plan.request.replacements
     checking = replace(plan.options, fix=False, write=True, replacements=replacements)
@@ -170,7 +173,8 @@ def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int]) -> RunRes
 
 
 def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResult:
-    """Run the plan; after a fix that was written, what the tree holds now (`analysed_again`)."""
+    """Run the plan. After a fix that was written, what is left is what the tree holds now (`analysed_again`);
+    the result's `written` keeps what the fix itself did (its files' old and new bytes, for diffs)."""
     from fsdp_unpatch.run.batch import default_jobs, run
 
     result = run(
@@ -181,7 +185,9 @@ def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResul
         cache=plan.cache,
     )
     if plan.options.fix and plan.options.write and result.changed:
+        written = result
         result = analysed_again(plan, result, jobs)
+        result.written = written.changed
     return result
 
 
