@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from codemods._base import UnpatchCodemod
+from fsdp_unpatch.rules.overrides import SAME_DEVICE_COPY
 
 
 class CollapseSameDeviceForeachCopy(UnpatchCodemod):
     DESCRIPTION = "Collapse same-device non_blocking foreach copies into the native call."
-    CODES = frozenset({"FSU005"})
+    CODES = frozenset({SAME_DEVICE_COPY.code})

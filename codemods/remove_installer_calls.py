@@ -14,11 +14,12 @@ from libcst.codemod import CodemodContext
 
 from codemods._base import UnpatchCodemod
 from fsdp_unpatch.analysis.plan import FileAnalysis, plan_installer_calls
+from fsdp_unpatch.rules.overrides import INSTALLER_CALL
 
 
 class RemoveInstallerCalls(UnpatchCodemod):
     DESCRIPTION = "Delete calls and imports of removed FSDP2 patch installers."
-    CODES = frozenset({"FSU004"})
+    CODES = frozenset({INSTALLER_CALL.code})
 
     def __init__(self, context: CodemodContext, installer: Sequence[str] = ()) -> None:
         super().__init__(context)

@@ -1,0 +1,121 @@
+"""The rule registry is the one place a rule is declared: every code, name and message lives in its
+declaration, and what lists rules (README, `rules`, codemods, flake8, SARIF, the batch layer) reads it."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from fsdp_unpatch.rules import registry
+
+PACKAGE = Path(registry.__file__).resolve().parent.parent
+CODE = re.compile(r"\bFSU\d{3}\b")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def _declarations(tree: ast.AST) -> set[int]:
+    """ids of every node inside a `declare(...)` call."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "declare":
+            found.update(id(n) for n in ast.walk(node))
+    return found
+
+
+def code_literals(source: str) -> list[tuple[int, str]]:
+    """(line, text) of each string literal naming a rule code outside declarations and docstrings."""
+    tree = ast.parse(source)
+    allowed = _docstrings(tree) | _declarations(tree)
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in allowed
+        and CODE.search(node.value)
+    ]
+
+
+def test_the_literal_check_sees_a_code_in_a_string() -> None:
+    assert code_literals('x = "FSU001"\nf"{y} (FSU003)"\n') == [(1, "FSU001"), (2, " (FSU003)")]
+    assert code_literals('"""Module FSU001."""\ndeclare("FSU001", "x", doc="see FSU002")\n# FSU003\n') == []
+
+
+@pytest.mark.parametrize("path", sorted(p.relative_to(PACKAGE.parent) for p in PACKAGE.rglob("*.py")), ids=str)
+def test_no_rule_code_as_a_literal_outside_its_declaration(path: Path) -> None:
+    found = code_literals((PACKAGE.parent / path).read_text(encoding="utf-8"))
+    assert found == [], f"{path}: use the rule's declaration (`RULE.code`, `registry.codes(...)`): {found}"
+
+
+def test_codemods_name_no_code_by_hand() -> None:
+    codemods = PACKAGE.parent / "codemods"
+    for path in sorted(codemods.glob("*.py")):
+        assert code_literals(path.read_text(encoding="utf-8")) == [], path
+
+
+def test_every_rule_is_declared_once_with_the_whole_anatomy() -> None:
+    rules = registry.all_rules()
+    assert list(rules) == sorted(rules) and len(rules) >= 25
+    assert len({r.name for r in rules.values()}) == len(rules)
+    for rule in rules.values():
+        assert re.fullmatch(r"FSU\d{3}", rule.code)
+        assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name), rule.name
+        assert rule.category in registry.CATEGORIES and rule.fix in registry.APPLICABILITIES
+        assert rule.phase in ("file", "run") and set(rule.exports) <= set(registry.CROSS_FILE_KEYS)
+        assert rule.summary and rule.messages and rule.planned_in
+        sections = [line for line in rule.doc.splitlines() if line.startswith("## ")]
+        assert sections == list(registry.DOC_SECTIONS), (rule.code, sections)
+        assert (rule.fix == "none") == (rule.category in ("keep", "error") or rule.fix == "none")
+
+
+def test_a_code_range_says_the_category() -> None:
+    ranges = {"0": {"remove", "review"}, "1": {"review"}, "2": {"keep"}, "3": {"remove", "review"}, "9": {"error"}}
+    for rule in registry.all_rules().values():
+        if rule.code[3] in ranges:
+            assert rule.category in ranges[rule.code[3]], rule.code
+    assert all(r.fix == "none" for r in registry.all_rules().values() if r.category in ("keep", "error"))
+
+
+def test_a_message_template_takes_its_fields() -> None:
+    rule = registry.rule("FSU004")
+    assert rule.message(call="_apply_fsdp_patch()") == "`_apply_fsdp_patch()` calls an installer that is removed"
+    with pytest.raises(KeyError):
+        rule.message()
+
+
+def test_codes_selects_by_applicability_category_and_phase() -> None:
+    safe = registry.codes(fix="safe")
+    assert {"FSU001", "FSU002", "FSU003", "FSU004", "FSU301"} <= safe
+    assert "FSU005" not in safe and "FSU302" not in safe
+    assert registry.codes(category="error") == {"FSU901", "FSU902", "FSU903", "FSU904"}
+    assert registry.codes(phase="run") == {"FSU004", "FSU301", "FSU302", "FSU303", "FSU304", "FSU305"}
+    assert registry.codes(fix="unsafe", category="review") == {"FSU005"}
+
+
+def test_declaring_a_code_twice_differently_fails() -> None:
+    first = registry.rule("FSU001")
+    with pytest.raises(ValueError, match="declared twice"):
+        registry.declare(
+            first.code,
+            "another-name",
+            category=first.category,
+            fix=first.fix,
+            phase=first.phase,
+            summary=first.summary,
+            messages=dict(first.messages),
+            doc=first.doc,
+            planned_in=first.planned_in,
+        )
+    assert registry.rule("FSU001") is first
