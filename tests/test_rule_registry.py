@@ -119,3 +119,50 @@ def test_declaring_a_code_twice_differently_fails() -> None:
             planned_in=first.planned_in,
         )
     assert registry.rule("FSU001") is first
+
+
+def test_the_batch_layer_computes_every_cross_file_key_a_rule_exports() -> None:
+    """A rule whose findings depend on other files declares what it exports; the batch layer must compute
+    exactly those keys, or the parallel path would silently differ from a run over all files at once."""
+    from fsdp_unpatch.analysis.plan import Options
+    from fsdp_unpatch.catalog import load_catalog
+    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.config.discovery import discover
+    from fsdp_unpatch.model import RunOptions
+    from fsdp_unpatch.run.batch import cross_file_keys
+    from fsdp_unpatch.run.engine import Run
+
+    example = PACKAGE.parent / "examples" / "legacy_project" / "legacy_npu" / "distributed" / "fsdp"
+    engine = Run(load_catalog(), RunOptions(Options(target_torch=Version.parse("2.13")), fix=True, write=False))
+    engine.load(list(discover([str(example / "_add_fsdp_patch.py")])))
+    engine.link()
+    keys = cross_file_keys(engine)
+    declared = {key for rule in registry.all_rules().values() for key in rule.exports}
+    assert set(keys) == declared == set(registry.CROSS_FILE_KEYS)
+    assert "_apply_fsdp_patch" in keys["deleted-names"]
+
+
+def test_the_readme_rules_table_is_the_registry() -> None:
+    import subprocess
+    import sys
+
+    from fsdp_unpatch.commands.docs import markdown_table
+
+    rows = markdown_table().splitlines()[2:]
+    assert [row.split(" | ")[0].lstrip("| ") for row in rows] == list(registry.all_rules())
+    script = PACKAGE.parent / "scripts" / "gen_readme_rules.py"
+    result = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_readme_check_fails_on_a_stale_table(tmp_path: Path) -> None:
+    import importlib.util
+
+    script = PACKAGE.parent / "scripts" / "gen_readme_rules.py"
+    spec = importlib.util.spec_from_file_location("gen_readme_rules", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    assert module.with_table(readme) == readme
+    stale = readme.replace("| FSU904 | file-too-large |", "| FSU904 | too-large |")
+    assert stale != readme and module.with_table(stale) == readme

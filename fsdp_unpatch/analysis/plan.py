@@ -39,6 +39,7 @@ from fsdp_unpatch.rules.overrides import (
     SAME_DEVICE_COPY,
     UNPROVEN_OVERRIDE,
 )
+from fsdp_unpatch.rules.registry import file_checks
 
 
 @dataclass
@@ -611,6 +612,8 @@ class _Analyzer:
         self.plan_replacements(pending)
         self.plan_installers()
         self.plan_copies()
+        for rule in file_checks():  # rules whose module plans them (`Rule.check`)
+            self.result.planned.extend(rule.check(self.result, self.catalog, self.options))
         removable = {i.qualified: i.finding for i in self.result.installers if i.removable}
         plan_installer_calls(self.result, removable)
         return self.result
