@@ -113,9 +113,7 @@ def render(code: str, case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 @pytest.mark.parametrize("code, case", rule_cases(), ids=[f"{c}/{k}" for c, k in rule_cases()])
-def test_rule_case_matches_its_snapshot(
-    code: str, case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_rule_case_matches_its_snapshot(code: str, case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert code in all_rules(), f"tests/rules/{code}: no rule has this code"
     text, count = render(code, case, tmp_path, monkeypatch)
     if case.startswith(MUST_NOT_FIRE):
