@@ -166,3 +166,23 @@ def test_the_readme_check_fails_on_a_stale_table(tmp_path: Path) -> None:
     assert module.with_table(readme) == readme
     stale = readme.replace("| FSU904 | file-too-large |", "| FSU904 | too-large |")
     assert stale != readme and module.with_table(stale) == readme
+
+
+def test_where_a_rule_is_planned_names_modules_that_exist() -> None:
+    import importlib
+
+    for rule in registry.all_rules().values():
+        modules = re.findall(r"fsdp_unpatch(?:\.\w+)+", rule.planned_in)
+        assert modules, rule.code
+        for module in modules:
+            importlib.import_module(module)
+
+
+def test_rules_markdown_output_is_the_table(tmp_path: Path) -> None:
+    from tests.integration import cli
+
+    result = cli("rules", "--output-format", "markdown", cwd=tmp_path)
+    assert result.returncode == 0
+    from fsdp_unpatch.commands.docs import markdown_table
+
+    assert result.stdout.decode() == markdown_table() + "\n"
