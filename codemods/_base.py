@@ -27,9 +27,10 @@ from fsdp_unpatch.fixes.edits import apply_edits
 from fsdp_unpatch.rules.registry import rule
 
 
-def codemod_classes() -> list[type]:
+def codemod_classes() -> list[type[UnpatchCodemod]]:
     """Every concrete codemod imported so far (the runner has imported the one it runs)."""
-    found, stack = [], list(UnpatchCodemod.__subclasses__())
+    found: list[type[UnpatchCodemod]] = []
+    stack = list(UnpatchCodemod.__subclasses__())
     while stack:
         cls = stack.pop()
         stack.extend(cls.__subclasses__())

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from codemods._base import UnpatchCodemod
 from fsdp_unpatch.rules.overrides import SAME_DEVICE_COPY
+
+from ._base import UnpatchCodemod
 
 
 class CollapseSameDeviceForeachCopy(UnpatchCodemod):

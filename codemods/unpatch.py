@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from codemods._base import UnpatchCodemod
 from fsdp_unpatch.rules.registry import codes
+
+from ._base import UnpatchCodemod
 
 
 class Unpatch(UnpatchCodemod):

@@ -46,6 +46,8 @@ import legacy_npu  # noqa: F401  (applies the API patches)
 from legacy_npu.distributed.fsdp import _add_fsdp_patch as patch_module
 import train
 
+pytestmark = pytest.mark.slow  # trains the example with torch
+
 TARGETS = ("get_param_all_gather_inputs", "all_gather_copy_in", "finalize_backward")
 
 

@@ -63,3 +63,83 @@ def test_strings_naming_a_function_the_fix_removed_are_still_reported_afterwards
     assert _strings(fixed) == before
     again = _run(root, "check")
     assert _strings(again) == before and again.returncode == 1
+
+
+# A downstream project's own copy of the patch, under a module name the catalog does not know.
+DOWNSTREAM_TEST = """import subprocess
+import sys
+
+
+def test_patch_is_importable():
+    code = "from trainer.npu_fsdp import _trainer_all_gather_copy_in"
+    subprocess.check_call([sys.executable, "-c", code])
+"""
+
+
+def _downstream(root: Path) -> Path:
+    package = root / "trainer"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    collectives = PATCH.read_text().split("# ----------")[0]
+    # its own names too: nothing of torch-npu's (which the catalog knows) is left to match
+    copy = collectives.replace("legacy_npu.distributed.fsdp", "trainer").replace("_patched_", "_trainer_")
+    assert "_patched_" not in copy and "torch_npu" not in copy
+    (package / "npu_fsdp.py").write_text(copy)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_npu_fsdp.py").write_text(DOWNSTREAM_TEST)
+    (root / "pyproject.toml").write_text("[project]\nname = 'trainer'\n")
+    return root
+
+
+def _cli(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", *args, "--output-format", "json", "."],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_a_downstream_copy_of_the_patch_is_remembered_after_the_fix(tmp_path: Path) -> None:
+    """Not torch-npu's module: the catalog does not know `trainer.npu_fsdp`; what `fix` removed from it is
+    recorded (`removed.json` in the cache folder) and the names are still reported by every later run."""
+    root = _downstream(tmp_path)
+    before = _strings(_cli(root, "check"))
+    assert before == [("tests/test_npu_fsdp.py", 6)]
+    fixed = _cli(root, "fix")
+    assert fixed.returncode == 1, fixed.stderr
+    assert "def _trainer_all_gather_copy_in(" not in (root / "trainer" / "npu_fsdp.py").read_text()
+    assert _strings(fixed) == before  # reported by the fix itself, with the lines as they are now
+    for args in (("check",), ("check", "--no-cache")):
+        again = _cli(root, *args)
+        assert _strings(again) == before and again.returncode == 1, args
+    folder = root / ".fsdp_unpatch_cache"
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"  # never committed by accident
+    record = json.loads((folder / "removed.json").read_text())
+    assert record["modules"]["trainer.npu_fsdp"]["replacements"]["_trainer_all_gather_copy_in"] == (
+        "ops.fsdp.all_gather_copy_in"
+    )
+
+
+def test_a_name_defined_again_is_no_longer_removed(tmp_path: Path) -> None:
+    """The record says what was removed; the module says what is there now: a name its module defines
+    again (here a plain helper, installed nowhere) is not removed, and the string naming it is fine."""
+    root = _downstream(tmp_path)
+    assert _cli(root, "fix").returncode == 1
+    module = root / "trainer" / "npu_fsdp.py"
+    module.write_text(module.read_text() + "\n\ndef _trainer_all_gather_copy_in(*args):\n    return args\n")
+    findings = json.loads(_cli(root, "check").stdout)
+    assert not any(f["code"] == "FSU304" for f in findings), findings
+
+
+def test_a_forged_record_is_ignored(tmp_path: Path) -> None:
+    """The record is signed with this user's key: a committed or edited one adds nothing."""
+    root = _downstream(tmp_path)
+    assert _cli(root, "fix").returncode == 1
+    path = root / ".fsdp_unpatch_cache" / "removed.json"
+    record = json.loads(path.read_text())
+    record["modules"]["trainer.npu_fsdp"]["replacements"]["_innocent"] = "ops.fsdp.all_gather_copy_in"
+    path.write_text(json.dumps(record))
+    (root / "tests" / "test_other.py").write_text('CODE = "from trainer.npu_fsdp import _innocent"\n')
+    findings = json.loads(_cli(root, "check").stdout)
+    assert not any(f["code"] == "FSU304" for f in findings), findings

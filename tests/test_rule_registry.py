@@ -68,10 +68,10 @@ def test_codemods_name_no_code_by_hand() -> None:
 def test_codemods_apply_rules_that_have_fixes_and_unpatch_every_safe_one() -> None:
     import importlib
 
-    from codemods._base import codemod_classes
+    from fsdp_unpatch.codemods._base import codemod_classes
 
     for name in ("unpatch", "remove_collective_overrides", "collapse_foreach_copy", "remove_installer_calls"):
-        importlib.import_module(f"codemods.{name}")
+        importlib.import_module(f"fsdp_unpatch.codemods.{name}")
     by_name = {cls.__name__: cls for cls in codemod_classes()}
     assert by_name["Unpatch"].CODES == registry.codes(fix="safe") and "FSU301" in by_name["Unpatch"].CODES
     assert by_name["RemoveCollectiveOverrides"].CODES == {"FSU001", "FSU002", "FSU003", "FSU004"}

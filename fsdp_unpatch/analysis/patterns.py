@@ -109,7 +109,7 @@ def same_device_copy(
     # The non-blocking copy must sit in the same-device branch.
     if (fast0, fast1) != ((True, False) if same_device_first else (False, True)):
         return None
-    native_line = branches[1][0] if same_device_first else branches[0][0]  # type: ignore[index]
+    native_line = branches[1][0] if same_device_first else branches[0][0]
     return SameDeviceCopy(node=node, native_call=native_line)
 
 

@@ -612,8 +612,8 @@ class _Analyzer:
         self.plan_replacements(pending)
         self.plan_installers()
         self.plan_copies()
-        for rule in file_checks():  # rules whose module plans them (`Rule.check`)
-            self.result.planned.extend(rule.check(self.result, self.catalog, self.options))
+        for check in file_checks():  # rules whose module plans them (`Rule.check`)
+            self.result.planned.extend(check(self.result, self.catalog, self.options))
         removable = {i.qualified: i.finding for i in self.result.installers if i.removable}
         plan_installer_calls(self.result, removable)
         return self.result

@@ -611,7 +611,7 @@ def remove_leftovers(folder: str) -> list[str]:
     Only temporaries (new content never renamed into place) are removed: they hold no one's data. Backups
     (`*.fsdp-unpatch.bak`) hold a file's old content and are left for the user.
     """
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(folder or ".")
     except OSError:

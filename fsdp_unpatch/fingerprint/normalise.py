@@ -96,7 +96,7 @@ def local_names(fn: FunctionNode) -> set[str]:
             elif isinstance(node, ast.Global):
                 declared_global.update(node.names)
             elif type(node).__name__ in ("MatchAs", "MatchStar") and getattr(node, "name", None):
-                bound.add(node.name)
+                bound.add(getattr(node, "name"))  # noqa: B009 (ast.MatchAs is Python >= 3.10)
     return bound - declared_global
 
 

@@ -61,7 +61,7 @@ def mark(data: bytes, encoding: str, wanted: Mapping[int, set[str]]) -> Marked:
             unmarkable.append(number)
             continue
         line = lines[number - 1]
-        ending = _LINE_END.search(line).group(1) or ""
+        ending = line[len(line.rstrip("\r\n")) :]  # \n, \r\n or \r (one ending: `lines` splits on each)
         body = line[: len(line) - len(ending)]
         comment = comments.get(number)
         match = NOQA.search(comment.string) if comment is not None else None
@@ -71,7 +71,7 @@ def mark(data: bytes, encoding: str, wanted: Mapping[int, set[str]]) -> Marked:
         new = sorted(wanted[number] - present)
         if not new:
             continue
-        if match is not None:
+        if match is not None and comment is not None:
             start = comment.start[1]  # the comment's column, in characters of the line
             end = start + match.end("codes")
             body = body[:end] + ", " + ", ".join(new) + body[end:]

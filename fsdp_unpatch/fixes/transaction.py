@@ -174,9 +174,9 @@ def commit(changes: Sequence[Change]) -> None:
     try:
         for position, change in enumerate(changes):
             checkpoint()  # a signal here: the temporaries go, nothing has changed
-            error = refusal(change)
-            if error is not None:
-                raise Blocked(position, error)
+            refused = refusal(change)
+            if refused is not None:
+                raise Blocked(position, refused)
             try:
                 staged.append(_stage(position, change))
             except OSError as error:

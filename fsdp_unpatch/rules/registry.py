@@ -148,6 +148,6 @@ def codes(
     )
 
 
-def file_checks() -> list[Rule]:
-    """The rules that plan their findings themselves, one file at a time (`Rule.check`)."""
-    return [r for r in all_rules().values() if r.check is not None]
+def file_checks() -> list[Check]:
+    """The planning functions of the rules that plan their findings themselves, one file at a time."""
+    return [r.check for r in all_rules().values() if r.check is not None]

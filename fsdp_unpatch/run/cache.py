@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import importlib.util
 import json
 import os
 import re
@@ -43,15 +44,6 @@ _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This is the fsdp
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 
 
-def project_root(paths: Iterable[str], cwd: Optional[str] = None) -> Path:
-    """The folder holding `pyproject.toml` or `.git` above the first path (else the current folder)."""
-    from fsdp_unpatch.config.discovery import enclosing_project
-
-    paths = list(paths)
-    fallback = Path(cwd) if cwd else Path.cwd()
-    return enclosing_project(paths[0] if paths else str(fallback)) or fallback
-
-
 def catalog_digest(files: Iterable[Path] = ()) -> str:
     """Hash of the data the analysis reads (catalog, fingerprints): a changed catalog invalidates everything."""
     digest = hashlib.sha256()
@@ -62,9 +54,15 @@ def catalog_digest(files: Iterable[Path] = ()) -> str:
 
 @functools.cache
 def build_digest() -> str:
-    """Hash of the installed tool itself: every file of the package (and of `codemods`), code and data."""
+    """Hash of the installed tool itself: every file of the package and its codemods, code and data."""
     digest = hashlib.sha256()
-    roots = [PACKAGE_DIR, PACKAGE_DIR.parent / "codemods"]
+    # `fsdp_unpatch.codemods` installs inside the package; in an editable install it stays in the
+    # repository's `codemods/` folder. Found without importing it (that would import libcst).
+    codemods = importlib.util.find_spec("fsdp_unpatch.codemods")
+    roots = [PACKAGE_DIR]
+    for location in (codemods.submodule_search_locations or []) if codemods else []:
+        if PACKAGE_DIR not in Path(location).resolve().parents:
+            roots.append(Path(location).resolve())
     for root in roots:
         if not root.is_dir():
             continue
@@ -413,13 +411,18 @@ class Cache:
             pass  # a read-only tree or a full disk: run without caching
 
     def _prepare(self) -> None:
-        if self.entries.is_dir():
-            return
-        self.entries.mkdir(mode=0o700, parents=True, exist_ok=True)
-        for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
-            path = self.folder / name
-            if not os.path.lexists(path):
-                path.write_text(text)
+        if not self.entries.is_dir():
+            prepare_folder(self.folder)
+            self.entries.mkdir(mode=0o700, exist_ok=True)
+
+
+def prepare_folder(folder: Path) -> None:
+    """Create the cache folder as git and backup tools should see it: ignored, tagged as a cache."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
+        path = folder / name
+        if not os.path.lexists(path):
+            path.write_text(text)
 
 
 def clear(root: Path, folder: Optional[Path] = None) -> tuple[bool, str]:

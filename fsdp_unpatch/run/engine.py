@@ -339,9 +339,8 @@ class Run:
         skipped = [u.source.data for u in self.units if u.skipped and u.source is not None]
         for unit in self.units:
             for planned in unit.analysis.planned if unit.analysis is not None else ():
-                if planned.code == PATCH_INSTALLER.code and any(
-                    planned.node.value.encode() in data for data in skipped
-                ):  # type: ignore[attr-defined]
+                deletes_installer = planned.code == PATCH_INSTALLER.code
+                if deletes_installer and any(planned.node.value.encode() in data for data in skipped):  # type: ignore[attr-defined]
                     planned.requires.append(_NEVER)
                 if planned.code == INSTALLER_CALL.code and id(planned) not in selected:
                     for installer in planned.requires:

@@ -63,7 +63,6 @@ def present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, 
             ):
                 present[name] = unit
     return present
-    return present
 
 
 def installer_aliases(

@@ -34,10 +34,6 @@ class RemovedSymbol:
     def name(self) -> str:
         return self.qualified.rsplit(".", 1)[1]
 
-    def stems(self) -> frozenset[str]:
-        """Words a test named after this function would contain: `all_gather_copy_in`, `patched_...`."""
-        return frozenset({self.name.lstrip("_"), self.target.rsplit(".", 1)[-1].lstrip("_")})
-
 
 @dataclass
 class Removals:
@@ -91,6 +87,13 @@ def from_catalog(catalog: Catalog, options: Options, present: Mapping[str, Optio
     return removals
 
 
+def called_target(catalog: Catalog, target: str) -> str:
+    """The target a reference to the replacement should call: an op's packet rather than its overload
+    (a replacement installed over both is called as the packet)."""
+    packet = target[: -len(".default")] if target.startswith("ops.") and target.endswith(".default") else None
+    return packet if packet in catalog.targets else target
+
+
 def from_run(catalog: Catalog, analyses: Iterable[FileAnalysis]) -> Removals:
     """Replacement functions and installers that this run deletes."""
     removals = Removals()
@@ -99,10 +102,7 @@ def from_run(catalog: Catalog, analyses: Iterable[FileAnalysis]) -> Removals:
             if planned.target is None or planned.target not in catalog.targets:
                 continue
             qualified = f"{analysis.module_name}.{name}"
-            target = planned.target
-            packet = target[: -len(".default")] if target.startswith("ops.") and target.endswith(".default") else None
-            if packet in catalog.targets:
-                target = packet  # installed over the packet and its overload: call the packet
+            target = called_target(catalog, planned.target)
             native = catalog.targets[target].native
             removals.symbols[qualified] = RemovedSymbol(qualified, target, native, planned)
         for installer in analysis.installers:

@@ -1,0 +1,178 @@
+"""What earlier fixes removed, remembered by later runs (README, "What fix remembers").
+
+The catalog knows torch-npu's patch module: once a fix deleted `_patched_all_gather_copy_in`, every later run
+still reports the strings, references and tests that name it. A project that carries a copy of the patch
+under its own module name gets the same from this record: after `fix` writes, the replacement functions
+(FSU002) and installers (FSU003) it deleted are kept in `removed.json` in the cache folder, per module, in
+the catalog's own shape (`[patch_modules]`). Later runs add those modules to the catalog, so they are
+treated exactly like the known one: a name counts as removed while its module no longer defines it.
+
+The record is data, signed like the cache's entries (`cache.py`): a forged or foreign file is ignored.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import hmac
+import json
+import os
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Optional
+
+from fsdp_unpatch.catalog import Catalog, PatchModule
+from fsdp_unpatch.model import RunResult
+from fsdp_unpatch.rules.overrides import OVERRIDE_REPLACEMENT, PATCH_INSTALLER
+from fsdp_unpatch.run.cache import prepare_folder, unsafe_folder, user_secret
+
+FILE = "removed.json"
+FORMAT, VERSION = "fsdp-unpatch-removed", 1
+# What the record keeps of a fix's findings: a deleted replacement function and a deleted installer.
+REPLACEMENT, INSTALLER = OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code
+
+Modules = dict[str, dict[str, dict[str, str]]]  # module -> {"replacements": {name: target}, "installers": {name: ""}}
+
+
+def _signature(secret: bytes, body: bytes) -> str:
+    return hmac.new(secret, FORMAT.encode() + b"\0" + body, hashlib.sha256).hexdigest()
+
+
+def _body(modules: Modules) -> bytes:
+    return json.dumps(modules, sort_keys=True, separators=(",", ":")).encode()
+
+
+def _valid(modules: object) -> bool:
+    return isinstance(modules, dict) and all(
+        isinstance(module, str)
+        and isinstance(entry, dict)
+        and set(entry) == {"replacements", "installers"}
+        and all(
+            isinstance(part, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in part.items())
+            for part in entry.values()
+        )
+        for module, entry in modules.items()
+    )
+
+
+def read(folder: Path) -> Modules:
+    """The record in `folder`; empty when there is none, or it is unsafe, corrupt, forged or foreign."""
+    secret = user_secret()
+    if secret is None or unsafe_folder(folder) is not None:
+        return {}
+    try:
+        descriptor = os.open(folder / FILE, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(descriptor, "rb") as handle:
+            record = json.loads(handle.read(16 * 1024 * 1024))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    if not (
+        isinstance(record, dict)
+        and set(record) == {"format", "version", "signature", "modules"}
+        and record["format"] == FORMAT
+        and record["version"] == VERSION
+        and _valid(record["modules"])
+        and isinstance(record["signature"], str)
+        and hmac.compare_digest(record["signature"], _signature(secret, _body(record["modules"])))
+    ):
+        return {}
+    return record["modules"]
+
+
+def _write(folder: Path, modules: Modules) -> None:
+    secret = user_secret()
+    if secret is None or unsafe_folder(folder) is not None:
+        return
+    body = _body(modules)
+    record = {"format": FORMAT, "version": VERSION, "signature": _signature(secret, body), "modules": modules}
+    try:
+        prepare_folder(folder)
+        descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(json.dumps(record, sort_keys=True, indent=1).encode())
+            os.replace(temporary, folder / FILE)
+        except BaseException:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+            raise
+    except OSError:
+        pass  # a read-only tree or a full disk: the fix stands, only the memory of it is lost
+
+
+def _function_at(tree: ast.Module, line: int) -> Optional[str]:
+    """The top-level function whose definition (decorators included) starts at `line`."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if min([node.lineno] + [d.lineno for d in node.decorator_list]) == line:
+                return node.name
+    return None
+
+
+def removed_by(result: RunResult, catalog: Catalog) -> Modules:
+    """Per module, the replacement functions and installers this written fix deleted (modules the catalog
+    already knows are left out: it remembers them itself)."""
+    from fsdp_unpatch.analysis.source import module_name_for
+    from fsdp_unpatch.run.removals import called_target
+
+    modules: Modules = {}
+    for file in result.files:
+        deleted = [f for f in file.findings if f.fixed and f.code in (REPLACEMENT, INSTALLER)]
+        if not deleted or file.original is None:
+            continue
+        module, _ = module_name_for(Path(file.display))
+        if module in catalog.patch_modules:
+            continue
+        try:
+            tree = ast.parse(file.original)
+        except (SyntaxError, ValueError):
+            continue
+        entry = modules.setdefault(module, {"replacements": {}, "installers": {}})
+        for finding in deleted:
+            name = _function_at(tree, finding.span.line)
+            if name is None:
+                continue
+            target = finding.target
+            if finding.code == REPLACEMENT and target is not None and target in catalog.targets:
+                entry["replacements"][name] = called_target(catalog, target)
+            elif finding.code == INSTALLER:
+                entry["installers"][name] = ""
+    return {m: e for m, e in modules.items() if e["replacements"] or e["installers"]}
+
+
+def remember(folder: Path, removed: Modules) -> Modules:
+    """Add what a fix removed to the record in `folder`; the whole record after it."""
+    modules = read(folder)
+    if not removed:
+        return modules
+    for module, entry in removed.items():
+        known = modules.setdefault(module, {"replacements": {}, "installers": {}})
+        known["replacements"].update(entry["replacements"])
+        known["installers"].update(entry["installers"])
+    _write(folder, modules)
+    return modules
+
+
+def extend(catalog: Catalog, modules: Modules) -> Catalog:
+    """The catalog with the remembered modules among its known patch modules (the catalog's own win)."""
+    learned = {
+        name: PatchModule(
+            name,
+            tuple(entry["installers"]),
+            (),
+            {function: target for function, target in entry["replacements"].items() if target in catalog.targets},
+        )
+        for name, entry in modules.items()
+        if name not in catalog.patch_modules
+    }
+    if not learned:
+        return catalog
+    return replace(catalog, patch_modules={**catalog.patch_modules, **learned})
+
+
+def digest(modules: Modules) -> str:
+    """What the record adds to the analysis, for the cache's key."""
+    return hashlib.sha256(_body(modules)).hexdigest()
