@@ -199,3 +199,16 @@ def test_rules_markdown_output_is_the_table(tmp_path: Path) -> None:
     from fsdp_unpatch.commands.docs import markdown_table
 
     assert result.stdout.decode() == markdown_table() + "\n"
+
+
+def test_a_rule_is_a_value() -> None:
+    rule = registry.rule("FSU001")
+    assert hash(rule) == hash(registry.rule("FSU001")) and {rule} == {registry.rule("FSU001")}
+
+
+def test_rules_targets_markdown_is_a_table(tmp_path: Path) -> None:
+    from tests.integration import cli
+
+    lines = cli("rules", "--targets", "--output-format", "markdown", cwd=tmp_path).stdout.decode().splitlines()
+    assert lines[:2] == ["| target | category | torch | native device-agnostic since |", "| --- | --- | --- | --- |"]
+    assert "| ops.fsdp.all_gather_copy_in | remove | torch 2.5+ | 2.8 |" in lines

@@ -35,11 +35,16 @@ def _targets_of(catalog, code: str) -> list:
     return [t for t in catalog.targets.values() if kind is not None and t.category == kind]
 
 
+def _markdown(columns: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
 def markdown_table() -> str:
     """The rules as the README's Markdown table."""
-    lines = ["| code | name | category | fix | summary |", "| --- | --- | --- | --- | --- |"]
-    lines += [f"| {r.code} | {r.name} | {r.category} | {r.fix} | {r.summary} |" for r in _rules().values()]
-    return "\n".join(lines)
+    rows = [[r.code, r.name, r.category, r.fix, r.summary] for r in _rules().values()]
+    return _markdown(["code", "name", "category", "fix", "summary"], rows)
 
 
 def _print_table(title: str, columns: list[str], rows: list[list[str]], color: bool) -> None:
@@ -75,15 +80,15 @@ def rules(output_format: str, show_targets: bool, no_color: bool) -> None:
             }
             for t in sorted(catalog.targets.values(), key=lambda t: t.id)
         ]
-        if output_format != "text":
+        if output_format == "json":
             click.echo(json.dumps(entries, indent=2))
             return
-        _print_table(
-            "FSDP2 targets",
-            ["target", "category", "torch", "native device-agnostic since"],
-            [[e["id"], e["category"], catalog.targets[e["id"]].versions, e["native_since"] or ""] for e in entries],
-            color,
-        )
+        columns = ["target", "category", "torch", "native device-agnostic since"]
+        rows = [[e["id"], e["category"], catalog.targets[e["id"]].versions, e["native_since"] or ""] for e in entries]
+        if output_format == "markdown":
+            click.echo(_markdown(columns, rows))
+            return
+        _print_table("FSDP2 targets", columns, rows, color)
         return
     entries = [
         {"code": r.code, "name": r.name, "category": r.category, "fix": r.fix, "summary": r.summary}

@@ -42,7 +42,6 @@ CROSS_FILE_KEYS: tuple[str, ...] = get_args(CrossFileKey)
 # The catalog targets a rule reports on, listed by `explain`: a target category, or the FSDP ops.
 TargetKind = Literal["remove", "keep", "ops"]
 DOC_SECTIONS = ("## What it does", "## Why", "## Example")
-PREFIX = "FSU"
 
 # A per-file rule's own planning function: the findings (with their fixes) it plans in one analysed file.
 Check = Callable[["FileAnalysis", "Catalog", "Options"], Iterable["Planned"]]
@@ -57,7 +56,7 @@ class Rule:
     phase: Phase
     summary: str
     # The finding's messages, by form ("default" for a rule with one), with `{field}` placeholders.
-    messages: Mapping[str, str]
+    messages: Mapping[str, str] = field(hash=False)
     # Markdown in three sections (DOC_SECTIONS), as ruff documents a rule.
     doc: str
     # Where its findings are planned: the module (and function) that plans them, or `check` below.
