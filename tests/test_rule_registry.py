@@ -212,3 +212,15 @@ def test_rules_targets_markdown_is_a_table(tmp_path: Path) -> None:
     lines = cli("rules", "--targets", "--output-format", "markdown", cwd=tmp_path).stdout.decode().splitlines()
     assert lines[:2] == ["| target | category | torch | native device-agnostic since |", "| --- | --- | --- | --- |"]
     assert "| ops.fsdp.all_gather_copy_in | remove | torch 2.5+ | 2.8 |" in lines
+
+
+def test_listing_the_rules_loads_no_libcst() -> None:
+    """The configuration checks rule codes on runs that parse nothing: the declarations must stay data."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\nfrom fsdp_unpatch.rules.registry import all_rules\nall_rules()\nprint('libcst' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.split() == ["False"], done.stderr

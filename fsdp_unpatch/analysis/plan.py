@@ -27,8 +27,8 @@ from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.rules import completeness, overrides
-from fsdp_unpatch.rules.completeness import REDUNDANT_CLASS_PATCH, STALE_BY_NAME_IMPORT
-from fsdp_unpatch.rules.overrides import (
+from fsdp_unpatch.rules.declared.completeness import REDUNDANT_CLASS_PATCH, STALE_BY_NAME_IMPORT
+from fsdp_unpatch.rules.declared.overrides import (
     COLLECTIVE_OVERRIDE,
     ENHANCE_PATCH,
     INSTALLER_CALL,

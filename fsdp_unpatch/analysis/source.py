@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional, TypeVar
 
-from fsdp_unpatch.rules.errors import FILE_TOO_LARGE, FIX_NOT_WRITTEN, PARSE_ERROR, READ_ERROR
+from fsdp_unpatch.rules.declared.errors import FILE_TOO_LARGE, FIX_NOT_WRITTEN, PARSE_ERROR, READ_ERROR
 
 if TYPE_CHECKING:  # loaded by parse_source: reading files (and the prefilter) must not cost libcst's import
     import libcst as cst

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from fsdp_unpatch.analysis.suppression import NOQA
-from fsdp_unpatch.rules.errors import FIX_NOT_WRITTEN
+from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
 
 MARKED_CATEGORIES = ("remove", "review")
 _LINE_END = re.compile(r"(\r\n|\r|\n)?\Z")

@@ -39,7 +39,7 @@ from fsdp_unpatch.analysis.source import (
     remove_leftovers,
     signals_deferred,
 )
-from fsdp_unpatch.rules.errors import FIX_NOT_WRITTEN
+from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
 
 CHANGED = "file changed on disk while it was being fixed; not written"
 

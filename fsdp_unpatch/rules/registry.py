@@ -1,4 +1,5 @@
-"""The rule registry: every rule is declared once, with `declare`, in the module of its family.
+"""The rule registry: every rule is declared once, with `declare`, in the module of its family
+(`fsdp_unpatch/rules/declared/`).
 
 A declaration carries everything the rest of the tool reads about a rule: its code and name, category,
 fix applicability, phase (decided per file, or across the files of a run), message template,
@@ -7,9 +8,10 @@ export to the batch layer, and where it is planned — its own `check` function 
 needs one file's facts), or the module that plans it. `fsdp-unpatch rules` / `explain`, the README's rules
 table, the codemods' code lists, the flake8 plugin and the SARIF rule metadata all read it.
 
-Every module of the `fsdp_unpatch.rules` package is a rule family: `all_rules()` imports each one (their
-declarations run at import) and returns the rules by code. A new rule module needs no registration
-anywhere else.
+Every module of the `fsdp_unpatch.rules.declared` package is a rule family: `all_rules()` imports each one
+(their declarations run at import) and returns the rules by code. A new rule module needs no registration
+anywhere else. Those modules are data, cheap to import (no libcst): the configuration checks rule codes on
+runs that never parse a file.
 """
 
 from __future__ import annotations
@@ -107,14 +109,13 @@ def _dedent(text: str) -> str:
     return textwrap.dedent(text).strip()
 
 
+DECLARED_IN = "fsdp_unpatch.rules.declared"
+
+
 def family_modules() -> list[str]:
-    """The modules of the `fsdp_unpatch.rules` package that declare rules (every one but this)."""
-    package = importlib.import_module(__package__)
-    return sorted(
-        f"{__package__}.{info.name}"
-        for info in pkgutil.iter_modules(package.__path__)
-        if f"{__package__}.{info.name}" != __name__
-    )
+    """The modules that declare rules: every module of the `fsdp_unpatch.rules.declared` package."""
+    package = importlib.import_module(DECLARED_IN)
+    return sorted(f"{DECLARED_IN}.{info.name}" for info in pkgutil.iter_modules(package.__path__))
 
 
 @functools.cache

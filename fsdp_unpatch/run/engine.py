@@ -37,9 +37,9 @@ from fsdp_unpatch.fixes.transaction import Change, commit_groups, error_finding,
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.model import FileResult, Finding, Fix, RunOptions, RunResult, Span  # noqa: F401
 from fsdp_unpatch.rules import completeness
-from fsdp_unpatch.rules.errors import FIX_NOT_WRITTEN, PARSE_ERROR
-from fsdp_unpatch.rules.overrides import INSTALLER_CALL, OVERRIDE_REPLACEMENT, PATCH_INSTALLER
-from fsdp_unpatch.rules.suppression import UNUSED_NOQA
+from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN, PARSE_ERROR
+from fsdp_unpatch.rules.declared.overrides import INSTALLER_CALL, OVERRIDE_REPLACEMENT, PATCH_INSTALLER
+from fsdp_unpatch.rules.declared.suppression import UNUSED_NOQA
 from fsdp_unpatch.run.groups import Groups
 from fsdp_unpatch.run.linking import (
     installer_aliases,

@@ -24,14 +24,10 @@ from typing import Optional
 
 from fsdp_unpatch.catalog import Catalog, PatchModule
 from fsdp_unpatch.model import RunResult
-from fsdp_unpatch.rules.overrides import OVERRIDE_REPLACEMENT, PATCH_INSTALLER
 from fsdp_unpatch.run.cache import prepare_folder, unsafe_folder, user_secret
 
 FILE = "removed.json"
 FORMAT, VERSION = "fsdp-unpatch-removed", 1
-# What the record keeps of a fix's findings: a deleted replacement function and a deleted installer.
-REPLACEMENT, INSTALLER = OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code
-
 Modules = dict[str, dict[str, dict[str, str]]]  # module -> {"replacements": {name: target}, "installers": {name: ""}}
 
 
@@ -116,8 +112,11 @@ def removed_by(result: RunResult, catalog: Catalog) -> Modules:
     """Per module, the replacement functions and installers this written fix deleted (modules the catalog
     already knows are left out: it remembers them itself)."""
     from fsdp_unpatch.analysis.source import module_name_for
+    from fsdp_unpatch.rules.declared.overrides import OVERRIDE_REPLACEMENT, PATCH_INSTALLER
     from fsdp_unpatch.run.removals import called_target
 
+    # What the record keeps of a fix's findings: a deleted replacement function and a deleted installer.
+    REPLACEMENT, INSTALLER = OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code
     modules: Modules = {}
     for file in result.files:
         deleted = [f for f in file.findings if f.fixed and f.code in (REPLACEMENT, INSTALLER)]
