@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 import torch  # noqa: F401  (required: the examples train with FSDP2)
 
+pytestmark = pytest.mark.slow  # trains the example with torch
+
 ROOT = Path(__file__).resolve().parents[1]
 PROJECTS = {
     "legacy": ROOT / "examples" / "legacy_project",
@@ -45,8 +47,6 @@ from torch.distributed.fsdp._fully_shard import _fsdp_collectives, _fsdp_param_g
 import legacy_npu  # noqa: F401  (applies the API patches)
 from legacy_npu.distributed.fsdp import _add_fsdp_patch as patch_module
 import train
-
-pytestmark = pytest.mark.slow  # trains the example with torch
 
 TARGETS = ("get_param_all_gather_inputs", "all_gather_copy_in", "finalize_backward")
 

@@ -78,6 +78,7 @@ def test_patch_is_importable():
 
 def _downstream(root: Path) -> Path:
     package = root / "trainer"
+    root.mkdir(exist_ok=True)
     package.mkdir()
     (package / "__init__.py").write_text("")
     collectives = PATCH.read_text().split("# ----------")[0]
@@ -116,9 +117,15 @@ def test_a_downstream_copy_of_the_patch_is_remembered_after_the_fix(tmp_path: Pa
     folder = root / ".fsdp_unpatch_cache"
     assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"  # never committed by accident
     record = json.loads((folder / "removed.json").read_text())
-    assert record["modules"]["trainer.npu_fsdp"]["replacements"]["_trainer_all_gather_copy_in"] == (
-        "ops.fsdp.all_gather_copy_in"
-    )
+    modules = record["projects"][str(root.resolve())]
+    assert modules["trainer.npu_fsdp"]["replacements"]["_trainer_all_gather_copy_in"] == "ops.fsdp.all_gather_copy_in"
+
+
+def test_fix_no_cache_writes_nothing_to_the_cache_folder(tmp_path: Path) -> None:
+    root = _downstream(tmp_path)
+    fixed = _cli(root, "fix", "--no-cache")
+    assert fixed.returncode == 1 and _strings(fixed) == [("tests/test_npu_fsdp.py", 6)]  # the fix still knows
+    assert not (root / ".fsdp_unpatch_cache").exists()
 
 
 def test_a_name_defined_again_is_no_longer_removed(tmp_path: Path) -> None:
@@ -138,8 +145,26 @@ def test_a_forged_record_is_ignored(tmp_path: Path) -> None:
     assert _cli(root, "fix").returncode == 1
     path = root / ".fsdp_unpatch_cache" / "removed.json"
     record = json.loads(path.read_text())
-    record["modules"]["trainer.npu_fsdp"]["replacements"]["_innocent"] = "ops.fsdp.all_gather_copy_in"
+    modules = record["projects"][str(root.resolve())]
+    modules["trainer.npu_fsdp"]["replacements"]["_innocent"] = "ops.fsdp.all_gather_copy_in"
     path.write_text(json.dumps(record))
     (root / "tests" / "test_other.py").write_text('CODE = "from trainer.npu_fsdp import _innocent"\n')
     findings = json.loads(_cli(root, "check").stdout)
     assert not any(f["code"] == "FSU304" for f in findings), findings
+
+
+def test_a_cache_folder_shared_by_projects_keeps_their_records_apart(tmp_path: Path) -> None:
+    """One `--cache-dir` for two projects whose modules have the same names: what the fix removed in one is
+    not "removed" in the other, which still defines it as a plain function."""
+    shared = tmp_path / "cache"
+    one = _downstream(tmp_path / "one")
+    other = tmp_path / "other"
+    (other / "trainer").mkdir(parents=True)
+    (other / "trainer" / "__init__.py").write_text("")
+    (other / "trainer" / "npu_fsdp.py").write_text("def unrelated():\n    return 1\n")
+    (other / "tests").mkdir()
+    (other / "tests" / "test_npu_fsdp.py").write_text(DOWNSTREAM_TEST)
+    (other / "pyproject.toml").write_text("[project]\nname = 'other'\n")
+    assert _cli(one, "fix", "--cache-dir", str(shared)).returncode == 1
+    assert _strings(_cli(one, "check", "--cache-dir", str(shared))) == [("tests/test_npu_fsdp.py", 6)]
+    assert _strings(_cli(other, "check", "--cache-dir", str(shared))) == []

@@ -7,7 +7,8 @@ under its own module name gets the same from this record: after `fix` writes, th
 the catalog's own shape (`[patch_modules]`). Later runs add those modules to the catalog, so they are
 treated exactly like the known one: a name counts as removed while its module no longer defines it.
 
-The record is data, signed like the cache's entries (`cache.py`): a forged or foreign file is ignored.
+The record is data, signed like the cache's entries (`cache.py`): a forged or foreign file is ignored. It is
+kept per project root, so a cache folder shared by several projects (`--cache-dir`) never mixes their names.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import hmac
 import json
 import os
 import tempfile
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
@@ -35,8 +36,8 @@ def _signature(secret: bytes, body: bytes) -> str:
     return hmac.new(secret, FORMAT.encode() + b"\0" + body, hashlib.sha256).hexdigest()
 
 
-def _body(modules: Modules) -> bytes:
-    return json.dumps(modules, sort_keys=True, separators=(",", ":")).encode()
+def _body(value: object) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
 
 
 def _valid(modules: object) -> bool:
@@ -52,8 +53,8 @@ def _valid(modules: object) -> bool:
     )
 
 
-def read(folder: Path) -> Modules:
-    """The record in `folder`; empty when there is none, or it is unsafe, corrupt, forged or foreign."""
+def _read_all(folder: Path) -> dict[str, Modules]:
+    """Every project's record in `folder`; empty when there is none, or it is unsafe, corrupt, forged or foreign."""
     secret = user_secret()
     if secret is None or unsafe_folder(folder) is not None:
         return {}
@@ -65,23 +66,24 @@ def read(folder: Path) -> Modules:
         return {}
     if not (
         isinstance(record, dict)
-        and set(record) == {"format", "version", "signature", "modules"}
+        and set(record) == {"format", "version", "signature", "projects"}
         and record["format"] == FORMAT
         and record["version"] == VERSION
-        and _valid(record["modules"])
+        and isinstance(record["projects"], dict)
+        and all(isinstance(root, str) and _valid(modules) for root, modules in record["projects"].items())
         and isinstance(record["signature"], str)
-        and hmac.compare_digest(record["signature"], _signature(secret, _body(record["modules"])))
+        and hmac.compare_digest(record["signature"], _signature(secret, _body(record["projects"])))
     ):
         return {}
-    return record["modules"]
+    return record["projects"]
 
 
-def _write(folder: Path, modules: Modules) -> None:
+def _write_all(folder: Path, projects: dict[str, Modules]) -> None:
     secret = user_secret()
     if secret is None or unsafe_folder(folder) is not None:
         return
-    body = _body(modules)
-    record = {"format": FORMAT, "version": VERSION, "signature": _signature(secret, body), "modules": modules}
+    body = _body(projects)
+    record = {"format": FORMAT, "version": VERSION, "signature": _signature(secret, body), "projects": projects}
     try:
         prepare_folder(folder)
         descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
@@ -97,6 +99,30 @@ def _write(folder: Path, modules: Modules) -> None:
             raise
     except OSError:
         pass  # a read-only tree or a full disk: the fix stands, only the memory of it is lost
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The record of one project (`project`: its root) in a cache folder."""
+
+    folder: Path
+    project: str
+
+    def read(self) -> Modules:
+        return _read_all(self.folder).get(self.project, {})
+
+    def remember(self, removed: Modules) -> Modules:
+        """Add what a fix removed; the project's whole record after it."""
+        projects = _read_all(self.folder)
+        modules = projects.setdefault(self.project, {})
+        if not removed:
+            return modules
+        for module, entry in removed.items():
+            known = modules.setdefault(module, {"replacements": {}, "installers": {}})
+            known["replacements"].update(entry["replacements"])
+            known["installers"].update(entry["installers"])
+        _write_all(self.folder, projects)
+        return modules
 
 
 def _function_at(tree: ast.Module, line: int) -> Optional[str]:
@@ -140,19 +166,6 @@ def removed_by(result: RunResult, catalog: Catalog) -> Modules:
             elif finding.code == INSTALLER:
                 entry["installers"][name] = ""
     return {m: e for m, e in modules.items() if e["replacements"] or e["installers"]}
-
-
-def remember(folder: Path, removed: Modules) -> Modules:
-    """Add what a fix removed to the record in `folder`; the whole record after it."""
-    modules = read(folder)
-    if not removed:
-        return modules
-    for module, entry in removed.items():
-        known = modules.setdefault(module, {"replacements": {}, "installers": {}})
-        known["replacements"].update(entry["replacements"])
-        known["installers"].update(entry["installers"])
-    _write(folder, modules)
-    return modules
 
 
 def extend(catalog: Catalog, modules: Modules) -> Catalog:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from fsdp_unpatch.config.settings import Settings
     from fsdp_unpatch.model import RunOptions, RunResult
     from fsdp_unpatch.run.cache import Cache
+    from fsdp_unpatch.run.memory import Memory
 
 # The environment variable that moves the cache, like RUFF_CACHE_DIR (the flag `--cache-dir` wins).
 CACHE_DIR_VARIABLE = "FSDP_UNPATCH_CACHE_DIR"
@@ -40,7 +41,7 @@ class Plan:
     cache: Optional[Cache] = None
     missing: list[str] = field(default_factory=list)  # paths named that do not exist (reported, skipped)
     request: Optional[Request] = None
-    memory: Optional[Path] = None  # the folder of what earlier fixes removed (`memory.py`)
+    memory: Optional[Memory] = None  # what earlier fixes removed (`memory.py`)
 
 
 def resolve_settings(request: Request, catalog: Catalog):
@@ -82,8 +83,8 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
     if missing and len(missing) == len(request.paths):
         raise UsageError(f"{missing[0]}: no such file or directory")
     paths = [p for p in request.paths if p not in missing and not from_buffer] or ["."]
-    memory_folder = None if from_buffer else _cache_folder(paths, request)
-    remembered = memory.read(memory_folder) if memory_folder is not None else {}
+    record = None if from_buffer else memory.Memory(_cache_folder(paths, request), str(Project.of(paths).folder))
+    remembered = record.read() if record is not None else {}
     catalog = memory.extend(catalog, remembered)
     try:
         candidates = (
@@ -107,7 +108,7 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
     cache = None
     if not request.fix and not from_buffer and not request.no_cache:
         cache = _cache(paths, settings, options, request, memory.digest(remembered))
-    return Plan(catalog, settings, version, origin, candidates, options, cache, missing, request, memory_folder)
+    return Plan(catalog, settings, version, origin, candidates, options, cache, missing, request, record)
 
 
 def _cache_folder(paths: Sequence[str], request: Request) -> Path:
@@ -145,7 +146,11 @@ def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int]) -> RunRes
 
     # What this fix removed from modules the catalog does not know is remembered for later runs, this one first.
     removed = memory.removed_by(result, plan.catalog)
-    remembered = memory.remember(plan.memory, removed) if plan.memory is not None else removed
+    # `--no-cache` writes nothing to the cache folder, the record included (it is still read: check agrees)
+    if plan.memory is not None and plan.request is not None and not plan.request.no_cache:
+        remembered = plan.memory.remember(removed)
+    else:
+        remembered = {**(plan.memory.read() if plan.memory is not None else {}), **removed}
     catalog = memory.extend(plan.catalog, remembered)
     deleted = {r.display for r in result.files if r.deleted}
     replacements = plan.request is not None and plan.request.replacements
