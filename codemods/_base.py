@@ -24,11 +24,13 @@ from fsdp_unpatch.analysis.plan import FileAnalysis, Options, analyze_module
 from fsdp_unpatch.catalog import load_catalog
 from fsdp_unpatch.catalog.versions import target_torch
 from fsdp_unpatch.fixes.edits import apply_edits
+from fsdp_unpatch.rules.registry import rule
 
 
-def codemod_classes() -> list[type]:
+def codemod_classes() -> list[type[UnpatchCodemod]]:
     """Every concrete codemod imported so far (the runner has imported the one it runs)."""
-    found, stack = [], list(UnpatchCodemod.__subclasses__())
+    found: list[type[UnpatchCodemod]] = []
+    stack = list(UnpatchCodemod.__subclasses__())
     while stack:
         cls = stack.pop()
         stack.extend(cls.__subclasses__())
@@ -55,6 +57,7 @@ class ProjectFixes(BatchableMetadataProvider[Optional[dict]]):
             options = RunOptions(
                 analysis=Options(target_torch=version),
                 fix=True,
+                unsafe_fixes=codemod.applies_unsafe_fixes(),
                 write=False,
                 selected=lambda code, path, codes=codes: code in codes,
             )
@@ -72,10 +75,17 @@ class ProjectFixes(BatchableMetadataProvider[Optional[dict]]):
 
 
 class UnpatchCodemod(VisitorBasedCodemodCommand):
-    """Base class: subclasses name the rule codes whose fixes they apply."""
+    """Base class: subclasses name the rule codes whose fixes they apply, read from the rule registry.
+
+    A codemod applies every fix of its codes, as `fsdp-unpatch fix --select CODES` does, and with
+    `--unsafe-fixes` when one of its codes has an unsafe fix: choosing that codemod is the opt-in."""
 
     CODES: ClassVar[FrozenSet[str]] = frozenset()
     METADATA_DEPENDENCIES = (ProjectFixes,)
+
+    @classmethod
+    def applies_unsafe_fixes(cls) -> bool:
+        return any(rule(code).fix == "unsafe" for code in cls.CODES)
 
     def analyze(self, tree: cst.Module) -> FileAnalysis:
         catalog = load_catalog()
@@ -97,12 +107,11 @@ class UnpatchCodemod(VisitorBasedCodemodCommand):
         if project is not None:
             return project
         analysis = self.analyze(tree)
-        catalog = load_catalog()
         chosen = [
             p
             for p in analysis.planned
             if p.code in self.CODES
-            and catalog.rule(p.code).fix == "safe"
+            and rule(p.code).fix != "none"
             and p.edits
             and all(r.code in self.CODES for r in p.requires)
         ]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from fsdp_unpatch.rules.declared.overrides import SAME_DEVICE_COPY
+
 from ._base import UnpatchCodemod
 
 
 class CollapseSameDeviceForeachCopy(UnpatchCodemod):
     DESCRIPTION = "Collapse same-device non_blocking foreach copies into the native call."
-    CODES = frozenset({"FSU005"})
+    CODES = frozenset({SAME_DEVICE_COPY.code})

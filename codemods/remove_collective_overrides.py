@@ -3,9 +3,11 @@ functions (FSU002), the installer left with nothing to do (FSU003) and its calls
 
 from __future__ import annotations
 
+from fsdp_unpatch.rules.registry import codes
+
 from ._base import UnpatchCodemod
 
 
 class RemoveCollectiveOverrides(UnpatchCodemod):
     DESCRIPTION = "Delete FSDP2 collectives overrides that native FSDP2 now covers."
-    CODES = frozenset({"FSU001", "FSU002", "FSU003", "FSU004"})
+    CODES = codes(family="overrides", fix="safe")

@@ -13,13 +13,14 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from fsdp_unpatch.analysis.plan import FileAnalysis, plan_installer_calls
+from fsdp_unpatch.rules.declared.overrides import INSTALLER_CALL
 
 from ._base import UnpatchCodemod
 
 
 class RemoveInstallerCalls(UnpatchCodemod):
     DESCRIPTION = "Delete calls and imports of removed FSDP2 patch installers."
-    CODES = frozenset({"FSU004"})
+    CODES = frozenset({INSTALLER_CALL.code})
 
     def __init__(self, context: CodemodContext, installer: Sequence[str] = ()) -> None:
         super().__init__(context)

@@ -119,3 +119,41 @@ def test_single_file_run_needs_the_installer_named(tmp_path: Path) -> None:
     expected = fixed_by_the_cli(tmp_path)
     assert (work / API_PATCHES).read_bytes() == expected[str(API_PATCHES)]
     assert filecmp.cmp(work / "train.py", LEGACY / "train.py", shallow=False)
+
+
+DOWNSTREAM = ROOT / "tests" / "fixtures" / "downstream"
+
+
+def test_unpatch_on_the_downstream_fixture_equals_fix_references_included(tmp_path: Path) -> None:
+    """`Unpatch` reads its codes from the registry (every safe fix): the FSU301 rewrite of
+    `trainer/npu_compat.py` is one, which a hand-written code list once left out."""
+    reference = tmp_path / "reference"
+    shutil.copytree(DOWNSTREAM, reference)
+    assert cli("fix", ".", cwd=reference).returncode in (0, 1)
+    expected = tree(reference)
+    compat = Path("trainer") / "npu_compat.py"
+    assert expected[str(compat)] != (DOWNSTREAM / compat).read_bytes(), "fix rewrites the references"
+    work = tmp_path / "work"
+    shutil.copytree(DOWNSTREAM, work)
+    result = codemod("-x", "fsdp_unpatch.codemods.unpatch.Unpatch", "--no-format", str(work), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert tree(work) == expected
+
+
+def test_collapse_codemod_applies_its_unsafe_fix_as_fix_unsafe_fixes_select(tmp_path: Path) -> None:
+    """FSU005's fix is unsafe: the codemod that exists only to apply it does, as
+    `fix --unsafe-fixes --select FSU005` does (it used to keep only safe fixes, and changed nothing)."""
+    source = ROOT / "tests" / "fixtures" / "fix" / "foreach_copy_variants.in.py"
+    reference = tmp_path / "reference"
+    reference.mkdir()
+    shutil.copy(source, reference / "copies.py")
+    assert cli("fix", "--unsafe-fixes", "--select", "FSU005", ".", cwd=reference).returncode in (0, 1)
+    expected = tree(reference)
+    assert expected["copies.py"] != source.read_bytes()
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copy(source, work / "copies.py")
+    collapse = "fsdp_unpatch.codemods.collapse_foreach_copy.CollapseSameDeviceForeachCopy"
+    result = codemod("-x", collapse, "--no-format", str(work), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert tree(work) == expected

@@ -27,6 +27,19 @@ from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.rules import completeness, overrides
+from fsdp_unpatch.rules.declared.completeness import REDUNDANT_CLASS_PATCH, STALE_BY_NAME_IMPORT
+from fsdp_unpatch.rules.declared.overrides import (
+    COLLECTIVE_OVERRIDE,
+    ENHANCE_PATCH,
+    INSTALLER_CALL,
+    KERNEL_REGISTRATION,
+    NATIVE_PATH_TOO_OLD,
+    OVERRIDE_REPLACEMENT,
+    PATCH_INSTALLER,
+    SAME_DEVICE_COPY,
+    UNPROVEN_OVERRIDE,
+)
+from fsdp_unpatch.rules.registry import file_checks
 
 
 @dataclass
@@ -225,15 +238,17 @@ class _Analyzer:
             return
         if target in self.options.keep:
             self.add(
-                Planned("FSU201", install.report, f"`{spelled}` is declared intentional in the configuration", target)
+                Planned(
+                    ENHANCE_PATCH.code, install.report, ENHANCE_PATCH.message("configured", spelled=spelled), target
+                )
             )
             return
         if entry is None or entry.fingerprint is None:
             self.add(
                 Planned(
-                    "FSU101",
+                    UNPROVEN_OVERRIDE.code,
                     install.report,
-                    f"`{spelled}` overrides FSDP2 internal `{target}`; no upstream copy is known to prove it redundant",
+                    UNPROVEN_OVERRIDE.message("unknown", spelled=spelled, target=target),
                     target,
                 )
             )
@@ -250,10 +265,11 @@ class _Analyzer:
         proof = self.proofs[id(function)]
         planned = self.add(
             Planned(
-                "FSU001",
+                COLLECTIVE_OVERRIDE.code,
                 install.report,
-                f"`{spelled}` overrides `{target}`, which native FSDP2 now covers "
-                f"(`{install.value.value}` {_matches(entry, proof)}); delete the override",
+                COLLECTIVE_OVERRIDE.message(
+                    spelled=spelled, target=target, replacement=install.value.value, proof=_matches(entry, proof)
+                ),
                 target,
                 edits=[Edit(install.removable)],
             )
@@ -265,18 +281,21 @@ class _Analyzer:
     def classify_keep(self, install: RawInstall, target: str, entry: Target, spelled: str) -> None:
         installer = install.function.name.value if install.function is not None else None
         if installer in self.catalog.enhance_installers or target in self.options.keep:
-            self.add(
-                Planned("FSU201", install.report, f"`{spelled}`: enhance patch, kept ({entry.why.rstrip('.')})", target)
-            )
+            message = ENHANCE_PATCH.message(spelled=spelled, why=entry.why.rstrip("."))
+            self.add(Planned(ENHANCE_PATCH.code, install.report, message, target))
         else:
             qualified, _ = self.resolve_target(install)
             described, detail = self.describe_replacement(install, qualified or "", entry)
             self.add(
                 Planned(
-                    "FSU101",
+                    UNPROVEN_OVERRIDE.code,
                     install.report,
-                    f"`{spelled}` overrides FSDP2 internal `{target}` outside the enhance patch"
-                    + (f"; {described}" if described else "; native FSDP2 has no counterpart for what it may add"),
+                    UNPROVEN_OVERRIDE.message(
+                        "outside-enhance",
+                        spelled=spelled,
+                        target=target,
+                        described=described or "native FSDP2 has no counterpart for what it may add",
+                    ),
                     target,
                     detail=detail,
                 )
@@ -291,10 +310,15 @@ class _Analyzer:
         versions = f" ({entry.versions})" if entry.versions else ""
         self.add(
             Planned(
-                "FSU101",
+                UNPROVEN_OVERRIDE.code,
                 install.report,
-                f"`{spelled}` overrides FSDP2 internal `{target}`{versions}; "
-                + (described or _first_sentence(entry.why)),
+                UNPROVEN_OVERRIDE.message(
+                    "reviewed",
+                    spelled=spelled,
+                    target=target,
+                    versions=versions,
+                    described=described or _first_sentence(entry.why),
+                ),
                 target,
                 detail=detail,
             )
@@ -330,46 +354,30 @@ class _Analyzer:
         """Why this install site may not be removed, as (code, message, detail); None when it may."""
         function = self.replacement_function(install)
         if function is None:
+            value = _short(self.result.code(install.value))
             return (
-                "FSU101",
-                (
-                    f"`{entry.id}` is replaced by `{_short(self.result.code(install.value))}`, not by a function "
-                    "defined here; a wrapper or factory may add behaviour, check before deleting"
-                ),
+                UNPROVEN_OVERRIDE.code,
+                UNPROVEN_OVERRIDE.message("not-a-function", target=entry.id, value=value),
                 None,
             )
         name = function.name.value
         if self.defined_more_than_once(install, function):
-            return (
-                "FSU101",
-                (
-                    f"`{name}` is bound more than once here; which definition `{entry.id}` gets depends on when the "
-                    "installer runs, check by hand"
-                ),
-                None,
-            )
+            return UNPROVEN_OVERRIDE.code, UNPROVEN_OVERRIDE.message("bound-twice", name=name, target=entry.id), None
         evidence = self.compare(function, qualified, entry)
         if evidence.calls_original:
-            return (
-                "FSU101",
-                f"`{name}` wraps the original `{entry.id}` and may add behaviour; check before deleting",
-                None,
-            )
+            message = UNPROVEN_OVERRIDE.message("wraps-original", name=name, target=entry.id)
+            return UNPROVEN_OVERRIDE.code, message, None
         if not evidence.matched:
             # The compared source starts with the blank and comment lines above the def.
             first_line = self.result.position(function).start.line - len(function.leading_lines)
-            return "FSU101", _difference_message(name, entry, evidence, first_line), evidence.diff or None
+            return UNPROVEN_OVERRIDE.code, _difference_message(name, entry, evidence, first_line), evidence.diff or None
         self.proofs[id(function)] = evidence
         since = Version.parse(entry.native_since) if entry.native_since else None
         if since is not None and self.options.target_torch < since:
-            return (
-                "FSU102",
-                (
-                    f"`{name}` is upstream `{entry.id}` plus NPU tweaks, but native FSDP2 in torch "
-                    f"{self.options.target_torch} does not serve non-CUDA devices there; removable from torch {since}"
-                ),
-                None,
+            message = NATIVE_PATH_TOO_OLD.message(
+                name=name, target=entry.id, target_torch=self.options.target_torch, since=since
             )
+            return NATIVE_PATH_TOO_OLD.code, message, None
         return None
 
     # replacements and installers ------------------------------------------------------------------
@@ -405,9 +413,9 @@ class _Analyzer:
             )
             planned = self.add(
                 Planned(
-                    "FSU002",
+                    OVERRIDE_REPLACEMENT.code,
                     function.name,
-                    f"`{name}` {matches}; delete it with its install sites",
+                    OVERRIDE_REPLACEMENT.message(name=name, proof=matches),
                     sites[0][1].target,
                     edits=[Edit(function)],
                     requires=[p for _, p in sites],
@@ -435,9 +443,9 @@ class _Analyzer:
                 ]
                 installer.finding = self.add(
                     Planned(
-                        "FSU003",
+                        PATCH_INSTALLER.code,
                         function.name,
-                        f"`{function.name.value}` has nothing left to install once the collectives overrides are gone",
+                        PATCH_INSTALLER.message(name=function.name.value),
                         None,
                         edits=[Edit(function)],
                         requires=sites,
@@ -517,11 +525,9 @@ class _Analyzer:
             native = match.native_call.with_changes(leading_lines=node.leading_lines)
             self.add(
                 Planned(
-                    "FSU005",
+                    SAME_DEVICE_COPY.code,
                     node,
-                    "same-device special case only adds `non_blocking=True`; the native "
-                    f"`{_short(self.result.code(match.native_call.body[0]))}` does the same once the backend's "
-                    "fast path is device-async (`fsdp-unpatch doctor`)",
+                    SAME_DEVICE_COPY.message(native=_short(self.result.code(match.native_call.body[0]))),
                     "torch._foreach_copy_",
                     edits=[Edit(node, native)],
                 )
@@ -543,7 +549,7 @@ class _Analyzer:
             message = overrides.registration_message(
                 registration, self.catalog.targets.get(target), self.options.target_torch, self.result.code, kernel
             )
-            self.add(Planned("FSU103", registration.call, message, target))
+            self.add(Planned(KERNEL_REGISTRATION.code, registration.call, message, target))
         for code, node, message, target in overrides.patches_in_tests(self.facts, self.catalog, self.result.code):
             self.add(Planned(code, node, message, target))
 
@@ -565,16 +571,20 @@ class _Analyzer:
         for item in completeness.incomplete_by_name(patched, self.catalog, self.options.target_torch):
             if scoping.reloaded_after(self.facts, self.catalog, item.site.install, item.missing, self.line):
                 continue  # the reload copied the patch into the by-name binding
-            planned = self.add(Planned("FSU401", item.site.install.report, item.message, item.site.target))
+            planned = self.add(
+                Planned(STALE_BY_NAME_IMPORT.code, item.site.install.report, item.message, item.site.target)
+            )
             self.result.incomplete.append((item, planned))
         for earlier, later in completeness.redundant_class_patches(patched, dict(self.catalog.classes)):
             self.add(
                 Planned(
-                    "FSU402",
+                    REDUNDANT_CLASS_PATCH.code,
                     later.install.report,
-                    f"`{self.relative(later.qualified)}` is the same class attribute as "
-                    f"`{self.relative(earlier.qualified)}` (line "
-                    f"{self.result.position(earlier.install.report).start.line}): patching it again is redundant",
+                    REDUNDANT_CLASS_PATCH.message(
+                        later=self.relative(later.qualified),
+                        earlier=self.relative(earlier.qualified),
+                        line=self.result.position(earlier.install.report).start.line,
+                    ),
                     later.target,
                 )
             )
@@ -606,6 +616,8 @@ class _Analyzer:
         self.plan_replacements(pending)
         self.plan_installers()
         self.plan_copies()
+        for check in file_checks():  # rules whose module plans them (`Rule.check`)
+            self.result.planned.extend(check(self.result, self.catalog, self.options))
         removable = {i.qualified: i.finding for i in self.result.installers if i.removable}
         plan_installer_calls(self.result, removable)
         return self.result
@@ -719,9 +731,14 @@ def _difference_message(name: str, entry: Target, evidence: fingerprint.Evidence
     ordered = sorted(evidence.differences, key=lambda d: d.rebound)
     shown = "; ".join(_difference(d, first_line) for d in ordered[:3])
     more = "" if len(evidence.differences) <= 3 else f"; and {len(evidence.differences) - 3} more"
-    return (
-        f"`{name}` differs from {version}`{fingerprint.short_name(entry.fingerprint or entry.id)}` in "
-        f"{_plural(len(evidence.differences), 'statement')}: {shown}{more}; check what it adds before deleting"
+    return UNPROVEN_OVERRIDE.message(
+        "differs",
+        name=name,
+        version=version,
+        upstream=fingerprint.short_name(entry.fingerprint or entry.id),
+        count=_plural(len(evidence.differences), "statement"),
+        shown=shown,
+        more=more,
     )
 
 
@@ -738,9 +755,9 @@ def plan_installer_calls(analysis: FileAnalysis, installers: dict[str, Optional[
 def _plan_call(analysis: FileAnalysis, call: RawCall, installer: Optional[Planned]) -> None:
     analysis.planned.append(
         Planned(
-            "FSU004",
+            INSTALLER_CALL.code,
             call.call,
-            f"`{_short(analysis.code(call.call))}` calls an installer that is removed",
+            INSTALLER_CALL.message(call=_short(analysis.code(call.call))),
             None,
             edits=[Edit(call.statement)],
             requires=[installer] if installer is not None else [],

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional, TypeVar
 
+from fsdp_unpatch.rules.declared.errors import FILE_TOO_LARGE, FIX_NOT_WRITTEN, PARSE_ERROR, READ_ERROR
+
 if TYPE_CHECKING:  # loaded by parse_source: reading files (and the prefilter) must not cost libcst's import
     import libcst as cst
 
@@ -90,13 +92,13 @@ def _read_error(path: Path, error: OSError) -> SourceError:
         target = os.readlink(path)
         if error.errno == errno.ENOENT:
             return SourceError(
-                "FSU902", f"cannot read file: broken symbolic link (to {target!r}, which does not exist)"
+                READ_ERROR.code, f"cannot read file: broken symbolic link (to {target!r}, which does not exist)"
             )
         if error.errno == errno.ELOOP:
-            return SourceError("FSU902", f"cannot read file: symbolic link loop (to {target!r})")
+            return SourceError(READ_ERROR.code, f"cannot read file: symbolic link loop (to {target!r})")
     if error.errno == errno.ELOOP:
-        return SourceError("FSU902", "cannot read file: symbolic link loop")
-    return SourceError("FSU902", f"cannot read file: {error.strerror or error}")
+        return SourceError(READ_ERROR.code, "cannot read file: symbolic link loop")
+    return SourceError(READ_ERROR.code, f"cannot read file: {error.strerror or error}")
 
 
 def _megabytes(size: int) -> str:
@@ -108,22 +110,22 @@ def read_source(path: Path, display: str) -> SourceFile:
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):  # a FIFO would block a plain read forever
-            raise SourceError("FSU902", f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
+            raise SourceError(READ_ERROR.code, f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
         if info.st_size > MAX_READ_BYTES:
             raise SourceError(
-                "FSU904",
+                FILE_TOO_LARGE.code,
                 f"file too large to read: {_megabytes(info.st_size)} (the limit is {_megabytes(MAX_READ_BYTES)})",
             )
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         with open(descriptor, "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):  # replaced between the stat and the open
-                raise SourceError("FSU902", f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
+                raise SourceError(READ_ERROR.code, f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
             data = handle.read(MAX_READ_BYTES + 1)
     except OSError as error:
         raise _read_error(path, error) from error
     if len(data) > MAX_READ_BYTES:
-        raise SourceError("FSU904", f"file too large to read: more than {_megabytes(MAX_READ_BYTES)}")
+        raise SourceError(FILE_TOO_LARGE.code, f"file too large to read: more than {_megabytes(MAX_READ_BYTES)}")
     return SourceFile(
         path=path,
         display=display,
@@ -141,7 +143,7 @@ def read_candidate(candidate) -> SourceFile:
     if candidate.data is not None:
         return SourceFile(candidate.path, candidate.display, candidate.data, 0, len(candidate.data))
     if candidate.problem is not None:
-        raise SourceError("FSU902", candidate.problem)
+        raise SourceError(READ_ERROR.code, candidate.problem)
     return read_source(candidate.path, candidate.display)
 
 
@@ -164,14 +166,14 @@ def _decode_error(data: bytes) -> Optional[SourceError]:
     try:
         encoding = _declared_encoding(data)
     except SyntaxError as error:  # an unknown encoding in the cookie, or a cookie that contradicts the BOM
-        return SourceError("FSU902", f"cannot decode file: {error}")
+        return SourceError(READ_ERROR.code, f"cannot decode file: {error}")
     try:
         codecs.lookup(encoding).decode(data)
     except UnicodeDecodeError as error:
         line, column = _line_column(data, error.start)
         bad = data[error.start : error.end][:4].hex(" ")
         return SourceError(
-            "FSU902",
+            READ_ERROR.code,
             f"cannot decode file as {encoding}: byte(s) {bad} at line {line}, column "
             f"{column} ({error.reason}); declare the file's encoding with a PEP 263 comment "
             "or convert it",
@@ -193,15 +195,17 @@ def _python_error(data: bytes) -> tuple[Optional[SourceError], bool]:
             warnings.simplefilter("ignore")
             compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except (RecursionError, MemoryError):
-        return SourceError("FSU901", "too deeply nested to parse safely (CPython's parser gives up on it too)"), True
+        return SourceError(
+            PARSE_ERROR.code, "too deeply nested to parse safely (CPython's parser gives up on it too)"
+        ), True
     except SyntaxError as error:
         line, column = error.lineno or 1, error.offset or 1
         message = error.msg or str(error)
         if any(marker in message for marker in _TOO_DEEP):
-            return SourceError("FSU901", f"too deeply nested to parse safely: {message}", line, column), True
-        return SourceError("FSU901", f"syntax error: {message}", line, column), False
+            return SourceError(PARSE_ERROR.code, f"too deeply nested to parse safely: {message}", line, column), True
+        return SourceError(PARSE_ERROR.code, f"syntax error: {message}", line, column), False
     except ValueError as error:  # what the compiler refuses outright (NUL bytes are checked before)
-        return SourceError("FSU901", f"syntax error: {error}"), False
+        return SourceError(PARSE_ERROR.code, f"syntax error: {error}"), False
     return None, False
 
 
@@ -258,14 +262,14 @@ def parse_source(source: SourceFile) -> cst.Module:
     if nul >= 0:
         line, column = _line_column(data, nul)
         raise SourceError(
-            "FSU902",
+            READ_ERROR.code,
             f"file contains a NUL byte at line {line}, column {column}: a binary file, not Python source",
             line,
             column,
         )
     if len(data) > MAX_PARSE_BYTES:
         raise SourceError(
-            "FSU904",
+            FILE_TOO_LARGE.code,
             f"file too large to parse safely: {_megabytes(len(data))} (the limit is "
             f"{_megabytes(MAX_PARSE_BYTES)}; libcst needs about 600 times a file's size "
             "in memory)",
@@ -288,11 +292,13 @@ def parse_source(source: SourceFile) -> cst.Module:
             except (cst.ParserSyntaxError, RecursionError):
                 pass
         message = error.message.replace("parser error: ", "").replace("tokenizer error: ", "")
-        raise SourceError("FSU901", f"syntax error: {message}", error.raw_line, error.raw_column + 1) from error
+        raise SourceError(PARSE_ERROR.code, f"syntax error: {message}", error.raw_line, error.raw_column + 1) from error
     except RecursionError as error:
-        raise SourceError("FSU901", "too deeply nested to parse safely (libcst's parser gives up on it)") from error
+        raise SourceError(
+            PARSE_ERROR.code, "too deeply nested to parse safely (libcst's parser gives up on it)"
+        ) from error
     except (UnicodeDecodeError, LookupError, SyntaxError) as error:
-        raise SourceError("FSU902", f"cannot decode file: {error}") from error
+        raise SourceError(READ_ERROR.code, f"cannot decode file: {error}") from error
 
 
 # libcst's native parser refuses a run of more implicitly joined string literals than about 3,500
@@ -537,7 +543,7 @@ def _discard(temporary: Optional[str]) -> None:
 
 
 def _write_error(error: OSError) -> SourceError:
-    return SourceError("FSU903", f"cannot write file: {error.strerror or error}; the file is unchanged")
+    return SourceError(FIX_NOT_WRITTEN.code, f"cannot write file: {error.strerror or error}; the file is unchanged")
 
 
 def _writable(path: str, info: os.stat_result) -> bool:
@@ -621,7 +627,7 @@ def _overwrite(source: SourceFile, path: str, data: bytes) -> None:
         finally:
             os.close(descriptor)
         if changed_on_disk(source):
-            raise SourceError("FSU903", "file changed on disk while it was being fixed; not written")
+            raise SourceError(FIX_NOT_WRITTEN.code, "file changed on disk while it was being fixed; not written")
         with open(path, "r+b") as handle:
             try:
                 handle.write(data)
@@ -638,7 +644,8 @@ def _overwrite(source: SourceFile, path: str, data: bytes) -> None:
                 except OSError:
                     kept, backup = backup, None
                     raise SourceError(
-                        "FSU903", f"cannot write file: {error.strerror or error}; its old content is saved in {kept}"
+                        FIX_NOT_WRITTEN.code,
+                        f"cannot write file: {error.strerror or error}; its old content is saved in {kept}",
                     ) from error
                 raise
     except OSError as error:

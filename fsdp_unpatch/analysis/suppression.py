@@ -10,6 +10,8 @@ import tokenize
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Optional
 
+from fsdp_unpatch.rules.declared.suppression import UNUSED_NOQA
+
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 SKIP_FILE = re.compile(rb"^[ \t]*#[ \t]*fsdp-unpatch:[ \t]*skip-file[ \t]*$", re.MULTILINE)
 CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
@@ -87,10 +89,10 @@ def unused_noqa(
     unused = []
     for noqa in noqa_code_positions(text):
         code = noqa.code
-        if not code.startswith(OWN_PREFIX) or code == "FSU501":
+        if not code.startswith(OWN_PREFIX) or code == UNUSED_NOQA.code:
             continue  # other tools' codes are theirs; FSU501 itself is used by silencing this check
         if code not in known:
-            unused.append((noqa, f"`# noqa` names unknown rule code `{code}`; remove it"))
+            unused.append((noqa, UNUSED_NOQA.message("unknown", code=code)))
         elif selected(code) and code not in found.get(noqa.line, set()):
-            unused.append((noqa, f"unused `# noqa` code `{code}`: no {code} finding on this line; remove it"))
+            unused.append((noqa, UNUSED_NOQA.message(code=code)))
     return unused

@@ -1,4 +1,8 @@
-"""The catalog of FSDP2 targets and rules, loaded from `data/catalog.toml`."""
+"""The catalog of FSDP2 targets, loaded from `data/catalog.toml`.
+
+The rules that report on them are declared in `fsdp_unpatch/rules/` (`rules.registry`); `Catalog.rules`
+and `Catalog.rule` read that registry, for the callers that hold a catalog.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +10,17 @@ import functools
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python < 3.11
     import tomli as tomllib
 
+if TYPE_CHECKING:
+    from fsdp_unpatch.rules.registry import Rule
+
 CATALOG_PATH = Path(__file__).resolve().parent.parent / "data" / "catalog.toml"
-CATEGORIES = ("remove", "review", "keep", "error")
-
-
-@dataclass(frozen=True)
-class Rule:
-    code: str
-    name: str
-    category: str
-    fix: str  # "safe", "unsafe" or "none"
-    summary: str
-    explanation: str
 
 
 @dataclass(frozen=True)
@@ -75,13 +71,19 @@ class Catalog:
     tokens: tuple[str, ...]
     classes: Mapping[str, str]
     targets: Mapping[str, Target]
-    rules: Mapping[str, Rule]
     patch_modules: Mapping[str, PatchModule]
     by_name_imports: tuple[ByNameImport, ...] = ()
     # FSDP2's family outside its package: module id -> qualified module (`replicate_with_fsdp`).
     family_modules: Mapping[str, str] = field(default_factory=dict)
     # binding ("module.name") -> FSDP2 module whose code reads it -> releases text (`symbols.format_releases`)
     callers: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    @property
+    def rules(self) -> Mapping[str, Rule]:
+        """Every rule, by code (the rule registry)."""
+        from fsdp_unpatch.rules.registry import all_rules
+
+        return all_rules()
 
     def rule(self, code: str) -> Rule:
         return self.rules[code]
@@ -128,17 +130,6 @@ def _parse(data: dict) -> Catalog:
         )
         for target_id, entry in data.get("targets", {}).items()
     }
-    rules = {
-        code: Rule(
-            code=code,
-            name=entry["name"],
-            category=entry["category"],
-            fix=entry["fix"],
-            summary=entry["summary"],
-            explanation=entry["explanation"].strip(),
-        )
-        for code, entry in data.get("rules", {}).items()
-    }
     patch_modules = {
         name: PatchModule(
             name=name,
@@ -155,7 +146,6 @@ def _parse(data: dict) -> Catalog:
         tokens=tuple(meta["tokens"]),
         classes=dict(data.get("classes", {})),
         targets=targets,
-        rules=rules,
         patch_modules=patch_modules,
         by_name_imports=tuple(
             ByNameImport(e["module"], e["source"], e["name"], e["since"], e.get("until"))

@@ -1,5 +1,7 @@
-"""`fsdp-unpatch rules` and `fsdp-unpatch explain CODE|TARGET`: the rule and target documentation,
-read from the catalog (the same data the analysis and the reports use).
+"""`fsdp-unpatch rules` and `fsdp-unpatch explain CODE|TARGET`: the rule documentation, read from the rule
+registry (`fsdp_unpatch/rules/`), and the target documentation, read from the catalog (the same
+declarations and data the analysis and the reports use). `rules --output-format markdown` prints the
+README's rules table (`scripts/gen_readme_rules.py` writes it there).
 """
 
 from __future__ import annotations
@@ -19,15 +21,30 @@ def _catalog():
     return load_catalog()
 
 
+def _rules():
+    from fsdp_unpatch.rules.registry import all_rules
+
+    return all_rules()
+
+
 def _targets_of(catalog, code: str) -> list:
-    """The targets a rule reports on: by category for remove/keep rules, none for the rest."""
-    if code.startswith("FSU0"):
-        return [t for t in catalog.targets.values() if t.category == "remove"]
-    if code == "FSU201":
-        return [t for t in catalog.targets.values() if t.category == "keep"]
-    if code == "FSU103":
+    """The catalog targets a rule reports on (its declaration's `targets`): a category, or the FSDP ops."""
+    kind = _rules()[code].targets
+    if kind == "ops":
         return [t for t in catalog.targets.values() if t.id.startswith("ops.") and not t.id.endswith(".default")]
-    return []
+    return [t for t in catalog.targets.values() if kind is not None and t.category == kind]
+
+
+def _markdown(columns: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def markdown_table() -> str:
+    """The rules as the README's Markdown table."""
+    rows = [[r.code, r.name, r.category, r.fix, r.summary] for r in _rules().values()]
+    return _markdown(["code", "name", "category", "fix", "summary"], rows)
 
 
 def _print_table(title: str, columns: list[str], rows: list[list[str]], color: bool) -> None:
@@ -43,7 +60,7 @@ def _print_table(title: str, columns: list[str], rows: list[list[str]], color: b
 
 
 @click.command()
-@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--output-format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--targets", "show_targets", is_flag=True, help="List the catalog's FSDP2 targets instead of the rules.")
 @click.option("--no-color", is_flag=True, help="Never colour the output.")
 def rules(output_format: str, show_targets: bool, no_color: bool) -> None:
@@ -66,17 +83,20 @@ def rules(output_format: str, show_targets: bool, no_color: bool) -> None:
         if output_format == "json":
             click.echo(json.dumps(entries, indent=2))
             return
-        _print_table(
-            "FSDP2 targets",
-            ["target", "category", "torch", "native device-agnostic since"],
-            [[e["id"], e["category"], catalog.targets[e["id"]].versions, e["native_since"] or ""] for e in entries],
-            color,
-        )
+        columns = ["target", "category", "torch", "native device-agnostic since"]
+        rows = [[e["id"], e["category"], catalog.targets[e["id"]].versions, e["native_since"] or ""] for e in entries]
+        if output_format == "markdown":
+            click.echo(_markdown(columns, rows))
+            return
+        _print_table("FSDP2 targets", columns, rows, color)
         return
     entries = [
         {"code": r.code, "name": r.name, "category": r.category, "fix": r.fix, "summary": r.summary}
-        for r in sorted(catalog.rules.values(), key=lambda r: r.code)
+        for r in _rules().values()
     ]
+    if output_format == "markdown":
+        click.echo(markdown_table())
+        return
     if output_format == "json":
         click.echo(json.dumps(entries, indent=2))
         return
@@ -89,7 +109,7 @@ def rules(output_format: str, show_targets: bool, no_color: bool) -> None:
 
 
 def _explain_rule(catalog, code: str) -> str:
-    rule = catalog.rule(code)
+    rule = _rules()[code]
     lines = [
         f"{rule.code} ({rule.name})",
         "",
@@ -97,7 +117,7 @@ def _explain_rule(catalog, code: str) -> str:
         f"Fix: {rule.fix}",
         f"Summary: {rule.summary}",
         "",
-        rule.explanation,
+        rule.doc,
     ]
     targets = _targets_of(catalog, code)
     if targets:
@@ -124,7 +144,10 @@ def _explain_target(catalog, target_id: str) -> str:
     twins = [f"{b.module}.{b.name}" for b in catalog.by_name_imports if f"{b.source}.{b.name}" == target_id]
     twins += [f"{b.source}.{b.name}" for b in catalog.by_name_imports if f"{b.module}.{b.name}" == target_id]
     if twins:
-        lines.append("Also bound by name as: " + ", ".join(sorted(set(twins))) + " (patch both; see FSU401)")
+        from fsdp_unpatch.rules.declared.completeness import STALE_BY_NAME_IMPORT
+
+        twins_text = ", ".join(sorted(set(twins)))
+        lines.append(f"Also bound by name as: {twins_text} (patch both; see {STALE_BY_NAME_IMPORT.code})")
     lines += ["", target.why]
     return "\n".join(lines)
 
@@ -132,9 +155,9 @@ def _explain_target(catalog, target_id: str) -> str:
 def _resolve(catalog, name: str) -> Optional[tuple[str, str]]:
     """("rule", code) or ("target", id) for a code (any case), a rule name, or a target id."""
     upper = name.upper()
-    if upper in catalog.rules:
+    if upper in _rules():
         return "rule", upper
-    by_name = {r.name: r.code for r in catalog.rules.values()}
+    by_name = {r.name: r.code for r in _rules().values()}
     if name in by_name:
         return "rule", by_name[name]
     if name in catalog.targets:
@@ -166,14 +189,14 @@ def explain(name: str, output_format: str) -> None:
     kind, key = found
     if output_format == "json":
         if kind == "rule":
-            rule = catalog.rule(key)
+            rule = _rules()[key]
             data = {
                 "code": rule.code,
                 "name": rule.name,
                 "category": rule.category,
                 "fix": rule.fix,
                 "summary": rule.summary,
-                "explanation": rule.explanation,
+                "explanation": rule.doc,
                 "targets": [
                     {"id": t.id, "native": t.native, "since": t.since, "until": t.until, "native_since": t.native_since}
                     for t in _targets_of(catalog, key)

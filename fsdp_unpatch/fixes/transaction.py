@@ -39,6 +39,7 @@ from fsdp_unpatch.analysis.source import (
     remove_leftovers,
     signals_deferred,
 )
+from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
 
 CHANGED = "file changed on disk while it was being fixed; not written"
 
@@ -67,7 +68,7 @@ def refusal(change: Change) -> Optional[SourceError]:
     if change.delete and os.path.islink(source.path):
         # Unlinking a link would leave its target, full, behind.
         return SourceError(
-            "FSU903",
+            FIX_NOT_WRITTEN.code,
             "the fix empties this file, but it is a symbolic link; not deleted "
             f"(delete {os.path.realpath(source.path)} and the link yourself)",
         )
@@ -78,11 +79,12 @@ def refusal(change: Change) -> Optional[SourceError]:
         return _write_error(error)
     if not _writable(path, info):  # a read-only file says "do not touch", even to root
         if change.delete:
-            return SourceError("FSU903", "the fix empties this file, but it is read-only; not deleted")
-        return SourceError("FSU903", "file is read-only; not written (make it writable to apply the fix)")
+            return SourceError(FIX_NOT_WRITTEN.code, "the fix empties this file, but it is read-only; not deleted")
+        return SourceError(FIX_NOT_WRITTEN.code, "file is read-only; not written (make it writable to apply the fix)")
     if changed_on_disk(source):
         return SourceError(
-            "FSU903", CHANGED if not change.delete else "file changed on disk while it was being fixed; not deleted"
+            FIX_NOT_WRITTEN.code,
+            CHANGED if not change.delete else "file changed on disk while it was being fixed; not deleted",
         )
     return None
 
@@ -131,7 +133,7 @@ def _stage(position: int, change: Change) -> _Staged:
 def _swap(staged: _Staged) -> None:
     source = staged.change.source
     if changed_on_disk(source):  # the last look, right before the file changes
-        raise SourceError("FSU903", CHANGED)
+        raise SourceError(FIX_NOT_WRITTEN.code, CHANGED)
     if staged.how == "rename":
         os.replace(staged.temporary, staged.path)  # type: ignore[arg-type]
         staged.temporary = None
@@ -209,7 +211,7 @@ def _roll_back(swapped: list[_Staged], failed: _Staged) -> None:
             raise Blocked(
                 failed.position,
                 SourceError(
-                    "FSU903",
+                    FIX_NOT_WRITTEN.code,
                     f"cannot restore {item.change.source.display} after a failed write "
                     f"({error.strerror or error}); its old content is saved in {kept}",
                 ),
@@ -246,7 +248,7 @@ def hold_back(files: Sequence, group: Sequence[int], blocker: int, why: str) -> 
                 error_finding(
                     result.display,
                     SourceError(
-                        "FSU903",
+                        FIX_NOT_WRITTEN.code,
                         f"not fixed: this fix goes with {files[blocker].display}, which cannot be edited "
                         f"({reason}); no file of the group was changed",
                     ),

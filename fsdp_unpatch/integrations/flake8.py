@@ -4,7 +4,7 @@ It agrees with `fsdp-unpatch check`: the file's `[tool.fsdp-unpatch]` configurat
 `keep`, select/ignore, per-file ignores), and keep findings (FSU2xx), which never fail a `check`, are
 not emitted unless `--fsdp-unpatch-keep` (or `fsdp-unpatch-keep = true` in flake8's configuration)
 asks for them. flake8 gives a plugin one file at a time, so the plugin sees what `fsdp-unpatch check
-FILE` sees for that file alone: findings that come from another file (CROSS_FILE_CODES, README
+FILE` sees for that file alone: findings that come from another file (`cross_file_codes()`, README
 "flake8") are only known to a run over the project. flake8 applies its own `--select`/`--ignore`/`# noqa`;
 fsdp-unpatch's `# noqa: FSU...` comments are honoured too.
 """
@@ -17,10 +17,16 @@ from typing import Iterator, Sequence
 
 from fsdp_unpatch import __version__
 
-# Codes whose findings can come from another file of the run (a removed installer's calls, references,
-# tests and strings naming a function removed elsewhere); flake8 sees them only when both ends are in
-# the same file.
-CROSS_FILE_CODES = frozenset({"FSU004", "FSU301", "FSU302", "FSU303", "FSU304", "FSU305"})
+
+def cross_file_codes() -> frozenset[str]:
+    """Codes whose findings can come from another file of the run (the registry's `phase="run"` rules: a
+    removed installer's calls, references, tests and strings naming a function removed elsewhere); flake8
+    sees them only when both ends are in the same file."""
+    from fsdp_unpatch.rules.registry import codes
+
+    return codes(phase="run")
+
+
 KEEP_OPTION = "--fsdp-unpatch-keep"
 
 

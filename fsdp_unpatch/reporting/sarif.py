@@ -1,7 +1,8 @@
 """SARIF 2.1.0, the format code-scanning services read (GitHub's upload-sarif among them).
 
-One run; `tool.driver.rules` lists every rule of the catalog; each remaining finding is a result with
-its location and, where the engine has a fix, the fix's replacements (whole-line regions).
+One run; `tool.driver.rules` lists every rule of the rule registry (`fsdp_unpatch/rules/`); each remaining
+finding is a result with its location and, where the engine has a fix, the fix's replacements (whole-line
+regions).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from urllib.parse import quote
 from fsdp_unpatch import README_URL, __version__
 from fsdp_unpatch.model import Finding, Replacement, RunResult
 from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.rules.registry import Rule, all_rules
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = README_URL  # the project's README (no package index publishes fsdp-unpatch)
@@ -40,15 +42,15 @@ def _replacement(replacement: Replacement) -> dict:
     }
 
 
-def _rule(rule) -> dict:
+def _rule(rule: Rule) -> dict:
     return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
-        "fullDescription": {"text": rule.explanation},
-        "help": {"text": rule.explanation},
-        "defaultConfiguration": {"level": LEVELS.get(rule.category, "warning")},
-        "properties": {"category": rule.category, "fix": rule.fix},
+        "fullDescription": {"text": rule.doc},
+        "help": {"text": rule.doc, "markdown": rule.doc},
+        "defaultConfiguration": {"level": LEVELS[rule.category]},
+        "properties": {"category": rule.category, "fix": rule.fix, "phase": rule.phase},
     }
 
 
@@ -89,7 +91,7 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict:
 
 
 def sarif_log(result: RunResult, context: ReportContext) -> dict:
-    rules = [context.catalog.rule(code) for code in sorted(context.catalog.rules)]
+    rules = list(all_rules().values())
     rule_index = {rule.code: index for index, rule in enumerate(rules)}
     return {
         "$schema": SCHEMA_URI,

@@ -20,6 +20,11 @@ from fsdp_unpatch.analysis.collect import RawInstall
 from fsdp_unpatch.catalog import ByNameImport, Catalog
 from fsdp_unpatch.catalog.symbols import load_symbols, parse_releases
 from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.rules.declared.completeness import (
+    OP_DEFAULT_AFTER_PACKET,
+    OP_DEFAULT_NOT_REPLACED,
+    STALE_BY_NAME_IMPORT,
+)
 
 
 @dataclass(frozen=True)
@@ -85,9 +90,7 @@ def incomplete_by_name(patched: Iterable[Patched], catalog: Catalog, version: Ve
     for site in patched:
         for missing, why in counterparts.get(site.target, ()):
             if missing not in done and is_read(catalog, missing, version):
-                message = (
-                    f"`{site.target}` is patched but `{missing}` is not: {why}; patch `{missing}` too (torch {version})"
-                )
+                message = STALE_BY_NAME_IMPORT.message(target=site.target, missing=missing, why=why, version=version)
                 found.append(Incomplete(site, missing, message))
     return found
 
@@ -125,24 +128,10 @@ def op_default_problems(patched: Iterable[Patched]) -> list[tuple[str, Patched, 
             packet = ".".join(parts[:3])
             defaults.setdefault(packet, site)
             if packet in packets:
-                problems.append(
-                    (
-                        "FSU404",
-                        site,
-                        f"`torch.{packet}.default` is assigned after `torch.{packet}` was replaced, so it lands on "
-                        "the replacement function, not on the op's overload; assign `.default` first",
-                    )
-                )
+                problems.append((OP_DEFAULT_AFTER_PACKET.code, site, OP_DEFAULT_AFTER_PACKET.message(packet=packet)))
     for packet, site in packets.items():
         if packet not in defaults:
-            problems.append(
-                (
-                    "FSU403",
-                    site,
-                    f"`torch.{packet}` is replaced but its `.default` overload is not: callers of "
-                    f"`torch.{packet}.default` (traced and compiled graphs) still run the original op",
-                )
-            )
+            problems.append((OP_DEFAULT_NOT_REPLACED.code, site, OP_DEFAULT_NOT_REPLACED.message(packet=packet)))
     return problems
 
 

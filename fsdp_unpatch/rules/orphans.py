@@ -20,6 +20,7 @@ from fsdp_unpatch.analysis.patterns import body_statements, is_docstring
 from fsdp_unpatch.analysis.plan import Edit, FileAnalysis, Installer, Options, Planned
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.rules.declared.overrides import OVERRIDE_REPLACEMENT, PATCH_INSTALLER, SAME_DEVICE_COPY
 
 
 def _top_level_function(analysis: FileAnalysis, name: str) -> Optional[cst.FunctionDef]:
@@ -51,7 +52,9 @@ def _leave_body_alone(analysis: FileAnalysis, function: cst.FunctionDef) -> None
             return True
 
     function.visit(_Walk())
-    analysis.planned[:] = [p for p in analysis.planned if not (p.code == "FSU005" and id(p.node) in inside)]
+    analysis.planned[:] = [
+        p for p in analysis.planned if not (p.code == SAME_DEVICE_COPY.code and id(p.node) in inside)
+    ]
 
 
 def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> None:
@@ -75,10 +78,9 @@ def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> 
             if not evidence.matched or evidence.calls_original:
                 continue
             planned = Planned(
-                "FSU002",
+                OVERRIDE_REPLACEMENT.code,
                 function.name,
-                f"`{name}` is the upstream FSDP2 function plus the NPU tweak only, and nothing installs it "
-                "any more; delete it",
+                OVERRIDE_REPLACEMENT.message("orphan", name=name),
                 target.id,
                 edits=[Edit(function)],
             )
@@ -93,9 +95,9 @@ def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> 
             if any(i.qualified == qualified for i in analysis.installers):
                 continue
             finding = Planned(
-                "FSU003",
+                PATCH_INSTALLER.code,
                 function.name,
-                f"`{name}` has nothing left to install; delete it and its calls",
+                PATCH_INSTALLER.message("orphan", name=name),
                 None,
                 edits=[Edit(function)],
             )

@@ -2,7 +2,8 @@
 `__code__` swaps, and patches made by tests (`mock.patch`, `monkeypatch.setattr`).
 
 None of them is ever fixed: a kernel registration or a code swap changes what every caller runs, and a
-test patch is scoped to its test. They are reported so that users see every override.
+test patch is scoped to its test. They are reported so that users see every override. The override rules
+themselves are declared in `rules/declared/overrides.py`; the others are planned in `analysis/plan.py`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from fsdp_unpatch.analysis.collect import Facts, RawInstall
 from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.rules.declared.overrides import (
+    CODE_OBJECT_SWAP,
+    KERNEL_REGISTRATION,
+    TEST_PATCH,
+)
 
 # (code, node to report, message, target id)
 Report = tuple[str, cst.CSTNode, str, Optional[str]]
@@ -129,22 +135,17 @@ def registration_message(
     code_of: CodeOf,
     kernel: Optional[str],
 ) -> str:
-    keys = ", ".join(f"`{k}`" for k in registration.keys) or "a dispatch key"
-    op = f"{registration.namespace}::{registration.op}"
-    who = f"`{kernel}`" if kernel else "a kernel"
-    text = f"`{_short(code_of(registration.call))}` registers {who} for {keys} of FSDP op `{op}`"
+    fields = {
+        "call": _short(code_of(registration.call)),
+        "kernel": f"`{kernel}`" if kernel else "a kernel",
+        "keys": ", ".join(f"`{k}`" for k in registration.keys) or "a dispatch key",
+        "op": f"{registration.namespace}::{registration.op}",
+    }
     if entry is not None and entry.native_since and "PrivateUse1" in registration.keys:
         since = Version.parse(entry.native_since)
-        if target_torch >= since:
-            text += (
-                f"; native FSDP2 registers its own PrivateUse1 kernel since torch {since}, "
-                "which this one replaces: check what it adds"
-            )
-        else:
-            text += f"; native FSDP2 in torch {target_torch} has no PrivateUse1 kernel (it has from torch {since})"
-    else:
-        text += "; it replaces the kernel every caller of the op runs: check what it adds"
-    return text
+        form = "replaces-native" if target_torch >= since else "before-native"
+        return KERNEL_REGISTRATION.message(form, since=since, target_torch=target_torch, **fields)
+    return KERNEL_REGISTRATION.message(**fields)
 
 
 # `__code__` swaps ----------------------------------------------------------------------------------
@@ -159,13 +160,7 @@ def code_swap(install: RawInstall, facts: Facts, catalog: Catalog, code_of: Code
     spelled = _short(code_of(install.report))
     if not install.via_setattr:
         spelled += f" = {_short(code_of(install.value), 40)}"
-    return (
-        "FSU104",
-        install.report,
-        f"`{spelled}` swaps the code of FSDP2 "
-        f"internal `{target}` in place: every by-name import and saved original runs the new code too",
-        target,
-    )
+    return CODE_OBJECT_SWAP.code, install.report, CODE_OBJECT_SWAP.message(spelled=spelled, target=target), target
 
 
 # test patches --------------------------------------------------------------------------------------
@@ -196,10 +191,4 @@ def patches_in_tests(facts: Facts, catalog: Catalog, code_of: CodeOf) -> Iterato
         target = target_id(qualified, catalog) if qualified else None
         if target is None or not is_fsdp2_private(target, catalog):
             continue
-        yield (
-            "FSU202",
-            call,
-            f"`{_short(code_of(call))}` patches FSDP2 internal `{target}` for the span of a test; "
-            "reported for information, never changed",
-            target,
-        )
+        yield TEST_PATCH.code, call, TEST_PATCH.message(call=_short(code_of(call)), target=target), target

@@ -18,6 +18,7 @@ from fsdp_unpatch.analysis.names import ImportTable, dotted_name
 from fsdp_unpatch.analysis.plan import Edit, FileAnalysis, Planned
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.fixes.module_edits import AddImport
+from fsdp_unpatch.rules.declared.references import REMOVED_SYMBOL_REFERENCE
 from fsdp_unpatch.run.removals import RemovedSymbol
 
 
@@ -237,19 +238,20 @@ def plan_rewrite(analysis: FileAnalysis, reference: Reference, catalog: Catalog,
             else "the names it needs are taken in this file"
         )
         return Planned(
-            "FSU301",
+            REMOVED_SYMBOL_REFERENCE.code,
             reference.node,
-            f"`{spelled}` names `{symbol.name}`, which the migration removes; native FSDP2 offers "
-            f"`{symbol.native}` ({why}: rewrite by hand)",
+            REMOVED_SYMBOL_REFERENCE.message(
+                "by-hand", spelled=spelled, name=symbol.name, native=symbol.native, why=why
+            ),
             symbol.target,
         )
     edits: list[Edit] = [Edit(reference.node, cst.parse_expression(spelling.expression))]
     if not import_present(analysis.module, spelling, top):
         edits.append(AddImport(analysis.module, code=spelling.import_code))
     return Planned(
-        "FSU301",
+        REMOVED_SYMBOL_REFERENCE.code,
         reference.node,
-        f"`{spelled}` names `{symbol.name}`, which the migration removes; use the native `{spelling.expression}`",
+        REMOVED_SYMBOL_REFERENCE.message(spelled=spelled, name=symbol.name, native=spelling.expression),
         symbol.target,
         edits=edits,
     )

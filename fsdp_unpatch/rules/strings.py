@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
 from fsdp_unpatch.analysis.plan import FileAnalysis, Planned
+from fsdp_unpatch.rules.declared.strings import REMOVED_NAME_IN_STRING
 
 StringPart = Union[cst.SimpleString, cst.FormattedStringText]
 
@@ -101,10 +102,9 @@ def plan_strings(
             analysis.place(stand_in, where)
             planned.append(
                 Planned(
-                    "FSU304",
+                    REMOVED_NAME_IN_STRING.code,
                     stand_in,
-                    f"this string names `{name}`, which the migration removes ({removed[name]}); "
-                    "code in strings is not rewritten: update it by hand",
+                    REMOVED_NAME_IN_STRING.message(name=name, replacement=removed[name]),
                     None,
                 )
             )

@@ -23,6 +23,11 @@ import libcst as cst
 from fsdp_unpatch.analysis.patterns import body_statements, is_docstring
 from fsdp_unpatch.analysis.plan import Edit, FileAnalysis, Planned
 from fsdp_unpatch.fixes.module_edits import DeleteFile
+from fsdp_unpatch.rules.declared.tests import (
+    PATCH_IDENTITY_ASSERTION,
+    REMOVED_FUNCTION_TEST,
+    REMOVED_FUNCTION_TEST_MODULE,
+)
 from fsdp_unpatch.rules.references import FileReferences, Reference
 
 TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
@@ -184,10 +189,9 @@ class _Planner:
     def delete_test(self, node: TestNode, what: str) -> Planned:
         names = sorted({r.symbol.name for r in self.refs_in(node)})
         planned = Planned(
-            "FSU303",
+            REMOVED_FUNCTION_TEST.code,
             node.name,
-            f"{what} `{node.name.value}` tests {', '.join(f'`{n}`' for n in names)}, which the migration "
-            "removes; delete it",
+            REMOVED_FUNCTION_TEST.message(kind=what, name=node.name.value, names=", ".join(f"`{n}`" for n in names)),
             None,
             edits=[Edit(node)],
         )
@@ -226,9 +230,9 @@ class _Planner:
         tests_planned = [p for _, p in self.plan.deleted]
         self.plan.planned.append(
             Planned(
-                "FSU305",
+                REMOVED_FUNCTION_TEST_MODULE.code,
                 module,
-                "every test in this module tests patch functions the migration removes; delete the file",
+                REMOVED_FUNCTION_TEST_MODULE.message(),
                 None,
                 edits=[DeleteFile(module)],
                 requires=tests_planned,
@@ -244,10 +248,9 @@ class _Planner:
                 continue
             names = sorted({r.symbol.name for r in assertion.references})
             planned = Planned(
-                "FSU302",
+                PATCH_IDENTITY_ASSERTION.code,
                 assertion.report,
-                f"asserts that the collectives patch is installed ({', '.join(f'`{n}`' for n in names)}); "
-                "the migration removes it: delete the assertion",
+                PATCH_IDENTITY_ASSERTION.message(names=", ".join(f"`{n}`" for n in names)),
                 assertion.references[0].symbol.target,
                 edits=[Edit(assertion.statement)],
             )

@@ -60,8 +60,9 @@ class _Item:
     error: Optional[Finding] = field(default=None, repr=False)
 
 
-def cross_file_keys(engine) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """(exports, patched, missing) of a one-file engine run; see the module docstring."""
+def cross_file_keys(engine) -> dict[str, frozenset[str]]:
+    """What a one-file engine run exports to the other files, by cross-file key: the keys the rule
+    registry's rules declare (`Rule.exports`, `rules.registry.CrossFileKey`); see the module docstring."""
     import libcst as cst
 
     from fsdp_unpatch.run.removals import from_run
@@ -80,7 +81,11 @@ def cross_file_keys(engine) -> tuple[frozenset[str], frozenset[str], frozenset[s
                     names.add(node.name.value)
         patched.update(p.target for p in getattr(analysis, "patched", ()))
         missing.update(item.missing for item, _ in getattr(analysis, "incomplete", ()))
-    return frozenset(names), frozenset(patched), frozenset(missing)
+    return {
+        "deleted-names": frozenset(names),
+        "patched-targets": frozenset(patched),
+        "unpatched-twins": frozenset(missing),
+    }
 
 
 def analyze_alone(candidate: Candidate, source: SourceFile, catalog: Catalog, options: RunOptions) -> Outcome:
@@ -92,10 +97,10 @@ def analyze_alone(candidate: Candidate, source: SourceFile, catalog: Catalog, op
     engine.load([replace(candidate, data=source.data)])
     engine.link()
     result = engine.results().files[0]
-    exports, patched, missing = cross_file_keys(engine)
+    keys = cross_file_keys(engine)
     names = prefilter_for(catalog).vocabulary.patch_names
     together = any(name.encode() in source.data for name in names)
-    return Outcome(result, exports, together, patched, missing)
+    return Outcome(result, keys["deleted-names"], together, keys["patched-targets"], keys["unpatched-twins"])
 
 
 # worker processes ---------------------------------------------------------------------------------

@@ -37,6 +37,9 @@ from fsdp_unpatch.fixes.transaction import Change, commit_groups, error_finding,
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.model import FileResult, Finding, Fix, RunOptions, RunResult, Span  # noqa: F401
 from fsdp_unpatch.rules import completeness
+from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN, PARSE_ERROR
+from fsdp_unpatch.rules.declared.overrides import INSTALLER_CALL, OVERRIDE_REPLACEMENT, PATCH_INSTALLER
+from fsdp_unpatch.rules.declared.suppression import UNUSED_NOQA
 from fsdp_unpatch.run.groups import Groups
 from fsdp_unpatch.run.linking import (
     installer_aliases,
@@ -83,7 +86,7 @@ class Run:
             unit.error = error_finding(
                 unit.candidate.display,
                 SourceError(
-                    "FSU901", "too deeply nested to analyse (Python's recursion limit); the file is left alone"
+                    PARSE_ERROR.code, "too deeply nested to analyse (Python's recursion limit); the file is left alone"
                 ),
             )
 
@@ -231,7 +234,9 @@ class Run:
             self.block(
                 unit,
                 result,
-                SourceError("FSU903", "too deeply nested to rewrite (Python's recursion limit); not written"),
+                SourceError(
+                    FIX_NOT_WRITTEN.code, "too deeply nested to rewrite (Python's recursion limit); not written"
+                ),
             )
             return
         if data == unit.source.data:
@@ -239,7 +244,9 @@ class Run:
         try:
             on_big_stack(lambda: cst.parse_module(data))
         except Exception as error:  # the fix must never leave a file that does not parse
-            self.block(unit, result, SourceError("FSU903", f"fixed text does not parse ({error}); not written"))
+            self.block(
+                unit, result, SourceError(FIX_NOT_WRITTEN.code, f"fixed text does not parse ({error}); not written")
+            )
             return
         result.deleted = deletes_file(edits)  # a test module left with nothing (FSU305)
         result.fixed = data
@@ -282,7 +289,7 @@ class Run:
             deleted += [
                 (p.node.value.encode(), here)
                 for p in applied  # type: ignore[attr-defined]
-                if p.code in ("FSU002", "FSU003") and isinstance(p.node, cst.Name)
+                if p.code in (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code) and isinstance(p.node, cst.Name)
             ]
         blockers = {position[key]: why for key, why in self.blockers.items()}
         for index, unit in enumerate(self.units):
@@ -301,13 +308,13 @@ class Run:
         if getattr(unit.candidate, "leaves_roots", False):
             target = os.path.realpath(unit.candidate.path)
             return SourceError(
-                "FSU903",
+                FIX_NOT_WRITTEN.code,
                 f"symbolic link to a file outside the folders being fixed ({target}); "
                 "not written (name the file itself to fix it)",
             )
         if not round_trips(unit.analysis.module, unit.source.data):
             return SourceError(
-                "FSU903",
+                FIX_NOT_WRITTEN.code,
                 "libcst does not give back this file byte for byte (a form feed at the "
                 "start of a line, lines that end in a lone carriage return, or more "
                 "implicitly joined string literals than libcst's parser takes?); not written",
@@ -332,9 +339,10 @@ class Run:
         skipped = [u.source.data for u in self.units if u.skipped and u.source is not None]
         for unit in self.units:
             for planned in unit.analysis.planned if unit.analysis is not None else ():
-                if planned.code == "FSU003" and any(planned.node.value.encode() in data for data in skipped):  # type: ignore[attr-defined]
+                deletes_installer = planned.code == PATCH_INSTALLER.code
+                if deletes_installer and any(planned.node.value.encode() in data for data in skipped):  # type: ignore[attr-defined]
                     planned.requires.append(_NEVER)
-                if planned.code == "FSU004" and id(planned) not in selected:
+                if planned.code == INSTALLER_CALL.code and id(planned) not in selected:
                     for installer in planned.requires:
                         installer.requires.append(_NEVER)
 
@@ -347,7 +355,7 @@ class Run:
             for unit in self.units
             if unit.analysis is not None
             for planned in unit.analysis.planned
-            if planned.code in ("FSU002", "FSU003")
+            if planned.code in (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code)
         ]
         if not deletions or self.options.project_root is None:
             return
@@ -371,7 +379,7 @@ class Run:
         display = unit.candidate.display
         if unit.source is None or unit.skipped or unit.error is not None or b"noqa" not in unit.source.data:
             return []
-        if not self.options.selected("FSU501", display):
+        if not self.options.selected(UNUSED_NOQA.code, display):
             return []
         encoding = unit.analysis.module.encoding if unit.analysis is not None else "utf-8"
         text = unit.source.data.decode(encoding, "replace")
@@ -379,10 +387,10 @@ class Run:
         for planned in unit.analysis.planned if unit.analysis is not None else ():
             found.setdefault(unit.position(planned.node).start.line, set()).add(planned.code)
         lines = text.splitlines()
-        rule = self.catalog.rule("FSU501")
+        rule = self.catalog.rule(UNUSED_NOQA.code)
         return [
             Finding(
-                code="FSU501",
+                code=UNUSED_NOQA.code,
                 category=rule.category,
                 path=display,
                 span=Span(noqa.line, noqa.column, noqa.line, noqa.end_column),
@@ -391,7 +399,7 @@ class Run:
             for noqa, message in unused_noqa(
                 text, found, lambda code: self.options.selected(code, display), self.catalog.rules
             )
-            if not is_suppressed(lines, noqa.line, "FSU501")
+            if not is_suppressed(lines, noqa.line, UNUSED_NOQA.code)
         ]
 
     def results(self) -> RunResult:
@@ -437,7 +445,7 @@ def _may_import(unreadable: _Unit, definer: _Unit) -> bool:
 
 
 # A requirement never met: a fix that requires it is not applied (the finding is still reported).
-_NEVER = Planned("FSU003", cst.Pass(), "never applied")
+_NEVER = Planned(PATCH_INSTALLER.code, cst.Pass(), "never applied")
 
 
 def run(

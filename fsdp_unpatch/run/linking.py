@@ -27,6 +27,7 @@ from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned, plan_inst
 from fsdp_unpatch.analysis.prefilter import mentions
 from fsdp_unpatch.analysis.source import module_name_for
 from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.rules.declared.overrides import INSTALLER_CALL, OVERRIDE_REPLACEMENT, PATCH_INSTALLER
 from fsdp_unpatch.rules.orphans import plan_orphans
 from fsdp_unpatch.rules.references import FileReferences, find_references, plan_rewrite
 from fsdp_unpatch.rules.strings import plan_strings
@@ -188,7 +189,7 @@ class _Linker:
         from fsdp_unpatch.rules.tests import inside
 
         for planned in list(analysis.planned):
-            if planned.code != "FSU004":
+            if planned.code != INSTALLER_CALL.code:
                 continue
             deletion = inside(planned.node, tests.deleted)
             if deletion is None:
@@ -231,7 +232,7 @@ class _Linker:
                 deleted = {
                     p.node.value
                     for p in analysis.planned  # type: ignore[attr-defined]
-                    if p.code in ("FSU002", "FSU003") and isinstance(p.node, cst.Name)
+                    if p.code in (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code) and isinstance(p.node, cst.Name)
                 }
                 kept = set(analysis.facts.functions) - deleted
                 here = {name: why for name, why in removed.items() if name not in kept}

@@ -29,8 +29,6 @@ from fsdp_unpatch.run.cache import foreign_folder, prepare_folder, unsafe_folder
 
 FILE = "removed.json"
 FORMAT, VERSION = "fsdp-unpatch-removed", 2
-# What the record keeps of a fix's findings: a deleted replacement function and a deleted installer.
-REPLACEMENT, INSTALLER = "FSU002", "FSU003"
 
 # module -> {"path": its file, relative to the project root, "replacements": {name: target}, "installers": {name: ""}}
 Modules = dict[str, dict]
@@ -144,8 +142,11 @@ def removed_by(result: RunResult, catalog: Catalog, project: Path) -> Modules:
     """Per module, the replacement functions and installers this written fix deleted (modules the catalog
     already knows are left out: it remembers them itself), with the module's file relative to `project`."""
     from fsdp_unpatch.analysis.source import module_name_for
+    from fsdp_unpatch.rules.declared.overrides import OVERRIDE_REPLACEMENT, PATCH_INSTALLER
     from fsdp_unpatch.run.removals import called_target
 
+    # What the record keeps of a fix's findings: a deleted replacement function and a deleted installer.
+    REPLACEMENT, INSTALLER = OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code
     modules: Modules = {}
     for file in result.files:
         deleted = [f for f in file.findings if f.fixed and f.code in (REPLACEMENT, INSTALLER)]

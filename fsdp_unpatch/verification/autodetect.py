@@ -18,7 +18,6 @@ from pathlib import Path
 
 from fsdp_unpatch.verification.spec import InstallerSpec
 
-REMOVED_INSTALLER, ENHANCE_SITE = "FSU003", "FSU201"
 # never copied into the migrated tree
 COPY_IGNORED = shutil.ignore_patterns(
     ".git",
@@ -78,13 +77,14 @@ def _installer(path: Path, line: int) -> Installer:
 def detect(path: str) -> Detected:
     """The installers under `path`, from the same analysis as `check` (its configuration applies)."""
     from fsdp_unpatch.api import check_paths
+    from fsdp_unpatch.rules.declared.overrides import ENHANCE_PATCH, PATCH_INSTALLER
 
-    found = check_paths([path], select=[REMOVED_INSTALLER, ENHANCE_SITE])
-    enhance = [_installer(Path(f.path), f.span.line) for f in found if f.code == ENHANCE_SITE]
-    removed = [_installer(Path(f.path), f.span.line) for f in found if f.code == REMOVED_INSTALLER]
+    found = check_paths([path], select=[PATCH_INSTALLER.code, ENHANCE_PATCH.code])
+    enhance = [_installer(Path(f.path), f.span.line) for f in found if f.code == ENHANCE_PATCH.code]
+    removed = [_installer(Path(f.path), f.span.line) for f in found if f.code == PATCH_INSTALLER.code]
     if not removed:
         raise DetectError(
-            f"no installer that the migration removes (FSU003) under {path}: "
+            f"no installer that the migration removes ({PATCH_INSTALLER.code}) under {path}: "
             "name the old patch with --patch MODULE:FUNCTION and --patch-path DIR"
         )
     return Detected(tuple(dict.fromkeys(enhance)), tuple(dict.fromkeys(removed)))

@@ -1,0 +1,68 @@
+"""FSU105: `setattr` on an FSDP2 module or class with an attribute name computed at run time.
+
+Patch code often installs several overrides in a loop (`for name in NAMES: setattr(FSDPParamGroup, name,
+wrap(getattr(FSDPParamGroup, name)))`). The name is not a literal, so no other rule can tell which internal
+is overridden: every such override would go unreported. This rule reports the call itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
+    from fsdp_unpatch.catalog import Catalog
+
+
+def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    import libcst as cst  # here, not at the top: the registry imports this module without parsing anything
+
+    from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
+    from fsdp_unpatch.analysis.plan import Planned
+
+    for call, _ in analysis.facts.registrations:
+        if not (isinstance(call.func, cst.Name) and call.func.value == "setattr"):
+            continue
+        if len(call.args) != 3 or any(a.keyword is not None or a.star for a in call.args):
+            continue
+        owner, name = call.args[0].value, call.args[1].value
+        if isinstance(name, (cst.SimpleString, cst.ConcatenatedString)):
+            continue  # a literal name: an install site, which the override rules report
+        qualified = analysis.table.qualify(owner)
+        target = target_id(qualified, catalog) if qualified else None
+        if target is None or not is_fsdp2_private(target, catalog):
+            continue
+        message = COMPUTED_SETATTR.message(owner=analysis.code(owner), name=analysis.code(name), target=target)
+        yield Planned(COMPUTED_SETATTR.code, call, message, target)
+
+
+COMPUTED_SETATTR = declare(
+    "FSU105",
+    "computed-setattr",
+    category="review",
+    fix="none",
+    phase="file",
+    summary="`setattr` on an FSDP2 module or class with an attribute name computed at run time",
+    messages="`setattr({owner}, {name}, ...)` sets an attribute of FSDP2 internal `{target}` whose name is "
+    "computed at run time: no rule can tell which internal it overrides; spell each override out",
+    planned_in="fsdp_unpatch.rules.declared.computed_setattr (check)",
+    check=check,
+    doc="""
+    ## What it does
+    Reports `setattr(X, name, value)` where X is an FSDP2 private module or class and `name` is not a
+    string literal (a loop variable, a computed string).
+
+    ## Why
+    Each call may override an FSDP2 internal, but which one is known only at run time: the other rules,
+    which read the attribute's name, cannot report, prove or fix it. Spelling each override out
+    (`FSDPParamGroup.post_backward = ...`) lets them, and lets a reader see what is patched.
+
+    ## Example
+    ```python
+    for name in ("pre_backward", "post_backward"):
+        setattr(FSDPParamGroup, name, _traced(getattr(FSDPParamGroup, name)))  # FSU105
+    ```
+    """,
+)

@@ -1,0 +1,153 @@
+"""The rule registry: every rule is declared once, with `declare`, in the module of its family
+(`fsdp_unpatch/rules/declared/`).
+
+A declaration carries everything the rest of the tool reads about a rule: its code and name, category,
+fix applicability, phase (decided per file, or across the files of a run), message template,
+documentation (what it does / why / example, as ruff's rule docs), the cross-file keys its findings
+export to the batch layer, and where it is planned — its own `check` function (a rule module that only
+needs one file's facts), or the module that plans it. `fsdp-unpatch rules` / `explain`, the README's rules
+table, the codemods' code lists, the flake8 plugin and the SARIF rule metadata all read it.
+
+Every module of the `fsdp_unpatch.rules.declared` package is a rule family: `all_rules()` imports each one
+(their declarations run at import) and returns the rules by code. A new rule module needs no registration
+anywhere else. Those modules are data, cheap to import (no libcst): the configuration checks rule codes on
+runs that never parse a file.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterable, Literal, Mapping, Optional, get_args
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.plan import FileAnalysis, Planned
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
+
+Category = Literal["remove", "review", "keep", "error"]
+Applicability = Literal["safe", "unsafe", "none"]
+# "file": decided from one file alone; "run": may come from another file of the run (the batch layer links
+# such files, and the flake8 plugin, which sees one file at a time, may miss them).
+Phase = Literal["file", "run"]
+# What a file's analysis exports so that the batch layer knows which other files to analyse with it
+# (`run/batch.py`, `cross_file_keys`): names its fixes delete, FSDP2 targets it patches, by-name twins
+# it leaves unpatched.
+CrossFileKey = Literal["deleted-names", "patched-targets", "unpatched-twins"]
+
+CATEGORIES: tuple[str, ...] = get_args(Category)
+APPLICABILITIES: tuple[str, ...] = get_args(Applicability)
+CROSS_FILE_KEYS: tuple[str, ...] = get_args(CrossFileKey)
+# The catalog targets a rule reports on, listed by `explain`: a target category, or the FSDP ops.
+TargetKind = Literal["remove", "keep", "ops"]
+DOC_SECTIONS = ("## What it does", "## Why", "## Example")
+
+# A per-file rule's own planning function: the findings (with their fixes) it plans in one analysed file.
+Check = Callable[["FileAnalysis", "Catalog", "Options"], Iterable["Planned"]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    category: Category
+    fix: Applicability
+    phase: Phase
+    summary: str
+    # The finding's messages, by form ("default" for a rule with one), with `{field}` placeholders.
+    messages: Mapping[str, str] = field(hash=False)
+    # Markdown in three sections (DOC_SECTIONS), as ruff documents a rule.
+    doc: str
+    # Where its findings are planned: the module (and function) that plans them, or `check` below.
+    planned_in: str
+    exports: tuple[CrossFileKey, ...] = ()
+    targets: Optional[TargetKind] = None
+    check: Optional[Check] = field(default=None, compare=False)
+    family: str = ""  # the module that declares it (`overrides`, `completeness`, ...)
+
+    def message(self, form: str = "default", /, **fields: object) -> str:
+        """The message of one form, its placeholders filled: `RULE.message("wrapper", name=...)`."""
+        return self.messages[form].format(**fields)
+
+
+_DECLARED: dict[str, Rule] = {}
+
+
+def declare(
+    code: str,
+    name: str,
+    *,
+    category: Category,
+    fix: Applicability,
+    phase: Phase,
+    summary: str,
+    messages: Mapping[str, str] | str,
+    doc: str,
+    planned_in: str,
+    exports: tuple[CrossFileKey, ...] = (),
+    targets: Optional[TargetKind] = None,
+    check: Optional[Check] = None,
+) -> Rule:
+    """Record a rule; called once per rule, at the import of its family module."""
+    forms = {"default": messages} if isinstance(messages, str) else dict(messages)
+    family = sys._getframe(1).f_globals["__name__"].rsplit(".", 1)[-1]
+    rule = Rule(
+        code, name, category, fix, phase, summary, forms, _dedent(doc), planned_in, exports, targets, check, family
+    )
+    if code in _DECLARED and _DECLARED[code] != rule:
+        raise ValueError(f"rule {code} is declared twice")
+    _DECLARED[code] = rule
+    return rule
+
+
+def _dedent(text: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(text).strip()
+
+
+DECLARED_IN = "fsdp_unpatch.rules.declared"
+
+
+def family_modules() -> list[str]:
+    """The modules that declare rules: every module of the `fsdp_unpatch.rules.declared` package."""
+    package = importlib.import_module(DECLARED_IN)
+    return sorted(f"{DECLARED_IN}.{info.name}" for info in pkgutil.iter_modules(package.__path__))
+
+
+@functools.cache
+def all_rules() -> Mapping[str, Rule]:
+    """Every declared rule, by code, in code order."""
+    for module in family_modules():
+        importlib.import_module(module)
+    return {code: _DECLARED[code] for code in sorted(_DECLARED)}
+
+
+def rule(code: str) -> Rule:
+    return all_rules()[code]
+
+
+def codes(
+    *,
+    fix: Optional[Applicability] = None,
+    category: Optional[Category] = None,
+    phase: Optional[Phase] = None,
+    family: Optional[str] = None,
+) -> frozenset[str]:
+    """The codes of the rules that match every criterion given (`codes(fix="safe")`)."""
+    return frozenset(
+        r.code
+        for r in all_rules().values()
+        if (fix is None or r.fix == fix)
+        and (category is None or r.category == category)
+        and (phase is None or r.phase == phase)
+        and (family is None or r.family == family)
+    )
+
+
+def file_checks() -> list[Check]:
+    """The planning functions of the rules that plan their findings themselves, one file at a time."""
+    return [r.check for r in all_rules().values() if r.check is not None]

@@ -1,0 +1,14 @@
+"""Once its only override goes, the installer has nothing left to do; its call in this module goes too."""
+import torch
+import torch.distributed as dist
+from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+
+# @upstream _fsdp_param_group.FSDPParamGroup.finalize_backward _npu_finalize_backward npu-stream
+
+
+def _apply_npu_collectives_patch():
+    FSDPParamGroup.finalize_backward = _npu_finalize_backward
+
+
+_apply_npu_collectives_patch()

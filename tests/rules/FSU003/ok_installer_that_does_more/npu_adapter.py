@@ -1,0 +1,12 @@
+"""The installer also selects the NPU device: it stays (without the override)."""
+import torch
+import torch.distributed as dist
+from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+
+# @upstream _fsdp_param_group.FSDPParamGroup.finalize_backward _npu_finalize_backward npu-stream
+
+
+def _apply_npu_collectives_patch(device_index):
+    torch.npu.set_device(device_index)
+    FSDPParamGroup.finalize_backward = _npu_finalize_backward

@@ -1,0 +1,10 @@
+from torch.distributed.fsdp._fully_shard import _fsdp_collectives
+from torch_npu.distributed.fsdp._add_fsdp_patch import _patched_get_param_all_gather_inputs
+
+
+def test_patched_inputs_of_no_parameters():
+    assert _patched_get_param_all_gather_inputs([]) == []
+
+
+def test_native_inputs_of_no_parameters():
+    assert _fsdp_collectives._get_param_all_gather_inputs([]) == []

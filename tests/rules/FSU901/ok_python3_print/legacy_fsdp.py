@@ -1,0 +1,8 @@
+from torch.distributed.fsdp._fully_shard import _fsdp_collectives
+
+
+def _reduce(*args, **kwargs):
+    print("reducing")
+
+
+_fsdp_collectives.foreach_reduce = _reduce

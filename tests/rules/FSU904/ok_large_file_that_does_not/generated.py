@@ -1,0 +1,2 @@
+"""Generated lookup table."""
+TABLE = {}
