@@ -13,6 +13,7 @@ installers removed elsewhere.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import ClassVar, Collection, FrozenSet, Mapping, Optional
 
@@ -39,6 +40,11 @@ def codemod_classes() -> list[type[UnpatchCodemod]]:
     return found
 
 
+def _among(code: str, path: str, codes: FrozenSet[str]) -> bool:
+    """The run's selection for one codemod: its own codes, in every file."""
+    return code in codes
+
+
 class ProjectFixes(BatchableMetadataProvider[Optional[dict]]):
     """Per file of the run: its bytes before the run and, per codemod, the engine's fixed bytes."""
 
@@ -59,7 +65,7 @@ class ProjectFixes(BatchableMetadataProvider[Optional[dict]]):
                 fix=True,
                 unsafe_fixes=codemod.applies_unsafe_fixes(),
                 write=False,
-                selected=lambda code, path, codes=codes: code in codes,
+                selected=functools.partial(_among, codes=codes),
             )
             result = run(discover(sorted(paths)), catalog, options)
             for file in result.files:

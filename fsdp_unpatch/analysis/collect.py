@@ -87,8 +87,9 @@ class NameCounter(cst.CSTVisitor):
         if id(node) not in self._labels:
             self.name_uses[node.value] += 1
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
+    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:  # subclasses may stop the walk
         self._label(node.attr)
+        return None
 
     def visit_Arg(self, node: cst.Arg) -> None:
         self._label(node.keyword)
@@ -109,10 +110,11 @@ class NameCounter(cst.CSTVisitor):
         if node.asname is not None:
             self._label(node.asname.name)
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> Optional[bool]:  # subclasses may stop the walk
         if node.module is not None:
             for name in _names_in(node.module):
                 self._label(name)
+        return None
 
 
 def _names_in(node: cst.BaseExpression) -> list[cst.Name]:

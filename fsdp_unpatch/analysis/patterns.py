@@ -53,8 +53,6 @@ def same_device_copy(
     if any(qualify(call.func) != FOREACH_COPY for _, call in branches):  # type: ignore[misc]
         return None
     inside = code(node.with_changes(leading_lines=()))
-    if "#" in inside:
-        return None  # a comment in the branches would be lost with them: not left to a fix to decide
     try:
         parsed = ast.parse(inside.strip())
     except SyntaxError:
@@ -67,6 +65,10 @@ def same_device_copy(
     if tweak is None:
         return None
     native_line = branches[tweak.native_branch][0]  # type: ignore[index]
+    # The collapse keeps the native line (its own trailing comment too) and drops the rest: a comment anywhere
+    # else would be lost with it, so such an `if` is not left to a fix.
+    if "#" in inside.replace(code(native_line.with_changes(leading_lines=())), "", 1):
+        return None
     return SameDeviceCopy(node=node, native_call=native_line)
 
 

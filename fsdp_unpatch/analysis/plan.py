@@ -268,7 +268,10 @@ class _Analyzer:
                 COLLECTIVE_OVERRIDE.code,
                 install.report,
                 COLLECTIVE_OVERRIDE.message(
-                    spelled=spelled, target=target, replacement=install.value.value, proof=_matches(entry, proof)
+                    spelled=spelled,
+                    target=target,
+                    replacement=self.result.code(install.value),  # the replacement function's name
+                    proof=_matches(entry, proof),
                 ),
                 target,
                 edits=[Edit(install.removable)],
@@ -392,8 +395,9 @@ class _Analyzer:
                 continue
             planned = [self.removed_sites.pop(id(i.removable)) for i in installs]
             for install, finding in zip(installs, planned):
+                assert install.statement is not None  # grouped by it
                 finding.edits = [Edit(install.statement)]
-                install.removable = install.statement  # type: ignore[assignment]
+                install.removable = install.statement
             self.removed_sites[id(installs[0].statement)] = planned[0]
 
     def plan_replacements(self, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
@@ -406,9 +410,10 @@ class _Analyzer:
             if uses != len(sites) or any(install.partial for install, _ in sites):
                 continue
             proof = self.proofs.get(id(function))
+            first_target = sites[0][1].target
             matches = (
-                f"{_matches(self.catalog.targets[sites[0][1].target], proof)}"
-                if proof and sites[0][1].target in self.catalog.targets
+                f"{_matches(self.catalog.targets[first_target], proof)}"
+                if proof and first_target is not None and first_target in self.catalog.targets
                 else "is the upstream FSDP2 function plus the NPU tweak only"
             )
             planned = self.add(
@@ -550,8 +555,8 @@ class _Analyzer:
                 registration, self.catalog.targets.get(target), self.options.target_torch, self.result.code, kernel
             )
             self.add(Planned(KERNEL_REGISTRATION.code, registration.call, message, target))
-        for code, node, message, target in overrides.patches_in_tests(self.facts, self.catalog, self.result.code):
-            self.add(Planned(code, node, message, target))
+        for code, node, message, patched in overrides.patches_in_tests(self.facts, self.catalog, self.result.code):
+            self.add(Planned(code, node, message, patched))
 
     def relative(self, qualified: str) -> str:
         """A qualified name under an FSDP2 root, without the root."""

@@ -118,7 +118,7 @@ class _Finder(NameCounter):
         name = dotted_name(node)
         if name is not None:
             qualified = self.table.qualify(node)
-            if qualified in self.symbols:
+            if qualified is not None and qualified in self.symbols:
                 self._record(node, qualified, name.split(".", 1)[0])
                 return False
         super().visit_Attribute(node)
@@ -201,8 +201,8 @@ def choose_spelling(
                 rest = spelling.expression[len(spelling.head) :]
                 return Spelling(local + rest, local, bound, "")
     for spelling in options:
-        bound = table.bindings.get(spelling.head)
-        if bound == spelling.head_means or (bound is None and spelling.head not in names):
+        meaning = table.bindings.get(spelling.head)
+        if meaning == spelling.head_means or (meaning is None and spelling.head not in names):
             return spelling
     return None
 

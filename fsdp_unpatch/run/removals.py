@@ -120,7 +120,7 @@ def called_target(catalog: Catalog, target: str) -> str:
     """The target a reference to the replacement should call: an op's packet rather than its overload
     (a replacement installed over both is called as the packet)."""
     packet = target[: -len(".default")] if target.startswith("ops.") and target.endswith(".default") else None
-    return packet if packet in catalog.targets else target
+    return packet if packet is not None and packet in catalog.targets else target
 
 
 def from_run(catalog: Catalog, analyses: Iterable[FileAnalysis]) -> Removals:
