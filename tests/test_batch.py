@@ -17,9 +17,9 @@ from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.config.settings import Settings
 from fsdp_unpatch.model import FileResult, Finding, RunOptions, RunResult, Span
 from fsdp_unpatch.run import batch
-from fsdp_unpatch.run.batch import Outcome
+from fsdp_unpatch.run.batch import Outcome, run
 from fsdp_unpatch.run.cache import CACHE_DIR, Cache, describe
-from fsdp_unpatch.run.engine import run, run_together
+from fsdp_unpatch.run.engine import run_together
 from tests.upstream import expand
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -259,3 +259,30 @@ def test_a_tree_without_candidates_never_imports_libcst(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "patch.py").write_text("import torch\ntorch.ops.fsdp.all_gather_copy_in = lambda *a: None\n")
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True)
     assert done.stdout.split()[-1] == "True", done.stderr  # the probe can see libcst when it is needed
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module a source file imports (at the top or inside a function)."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_the_engine_does_not_import_the_batch_layer() -> None:
+    """One direction only: the batch layer (and the cache, the session) call the engine, never the reverse."""
+    package = Path(__file__).resolve().parent.parent / "fsdp_unpatch"
+    batch_layer = {"fsdp_unpatch.run.batch", "fsdp_unpatch.run.cache", "fsdp_unpatch.run.session"}
+    engine_side = [package / "run" / "engine.py", package / "run" / "linking.py", package / "model.py"]
+    engine_side += sorted((package / "analysis").glob("*.py")) + sorted((package / "rules").glob("*.py"))
+    engine_side += sorted((package / "fixes").glob("*.py"))
+    for path in engine_side:
+        assert not _imports(path) & batch_layer, path
+    # the cache holds the batch layer's outcomes, and gets their type from the model
+    assert "fsdp_unpatch.run.batch" not in _imports(package / "run" / "cache.py")

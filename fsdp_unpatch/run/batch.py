@@ -1,7 +1,7 @@
 """A whole run, fast: prefilter, analyse files one by one (in a process pool when it pays), link what must be.
 
 Phase 1 reads every file once and keeps only what the prefilter passes; each of those is run through the
-engine *alone* (`runner.Run` over one file: parse, analyse, link, findings, fix computed but not written),
+engine *alone* (`engine.Run` over one file: parse, analyse, link, findings, fix computed but not written),
 possibly from the cache, possibly in a worker process. A worker returns plain data (`Outcome`): the file's
 result and the keys by which other files could change it. libcst trees never cross a process boundary and
 are freed after each file, so memory follows the largest file parsed, not the tree.
@@ -12,7 +12,7 @@ exactly as a single run would:
 - a file names a part of a known patch module (whether that module is among the files changes the result);
 - a patch-completeness finding whose missing counterpart another file patches.
 Every other file's result is final after phase 1. `tests/test_batch.py` checks that the result equals the
-plain engine's over all files at once (`runner.run_together`), with and without the pool.
+plain engine's over all files at once (`engine.run_together`), with and without the pool.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from fsdp_unpatch.analysis.source import checkpoint
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.fixes.transaction import error_finding
-from fsdp_unpatch.model import FileResult, Finding, RunOptions, RunResult
+from fsdp_unpatch.model import FileResult, Finding, Outcome, RunOptions, RunResult
 from fsdp_unpatch.run.groups import Groups
 
 if TYPE_CHECKING:
@@ -36,17 +36,6 @@ if TYPE_CHECKING:
 # The pool pays for itself (fork, libcst in each worker) only with this much source to parse.
 POOL_MIN_BYTES = 200_000
 POOL_MIN_FILES = 4
-
-
-@dataclass
-class Outcome:
-    """What phase 1 learns about one file: its result alone, and what links it to other files."""
-
-    result: FileResult
-    exports: frozenset[str] = frozenset()  # names other files may use of what this file's fixes delete
-    together: bool = False  # names a part of a known patch module: decided with the whole run
-    patched: frozenset[str] = frozenset()  # FSDP2 targets this file patches
-    missing: frozenset[str] = frozenset()  # by-name twins it does not patch (completeness findings)
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The per-file result cache in `.fsdp_unpatch_cache/` at the project root (like ruff's `.ruff_cache/`).
 
-An entry is one file's phase-1 outcome (`batch.Outcome`: its findings when analysed alone, plus the keys
+An entry is one file's phase-1 outcome (`model.Outcome`: its findings when analysed alone, plus the keys
 that link it to other files), or the results of a group of linked files. Its key hashes everything the
 outcome depends on:
 - the file's bytes, the path it is reported under, and the module name its folders give it (relative
@@ -270,7 +270,7 @@ def _result(data: Any):
 
 def encode(value) -> Any:
     """An Outcome, or a list of FileResults (a linked group), as JSON-ready data."""
-    from fsdp_unpatch.run.batch import Outcome
+    from fsdp_unpatch.model import Outcome
 
     if isinstance(value, Outcome):
         return {
@@ -286,7 +286,7 @@ def encode(value) -> Any:
 
 def decode(data: Any):
     """The Outcome or list of FileResults `data` describes; raises _Invalid for anything else."""
-    from fsdp_unpatch.run.batch import Outcome
+    from fsdp_unpatch.model import Outcome
 
     _check(isinstance(data, dict))
     if data.get("kind") == "outcome":

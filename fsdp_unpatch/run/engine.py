@@ -440,18 +440,6 @@ def _may_import(unreadable: _Unit, definer: _Unit) -> bool:
 _NEVER = Planned("FSU003", cst.Pass(), "never applied")
 
 
-def run(
-    candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, jobs: int = 1, cache=None
-) -> RunResult:
-    """The run as users get it: prefiltered, per file (in `jobs` processes, from `cache`), linked where needed.
-
-    Gives the same result as `run_together`; see `run/batch.py` for how.
-    """
-    from fsdp_unpatch.run import batch
-
-    return batch.run(candidates, catalog, options, jobs=jobs, cache=cache)
-
-
 def run_together(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions) -> RunResult:
     """The engine over all `candidates` at once, in this process: the reference `run` must agree with."""
     engine = Run(catalog, options)
