@@ -99,6 +99,9 @@ class RunOptions:
     # paths the run covers. A definition that a project file outside them still names is not deleted.
     project_root: Optional[str] = None
     covered: tuple[str, ...] = ()
+    # The ast tier (`analysis/screen.py`): files CPython's parser shows can hold no finding skip libcst.
+    # False parses every prefiltered file with libcst (`tests/test_tiers.py` checks both give the same).
+    screen: bool = True
 
 
 @dataclass

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from fsdp_unpatch.analysis.prefilter import prefilter_for
+from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import checkpoint
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate
@@ -77,7 +78,7 @@ def analyze_alone(candidate: Candidate, source: SourceFile, catalog: Catalog, op
     from fsdp_unpatch.run.engine import Run
 
     checkpoint()
-    engine = Run(catalog, replace(options, write=False))
+    engine = Run(catalog, replace(options, write=False, screen=False))  # the caller screened it
     engine.load([replace(candidate, data=source.data)])
     engine.link()
     result = engine.results().files[0]
@@ -145,6 +146,7 @@ def run(
 ) -> RunResult:
     """Findings (and fixes) for `candidates`, as `runner.run_together` would give them, with less work."""
     prefilter = prefilter_for(catalog)
+    screen = screen_for(catalog)
     items: list[_Item] = []
     pending: list[_Item] = []
     use_cache = cache is not None and not options.fix
@@ -168,6 +170,13 @@ def run(
             item.outcome = found if isinstance(found, Outcome) else None
             if item.outcome is not None:
                 item.outcome.result.original = source.data  # entries hold findings, not sources
+        if item.outcome is None and options.screen and screen.holds_no_finding(source.data, candidate.path):
+            # the ast tier (`analysis/screen.py`): this file, alone, can hold no finding; no libcst for it
+            item.outcome = Outcome(FileResult(candidate.display))
+            item.source = None
+            if use_cache:
+                cache.put(item.cache_key, item.outcome)  # type: ignore[union-attr]
+            continue
         if item.outcome is None:
             pending.append(item)
     outcomes = _analyze_all(

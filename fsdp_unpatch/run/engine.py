@@ -16,6 +16,7 @@ from libcst.metadata import CodeRange
 
 from fsdp_unpatch.analysis.plan import FileAnalysis, Planned, analyze_module, plan_installer_calls
 from fsdp_unpatch.analysis.prefilter import mentions, prefilter_for
+from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import (
     SourceError,
     SourceFile,
@@ -89,6 +90,7 @@ class Run:
 
     def load(self, candidates: Iterable[Candidate]) -> None:
         prefilter = prefilter_for(self.catalog)
+        screen = screen_for(self.catalog) if self.options.screen else None
         for candidate in candidates:
             checkpoint()
             unit = _Unit(candidate)
@@ -100,7 +102,9 @@ class Run:
                 continue
             if skips_file(unit.source.data):
                 unit.skipped = True
-            elif prefilter.worth_parsing(unit.source.data, str(candidate.path)):
+            elif prefilter.worth_parsing(unit.source.data, str(candidate.path)) and not (
+                screen is not None and screen.holds_no_finding(unit.source.data, candidate.path)
+            ):
                 self.analyze(unit)
 
     def link(self) -> None:
