@@ -59,6 +59,7 @@ def _plain(result: RunResult) -> list:
 def always_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batch, "POOL_MIN_BYTES", 0)
     monkeypatch.setattr(batch, "POOL_MIN_FILES", 1)
+    monkeypatch.setattr(batch, "_idle_cpus", lambda: 2)  # a busy machine would otherwise run alone
 
 
 @pytest.mark.parametrize("fix", [False, True], ids=["check", "fix-diff"])
@@ -286,3 +287,19 @@ def test_the_engine_does_not_import_the_batch_layer() -> None:
         assert not _imports(path) & batch_layer, path
     # the cache holds the batch layer's outcomes, and gets their type from the model
     assert "fsdp_unpatch.run.batch" not in _imports(package / "run" / "cache.py")
+
+
+def test_the_pool_is_used_only_with_work_enough_and_a_free_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch, "_idle_cpus", lambda: 2)
+    assert batch.pool_size(2, 10, 10 * batch.POOL_MIN_BYTES) == 2
+    assert batch.pool_size(2, 1, 10 * batch.POOL_MIN_BYTES) == 1  # one file: nothing to share
+    assert batch.pool_size(2, 10, batch.POOL_MIN_BYTES - 1) == 1  # too little to parse
+    assert batch.pool_size(1, 10, 10 * batch.POOL_MIN_BYTES) == 1  # --jobs 1
+    monkeypatch.setattr(batch, "_idle_cpus", lambda: 1)  # the other CPU is busy
+    assert batch.pool_size(2, 10, 10 * batch.POOL_MIN_BYTES) == 1
+    monkeypatch.undo()  # the CPUs the load average leaves free
+    monkeypatch.setattr(batch.os, "getloadavg", lambda: (0.2, 0.0, 0.0))
+    monkeypatch.setattr(batch, "default_jobs", lambda: 2)
+    assert batch._idle_cpus() == 2
+    monkeypatch.setattr(batch.os, "getloadavg", lambda: (2.5, 0.0, 0.0))
+    assert batch._idle_cpus() == 1

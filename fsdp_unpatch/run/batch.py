@@ -35,9 +35,29 @@ if TYPE_CHECKING:
     from fsdp_unpatch.analysis.source import SourceFile
     from fsdp_unpatch.run.cache import Cache
 
-# The pool pays for itself (fork, libcst in each worker) only with this much source to parse.
+# The pool pays for itself (fork, libcst in each worker) only with this much source to parse, and only on
+# CPUs that are idle: measured on this project's 2-core machine with the other core busy, two workers were
+# slower than one at every size (1 to 6 files of 13 KB or 64 KB: e.g. 6 x 64 KB took 8.1 s in the pool,
+# 6.0 s alone), so the pool is used only when the load average leaves a second CPU free.
 POOL_MIN_BYTES = 200_000
 POOL_MIN_FILES = 4
+
+
+def _idle_cpus() -> int:
+    """CPUs this process may use that the 1-minute load average leaves free (this process counts as one)."""
+    cpus = default_jobs()
+    try:
+        load = os.getloadavg()[0]
+    except (OSError, AttributeError):  # no load average on this platform: trust the CPU count
+        return cpus
+    return max(1, min(cpus, int(cpus - load + 1)))
+
+
+def pool_size(workers: int, jobs: int, size: int, min_jobs: int = POOL_MIN_FILES) -> int:
+    """How many worker processes to use for `jobs` pieces of work of `size` bytes in all; 1: no pool."""
+    if workers <= 1 or jobs < min_jobs or size < POOL_MIN_BYTES:
+        return 1
+    return max(1, min(workers, jobs, _idle_cpus()))
 
 
 @dataclass
@@ -106,7 +126,8 @@ def _analyze_all(
     jobs: Sequence[tuple[Candidate, SourceFile]], catalog: Catalog, options: RunOptions, workers: int
 ) -> list[Outcome]:
     size = sum(len(source.data) for _, source in jobs)
-    if workers <= 1 or len(jobs) < POOL_MIN_FILES or size < POOL_MIN_BYTES:
+    workers = pool_size(workers, len(jobs), size)
+    if workers <= 1:
         return [analyze_alone(c, s, catalog, options) for c, s in jobs]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -118,7 +139,7 @@ def _analyze_all(
     # Largest first, so that no worker is left with a big file at the end; results come back in order.
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1].data))
     with ProcessPoolExecutor(
-        min(workers, len(jobs)), mp_context=context, initializer=_init_worker, initargs=(catalog, options)
+        workers, mp_context=context, initializer=_init_worker, initargs=(catalog, options)
     ) as pool:
         outcomes = list(pool.map(_work, [jobs[i] for i in order], chunksize=1))
     ordered: list[Optional[Outcome]] = [None] * len(jobs)
@@ -258,7 +279,8 @@ def _run_groups(
 ) -> list[tuple[list[FileResult], list[list[int]]]]:
     """Each group through the engine, in a process pool when there are several groups and work enough."""
     size = sum(len(item.source.data) for group in groups for item in group if item.source is not None)
-    if workers <= 1 or len(groups) < 2 or size < POOL_MIN_BYTES:
+    workers = pool_size(workers, len(groups), size, min_jobs=2)
+    if workers <= 1:
         return [_run_linked(group, catalog, options, cache) for group in groups]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -270,7 +292,7 @@ def _run_groups(
     _WORKER["cache"] = cache  # inherited by the forked workers
     try:
         with ProcessPoolExecutor(
-            min(workers, len(groups)), mp_context=context, initializer=_init_worker, initargs=(catalog, options)
+            workers, mp_context=context, initializer=_init_worker, initargs=(catalog, options)
         ) as pool:
             return list(pool.map(_linked_work, groups, chunksize=1))
     finally:
