@@ -97,13 +97,16 @@ def enclosing_project(path: str) -> Optional[Path]:
     return None
 
 
-def discover(paths: Iterable[str], force_exclude: bool = False, exclusion=None) -> Iterator[Candidate]:
+def discover(
+    paths: Iterable[str], force_exclude: bool = False, exclusion=None, *, prune: frozenset[str] = frozenset()
+) -> Iterator[Candidate]:
     """Python files under `paths`, each once, in a stable (sorted) order.
 
     A path named explicitly is taken unless `force_exclude` and walking would have skipped it;
     folders are walked, skipping SKIPPED_DIRS, hidden folders and virtual environments. Raises
     MissingPath for a path that does not exist. `exclusion` (an `exclusion.Exclusion`) adds the
-    configured exclude patterns and `.gitignore`, and replaces SKIPPED_DIRS when `exclude` is set.
+    configured exclude patterns and `.gitignore`, and replaces SKIPPED_DIRS when `exclude` is set. Folders
+    whose real path is in `prune` are not walked.
     """
     seen: set[str] = set()
     paths = list(paths)
@@ -115,7 +118,7 @@ def discover(paths: Iterable[str], force_exclude: bool = False, exclusion=None) 
         if os.path.isdir(raw):
             unreadable: list[OSError] = []
             walked = _walk_root(raw)
-            found = sorted(_walk(walked, exclusion, unreadable.append), key=lambda item: item[0])
+            found = sorted(_walk(walked, exclusion, unreadable.append, prune), key=lambda item: item[0])
             for error in unreadable:
                 folder = str(error.filename or raw)
                 yield Candidate(
@@ -162,7 +165,9 @@ def _walk_root(raw: str) -> str:
     return raw.rstrip(os.sep) or raw
 
 
-def _walk(root: str, exclusion=None, onerror=None) -> Iterator[tuple[str, bool, os.DirEntry]]:
+def _walk(
+    root: str, exclusion=None, onerror=None, prune: frozenset[str] = frozenset()
+) -> Iterator[tuple[str, bool, os.DirEntry]]:
     """(path, is a symbolic link, its directory entry) of the Python files below `root`, like `os.walk`
     (no folder link followed) with `os.scandir`: one system call per folder, file types from the entries.
     Exclude patterns and `.gitignore` files are evaluated only in folders where some apply."""
@@ -190,6 +195,8 @@ def _walk(root: str, exclusion=None, onerror=None) -> Iterator[tuple[str, bool, 
                 path = entry.path
                 if _is_virtualenv(path) or (check and exclusion.excluded(path, True)):
                     continue
+                if prune and os.path.realpath(path) in prune:
+                    continue
                 folders.append(path)
             elif name.endswith(PYTHON_SUFFIXES):
                 path = entry.path
@@ -198,9 +205,20 @@ def _walk(root: str, exclusion=None, onerror=None) -> Iterator[tuple[str, bool, 
 
 
 def outside_files(root: str, covered: Iterable[str]) -> Iterator[str]:
-    """The Python files below `root` that are not below (or equal to) one of the `covered` paths."""
+    """The Python files below `root` that are not below (or equal to) one of the `covered` paths.
+
+    The covered folders are not walked at all (a run over most of a project pays no second walk of it), and
+    a file's real path is its folder's (resolved once per folder) unless the file is a symbolic link."""
     covered = [os.path.realpath(path) for path in covered]
-    for candidate in discover([root]):
-        real = os.path.realpath(candidate.path)
+    folders: dict[str, str] = {}
+    for candidate in discover([root], prune=frozenset(p for p in covered if os.path.isdir(p))):
+        path = str(candidate.path)
+        if os.path.islink(path):
+            real = os.path.realpath(path)
+        else:
+            folder, name = os.path.split(path)
+            if folder not in folders:
+                folders[folder] = os.path.realpath(folder)
+            real = os.path.join(folders[folder], name)
         if not any(real == path or real.startswith(path + os.sep) for path in covered):
-            yield str(candidate.path)
+            yield path

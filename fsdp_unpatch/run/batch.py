@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
 from fsdp_unpatch.analysis.prefilter import prefilter_for
 from fsdp_unpatch.analysis.screen import screen_for
@@ -155,24 +155,36 @@ READ_AHEAD = 32
 READ_THREADS = 4
 
 
-def _read_ahead(candidates: Iterable[Candidate]) -> Iterator[tuple[Candidate, object]]:
-    """(candidate, SourceFile or SourceError) for each candidate, in order, read by a small thread pool."""
+@dataclass(frozen=True)
+class _Known:
+    """A file the cache's index of unchanged files holds: not read (`cache.Unchanged`)."""
+
+    named: bool
+
+
+def _read_ahead(
+    candidates: Iterable[Candidate], known: Optional[Callable[[Candidate], Optional[bool]]] = None
+) -> Iterator[tuple[Candidate, object]]:
+    """(candidate, SourceFile or SourceError, or _Known when `known` says it is unchanged) for each candidate,
+    in order, read by a small thread pool."""
     from concurrent.futures import ThreadPoolExecutor
 
     pending: deque = deque()
     with ThreadPoolExecutor(READ_THREADS, thread_name_prefix="fsdp-unpatch-read") as pool:
         try:
             for candidate in candidates:
-                pending.append((candidate, pool.submit(_read, candidate)))
+                named = known(candidate) if known is not None else None
+                pending.append((candidate, pool.submit(_read, candidate) if named is None else _Known(named)))
                 if len(pending) >= READ_AHEAD:
                     first, future = pending.popleft()
-                    yield first, future.result()
+                    yield first, future if isinstance(future, _Known) else future.result()
             while pending:
                 first, future = pending.popleft()
-                yield first, future.result()
+                yield first, future if isinstance(future, _Known) else future.result()
         finally:  # interrupted: drop what was not read yet
             for _, future in pending:
-                future.cancel()
+                if not isinstance(future, _Known):
+                    future.cancel()
 
 
 def _read(candidate: Candidate):
@@ -198,10 +210,35 @@ def run(
     items: list[_Item] = []
     pending: list[_Item] = []
     use_cache = cache is not None and not options.fix
-    for index, (candidate, source) in enumerate(_read_ahead(candidates)):
+    # The index of unchanged files (`cache.Unchanged`): files found empty before whose stat has not changed.
+    unchanged, recorded = None, None
+    if use_cache:
+        from fsdp_unpatch.run.cache import Unchanged
+
+        found = cache.get(cache.unchanged_key())  # type: ignore[union-attr]
+        unchanged = found if isinstance(found, Unchanged) else Unchanged()
+        recorded = Unchanged()
+
+    def known(candidate: Candidate) -> Optional[bool]:
+        if unchanged is None or candidate.data is not None or candidate.problem is not None:
+            return None  # a buffer (standard input) is never a file on disk
+        return unchanged.holds(candidate.display, candidate.path)
+
+    def record(item: _Item, source: SourceFile) -> None:
+        if recorded is not None:
+            stat_ = recorded.stat_of(source)
+            if stat_ is not None:
+                recorded.files[item.candidate.display] = (stat_, item.named_fsdp)
+
+    for index, (candidate, source) in enumerate(_read_ahead(candidates, known)):
         checkpoint()
         item = _Item(index, candidate)
         items.append(item)
+        if isinstance(source, _Known):  # unchanged since a run found nothing in it: not even read
+            item.named_fsdp = source.named
+            item.outcome = Outcome(FileResult(candidate.display))
+            recorded.files[candidate.display] = unchanged.files[candidate.display]  # type: ignore[union-attr]
+            continue
         if not hasattr(source, "data"):
             item.error = error_finding(candidate.display, source)
             item.outcome = Outcome(FileResult(candidate.display, findings=[item.error]))
@@ -209,6 +246,7 @@ def run(
         item.named_fsdp = prefilter.has_token(source.data)
         if not prefilter.worth_parsing(source.data, str(candidate.path), named=item.named_fsdp):
             item.outcome = Outcome(FileResult(candidate.display))
+            record(item, source)
             continue  # the bytes are dropped here: memory stays flat however large the tree
         item.source = source
         if use_cache:
@@ -223,9 +261,18 @@ def run(
             item.source = None
             if use_cache:
                 cache.put(item.cache_key, item.outcome)  # type: ignore[union-attr]
+                record(item, source)
             continue
         if item.outcome is None:
             pending.append(item)
+    if recorded is not None:
+        # files of the project outside this run keep their records
+        taken = {item.candidate.display for item in items}
+        for display, entry in unchanged.files.items():  # type: ignore[union-attr]
+            if display not in taken:
+                recorded.files.setdefault(display, entry)
+        if recorded.files != unchanged.files:  # type: ignore[union-attr]
+            cache.put(cache.unchanged_key(), recorded)  # type: ignore[union-attr]
     outcomes = _analyze_all(
         [(i.candidate, i.source) for i in pending],
         catalog,

@@ -31,6 +31,7 @@ import re
 import shutil
 import stat
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
@@ -268,10 +269,47 @@ def _result(data: Any):
     )  # type: ignore[arg-type]
 
 
+# A file's stat as the index of unchanged files records it: size, mtime, ctime (ns), inode, device.
+Stat = tuple[int, int, int, int, int]
+# A record is trusted only for a file last modified this long before it was read (git's "racy" rule: a write
+# within the file system's timestamp granularity after the read could leave the times unchanged).
+RACY_NS = 2_000_000_000
+
+
+@dataclass
+class Unchanged:
+    """The files a run found nothing in on their own (the prefilter or the ast tier rejected them), by the path
+    they are reported under: their stat when read, and whether they hold a first-stage token (`batch._linked`).
+    A later run that finds a file's stat unchanged does not read it (`batch.run`); ruff's cache does the same."""
+
+    files: dict[str, tuple[Stat, bool]] = field(default_factory=dict)
+
+    @staticmethod
+    def stat_of(source) -> Optional[Stat]:
+        """The record of a file just read (None when it was modified too shortly before: not trusted)."""
+        if not source.inode or source.mtime_ns + RACY_NS > source.read_ns or source.ctime_ns + RACY_NS > source.read_ns:
+            return None
+        return (source.size, source.mtime_ns, source.ctime_ns, source.inode, source.device)
+
+    def holds(self, display: str, path) -> Optional[bool]:
+        """Whether the file is unchanged since it was recorded: its `named` bit; None when not known or changed."""
+        record = self.files.get(display)
+        if record is None:
+            return None
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        now = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+        return record[1] if now == record[0] and stat.S_ISREG(info.st_mode) else None
+
+
 def encode(value) -> Any:
     """An Outcome, or a list of FileResults (a linked group), as JSON-ready data."""
     from fsdp_unpatch.model import Outcome
 
+    if isinstance(value, Unchanged):
+        return {"kind": "unchanged", "files": {d: [*stat_, named] for d, (stat_, named) in value.files.items()}}
     if isinstance(value, Outcome):
         return {
             "kind": "outcome",
@@ -289,6 +327,15 @@ def decode(data: Any):
     from fsdp_unpatch.model import Outcome
 
     _check(isinstance(data, dict))
+    if data.get("kind") == "unchanged":
+        _check(set(data) == {"kind", "files"} and isinstance(data["files"], dict))
+        files = {}
+        for display, record in data["files"].items():
+            _check(isinstance(display, str) and isinstance(record, list) and len(record) == 6)
+            _check(all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in record[:5]))
+            _check(isinstance(record[5], bool))
+            files[display] = (tuple(record[:5]), record[5])
+        return Unchanged(files)
     if data.get("kind") == "outcome":
         _check(set(data) == {"kind", "result", "exports", "together", "patched", "missing"})
         _check(isinstance(data["together"], bool))
@@ -350,6 +397,10 @@ class Cache:
         for part in (candidate.display.encode(), f"{module}:{is_package}".encode(), data):
             digest.update(len(part).to_bytes(8, "little") + part)
         return digest.hexdigest()
+
+    def unchanged_key(self) -> str:
+        """The key of the index of unchanged files (one per project, configuration and tool build)."""
+        return hashlib.sha256((self.salt + "\0unchanged").encode()).hexdigest()
 
     def group_key(self, keys: Iterable[str]) -> str:
         """The key of files analysed together: all their keys, in run order."""
