@@ -215,7 +215,7 @@ def run(
     if use_cache:
         from fsdp_unpatch.run.cache import Unchanged
 
-        found = cache.get(cache.unchanged_key())  # type: ignore[union-attr]
+        found = cache.get(cache.unchanged_key(), counted=False)  # type: ignore[union-attr]
         unchanged = found if isinstance(found, Unchanged) else Unchanged()
         recorded = Unchanged()
 

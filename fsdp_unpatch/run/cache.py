@@ -410,7 +410,8 @@ class Cache:
         assert self.secret is not None
         return hmac.new(self.secret, key.encode() + b"\0" + body, hashlib.sha256).hexdigest()
 
-    def get(self, key: Optional[str]):
+    def get(self, key: Optional[str], counted: bool = True):
+        """The value stored under `key`, or None; `counted`: a per-file entry (hits and misses count those)."""
         if key is None or not self.usable or not _KEY.match(key):
             return None
         try:
@@ -426,9 +427,9 @@ class Cache:
             _check(hmac.compare_digest(_text(entry["signature"]), self._signature(key, body)))  # type: ignore[arg-type]
             value = decode(entry["value"])
         except (OSError, ValueError, RecursionError, _Invalid):  # missing, corrupt, forged, foreign: a miss
-            self.misses += 1
+            self.misses += counted
             return None
-        self.hits += 1
+        self.hits += counted
         return value
 
     def put(self, key: Optional[str], value) -> None:
