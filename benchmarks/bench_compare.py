@@ -87,6 +87,7 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--only", default="", help="comma-separated corpus names (torch, torch-npu, x1, x10)")
     arguments = parser.parse_args()
 
     from fsdp_unpatch.analysis.prefilter import prefilter_for
@@ -100,6 +101,9 @@ def main() -> int:
     print(f"load average before: {os.getloadavg()[0]:.2f}; workdir {work}")
     try:
         corpora = build(work, arguments.scale, arguments.planted)
+        if arguments.only:
+            wanted = arguments.only.split(",")
+            corpora = {n: c for n, c in corpora.items() if n.split(" ")[0] in wanted}
         runs: dict[str, dict[str, list[tuple[float, float]]]] = {name: {} for name in corpora}
 
         def timed(name: str, label: str, command: list[str], cwd: Path) -> bytes:
@@ -162,23 +166,29 @@ def main() -> int:
         print()
         print("\n".join(lines) if arguments.markdown else "\n".join(line.replace("|", " ") for line in lines))
         print(f"\nexamples/legacy_project: fix {fix_seconds:.3f} s (median), peak {max(p for _, p in fixes):.0f} MiB")
-        x1, x10 = list(corpora)[-2:]
-        growth = median(x10, "check cold")[0] / median(x1, "check cold")[0]
-        grep_growth = median(x10, "grep -rl")[0] / median(x1, "grep -rl")[0]
-        print(f"growth x1 -> x{arguments.scale}: check cold {growth:.1f}x, grep {grep_growth:.1f}x")
+        growth = float("nan")
+        if len([n for n in corpora if n.startswith("x")]) == 2:
+            x1, x10 = [n for n in corpora if n.startswith("x")]
+            growth = median(x10, "check cold")[0] / median(x1, "check cold")[0]
+            grep_growth = median(x10, "grep -rl")[0] / median(x1, "grep -rl")[0]
+            print(f"growth x1 -> x{arguments.scale}: check cold {growth:.1f}x, grep {grep_growth:.1f}x")
         print(f"load average after: {os.getloadavg()[0]:.2f}")
 
         def ratio(name: str, label: str) -> float:
             return median(name, label)[0] / median(name, "grep -rl")[0]
 
         npu = f"torch-npu {NPU_RELEASE}"
-        goals = [
-            ("cold check on torch within 8x grep", ratio("torch", "check cold") <= 8),
-            ("warm check on torch within 3x grep", ratio("torch", "check warm") <= 3),
-            (f"x{arguments.scale} cold within {arguments.scale + 0.5}x of x1", growth <= arguments.scale + 0.5),
-            ("peak memory on torch at most 62 MiB", median("torch", "check cold")[1] <= 62),
-            ("fix on the example under 0.5 s", fix_seconds < 0.5),
-        ]
+        goals = [("fix on the example under 0.5 s", fix_seconds < 0.5)]
+        if growth == growth:  # measured
+            goals.append(
+                (f"x{arguments.scale} cold within {arguments.scale + 0.5}x of x1", growth <= arguments.scale + 0.5)
+            )
+        if "torch" in corpora:
+            goals[:0] = [
+                ("cold check on torch within 8x grep", ratio("torch", "check cold") <= 8),
+                ("warm check on torch within 3x grep", ratio("torch", "check warm") <= 3),
+                ("peak memory on torch at most 62 MiB", median("torch", "check cold")[1] <= 62),
+            ]
         if npu in corpora:
             goals[1:1] = [
                 ("cold check on torch-npu within 10x grep", ratio(npu, "check cold") <= 10),

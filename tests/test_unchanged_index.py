@@ -144,3 +144,22 @@ def test_the_record_of_a_file_read_now() -> None:
     assert Unchanged.stat_of(Source) is None  # modified within the racy window
     Source.mtime_ns, Source.inode = 0, 0
     assert Unchanged.stat_of(Source) is None  # not a file on disk
+
+
+def test_a_warm_linked_group_loads_no_libcst(tmp_path: Path) -> None:
+    """The example's patch module and its caller form a linked group; warm, its result comes from the cache
+    and libcst is never imported (`python -X importtime` lists every module loaded)."""
+    import shutil
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    project = tmp_path / "legacy_project"
+    shutil.copytree(root / "examples" / "legacy_project", project)
+    environment = dict(os.environ, PYTHONPATH=str(root))
+    command = [sys.executable, "-X", "importtime", "-m", "fsdp_unpatch", "check", "."]
+    cold = subprocess.run(command, cwd=project, capture_output=True, text=True, env=environment)
+    warm = subprocess.run(command, cwd=project, capture_output=True, text=True, env=environment)
+    assert cold.returncode == warm.returncode == 1 and cold.stdout.splitlines()[:-1] == warm.stdout.splitlines()[:-1]
+    assert "libcst" in cold.stderr
+    assert "libcst" not in warm.stderr

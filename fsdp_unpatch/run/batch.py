@@ -355,8 +355,6 @@ def _run_linked(
     Sound because the group's result depends only on its files (bytes, paths, module names) and on what
     every key holds besides (tool, catalog, configuration); the group itself is recomputed every run.
     """
-    from fsdp_unpatch.run.engine import run_together
-
     checkpoint()
     key = None
     if cache is not None:
@@ -375,6 +373,8 @@ def _run_linked(
                 for item, result in zip(group, found):
                     result.original = item.source.data if item.source is not None else _reread(item.candidate)
                 return found, []
+    from fsdp_unpatch.run.engine import run_together  # loads libcst: only when the group is not cached
+
     together = run_together([item.candidate for item in group], catalog, options)
     if key is not None:
         cache.put(key, together.files)  # type: ignore[union-attr]
