@@ -206,3 +206,23 @@ def test_real_releases(version: str, tmp_path: Path) -> None:
     # the linked phase (the engine over all files at once) too
     on, off = _both(run_together, tree)
     assert on == off
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torch\n\n\ndef f(a, b):\n    torch._foreach_copy_(a, b, non_blocking=a[0].device == b[0].device)\n",
+        "from torch import _foreach_copy_ as copy\n\n\ndef f(a, b):\n    copy(a, b, a[0].device == b[0].device)\n",
+        (
+            "import torch\n\n\ndef f(a, b):\n    if not (a[0].device == b[0].device):\n        torch._foreach_copy_(a, b)\n"
+            "    else:\n        torch._foreach_copy_(a, b, non_blocking=True)\n"
+        ),
+    ],
+    ids=["one-call", "one-call-aliased", "not-test"],
+)
+def test_every_spelling_of_the_tweak_is_left_to_libcst(source: str, tmp_path: Path) -> None:
+    """The same-device tweak has more spellings than `if A == B:` (`!=`, `not (...)`, one call with the test as
+    `non_blocking`): the screen leaves each of them to libcst, whichever of them FSU005 recognises."""
+    path = tmp_path / "copy.py"
+    path.write_text(source)
+    assert not screen_for(load_catalog()).holds_no_finding(path.read_bytes(), path)

@@ -19,7 +19,8 @@ file): every finding goes through one of these, each checked with a superset of 
 - a kernel registration (`impl`, `register_kernel`) outside FSDP2's own modules in a file that spells an
   op namespace (`fsdp`): FSU103 needs the namespace as a literal.
 - a same-device `_foreach_copy_` special case (FSU005): an `if`/`else` whose two branches are one call
-  each, one of them to a name that may stand for `torch._foreach_copy_` (or ends in `_foreach_copy_`).
+  each (whatever the test), or a call with a `non_blocking` keyword or three arguments (the tweak written as
+  one call), to a name that may stand for `torch._foreach_copy_` (or ends in `_foreach_copy_`).
 - anything named after a known patch part (references, strings, tests, orphaned installers, the
   cross-file phase's `together`): the file spells one of the catalog's patch names.
 - a suppression or `noqa` comment for this tool (FSU501, `skip-file`): the file spells `fsu` or
@@ -188,16 +189,11 @@ class Screen:
                 if value is not None:
                     aliases += [(t.id, value) for t in node.targets if isinstance(t, ast.Name)]
             elif isinstance(node, ast.If):
-                # `if A == B: call(...) else: call(...)` (`patterns.same_device_copy`), callees qualified
-                test, branches = node.test, (node.body, node.orelse)
-                if (
-                    isinstance(test, ast.Compare)
-                    and len(test.ops) == 1
-                    and isinstance(test.ops[0], (ast.Eq, ast.NotEq))
-                    and all(
-                        len(b) == 1 and isinstance(b[0], ast.Expr) and isinstance(b[0].value, ast.Call)
-                        for b in branches
-                    )
+                # `if <test>: copy(...) else: copy(...)` (`patterns.same_device_copy`), callees qualified; any
+                # test, so that the spellings of the same-device test (`==`, `!=`, `not (...)`) all count
+                branches = (node.body, node.orelse)
+                if all(
+                    len(b) == 1 and isinstance(b[0], ast.Expr) and isinstance(b[0].value, ast.Call) for b in branches
                 ):
                     branch_calls += [c for c in (_dotted(b[0].value.func) for b in branches) if c is not None]
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
@@ -205,6 +201,11 @@ class Screen:
                 if owner is not None:
                     stores.append((owner, node.attr))
             elif isinstance(node, ast.Call):
+                # the tweak as one call: `copy(dst, src, non_blocking=<same-device test>)`
+                if len(node.args) >= 3 or any(k.arg == "non_blocking" for k in node.keywords):
+                    callee = _dotted(node.func)
+                    if callee is not None:
+                        branch_calls.append(callee)
                 last = _last_name(node.func)
                 if last in CALLEES:
                     if last in KERNEL_CALLEES and spells_namespace and not native:
