@@ -3,7 +3,7 @@ functions (FSU002), the installer left with nothing to do (FSU003) and its calls
 
 from __future__ import annotations
 
-from codemods._base import UnpatchCodemod
+from ._base import UnpatchCodemod
 
 
 class RemoveCollectiveOverrides(UnpatchCodemod):

@@ -1,6 +1,6 @@
 """Delete calls and imports of patch installers that are removed in another module (FSU004).
 
-    python -m libcst.tool codemod codemods.remove_installer_calls.RemoveInstallerCalls \
+    python -m libcst.tool codemod fsdp_unpatch.codemods.remove_installer_calls.RemoveInstallerCalls \
         --installer legacy_npu.distributed.fsdp._add_fsdp_patch._apply_fsdp_patch PATH
 """
 
@@ -12,8 +12,9 @@ from typing import Sequence
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from codemods._base import UnpatchCodemod
 from fsdp_unpatch.analysis.plan import FileAnalysis, plan_installer_calls
+
+from ._base import UnpatchCodemod
 
 
 class RemoveInstallerCalls(UnpatchCodemod):

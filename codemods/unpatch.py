@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods._base import UnpatchCodemod
+from ._base import UnpatchCodemod
 
 
 class Unpatch(UnpatchCodemod):

@@ -20,9 +20,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence, Union
 
-from fsdp_unpatch.config.files import Flags
+from fsdp_unpatch.config.request import STDIN, Request
 from fsdp_unpatch.model import Finding, Fix, Span
-from fsdp_unpatch.run.session import Mode, Scope, UsageError, execute, prepare
+from fsdp_unpatch.run.session import UsageError, execute, prepare
 
 __all__ = ["Finding", "Fix", "FixResult", "Span", "UsageError", "check_paths", "check_source", "fix_paths"]
 
@@ -41,8 +41,9 @@ class FixResult:
         return b"".join(self.diffs[path] for path in self.changed)
 
 
-def _flags(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude) -> Flags:
-    return Flags(
+def _settings(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude) -> dict:
+    """The keyword arguments every function shares, as the command line's flags."""
+    return dict(
         select=_codes(select),
         ignore=_codes(ignore),
         extend_select=_codes(extend_select),
@@ -85,8 +86,9 @@ def check_paths(
     `per_file_ignores` entries are `GLOB:CODES` strings, as on the command line. The result cache is not
     used unless `use_cache=True`; `jobs=None` parses in as many processes as there are CPUs.
     """
-    flags = _flags(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude)
-    plan = prepare(Scope(paths=_paths(paths)), flags, Mode(use_cache=use_cache, config=config, isolated=isolated))
+    settings = _settings(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude)
+    request = Request(_paths(paths), no_cache=not use_cache, config=config, isolated=isolated, **settings)
+    plan = prepare(request)
     _raise_missing(plan.missing)
     return execute(plan, jobs).remaining
 
@@ -104,9 +106,9 @@ def check_source(
     """The findings for one module's source, reported under `path` (whose configuration applies; the file
     need not exist and is never read). Single-file analysis: what `check --stdin-filename PATH -` gives."""
     data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
-    flags = _flags(select, ignore, None, None, target_torch, None, None)
-    plan = prepare(Scope(buffer=data, buffer_name=path), flags, Mode(use_cache=False, config=config, isolated=isolated))
-    return execute(plan, 1).remaining
+    settings = _settings(select, ignore, None, None, target_torch, None, None)
+    request = Request((STDIN,), stdin_filename=path, no_cache=True, config=config, isolated=isolated, **settings)
+    return execute(prepare(request, data), 1).remaining
 
 
 def fix_paths(
@@ -126,20 +128,29 @@ def fix_paths(
     jobs: Optional[int] = 1,
 ) -> FixResult:
     """Apply the safe fixes (and the unsafe ones with `unsafe_fixes=True`) under PATHS, as `fsdp-unpatch fix`;
-    with `dry_run=True` write nothing (`fix --diff`). Files are written with the same guarantees."""
-    flags = _flags(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude)
-    mode = Mode(
-        fix=True, write=not dry_run, unsafe_fixes=unsafe_fixes, use_cache=False, config=config, isolated=isolated
+    with `dry_run=True` write nothing (`fix --diff`). Files are written with the same guarantees, and what is
+    left is what the tree holds afterwards (its lines as they are now), as `fix` reports it."""
+    settings = _settings(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude)
+    request = Request(
+        _paths(paths),
+        fix=True,
+        diff=dry_run,
+        unsafe_fixes=unsafe_fixes,
+        no_cache=True,
+        config=config,
+        isolated=isolated,
+        **settings,
     )
-    plan = prepare(Scope(paths=_paths(paths)), flags, mode)
+    plan = prepare(request)
     _raise_missing(plan.missing)
     result = execute(plan, jobs)
+    changed = result.written if not dry_run else result.changed  # after writing, `files` are the tree as it is now
     return FixResult(
         remaining=result.remaining,
         fixed=[f for f in result.findings if f.fixed],
-        changed=[file.display for file in result.changed],
+        changed=[file.display for file in changed],
         written=not dry_run,
-        diffs={file.display: file.diff() for file in result.changed},
+        diffs={file.display: file.diff() for file in changed},
     )
 
 

@@ -160,6 +160,8 @@ class RunResult:
     unsafe_fixes_left: int = 0
     # Indices (into `files`) of the files whose fixes are written all or nothing (`transaction.py`).
     transactions: list[list[int]] = field(default_factory=list)
+    # After a written fix (the files above are then the tree as it is now): the files as the fix changed them.
+    written: list[FileResult] = field(default_factory=list)
 
     def after_fix(self, fresh: RunResult) -> RunResult:
         """What to report after this fix was written: `fresh` (the changed tree analysed again, as `check`

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 _COMMON = dict(
@@ -22,10 +23,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
 
 def pytest_configure(config) -> None:
-    config.addinivalue_line("markers", "slow: takes tens of seconds (tests/test_real_trees.py); -m 'not slow' skips it")
-
-
-import pytest  # noqa: E402
+    config.addinivalue_line(
+        "markers", "slow: trains, builds, installs, sends signals or reads real trees; `pytest -m 'not slow'` skips it"
+    )
 
 
 @pytest.fixture(scope="session")

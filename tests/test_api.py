@@ -67,7 +67,10 @@ def test_fix_paths_dry_run_then_fix(project: Path, tmp_path: Path, monkeypatch: 
     assert sorted(f.code for f in preview.fixed) == ["FSU001", "FSU002", "FSU003"]
     done = fix_paths(["pkg"])
     assert done.written and _tree(project) == _tree(twin)
+    assert done.changed == ["pkg/patch.py"] and done.diff() == expected_diff  # what was written, as a diff
     assert [f.code for f in done.remaining] == ["FSU201"]
+    # what is left is reported as the fixed tree holds it (its line now), as a fresh check sees it
+    assert [f.to_dict() for f in done.remaining] == [f.to_dict() for f in check_paths(["pkg"])]
     assert fix_paths(["pkg"]).changed == []  # idempotent
 
 
@@ -80,3 +83,18 @@ def test_bad_input_raises_usage_error(project: Path, monkeypatch: pytest.MonkeyP
     with pytest.raises(UsageError, match="missing.py: no such file or directory"):
         fix_paths(["missing.py"])
     assert _tree(project) == _tree(make_project(Path(os.fspath(project.parent / "again"))))
+
+
+def test_fix_paths_reports_what_is_left_as_the_fixed_tree_holds_it(tmp_path: Path, monkeypatch) -> None:
+    """The kept enhance patch of the example moves up when the collectives patch above it goes: what is left
+    is reported at its new lines, as a fresh check of the fixed tree reports it (issue 12, finding 3)."""
+    import shutil
+
+    example = tmp_path / "legacy_project"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "legacy_project", example)
+    monkeypatch.chdir(example)
+    before = {(f.code, f.span.line) for f in check_paths(".") if f.category == "keep"}
+    done = fix_paths(".")
+    after = [f.to_dict() for f in check_paths(".")]
+    assert [f.to_dict() for f in done.remaining] == after
+    assert {(f["code"], f["line"]) for f in after if f["category"] == "keep"} != before  # the lines did move

@@ -165,3 +165,26 @@ def test_a_changed_file_outside_a_partial_run_gives_a_fresh_result(tmp_path: Pat
     outside.write_text("import pkg\n")
     again = _cli(project, "check", "--output-format", "concise", "pkg/patch.py")
     assert "kept for now" not in again.stdout and "FSU003" in again.stdout
+
+
+def test_a_cache_dir_that_holds_other_files_is_not_used_and_clean_keeps_them(tmp_path: Path) -> None:
+    """`--cache-dir .` (or a folder of notes) is not filled, not tagged for backup tools to skip, and `clean`
+    removes only what the cache writes there."""
+    project = _project(tmp_path / "project")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "notes.txt").write_text("precious\n")
+    done = _cli(project, "check", "--cache-dir", str(notes), ".")
+    assert "not using the cache" in done.stderr and "holds files that are not the cache's" in done.stderr
+    assert sorted(os.listdir(notes)) == ["notes.txt"]
+    here = _cli(project, "check", "--cache-dir", ".", ".")
+    assert "holds files that are not the cache's" in here.stderr and not (project / "CACHEDIR.TAG").exists()
+    # a cache folder of ours that someone later put a file into: clean takes its own files only
+    own = tmp_path / "own"
+    assert _cli(project, "check", "--cache-dir", str(own), ".").returncode == 1
+    assert (own / "CACHEDIR.TAG").is_file() and (own / "entries").is_dir()
+    (own / "keep.txt").write_text("mine\n")
+    cleaned = _cli(project, "clean", "--cache-dir", str(own))
+    assert cleaned.returncode == 0 and "left alone" in cleaned.stdout
+    assert sorted(os.listdir(own)) == ["keep.txt"]
+    assert _cli(project, "clean").returncode == 0 and not (project / CACHE_DIR).exists()

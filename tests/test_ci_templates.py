@@ -19,6 +19,8 @@ from tests.ci_steps import ACTION, run_action_steps
 from tests.integration import make_project
 from tests.packaging import ROOT, clean_env, make_venv
 
+pytestmark = pytest.mark.slow  # runs the CI templates' shell steps
+
 GITLAB = yaml.safe_load((ROOT / "templates" / "gitlab-ci.yml").read_text())
 GITLAB_SCHEMA = json.loads((ROOT / "tests" / "data" / "gitlab-code-quality.schema.json").read_text())
 

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 import torch  # noqa: F401  (required: the examples train with FSDP2)
 
+pytestmark = pytest.mark.slow  # trains the example with torch
+
 ROOT = Path(__file__).resolve().parents[1]
 PROJECTS = {
     "legacy": ROOT / "examples" / "legacy_project",

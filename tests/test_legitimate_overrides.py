@@ -57,3 +57,16 @@ def test_fsdp2_own_kernel_registrations_are_not_overrides(tmp_path) -> None:
     (tmp_path / "plugin.py").write_text(registration)
     findings = check_tree(tmp_path).findings
     assert [(f.code, f.path.rsplit("/", 1)[-1]) for f in findings] == [("FSU103", "plugin.py")]
+
+
+def test_a_kernel_registered_for_a_dispatch_key_held_in_a_variable(tmp_path) -> None:
+    """`lib.impl("op", fn, KEY)` with the key in a variable: reported for "a dispatch key" (it crashed the run
+    with a TypeError before: the unknown keys were None)."""
+    (tmp_path / "plugin.py").write_text(
+        'from torch.library import Library\n\n_lib = Library("fsdp", "IMPL")\nKEY = "PrivateUse1"\n\n\n'
+        "def _copy_in(*args):\n    return None\n\n\n"
+        '_lib.impl("all_gather_copy_in", _copy_in, KEY)\n'
+    )
+    findings = check_tree(tmp_path).findings
+    assert [(f.code, f.span.line) for f in findings] == [("FSU103", 11)]
+    assert "for a dispatch key of FSDP op `fsdp::all_gather_copy_in`" in findings[0].message

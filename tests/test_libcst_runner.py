@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.integration import cli
+
+pytestmark = pytest.mark.slow  # runs libcst's codemod runner in subprocesses
 
 ROOT = Path(__file__).resolve().parent.parent
 LEGACY = ROOT / "examples" / "legacy_project"
@@ -48,7 +52,9 @@ def test_unpatch_under_libcst_runner_equals_fsdp_unpatch_fix(tmp_path: Path) -> 
     work = tmp_path / "work"
     shutil.copytree(LEGACY, work)
     # -x: no configuration needed, the command is named by module and class
-    result = codemod("-x", "codemods.unpatch.Unpatch", "--no-format", "--jobs", "2", str(work), cwd=tmp_path)
+    result = codemod(
+        "-x", "fsdp_unpatch.codemods.unpatch.Unpatch", "--no-format", "--jobs", "2", str(work), cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert "Failed to codemod 0 files" in result.stderr
     assert tree(work) == expected
@@ -56,8 +62,31 @@ def test_unpatch_under_libcst_runner_equals_fsdp_unpatch_fix(tmp_path: Path) -> 
     assert b"_apply_fsdp_patch" not in (work / API_PATCHES).read_bytes()
 
 
+def test_a_project_with_its_own_codemods_package_keeps_it(tmp_path: Path) -> None:
+    """fsdp-unpatch's codemods install as `fsdp_unpatch.codemods`: a project's own top-level `codemods`
+    package (first on sys.path: libcst's runner runs from the project) neither hides them nor is hidden."""
+    expected = fixed_by_the_cli(tmp_path)
+    work = tmp_path / "work"
+    shutil.copytree(LEGACY, work)
+    own = work / "codemods"
+    own.mkdir()
+    (own / "__init__.py").write_text("")
+    (own / "mine.py").write_text(
+        "from libcst.codemod import VisitorBasedCodemodCommand\n\n\n"
+        "class Mine(VisitorBasedCodemodCommand):\n"
+        '    DESCRIPTION = "the project\'s own codemod: changes nothing"\n'
+    )
+    expected = {**expected, "codemods/__init__.py": b"", "codemods/mine.py": (own / "mine.py").read_bytes()}
+    ours = codemod("-x", "fsdp_unpatch.codemods.unpatch.Unpatch", "--no-format", ".", cwd=work)
+    assert ours.returncode == 0, ours.stderr
+    assert tree(work) == expected
+    theirs = codemod("-x", "codemods.mine.Mine", "--no-format", ".", cwd=work)
+    assert theirs.returncode == 0, theirs.stderr
+    assert tree(work) == expected
+
+
 def test_runner_with_the_shipped_configuration_and_its_formatter(tmp_path: Path) -> None:
-    """From the repository root `.libcst.codemod.yaml` finds `codemods`; its no-op formatter changes nothing."""
+    """From the repository root `.libcst.codemod.yaml` finds `fsdp_unpatch.codemods`; its no-op formatter changes nothing."""
     expected = fixed_by_the_cli(tmp_path)
     work = tmp_path / "work"
     shutil.copytree(LEGACY, work)
@@ -71,13 +100,15 @@ def test_single_file_run_needs_the_installer_named(tmp_path: Path) -> None:
     shutil.copytree(LEGACY, work)
     original = (work / API_PATCHES).read_bytes()
     # Alone, the file does not show that the installer is removed elsewhere: nothing changes.
-    result = codemod("-x", "codemods.unpatch.Unpatch", "--no-format", str(work / API_PATCHES), cwd=tmp_path)
+    result = codemod(
+        "-x", "fsdp_unpatch.codemods.unpatch.Unpatch", "--no-format", str(work / API_PATCHES), cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert (work / API_PATCHES).read_bytes() == original
     installer = "legacy_npu.distributed.fsdp._add_fsdp_patch._apply_fsdp_patch"
     result = codemod(
         "-x",
-        "codemods.remove_installer_calls.RemoveInstallerCalls",
+        "fsdp_unpatch.codemods.remove_installer_calls.RemoveInstallerCalls",
         "--no-format",
         "--installer",
         installer,

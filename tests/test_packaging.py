@@ -12,9 +12,13 @@ import zipfile
 from email.parser import Parser
 from pathlib import Path
 
+import pytest
+
 from fsdp_unpatch import HOMEPAGE, README_URL, __version__
 from tests.integration import make_project
 from tests.packaging import ROOT, TAG, clean_env, make_venv, pip_install, tagged_repo
+
+pytestmark = pytest.mark.slow  # builds, checks and installs the wheel and sdist
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -54,10 +58,16 @@ def test_wheel_metadata_and_contents(dists) -> None:
         "fsdp_unpatch/py.typed",
         "fsdp_unpatch/data/catalog.toml",
         "fsdp_unpatch/data/upstream.json",
-        "codemods/unpatch.py",
+        "fsdp_unpatch/codemods/unpatch.py",
         f"fsdp_unpatch-{__version__}.dist-info/licenses/LICENSE",
     ):
         assert expected in names, expected
+    # Nothing installs at the top level but the package: no `codemods` to clash with a project's own.
+    assert {n.split("/", 1)[0] for n in names} == {"fsdp_unpatch", f"fsdp_unpatch-{__version__}.dist-info"}
+    # Every package of the source tree is declared (pyproject's explicit list) and so shipped.
+    shipped = {n.rsplit("/", 1)[0] for n in names if n.endswith("/__init__.py")}
+    on_disk = {p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "fsdp_unpatch").rglob("__init__.py")}
+    assert on_disk | {"fsdp_unpatch/codemods"} == shipped
     with tarfile.open(dists.sdist) as archive:
         members = {
             Path(m).relative_to(f"fsdp_unpatch-{__version__}").as_posix() for m in archive.getnames() if "/" in m

@@ -20,6 +20,8 @@ import pytest
 from tests.integration import cli, make_project
 from tests.packaging import GIT_ENV, TAG, git, tagged_repo
 
+pytestmark = pytest.mark.slow  # installs and runs the hooks with pre-commit
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PATCH = (
     Path(__file__).resolve().parent.parent / "examples/legacy_project/legacy_npu/distributed/fsdp/_add_fsdp_patch.py"
 )
@@ -63,3 +65,155 @@ def test_strings_naming_a_function_the_fix_removed_are_still_reported_afterwards
     assert _strings(fixed) == before
     again = _run(root, "check")
     assert _strings(again) == before and again.returncode == 1
+
+
+# A downstream project's own copy of the patch, under a module name the catalog does not know.
+DOWNSTREAM_TEST = """import subprocess
+import sys
+
+
+def test_patch_is_importable():
+    code = "from trainer.npu_fsdp import _trainer_all_gather_copy_in"
+    subprocess.check_call([sys.executable, "-c", code])
+"""
+
+
+def _downstream(root: Path) -> Path:
+    package = root / "trainer"
+    root.mkdir(exist_ok=True)
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    collectives = PATCH.read_text().split("# ----------")[0]
+    # its own names too: nothing of torch-npu's (which the catalog knows) is left to match
+    copy = collectives.replace("legacy_npu.distributed.fsdp", "trainer").replace("_patched_", "_trainer_")
+    assert "_patched_" not in copy and "torch_npu" not in copy
+    (package / "npu_fsdp.py").write_text(copy)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_npu_fsdp.py").write_text(DOWNSTREAM_TEST)
+    (root / "pyproject.toml").write_text("[project]\nname = 'trainer'\n")
+    return root
+
+
+def _cli(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", *args, "--output-format", "json", "."],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_a_downstream_copy_of_the_patch_is_remembered_after_the_fix(tmp_path: Path) -> None:
+    """Not torch-npu's module: the catalog does not know `trainer.npu_fsdp`; what `fix` removed from it is
+    recorded (`removed.json` in the cache folder) and the names are still reported by every later run."""
+    root = _downstream(tmp_path)
+    before = _strings(_cli(root, "check"))
+    assert before == [("tests/test_npu_fsdp.py", 6)]
+    fixed = _cli(root, "fix")
+    assert fixed.returncode == 1, fixed.stderr
+    assert "def _trainer_all_gather_copy_in(" not in (root / "trainer" / "npu_fsdp.py").read_text()
+    assert _strings(fixed) == before  # reported by the fix itself, with the lines as they are now
+    for args in (("check",), ("check", "--no-cache")):
+        again = _cli(root, *args)
+        assert _strings(again) == before and again.returncode == 1, args
+    folder = root / ".fsdp_unpatch_cache"
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"  # never committed by accident
+    record = json.loads((folder / "removed.json").read_text())
+    modules = record["projects"][str(root.resolve())]
+    assert modules["trainer.npu_fsdp"]["replacements"]["_trainer_all_gather_copy_in"] == "ops.fsdp.all_gather_copy_in"
+
+
+def test_fix_no_cache_writes_nothing_to_the_cache_folder(tmp_path: Path) -> None:
+    root = _downstream(tmp_path)
+    fixed = _cli(root, "fix", "--no-cache")
+    assert fixed.returncode == 1 and _strings(fixed) == [("tests/test_npu_fsdp.py", 6)]  # the fix still knows
+    assert not (root / ".fsdp_unpatch_cache").exists()
+
+
+def test_a_name_defined_again_is_no_longer_removed(tmp_path: Path) -> None:
+    """The record says what was removed; the module says what is there now: a name its module defines
+    again (here a plain helper, installed nowhere) is not removed, and the string naming it is fine."""
+    root = _downstream(tmp_path)
+    assert _cli(root, "fix").returncode == 1
+    module = root / "trainer" / "npu_fsdp.py"
+    module.write_text(module.read_text() + "\n\ndef _trainer_all_gather_copy_in(*args):\n    return args\n")
+    findings = json.loads(_cli(root, "check").stdout)
+    assert not any(f["code"] == "FSU304" for f in findings), findings
+
+
+def test_a_forged_record_is_ignored(tmp_path: Path) -> None:
+    """The record is signed with this user's key: a committed or edited one adds nothing."""
+    root = _downstream(tmp_path)
+    assert _cli(root, "fix").returncode == 1
+    path = root / ".fsdp_unpatch_cache" / "removed.json"
+    record = json.loads(path.read_text())
+    modules = record["projects"][str(root.resolve())]
+    modules["trainer.npu_fsdp"]["replacements"]["_innocent"] = "ops.fsdp.all_gather_copy_in"
+    path.write_text(json.dumps(record))
+    (root / "tests" / "test_other.py").write_text('CODE = "from trainer.npu_fsdp import _innocent"\n')
+    findings = json.loads(_cli(root, "check").stdout)
+    assert not any(f["code"] == "FSU304" for f in findings), findings
+
+
+def test_a_cache_folder_shared_by_projects_keeps_their_records_apart(tmp_path: Path) -> None:
+    """One `--cache-dir` for two projects whose modules have the same names: what the fix removed in one is
+    not "removed" in the other, which still defines it as a plain function."""
+    shared = tmp_path / "cache"
+    one = _downstream(tmp_path / "one")
+    other = tmp_path / "other"
+    (other / "trainer").mkdir(parents=True)
+    (other / "trainer" / "__init__.py").write_text("")
+    (other / "trainer" / "npu_fsdp.py").write_text("def unrelated():\n    return 1\n")
+    (other / "tests").mkdir()
+    (other / "tests" / "test_npu_fsdp.py").write_text(DOWNSTREAM_TEST)
+    (other / "pyproject.toml").write_text("[project]\nname = 'other'\n")
+    assert _cli(one, "fix", "--cache-dir", str(shared)).returncode == 1
+    assert _strings(_cli(one, "check", "--cache-dir", str(shared))) == [("tests/test_npu_fsdp.py", 6)]
+    assert _strings(_cli(other, "check", "--cache-dir", str(shared))) == []
+
+
+@pytest.mark.parametrize(
+    "binding",
+    ["from trainer.compat import _trainer_all_gather_copy_in", "_trainer_all_gather_copy_in = len"],
+)
+def test_a_name_the_module_binds_again_by_import_or_assignment_is_not_removed(tmp_path: Path, binding: str) -> None:
+    """Bound again in its module (re-exported, assigned): working code that uses it is not rewritten."""
+    root = _downstream(tmp_path)
+    assert _cli(root, "fix").returncode == 1
+    (root / "trainer" / "compat.py").write_text("def _trainer_all_gather_copy_in(*a):\n    return a\n")
+    module = root / "trainer" / "npu_fsdp.py"
+    module.write_text(module.read_text() + f"\n{binding}\n")
+    use = "from trainer.npu_fsdp import _trainer_all_gather_copy_in\n\nprint(_trainer_all_gather_copy_in(1))\n"
+    (root / "trainer" / "use.py").write_text(use)
+    findings = json.loads(_cli(root, "check").stdout)
+    assert not any(f["code"].startswith("FSU3") for f in findings), findings
+    _cli(root, "fix")
+    assert (root / "trainer" / "use.py").read_text() == use
+
+
+def test_a_partial_run_reads_the_remembered_module_where_it_lies(tmp_path: Path) -> None:
+    """pre-commit checks only the files it is given: the module outside the run still decides what it binds."""
+    root = _downstream(tmp_path)
+    assert _cli(root, "fix").returncode == 1
+    assert _strings(_cli(root, "check", "tests/test_npu_fsdp.py")) == [("tests/test_npu_fsdp.py", 6)]
+    module = root / "trainer" / "npu_fsdp.py"
+    module.write_text(module.read_text() + "\n\ndef _trainer_all_gather_copy_in(*args):\n    return args\n")
+    assert _strings(_cli(root, "check", "tests/test_npu_fsdp.py")) == []
+    module.unlink()  # the module is gone: so is every name it had
+    assert _strings(_cli(root, "check", "tests/test_npu_fsdp.py")) == [("tests/test_npu_fsdp.py", 6)]
+
+
+def test_without_a_project_nothing_is_remembered(tmp_path: Path) -> None:
+    """No `pyproject.toml` or `.git` above the paths: no identity to keep a record under (the current folder
+    would mix unrelated trees checked from it), so nothing is remembered."""
+    one = _downstream(tmp_path / "one")
+    (one / "pyproject.toml").unlink()
+    other = _downstream(tmp_path / "other")
+    (other / "pyproject.toml").unlink()
+    (other / "trainer" / "npu_fsdp.py").write_text("def unrelated():\n    return 1\n")
+    run = [sys.executable, "-m", "fsdp_unpatch"]
+    done = subprocess.run([*run, "fix", "one"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert not (tmp_path / ".fsdp_unpatch_cache" / "removed.json").exists()
+    again = subprocess.run([*run, "check", "--output-format", "json", "other"], cwd=tmp_path, capture_output=True)
+    assert not any(f["code"] == "FSU304" for f in json.loads(again.stdout))

@@ -12,6 +12,8 @@ import pytest
 
 from tests.patch_texts import removable
 
+pytestmark = pytest.mark.slow  # sends real signals to runs at random points
+
 FILES = 8
 # Enough code after the patch that writing the files takes a while (each fix is re-parsed before its write).
 TAIL = "\n\n" + "".join(f"def helper_{i}(x):\n    return [x, {i}, 'text {i}']\n\n\n" for i in range(60))

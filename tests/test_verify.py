@@ -16,6 +16,8 @@ from fsdp_unpatch.cli import main
 from fsdp_unpatch.verification.compare import Tolerance, compare_results, max_abs_diff
 from fsdp_unpatch.verification.spec import InstallerSpec, SpecError, backend_for
 
+pytestmark = pytest.mark.slow  # runs 2-rank FSDP2 training jobs
+
 ROOT = Path(__file__).resolve().parents[1]
 LEGACY = ROOT / "examples" / "legacy_project"
 MIGRATED = ROOT / "examples" / "migrated_project"

@@ -16,6 +16,8 @@ from fsdp_unpatch.verification.autodetect import DetectError, detect, migrated_c
 from fsdp_unpatch.verification.compare import Comparison, StepRow, Tolerance
 from fsdp_unpatch.verification.plot import PlotError, check_plot_target, write_plot
 
+pytestmark = pytest.mark.slow  # runs FSDP2 training jobs
+
 ROOT = Path(__file__).resolve().parents[1]
 LEGACY = ROOT / "examples" / "legacy_project"
 MIGRATED = ROOT / "examples" / "migrated_project"

@@ -137,7 +137,6 @@ class Collector(NameCounter):
         self._functions: list[cst.FunctionDef] = []
         self._line: Optional[cst.SimpleStatementLine] = None
         self._class_bodies: list[cst.ClassDef] = []  # innermost last; only while directly in its body
-        self._pending_aliases: list[tuple[str, cst.BaseExpression]] = []
 
     @property
     def _function(self) -> Optional[cst.FunctionDef]:
@@ -260,10 +259,10 @@ def collect(module: cst.Module, table: ImportTable) -> Facts:
     facts = collector.facts
     facts.name_uses = collector.name_uses
     # A module-level function is named by its module from anywhere in the file.
-    module = table.module
+    module_name = table.module
     for name, definitions in facts.functions.items():
-        if module and name not in table.bindings and any(parent is None for _, parent in definitions):
-            table.add_alias(name, f"{module}.{name}")
+        if module_name and name not in table.bindings and any(parent is None for _, parent in definitions):
+            table.add_alias(name, f"{module_name}.{name}")
     # Simple aliases (`C = torch....._fsdp_collectives`, `orig = C.foreach_reduce`) resolve through imports.
     for local, value in facts.aliases:
         if local in facts.table.bindings:

@@ -458,14 +458,6 @@ class _FileAudit:
         return verdict, decided, "the callers' tests; synchronize before reading the destination on the host"
 
 
-def audit_source(path: str, data: bytes, module_name: str, catalog: Catalog, test_module: bool) -> list[CallSite]:
-    """The call sites of one file (raises libcst.ParserSyntaxError when it does not parse)."""
-    if not any(token in data for token in SOURCE_TOKENS):
-        return []
-    module = cst.parse_module(data)
-    return _FileAudit(path, module, module_name, test_module, catalog).sites()
-
-
 def audit_paths(candidates: Iterable, catalog: Catalog) -> tuple[list[CallSite], list[str]]:
     """(call sites sorted by path and line, error messages naming the files that could not be read)."""
     from fsdp_unpatch.analysis.source import SourceError, module_name_for, parse_source, read_source

@@ -501,9 +501,13 @@ class _Analyzer:
     def plan_copies(self) -> None:
         removed_functions = {id(p.edits[0].node) for p in self.result.replacements.values()}
         kept: Optional[set[int]] = None
+        # An `elif` is the `else` of the `if` above it: collapsing it alone would run the copy on that branch too.
+        elifs = {id(node.orelse) for node, _ in self.facts.ifs if isinstance(node.orelse, cst.If)}
         for node, function in self.facts.ifs:
             if function is not None and (id(function) in removed_functions or id(function) in self.kept_replacements):
                 continue  # goes with its function, or stays with it as it is
+            if id(node) in elifs:
+                continue
             match = same_device_copy(node, self.result.code, self.facts.table.qualify)
             if match is None:
                 continue

@@ -4,7 +4,7 @@ Reading refuses, with a message that names the problem, what is not a regular fi
 to handle, and what cannot be decoded. Parsing goes through CPython's own parser first (to an AST only:
 nothing is ever executed), because libcst's native parser can overflow its stack or take minutes on
 pathologically nested input that CPython rejects in milliseconds. Writing goes through a temporary file
-in the same folder, flushed to disk and renamed over the original; see `write_atomic` and the README's Safety section.
+in the same folder, flushed to disk and renamed over the original; see `fixes/transaction.py` and the README's Safety section.
 """
 
 from __future__ import annotations
@@ -562,29 +562,6 @@ def _keeps_owner(info: os.stat_result) -> bool:
     return info.st_uid == os.geteuid() and info.st_gid in (os.getegid(), *os.getgroups())
 
 
-def write_atomic(source: SourceFile, data: bytes) -> None:
-    """Replace the file's content by `data`, so that the file is at every moment wholly old or wholly new.
-
-    - A symbolic link stays a link: its target is written.
-    - A read-only file is not written (FSU903), even when the folder would allow replacing it.
-    - Normally: a temporary file in the same folder gets the data, is flushed to disk (fsync), takes
-      the original's permission bits (and owner), and is renamed over the original.
-    - A file with several hard links, or one whose owner the new file could not get, is written in
-      place instead so that it keeps its identity: see `_overwrite`.
-    - The file changed on disk since it was read: not written (FSU903). The check runs right before
-      the rename, after the slow part.
-    - Ctrl-C and termination signals wait until the write is done or undone. On any error the file is
-      unchanged and no temporary file is left behind.
-    A group of one file of `transaction.commit`, which does the work.
-    """
-    from fsdp_unpatch.fixes.transaction import Blocked, Change, commit
-
-    try:
-        commit([Change(source, data)])
-    except Blocked as blocked:
-        raise blocked.error from None
-
-
 def _temporary(path: str, suffix: str) -> tuple[int, str]:
     """A new file `.NAME.PID.XXXX<suffix>` next to `path`: the process id tells a later run whether its
     writer is gone (killed with SIGKILL), so that the leftover can be removed (`remove_leftovers`)."""
@@ -611,7 +588,7 @@ def remove_leftovers(folder: str) -> list[str]:
     Only temporaries (new content never renamed into place) are removed: they hold no one's data. Backups
     (`*.fsdp-unpatch.bak`) hold a file's old content and are left for the user.
     """
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(folder or ".")
     except OSError:

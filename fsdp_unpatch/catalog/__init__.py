@@ -63,6 +63,8 @@ class PatchModule:
     installers: tuple[str, ...]
     enhance_installers: tuple[str, ...]
     replacements: Mapping[str, str]  # replacement function name -> target id
+    # A module an earlier fix of this project changed (`run/memory.py`): its file, which alone is that module.
+    path: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ import click
 )
 def clean(paths: tuple[str, ...], cache_dir) -> None:
     """Remove `.fsdp_unpatch_cache/` at the project root of PATHS (default: the current folder)."""
-    from fsdp_unpatch.run.cache import clear, project_root
+    from fsdp_unpatch.config.project import Project
+    from fsdp_unpatch.run.cache import clear
     from fsdp_unpatch.run.session import cache_folder
 
     moved = cache_folder(cache_dir)
@@ -31,7 +32,7 @@ def clean(paths: tuple[str, ...], cache_dir) -> None:
             return
         done, message = clear(folder.parent, folder)
     else:
-        done, message = clear(project_root(paths))
+        done, message = clear(Project.of(paths).folder)
     if done:
         click.echo(message)
     else:

@@ -10,14 +10,18 @@ import contextlib
 import os
 import sys
 import time
-from dataclasses import dataclass, replace
-from typing import Optional
+from dataclasses import replace
+from typing import TYPE_CHECKING, Iterable
 
 import click
 
+from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.reporting import FORMATS, MACHINE_FORMATS, NEEDS_REPLACEMENTS, ReportContext
 from fsdp_unpatch.reporting.color import CHOICES as COLOR_CHOICES
 from fsdp_unpatch.reporting.color import color_choice, use_color
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.config.discovery import Candidate
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
@@ -160,50 +164,6 @@ def _fixing(function):
     return function
 
 
-@dataclass(frozen=True)
-class Request:
-    """What `check` or `fix` was asked to do, as click parsed it."""
-
-    paths: tuple[str, ...]
-    fix: bool
-    diff: bool = False
-    unsafe_fixes: bool = False
-    exit_non_zero_on_fix: bool = False
-    output_format: str = "full"
-    target_torch: Optional[str] = None
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    extend_select: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    extend_exclude: tuple[str, ...] = ()
-    respect_gitignore: Optional[bool] = None
-    force_exclude: bool = False
-    config: Optional[str] = None
-    isolated: bool = False
-    show_source: bool = True
-    show_fixes: bool = False
-    statistics: bool = False
-    no_color: bool = False
-    quiet: bool = False
-    exit_zero: bool = False
-    stdin_filename: Optional[str] = None
-    jobs: Optional[int] = None
-    no_cache: bool = False
-    cache_dir: Optional[str] = None
-    fix_only: bool = False
-    add_noqa: bool = False
-    output_file: Optional[str] = None
-    color: Optional[str] = None
-    per_file_ignores: tuple[str, ...] = ()
-    extend_per_file_ignores: tuple[str, ...] = ()
-    show_settings: bool = False
-    show_files: bool = False
-
-    @classmethod
-    def from_options(cls, **options) -> Request:
-        return cls(**{name: tuple(value) if isinstance(value, list) else value for name, value in options.items()})
-
-
 def _execute(request: Request) -> int:
     from fsdp_unpatch.analysis.source import termination_as_interrupt
 
@@ -245,8 +205,7 @@ def _error(message: str) -> None:
 def _run_and_report(request: Request):
     """Run and print the report; returns the exit status and the run's result (None: nothing was run)."""
     # Nothing here loads libcst: a run whose files the prefilter rejects never needs it.
-    from fsdp_unpatch.config.files import Flags
-    from fsdp_unpatch.run.session import Mode, Scope, UsageError, analysed_again, execute, prepare
+    from fsdp_unpatch.run.session import UsageError, execute, prepare
 
     started = time.perf_counter()
     paths, fix, diff, output_format = request.paths, request.fix, request.diff, request.output_format
@@ -264,34 +223,10 @@ def _run_and_report(request: Request):
             + ("--fix, --fix-only or --diff" if fix else "standard input")
         )
         return EXIT_ERROR, None
-    flags = Flags(
-        select=request.select,
-        ignore=request.ignore,
-        extend_select=request.extend_select,
-        exclude=request.exclude,
-        extend_exclude=request.extend_exclude,
-        target_torch=request.target_torch,
-        respect_gitignore=request.respect_gitignore,
-        force_exclude=request.force_exclude,
-        per_file_ignores=request.per_file_ignores,
-        extend_per_file_ignores=request.extend_per_file_ignores,
-    )
-    mode = Mode(
-        fix=fix,
-        write=not diff,
-        unsafe_fixes=request.unsafe_fixes,
-        replacements=output_format in NEEDS_REPLACEMENTS or (show_fixes and not fix),
-        use_cache=not request.no_cache,
-        cache_dir=request.cache_dir,
-        config=request.config,
-        isolated=request.isolated,
-    )
+    request = replace(request, replacements=output_format in NEEDS_REPLACEMENTS)
     stdin_data = sys.stdin.buffer.read() if from_stdin and not (request.show_settings or request.show_files) else b""
-    scope = Scope(
-        paths=() if from_stdin else tuple(paths), buffer=stdin_data if from_stdin else None, buffer_name=stdin_filename
-    )
     try:
-        plan = prepare(scope, flags, mode)
+        plan = prepare(request, stdin_data if from_stdin else None)
     except UsageError as error:
         _error(str(error))
         return EXIT_ERROR, None
@@ -312,22 +247,20 @@ def _run_and_report(request: Request):
         if request.show_settings:
             from fsdp_unpatch.config.show import settings_text
 
-            out.write(settings_text(plan, mode))
+            out.write(settings_text(plan, request))
             return EXIT_CLEAN, None
         if request.show_files:
             out.write("".join(f"{c.display}\n" for c in plan.candidates))
             return EXIT_CLEAN, None
-        candidates = plan.candidates
-        if show_progress(sys.stderr, os.environ, output_format, quiet, len(candidates)):
+        candidates: Iterable[Candidate] = plan.candidates
+        if show_progress(sys.stderr, os.environ, output_format, quiet, len(plan.candidates)):
             from fsdp_unpatch.run.progress import tracked
 
-            candidates = tracked(candidates)  # an iterator: `fix` analyses `plan.candidates` again, not this
+            candidates = tracked(plan.candidates)  # an iterator: `fix` analyses `plan.candidates` again, not this
         from fsdp_unpatch.analysis.source import at_checkpoints
 
         with at_checkpoints():  # signals stop the run between files and between groups, never inside libcst
-            result = execute(plan, request.jobs, candidates)
-            if fix and plan.options.write and result.changed:
-                result = analysed_again(plan, result, request.jobs, output_format in NEEDS_REPLACEMENTS)
+            result = execute(plan, request.jobs, candidates)  # after a written fix: the tree as it is now
         color = use_color(
             color_choice(request.color, request.no_color), out, os.environ, to_file=request.output_file is not None
         )

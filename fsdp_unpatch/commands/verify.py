@@ -213,6 +213,9 @@ def verify(
             keep = keep or any(o.error_kind != "setup" for o in failed)
             sys.exit(2)
         patched, other = outcomes
+        # runs that did not fail have their results and meta
+        assert patched.results is not None and other.results is not None
+        assert patched.meta is not None and other.meta is not None
         comparison = compare_results(patched.results, other.results, Tolerance(rtol, atol))
         targets = compare_targets(
             patched.meta, other.meta, watch.collective, watch.enhance, migrated=bool(migrated_specs)

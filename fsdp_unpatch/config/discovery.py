@@ -84,19 +84,6 @@ def force_excluded(raw: str) -> bool:
     )
 
 
-def enclosing_project(path: str) -> Optional[Path]:
-    """The nearest folder at or above `path` that holds `pyproject.toml` or `.git`, if any."""
-    start = Path(os.path.abspath(path))
-    folder = start if start.is_dir() else start.parent
-    for candidate in (folder, *folder.parents):
-        try:
-            if (candidate / "pyproject.toml").is_file() or (candidate / ".git").exists():
-                return candidate
-        except OSError:  # a folder this user cannot enter holds no project of theirs
-            continue
-    return None
-
-
 def discover(
     paths: Iterable[str], force_exclude: bool = False, exclusion=None, *, prune: frozenset[str] = frozenset()
 ) -> Iterator[Candidate]:

@@ -8,7 +8,6 @@ TOML file (its `[tool.fsdp-unpatch]` table, else its top level). Command-line fl
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -17,6 +16,8 @@ from typing import Any, Optional, Sequence
 
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.config.project import start_folder
+from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.config.settings import Settings, SettingsError, parse_codes, parse_per_file_ignores
 
 if sys.version_info >= (3, 11):
@@ -50,23 +51,6 @@ class FileConfig:
         return self.path.parent
 
 
-@dataclass(frozen=True)
-class Flags:
-    """What the command line said; None / empty: not given (the file, then the default, applies)."""
-
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    extend_select: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    extend_exclude: tuple[str, ...] = ()
-    target_torch: Optional[str] = None
-    respect_gitignore: Optional[bool] = None
-    force_exclude: bool = False
-    # GLOB:CODES entries: `per_file_ignores` replaces the file's table, `extend_per_file_ignores` adds to it
-    per_file_ignores: tuple[str, ...] = ()
-    extend_per_file_ignores: tuple[str, ...] = ()
-
-
 def _section(data: dict, path: Path, explicit: bool) -> Optional[dict]:
     tool = data.get("tool")
     if isinstance(tool, dict) and SECTION in tool:
@@ -98,9 +82,7 @@ def _read(path: Path) -> dict:
 
 def find_config(paths: Sequence[str], cwd: Optional[str] = None) -> Optional[Path]:
     """The nearest `pyproject.toml` with a `[tool.fsdp-unpatch]` table, upward from the first path."""
-    start = Path(os.path.abspath(paths[0] if paths and paths[0] != "-" else (cwd or os.getcwd())))
-    if not start.is_dir():
-        start = start.parent
+    start = start_folder(paths, cwd)  # the project's rule, links resolved (`project.py`)
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
@@ -165,7 +147,7 @@ def load_config(path: Path, catalog: Catalog, explicit: bool = True) -> FileConf
     return FileConfig(path, values)
 
 
-def resolve(flags: Flags, file: Optional[FileConfig], catalog: Catalog) -> Settings:
+def resolve(flags: Request, file: Optional[FileConfig], catalog: Catalog) -> Settings:
     """Command-line flags over the file over the defaults (`--select` replaces the file's selection)."""
     known = sorted(catalog.rules)
     values = file.values if file is not None else {}
@@ -198,15 +180,13 @@ def resolve(flags: Flags, file: Optional[FileConfig], catalog: Catalog) -> Setti
     )
 
 
-def settings_for(
-    paths: Sequence[str], flags: Flags, catalog: Catalog, config: Optional[str] = None, isolated: bool = False
-) -> Settings:
+def settings_for(paths: Sequence[str], request: Request, catalog: Catalog) -> Settings:
     """The run's settings: `--config FILE`, else the nearest pyproject.toml (none with `--isolated`)."""
-    if config is not None:
-        file: Optional[FileConfig] = load_config(Path(config), catalog, explicit=True)
-    elif isolated:
+    if request.config is not None:
+        file: Optional[FileConfig] = load_config(Path(request.config), catalog, explicit=True)
+    elif request.isolated:
         file = None
     else:
         found = find_config(paths)
         file = load_config(found, catalog, explicit=False) if found is not None else None
-    return resolve(flags, file, catalog)
+    return resolve(request, file, catalog)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 
-from fsdp_unpatch.run.session import Mode, Plan
+from fsdp_unpatch.config.request import Request
+from fsdp_unpatch.run.session import Plan
 
 
 def _value(value) -> str:
@@ -16,12 +17,12 @@ def _value(value) -> str:
     return json.dumps(value)
 
 
-def settings_text(plan: Plan, mode: Mode) -> str:
+def settings_text(plan: Plan, request: Request) -> str:
     settings = plan.settings
-    if mode.use_cache and not mode.fix:
+    if not request.no_cache and not request.fix:
         cache = os.path.abspath(plan.cache.folder) if plan.cache is not None else "none (standard input)"
     else:
-        cache = "none (--no-cache)" if not mode.use_cache else "none (fix never caches)"
+        cache = "none (--no-cache)" if request.no_cache else "none (fix never caches)"
     rows = [
         ("config", settings.config or "none (defaults)"),
         ("root", os.path.abspath(settings.root)),
@@ -35,7 +36,7 @@ def settings_text(plan: Plan, mode: Mode) -> str:
         ("respect-gitignore", settings.respect_gitignore),
         ("force-exclude", settings.force_exclude),
         ("keep", settings.keep),
-        ("unsafe-fixes", mode.unsafe_fixes),
+        ("unsafe-fixes", request.unsafe_fixes),
         ("cache-dir", cache),
     ]
     return "".join(f"{key} = {_value(value)}\n" for key, value in rows)

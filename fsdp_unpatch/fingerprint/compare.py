@@ -221,7 +221,7 @@ class _Differ:
 
     def header(self) -> None:
         c, u = self.cand.tree, self.up.tree
-        if _shape(ast.Tuple(elts=[c.args, *c.decorator_list])) != _shape(ast.Tuple(elts=[u.args, *u.decorator_list])):
+        if [_shape(c.args), *map(_shape, c.decorator_list)] != [_shape(u.args), *map(_shape, u.decorator_list)]:
             first = min([c.lineno] + [d.lineno for d in c.decorator_list])
             self.out.append(Difference(first, _summary(self.cand.lines, c)))
             self.out.append(Difference(0, _summary(self.up.lines, u)))

@@ -17,6 +17,8 @@ import ast
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
+from fsdp_unpatch.analysis import same_device
+from fsdp_unpatch.analysis.same_device import dotted_name
 from fsdp_unpatch.fingerprint.scope import Scope
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -52,18 +54,6 @@ class Normalisation:
 # ---------------------------------------------------------------------------------------------
 
 
-def dotted_name(node: ast.AST) -> Optional[str]:
-    """``a.b.c`` for a Name/Attribute chain, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
@@ -96,7 +86,7 @@ def local_names(fn: FunctionNode) -> set[str]:
             elif isinstance(node, ast.Global):
                 declared_global.update(node.names)
             elif type(node).__name__ in ("MatchAs", "MatchStar") and getattr(node, "name", None):
-                bound.add(node.name)
+                bound.add(getattr(node, "name"))  # noqa: B009 (ast.MatchAs is Python >= 3.10)
     return bound - declared_global
 
 
@@ -415,87 +405,29 @@ STREAMS = Normalisation(
 )
 
 
-def _foreach_copy_args(stmt: ast.stmt) -> Optional[tuple[ast.expr, ast.expr, bool]]:
-    """(dst, src, non_blocking) for ``torch._foreach_copy_(dst, src[, nb])`` as a statement."""
-    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
-        return None
-    call = stmt.value
-    if dotted_name(call.func) != "torch._foreach_copy_" or len(call.args) not in (2, 3):
-        return None
-    flags = list(call.args[2:])
-    for keyword in call.keywords:
-        if keyword.arg != "non_blocking":
-            return None
-        flags.append(keyword.value)
-    if len(flags) > 1:
-        return None
-    if not flags:
-        return call.args[0], call.args[1], False
-    if not (isinstance(flags[0], ast.Constant) and isinstance(flags[0].value, bool)):
-        return None
-    return call.args[0], call.args[1], flags[0].value
-
-
-def _first_device(node: ast.expr) -> Optional[ast.expr]:
-    """X for ``X[0].device``."""
-    if isinstance(node, ast.Attribute) and node.attr == "device" and isinstance(node.value, ast.Subscript):
-        index = node.value.slice
-        if isinstance(index, ast.Constant) and index.value == 0:
-            return node.value.value
-    return None
-
-
-def same_device_test(test: ast.expr) -> Optional[tuple[ast.expr, ast.expr, bool]]:
-    """(X, Y, equal) for ``X[0].device == Y[0].device`` (``!=`` / ``not (==)`` give equal=False)."""
-    negate = False
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        negate, test = True, test.operand
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq))):
-        return None
-    left, right = _first_device(test.left), _first_device(test.comparators[0])
-    if left is None or right is None:
-        return None
-    return left, right, isinstance(test.ops[0], ast.Eq) != negate
-
-
 class _SameDeviceCopyFolder(ast.NodeTransformer):
+    """Replaces each occurrence of the tweak (`analysis/same_device.py` recognises it) by the native call."""
+
     def __init__(self) -> None:
         self.count = 0
 
     def visit_If(self, node: ast.If):
         self.generic_visit(node)
-        test = same_device_test(node.test)
-        if test is None or len(node.body) != 1 or len(node.orelse) != 1:
+        tweak = same_device.match_if(node)
+        if tweak is None:
             return node
-        x, y, equal = test
-        same, other = (node.body[0], node.orelse[0]) if equal else (node.orelse[0], node.body[0])
-        fast, slow = _foreach_copy_args(same), _foreach_copy_args(other)
-        if fast is None or slow is None or not fast[2] or slow[2]:
-            return node
-        dump = ast.dump
-        if (dump(fast[0]), dump(fast[1])) != (dump(slow[0]), dump(slow[1])):
-            return node
-        if sorted((dump(x), dump(y))) != sorted((dump(fast[0]), dump(fast[1]))):
-            return node
+        native = (node.body, node.orelse)[tweak.native_branch][0]
+        arguments = same_device.copy_arguments(native, same_device.spelled_as_copy)
+        assert arguments is not None  # match_if checked it
         self.count += 1
-        call = ast.Call(func=ast.Name(id="torch._foreach_copy_", ctx=ast.Load()), args=[slow[0], slow[1]], keywords=[])
+        call = ast.Call(
+            func=ast.Name(id="torch._foreach_copy_", ctx=ast.Load()), args=[arguments[0], arguments[1]], keywords=[]
+        )
         return ast.copy_location(ast.Expr(value=call), node)
 
     def visit_Call(self, node: ast.Call):
-        """``torch._foreach_copy_(A, B, non_blocking=A[0].device == B[0].device)``: the tweak in one call."""
         self.generic_visit(node)
-        if dotted_name(node.func) != "torch._foreach_copy_" or len(node.args) not in (2, 3):
-            return node
-        flags = list(node.args[2:]) + [k.value for k in node.keywords if k.arg == "non_blocking"]
-        if len(flags) != 1 or len(node.keywords) > (0 if len(node.args) == 3 else 1):
-            return node
-        test = same_device_test(flags[0])
-        dump = ast.dump
-        if (
-            test is None
-            or not test[2]
-            or sorted((dump(test[0]), dump(test[1]))) != sorted((dump(node.args[0]), dump(node.args[1])))
-        ):
+        if not same_device.match_call(node):
             return node
         self.count += 1
         return ast.copy_location(ast.Call(func=node.func, args=node.args[:2], keywords=[]), node)

@@ -154,9 +154,9 @@ def find_target(root: PathLike, target: str):
         return None
     _, tree = _parse(path)
     if len(parts) == 2:
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == parts[1]:
-                return node, tree, path.stem
+        for statement in tree.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == parts[1]:
+                return statement, tree, path.stem
         return None
     node = _class_method(tree, parts[1], parts[2])
     return (node, tree, path.stem) if node is not None else None

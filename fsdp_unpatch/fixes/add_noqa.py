@@ -60,7 +60,7 @@ def mark(data: bytes, encoding: str, wanted: Mapping[int, set[str]]) -> Marked:
             unmarkable.append(number)
             continue
         line = lines[number - 1]
-        ending = _LINE_END.search(line).group(1) or ""
+        ending = line[len(line.rstrip("\r\n")) :]  # \n, \r\n or \r (one ending: `lines` splits on each)
         body = line[: len(line) - len(ending)]
         comment = comments.get(number)
         match = NOQA.search(comment.string) if comment is not None else None
@@ -70,7 +70,7 @@ def mark(data: bytes, encoding: str, wanted: Mapping[int, set[str]]) -> Marked:
         new = sorted(wanted[number] - present)
         if not new:
             continue
-        if match is not None:
+        if match is not None and comment is not None:
             start = comment.start[1]  # the comment's column, in characters of the line
             end = start + match.end("codes")
             body = body[:end] + ", " + ", ".join(new) + body[end:]
@@ -87,7 +87,8 @@ def mark_files(result, quiet: bool = False) -> bool:
 
     import click
 
-    from fsdp_unpatch.analysis.source import SourceError, read_source, write_atomic
+    from fsdp_unpatch.analysis.source import SourceError, read_source
+    from fsdp_unpatch.fixes.transaction import write_atomic
 
     added = files = 0
     ok = True

@@ -56,14 +56,14 @@ class _Applier(cst.CSTTransformer):
         self.replace = {id(e.node): e.replacement for e in edits if e.replacement is not None}
         self.dropped_aliases = dropped_aliases
 
-    def on_leave(
+    def on_leave(  # type: ignore[override]  # one hook for every node type
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
     ) -> Union[cst.CSTNode, cst.RemovalSentinel]:
         key = id(original_node)
         if key in self.remove:
             return cst.RemoveFromParent()
         if key in self.replace:
-            return self.replace[key]  # type: ignore[return-value]
+            return self.replace[key]
         return super().on_leave(original_node, updated_node)  # type: ignore[return-value]
 
     def _import(

@@ -101,7 +101,7 @@ def apply_module_edits(module: cst.Module, additions: Sequence[AddImport], delet
 
 
 def delete_file(source, data: bytes = b"") -> None:
-    """Delete a file a fix empties (`data` is ignored: the signature matches `write_atomic`).
+    """Delete a file a fix empties (`data` is ignored: the signature matches `transaction.write_atomic`).
 
     Like a write, it is refused when the file changed on disk since it was read, is read-only, or is a
     symbolic link (README, Safety); a group of one file of `transaction.commit`.

@@ -172,9 +172,9 @@ def commit(changes: Sequence[Change]) -> None:
     try:
         for position, change in enumerate(changes):
             checkpoint()  # a signal here: the temporaries go, nothing has changed
-            error = refusal(change)
-            if error is not None:
-                raise Blocked(position, error)
+            refused = refusal(change)
+            if refused is not None:
+                raise Blocked(position, refused)
             try:
                 staged.append(_stage(position, change))
             except OSError as error:
@@ -270,3 +270,24 @@ def commit_groups(files: Sequence, groups: Sequence[Sequence[int]]) -> None:
             continue
         for i in members:
             files[i].change = None  # written: the new bytes stay in `fixed`
+
+
+def write_atomic(source: SourceFile, data: bytes) -> None:
+    """Replace the file's content by `data`, so that the file is at every moment wholly old or wholly new.
+
+    - A symbolic link stays a link: its target is written.
+    - A read-only file is not written (FSU903), even when the folder would allow replacing it.
+    - Normally: a temporary file in the same folder gets the data, is flushed to disk (fsync), takes
+      the original's permission bits (and owner), and is renamed over the original.
+    - A file with several hard links, or one whose owner the new file could not get, is written in
+      place instead so that it keeps its identity: see `_overwrite`.
+    - The file changed on disk since it was read: not written (FSU903). The check runs right before
+      the rename, after the slow part.
+    - Ctrl-C and termination signals wait until the write is done or undone. On any error the file is
+      unchanged and no temporary file is left behind.
+    A group of one file of `commit`, which does the work.
+    """
+    try:
+        commit([Change(source, data)])
+    except Blocked as blocked:
+        raise blocked.error from None

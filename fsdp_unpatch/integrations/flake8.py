@@ -56,11 +56,12 @@ class Plugin:
         cls.report_keep = bool(getattr(options, "fsdp_unpatch_keep", False))
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        from fsdp_unpatch.config.files import Flags
-        from fsdp_unpatch.run.session import Mode, Scope, execute, prepare
+        from fsdp_unpatch.config.request import STDIN, Request
+        from fsdp_unpatch.run.session import execute, prepare
 
         # A broken [tool.fsdp-unpatch] raises UsageError naming it; flake8 reports the plugin's failure.
-        plan = prepare(Scope(buffer=_encode(self.lines), buffer_name=self.filename), Flags(), Mode(use_cache=False))
+        request = Request((STDIN,), stdin_filename=self.filename, no_cache=True)
+        plan = prepare(request, _encode(self.lines))
         for finding in execute(plan, jobs=1).remaining:
             if finding.category == "keep" and not self.report_keep:
                 continue

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import PurePath
+from typing import Any
 from urllib.parse import quote
 
 from fsdp_unpatch import README_URL, __version__
@@ -54,7 +55,7 @@ def _rule(rule) -> dict:
 def _result(finding: Finding, rule_index: dict[str, int]) -> dict:
     span = finding.span
     uri = artifact_uri(finding.path)
-    result = {
+    result: dict[str, Any] = {
         "ruleId": finding.code,
         "level": LEVELS.get(finding.category, "warning"),
         "message": {"text": finding.message},

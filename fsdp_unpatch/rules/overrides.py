@@ -117,7 +117,9 @@ def kernel_registrations(facts: Facts) -> Iterator[KernelRegistration]:
             key = args[2] if len(args) > 2 else _keyword(call, "dispatch_key")
             split = _split_op(name, namespace)
             if split is not None:
-                yield KernelRegistration(call, split[0], split[1], _literals(key) if key is not None else (), args[1])
+                # a key that is not a literal (a variable) is unknown: reported as "a dispatch key"
+                keys = (_literals(key) if key is not None else None) or ()
+                yield KernelRegistration(call, split[0], split[1], keys, args[1])
 
 
 def registration_message(

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import importlib.util
 import json
 import os
 import re
@@ -36,21 +37,16 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 CACHE_DIR = ".fsdp_unpatch_cache"
+ENTRIES = "entries"
+# Everything the cache folder may hold of ours (`memory.py` keeps `removed.json` there); `clean` removes
+# these and nothing else.
+OWN_FILES = frozenset({ENTRIES, "removed.json", ".gitignore", "CACHEDIR.TAG"})
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the fsdp_unpatch package
 DATA_DIR = PACKAGE_DIR / "data"
 FORMAT, VERSION = "fsdp-unpatch-cache", 1
 _GITIGNORE = "# Created by fsdp-unpatch automatically.\n*\n"
 _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This is the fsdp-unpatch cache.\n"
 _KEY = re.compile(r"^[0-9a-f]{64}$")
-
-
-def project_root(paths: Iterable[str], cwd: Optional[str] = None) -> Path:
-    """The folder holding `pyproject.toml` or `.git` above the first path (else the current folder)."""
-    from fsdp_unpatch.config.discovery import enclosing_project
-
-    paths = list(paths)
-    fallback = Path(cwd) if cwd else Path.cwd()
-    return enclosing_project(paths[0] if paths else str(fallback)) or fallback
 
 
 def catalog_digest(files: Iterable[Path] = ()) -> str:
@@ -63,9 +59,15 @@ def catalog_digest(files: Iterable[Path] = ()) -> str:
 
 @functools.cache
 def build_digest() -> str:
-    """Hash of the installed tool itself: every file of the package (and of `codemods`), code and data."""
+    """Hash of the installed tool itself: every file of the package and its codemods, code and data."""
     digest = hashlib.sha256()
-    roots = [PACKAGE_DIR, PACKAGE_DIR.parent / "codemods"]
+    # `fsdp_unpatch.codemods` installs inside the package; in an editable install it stays in the
+    # repository's `codemods/` folder. Found without importing it (that would import libcst).
+    codemods = importlib.util.find_spec("fsdp_unpatch.codemods")
+    roots = [PACKAGE_DIR]
+    for location in (codemods.submodule_search_locations or []) if codemods else []:
+        if PACKAGE_DIR not in Path(location).resolve().parents:
+            roots.append(Path(location).resolve())
     for root in roots:
         if not root.is_dir():
             continue
@@ -360,9 +362,9 @@ class Cache:
         folder: Optional[Path] = None,
     ) -> None:
         self.folder = folder if folder is not None else root / CACHE_DIR  # `--cache-dir` moves it
-        self.entries = self.folder / "entries"
+        self.entries = self.folder / ENTRIES
         # Why this cache is not used (printed once by the command); None when it is.
-        self.problem = unsafe_folder(self.folder) or unsafe_folder(self.entries)
+        self.problem = unsafe_folder(self.folder) or unsafe_folder(self.entries) or foreign_folder(self.folder)
         self.secret = user_secret()
         if self.problem is None and self.secret is None:
             self.problem = f"no private place for its signing key ({_secret_file().parent})"
@@ -465,13 +467,29 @@ class Cache:
             pass  # a read-only tree or a full disk: run without caching
 
     def _prepare(self) -> None:
-        if self.entries.is_dir():
-            return
-        self.entries.mkdir(mode=0o700, parents=True, exist_ok=True)
-        for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
-            path = self.folder / name
-            if not os.path.lexists(path):
-                path.write_text(text)
+        if not self.entries.is_dir():
+            prepare_folder(self.folder)
+            self.entries.mkdir(mode=0o700, exist_ok=True)
+
+
+def foreign_folder(folder: Path) -> Optional[str]:
+    """Why `folder` is not one the cache may fill and tag as a cache (backup tools skip tagged folders): it
+    holds files that are not the cache's (`--cache-dir .`). None: it is ours, empty, or not there yet."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return None  # missing (made on first write) or unreadable (unsafe_folder says why)
+    others = [n for n in names if n not in OWN_FILES and not (n.startswith(".") and n.endswith(".tmp"))]
+    return f"it holds files that are not the cache's ({sorted(others)[0]!r}, ...)" if others else None
+
+
+def prepare_folder(folder: Path) -> None:
+    """Create the cache folder as git and backup tools should see it: ignored, tagged as a cache."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
+        path = folder / name
+        if not os.path.lexists(path):
+            path.write_text(text)
 
 
 def clear(root: Path, folder: Optional[Path] = None) -> tuple[bool, str]:
@@ -497,8 +515,25 @@ def clear(root: Path, folder: Optional[Path] = None) -> tuple[bool, str]:
             return False, f"{folder} is not a folder; left alone"
     except OSError as error:
         return False, f"cannot remove {folder}: {error.strerror or error}"
+    # Only what the cache itself writes goes: a folder named by mistake (`--cache-dir .`) keeps everything else.
     failures: list[str] = []
-    shutil.rmtree(folder, onerror=lambda function, path, error: failures.append(f"{path}: {error[1]}"))
+    for name in sorted(os.listdir(folder)):
+        path = folder / name
+        if name in OWN_FILES or (name.startswith(".") and name.endswith(".tmp")):
+            if name == ENTRIES and os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, onerror=lambda function, where, error: failures.append(f"{where}: {error[1]}"))
+            else:
+                try:
+                    os.unlink(path)
+                except OSError as error:
+                    failures.append(f"{path}: {error.strerror or error}")
     if failures:
         return False, f"could not remove all of {folder}: {failures[0]}"
+    others = sorted(os.listdir(folder))
+    if others:
+        return True, f"Removed the cache from {folder}; {len(others)} other file(s) there left alone"
+    try:
+        os.rmdir(folder)
+    except OSError as error:
+        return False, f"cannot remove {folder}: {error.strerror or error}"
     return True, f"Removed {folder}"

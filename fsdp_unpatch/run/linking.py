@@ -15,9 +15,10 @@ Called once by the runner's `link()`, after each file was analysed on its own:
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Callable, Optional, Protocol, Sequence
+from typing import Any, Callable, Mapping, Optional, Protocol, Sequence
 
 import libcst as cst
 
@@ -55,6 +56,10 @@ def present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, 
             path: Path = unit.candidate.path
             if path.stem != stem:
                 continue
+            if module.path is not None:  # a module this project's earlier fix changed: that file, no other
+                if os.path.realpath(path) == module.path:
+                    present[name] = unit
+                continue
             analysis = unit.analysis
             functions = analysis.facts.functions if analysis is not None else {}
             if module_name_for(path)[0] == name or any(
@@ -62,7 +67,21 @@ def present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, 
             ):
                 present[name] = unit
     return present
-    return present
+
+
+def _remembered_outside_the_run(catalog: Catalog, present: Mapping[str, Unit]) -> dict[str, Optional[bytes]]:
+    """A remembered module outside this run (a partial run, pre-commit) is read where it lies: what it binds
+    again is not removed. One that is gone from disk has lost everything."""
+    contents: dict[str, Optional[bytes]] = {}
+    for name, module in catalog.patch_modules.items():
+        if module.path is None or name in present or not os.path.lexists(module.path):
+            continue
+        try:
+            with open(module.path, "rb") as handle:
+                contents[name] = handle.read()
+        except OSError:
+            contents[name] = None  # unreadable: it may still bind everything
+    return contents
 
 
 def installer_aliases(
@@ -96,9 +115,9 @@ class _Linker:
         # Installers found only now (left empty by an earlier fix): their calls are planned here.
         self.orphan_installers = {q: f for q, f in self.run_removals.installers.items() if q not in planned_installers}
         present = present_patch_modules(units, catalog)
-        self.known = from_catalog(
-            catalog, options, {n: (u.source.data if u.source is not None else None) for n, u in present.items()}
-        )
+        contents = {n: (u.source.data if u.source is not None else None) for n, u in present.items()}
+        contents.update(_remembered_outside_the_run(catalog, present))
+        self.known = from_catalog(catalog, options, contents)
         self.symbols: dict[str, RemovedSymbol] = {**self.known.symbols, **self.run_removals.symbols}
         self.installers: dict[str, Optional[Planned]] = {**self.known.installers, **self.run_removals.installers}
         # per symbol: the fixes that rewrite or delete its references elsewhere, and whether one stays

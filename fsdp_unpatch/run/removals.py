@@ -9,6 +9,7 @@ Two sources, one shape:
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
 
@@ -34,10 +35,6 @@ class RemovedSymbol:
     def name(self) -> str:
         return self.qualified.rsplit(".", 1)[1]
 
-    def stems(self) -> frozenset[str]:
-        """Words a test named after this function would contain: `all_gather_copy_in`, `patched_...`."""
-        return frozenset({self.name.lstrip("_"), self.target.rsplit(".", 1)[-1].lstrip("_")})
-
 
 @dataclass
 class Removals:
@@ -60,21 +57,49 @@ def _native_ready(catalog: Catalog, target: str, version: Version) -> bool:
     return entry.native_since is None or Version.parse(entry.native_since) <= version
 
 
+def bound_names(data: bytes) -> Optional[frozenset[str]]:
+    """The names a module binds at its top level (functions, classes, assignments, imports, also under `if` and
+    `try`); None when that cannot be known (it does not parse, or it star-imports)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    names: set[str] = set()
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue  # what a function or class binds inside is not the module's
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    return None
+                names.add(alias.asname or alias.name.split(".")[0])
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return frozenset(names)
+
+
 def from_catalog(catalog: Catalog, options: Options, present: Mapping[str, Optional[bytes]]) -> Removals:
     """What the known patch modules lose in the target torch release.
 
     A module that is not in the run loses everything native FSDP2 serves. A module that is in the run
-    (`present`: its name -> its bytes) decides for what it still defines; what it no longer defines was
-    removed (by an earlier fix, or by hand) and stays known as removed, so that the strings, references and
-    tests that still name it are reported on every later run (README, "What fix remembers").
+    (`present`: its name -> its bytes) decides for what it still binds (by `def`, assignment or import); what
+    it no longer binds was removed (by an earlier fix, or by hand) and stays known as removed, so that the
+    strings, references and tests that still name it are reported on every later run (README, "What fix
+    remembers").
     """
     removals = Removals()
     for module in catalog.patch_modules.values():
         known, data = module.name in present, present.get(module.name)
+        # an unreadable or unparsable module (None) may still bind everything
+        bound = bound_names(data) if data is not None else None
 
-        def gone(name: str, known: bool = known, data: Optional[bytes] = data) -> bool:
-            # an unreadable module (None) may still define everything
-            return not known or (data is not None and f"def {name}(".encode() not in data)
+        def gone(name: str, known: bool = known, bound: Optional[frozenset[str]] = bound) -> bool:
+            return not known or (bound is not None and name not in bound)
 
         ready = True
         for name, target in module.replacements.items():
@@ -91,6 +116,13 @@ def from_catalog(catalog: Catalog, options: Options, present: Mapping[str, Optio
     return removals
 
 
+def called_target(catalog: Catalog, target: str) -> str:
+    """The target a reference to the replacement should call: an op's packet rather than its overload
+    (a replacement installed over both is called as the packet)."""
+    packet = target[: -len(".default")] if target.startswith("ops.") and target.endswith(".default") else None
+    return packet if packet in catalog.targets else target
+
+
 def from_run(catalog: Catalog, analyses: Iterable[FileAnalysis]) -> Removals:
     """Replacement functions and installers that this run deletes."""
     removals = Removals()
@@ -99,10 +131,7 @@ def from_run(catalog: Catalog, analyses: Iterable[FileAnalysis]) -> Removals:
             if planned.target is None or planned.target not in catalog.targets:
                 continue
             qualified = f"{analysis.module_name}.{name}"
-            target = planned.target
-            packet = target[: -len(".default")] if target.startswith("ops.") and target.endswith(".default") else None
-            if packet in catalog.targets:
-                target = packet  # installed over the packet and its overload: call the packet
+            target = called_target(catalog, planned.target)
             native = catalog.targets[target].native
             removals.symbols[qualified] = RemovedSymbol(qualified, target, native, planned)
         for installer in analysis.installers:

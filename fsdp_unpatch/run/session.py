@@ -16,10 +16,11 @@ if TYPE_CHECKING:
     from fsdp_unpatch.catalog import Catalog
     from fsdp_unpatch.catalog.versions import Version
     from fsdp_unpatch.config.discovery import Candidate
-    from fsdp_unpatch.config.files import Flags
+    from fsdp_unpatch.config.request import Request
     from fsdp_unpatch.config.settings import Settings
     from fsdp_unpatch.model import RunOptions, RunResult
     from fsdp_unpatch.run.cache import Cache
+    from fsdp_unpatch.run.memory import Memory
 
 # The environment variable that moves the cache, like RUFF_CACHE_DIR (the flag `--cache-dir` wins).
 CACHE_DIR_VARIABLE = "FSDP_UNPATCH_CACHE_DIR"
@@ -27,33 +28,6 @@ CACHE_DIR_VARIABLE = "FSDP_UNPATCH_CACHE_DIR"
 
 class UsageError(Exception):
     """Bad flags, configuration or paths; the message says which."""
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Where the files come from: paths on disk, or one buffer under a name (an editor, `check_source`)."""
-
-    paths: tuple[str, ...] = ()
-    buffer: Optional[bytes] = None  # the source, when it does not come from disk
-    buffer_name: Optional[str] = None  # the name the buffer is reported and configured under
-
-    @property
-    def from_buffer(self) -> bool:
-        return self.buffer is not None
-
-
-@dataclass(frozen=True)
-class Mode:
-    """What the run does with the files."""
-
-    fix: bool = False
-    write: bool = True
-    unsafe_fixes: bool = False
-    replacements: bool = False
-    use_cache: bool = True
-    cache_dir: Optional[str] = None
-    config: Optional[str] = None
-    isolated: bool = False
 
 
 @dataclass
@@ -66,22 +40,23 @@ class Plan:
     options: RunOptions
     cache: Optional[Cache] = None
     missing: list[str] = field(default_factory=list)  # paths named that do not exist (reported, skipped)
-    mode: Optional[Mode] = None
+    request: Optional[Request] = None
+    memory: Optional[Memory] = None  # what earlier fixes removed (`memory.py`)
 
 
-def resolve_settings(scope: Scope, flags: Flags, mode: Mode, catalog: Catalog):
+def resolve_settings(request: Request, catalog: Catalog):
     """(settings, target torch, where it came from); UsageError for a bad flag or configuration."""
     from fsdp_unpatch.catalog.versions import target_torch as choose_torch
     from fsdp_unpatch.config.files import settings_for
     from fsdp_unpatch.config.settings import SettingsError
 
     try:
-        anchor = [scope.buffer_name] if scope.from_buffer and scope.buffer_name else list(scope.paths)
-        settings = settings_for(anchor, flags, catalog, mode.config, mode.isolated)
+        anchor = [request.stdin_filename] if request.from_buffer and request.stdin_filename else list(request.paths)
+        settings = settings_for(anchor, request, catalog)
         version, origin = choose_torch(settings.target_torch, catalog.newest_torch)
     except (SettingsError, ValueError) as error:
         raise UsageError(str(error)) from None
-    if origin == "option" and not flags.target_torch:
+    if origin == "option" and not request.target_torch:
         origin = "configuration"  # `target-torch` in [tool.fsdp-unpatch], not --target-torch
     return settings, version, origin
 
@@ -91,57 +66,76 @@ def cache_folder(flag: Optional[str], environ=os.environ) -> Optional[str]:
     return flag or environ.get(CACHE_DIR_VARIABLE) or None
 
 
-def prepare(scope: Scope, flags: Flags, mode: Mode, catalog: Optional[Catalog] = None) -> Plan:
+def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[Catalog] = None) -> Plan:
     """Everything a run needs, before any file is read. Missing paths are collected, not raised,
-    unless every path is missing."""
+    unless every path is missing. `buffer`: the source when the path is `-` (standard input, an editor)."""
     from fsdp_unpatch.catalog import load_catalog
     from fsdp_unpatch.config.discovery import MissingPath, discover
     from fsdp_unpatch.config.options import Options
+    from fsdp_unpatch.config.project import Project
     from fsdp_unpatch.model import RunOptions
+    from fsdp_unpatch.run import memory
 
     catalog = catalog or load_catalog()
-    settings, version, origin = resolve_settings(scope, flags, mode, catalog)
-    missing = [] if scope.from_buffer else [p for p in scope.paths if not os.path.lexists(p)]
-    if missing and len(missing) == len(scope.paths):
+    settings, version, origin = resolve_settings(request, catalog)
+    from_buffer = request.from_buffer
+    missing = [] if from_buffer else [p for p in request.paths if not os.path.lexists(p)]
+    if missing and len(missing) == len(request.paths):
         raise UsageError(f"{missing[0]}: no such file or directory")
-    paths = [p for p in scope.paths if p not in missing] or ["."]
+    paths = [p for p in request.paths if p not in missing and not from_buffer] or ["."]
+    # What earlier fixes removed is remembered per project; without one (no identity to keep it under) nothing is.
+    project = None if from_buffer else Project.of(paths).root
+    record = None if project is None else memory.Memory(_cache_folder(paths, request), str(project))
+    remembered = record.read() if record is not None else {}
+    catalog = memory.extend(catalog, remembered, Path(record.project) if record is not None else Path.cwd())
     try:
         candidates = (
-            buffer_candidates(scope.buffer or b"", scope.buffer_name, settings.force_exclude, settings.exclusion())
-            if scope.from_buffer
+            buffer_candidates(buffer or b"", request.stdin_filename, settings.force_exclude, settings.exclusion())
+            if from_buffer
             else list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
         )
     except MissingPath as error:
         raise UsageError(f"{error}: no such file or directory") from None
     options = RunOptions(
         analysis=Options(target_torch=version, keep=settings.keep),
-        fix=mode.fix,
-        write=mode.write and not scope.from_buffer,
-        unsafe_fixes=mode.unsafe_fixes,
+        fix=request.fix,
+        write=not request.diff and not from_buffer,
+        unsafe_fixes=request.unsafe_fixes,
         selected=settings.is_selected,
-        replacements=mode.replacements,
-        project_root=None if scope.from_buffer else partial_project(paths),
-        covered=tuple(p for p in scope.paths if p not in missing),
+        # SARIF and the like show every fix's replacements; `check --show-fixes` shows what fix would change
+        replacements=request.replacements or (request.show_fixes and not request.fix),
+        project_root=None if from_buffer else Project.of(paths).partial_root(paths),
+        covered=() if from_buffer else tuple(p for p in request.paths if p not in missing),
     )
     cache = None
-    if not mode.fix and not scope.from_buffer and mode.use_cache:
-        cache = _cache(paths, settings, options, mode)
-    return Plan(catalog, settings, version, origin, candidates, options, cache, missing, mode)
+    if not request.fix and not from_buffer and not request.no_cache:
+        cache = _cache(paths, settings, options, request, memory.digest(remembered))
+    return Plan(catalog, settings, version, origin, candidates, options, cache, missing, request, record)
 
 
-def _cache(paths: Sequence[str], settings, options, mode: Mode) -> Cache:
-    from fsdp_unpatch.run.cache import Cache, describe, outside_digest, project_root
+def _cache_folder(paths: Sequence[str], request: Request) -> Path:
+    from fsdp_unpatch.config.project import Project
+    from fsdp_unpatch.run.cache import CACHE_DIR
 
-    folder = cache_folder(mode.cache_dir)
+    folder = cache_folder(request.cache_dir)
+    return Path(folder) if folder else Project.of(paths).folder / CACHE_DIR
+
+
+def _cache(paths: Sequence[str], settings, options, request: Request, remembered: str) -> Cache:
+    from fsdp_unpatch.config.project import Project
+    from fsdp_unpatch.run.cache import Cache, catalog_digest, describe, outside_digest
+
     return Cache(
-        project_root(paths),
+        Project.of(paths).folder,
         describe(settings, options),
+        # what earlier fixes removed changes the analysis as the catalog does
+        catalog=f"{catalog_digest()}:{remembered}",
         outside=outside_digest(options.project_root, options.covered),
-        folder=Path(folder) if folder else None,
+        folder=_cache_folder(paths, request),
     )
 
 
-def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int], replacements: bool) -> RunResult:
+def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int]) -> RunResult:
     """After a fix was written, the tree as `check` sees it now (README, Safety: "What fix reports is true").
 
     The fixed files get new line numbers, and what the fix deleted is gone; unchanged files come from the
@@ -149,15 +143,28 @@ def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int], replaceme
     """
     from dataclasses import replace
 
+    from fsdp_unpatch.run import memory
     from fsdp_unpatch.run.batch import default_jobs, run
 
+    # What this fix removed from modules the catalog does not know is remembered for later runs, this one first.
+    project = Path(plan.memory.project) if plan.memory is not None else Path.cwd()
+    removed = memory.removed_by(result, plan.catalog, project)
+    # `--no-cache` writes nothing to the cache folder, the record included (it is still read: check agrees)
+    if plan.memory is not None and plan.request is not None and not plan.request.no_cache:
+        remembered = plan.memory.remember(removed)
+    else:
+        remembered = {**(plan.memory.read() if plan.memory is not None else {}), **removed}
+    catalog = memory.extend(plan.catalog, remembered, project)
     deleted = {r.display for r in result.files if r.deleted}
+    replacements = plan.request is not None and plan.request.replacements
     checking = replace(plan.options, fix=False, write=True, replacements=replacements)
-    use_cache = plan.mode is not None and plan.mode.use_cache
-    cache = _cache(list(checking.covered) or ["."], plan.settings, checking, plan.mode) if use_cache else None
+    cache = None
+    if plan.request is not None and not plan.request.no_cache:
+        paths = list(checking.covered) or ["."]
+        cache = _cache(paths, plan.settings, checking, plan.request, memory.digest(remembered))
     fresh = run(
         [c for c in plan.candidates if c.display not in deleted],
-        plan.catalog,
+        catalog,
         checking,
         jobs=jobs or default_jobs(),
         cache=cache,
@@ -166,26 +173,22 @@ def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int], replaceme
 
 
 def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResult:
+    """Run the plan. After a fix that was written, what is left is what the tree holds now (`analysed_again`);
+    the result's `written` keeps what the fix itself did (its files' old and new bytes, for diffs)."""
     from fsdp_unpatch.run.batch import default_jobs, run
 
-    return run(
+    result = run(
         plan.candidates if candidates is None else candidates,
         plan.catalog,
         plan.options,
         jobs=jobs or default_jobs(),
         cache=plan.cache,
     )
-
-
-def partial_project(paths: Sequence[str]) -> Optional[str]:
-    """The project root when the run covers only part of the project; None when it covers all of it or
-    there is no project (no `pyproject.toml` or `.git` above the paths) to protect."""
-    from fsdp_unpatch.config.discovery import enclosing_project
-
-    root = enclosing_project(os.path.realpath(paths[0]))
-    if root is None or any(os.path.realpath(p) == str(root) for p in paths):
-        return None
-    return str(root)
+    if plan.options.fix and plan.options.write and result.changed:
+        written = result
+        result = analysed_again(plan, result, jobs)
+        result.written = written.changed
+    return result
 
 
 def buffer_candidates(data: bytes, name: Optional[str], force_exclude: bool, exclusion=None) -> list:

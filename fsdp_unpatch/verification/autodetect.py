@@ -57,7 +57,9 @@ class Detected:
 def _enclosing_function(path: Path, line: int) -> str:
     tree = ast.parse(path.read_bytes(), filename=str(path))
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.end_lineno:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (
+            node.end_lineno or node.lineno
+        ):
             return node.name
     raise DetectError(
         f"{path}:{line}: the install site is not inside a top-level function; "

@@ -144,7 +144,9 @@ def check_fsdp_kernels(keys: Sequence[str], ops: Sequence[str] = FSDP_OPS) -> li
             return [Check("native FSDP ops", "fail", f"this torch has no FSDP2 collectives module ({exc})")]
     checks = []
     for key in keys:
-        have, missing, undefined = [], [], []
+        have: list[str] = []
+        missing: list[str] = []
+        undefined: list[str] = []
         for op in ops:
             try:
                 (have if torch._C._dispatch_has_kernel_for_dispatch_key(op, key) else missing).append(op)
@@ -299,7 +301,7 @@ def detect_device() -> str:
     if importlib.util.find_spec("torch_npu") is not None:  # a plugin that does not autoload
         try:
             importlib.import_module("torch_npu")
-            if torch.npu.is_available():
+            if torch.npu.is_available():  # type: ignore[attr-defined]  # torch_npu adds it
                 return "npu"
         except Exception:
             pass

@@ -6,7 +6,7 @@ import math
 import os
 from dataclasses import dataclass
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from fsdp_unpatch.verification.compare import Comparison, TargetReport
@@ -108,7 +108,7 @@ def render(v: Verification, console: Console) -> None:
     )
 
     tensors = Table(title="Parameters and gradients", title_justify="left")
-    columns = (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("tensors", "left"),
         ("config", "left"),
         ("equal", "right"),
@@ -203,9 +203,9 @@ def to_json(v: Verification) -> dict:
         return {
             **o.spec.to_json(),
             "seconds": o.seconds,
-            "modules": o.meta.get("installers", []),
-            "targets": o.meta.get("targets", {}),
-            "kernels_reregistered": o.meta.get("kernels_reregistered", {}),
+            "modules": (o.meta or {}).get("installers", []),
+            "targets": (o.meta or {}).get("targets", {}),
+            "kernels_reregistered": (o.meta or {}).get("kernels_reregistered", {}),
         }
 
     first = v.comparison.first_divergence

@@ -1,0 +1,74 @@
+"""What a run was asked to do: by the command line (`check`, `fix`), the Python API or the flake8 plugin.
+
+One type from the caller to the run: the request resolves to `Settings` (with the configuration file,
+`config/files.py`), and the settings to the engine's `RunOptions` (`run/session.py`). Field names are the
+command line's flags; None or empty means "not given": the configuration file, then the default, applies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+STDIN = "-"
+
+
+@dataclass(frozen=True)
+class Request:
+    paths: tuple[str, ...] = (".",)  # `-`: the source comes from a buffer (standard input, an editor)
+    stdin_filename: Optional[str] = None  # the name the buffer is reported and configured under
+
+    # what the run does
+    fix: bool = False
+    diff: bool = False  # with fix: compute the fixes, write nothing
+    unsafe_fixes: bool = False
+    replacements: bool = False  # attach each fix's replacements to its finding (SARIF, --show-fixes)
+    no_cache: bool = False
+    cache_dir: Optional[str] = None
+    jobs: Optional[int] = None
+
+    # the settings, over the configuration file
+    config: Optional[str] = None
+    isolated: bool = False
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    target_torch: Optional[str] = None
+    respect_gitignore: Optional[bool] = None
+    force_exclude: bool = False
+    # GLOB:CODES entries: `per_file_ignores` replaces the file's table, `extend_per_file_ignores` adds to it
+    per_file_ignores: tuple[str, ...] = ()
+    extend_per_file_ignores: tuple[str, ...] = ()
+
+    # what the command line prints, and how it exits
+    output_format: str = "full"
+    output_file: Optional[str] = None
+    show_source: bool = True
+    show_fixes: bool = False
+    statistics: bool = False
+    color: Optional[str] = None
+    no_color: bool = False
+    quiet: bool = False
+    exit_zero: bool = False
+    exit_non_zero_on_fix: bool = False
+    fix_only: bool = False
+    add_noqa: bool = False
+    show_settings: bool = False
+    show_files: bool = False
+
+    @classmethod
+    def from_options(cls, **options: Any) -> Request:
+        """From click's keyword arguments (lists become tuples)."""
+        values: dict[str, Any] = {name: tuple(v) if isinstance(v, list) else v for name, v in options.items()}
+        return cls(**values)
+
+    @property
+    def from_buffer(self) -> bool:
+        return STDIN in self.paths
+
+    @property
+    def writes(self) -> bool:
+        """Whether the fixes are written (never for a buffer, never with --diff)."""
+        return self.fix and not self.diff and not self.from_buffer

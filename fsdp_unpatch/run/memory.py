@@ -1,0 +1,196 @@
+"""What earlier fixes removed, remembered by later runs (README, "What fix remembers").
+
+The catalog knows torch-npu's patch module: once a fix deleted `_patched_all_gather_copy_in`, every later run
+still reports the strings, references and tests that name it. A project that carries a copy of the patch
+under its own module name gets the same from this record: after `fix` writes, the replacement functions
+(FSU002) and installers (FSU003) it deleted are kept in `removed.json` in the cache folder, per module, in
+the catalog's own shape (`[patch_modules]`). Later runs add those modules to the catalog, so they are
+treated exactly like the known one: a name counts as removed while its module no longer defines it.
+
+The record is data, signed like the cache's entries (`cache.py`): a forged or foreign file is ignored. It is
+kept per project root, so a cache folder shared by several projects (`--cache-dir`) never mixes their names.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import hmac
+import json
+import os
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Optional
+
+from fsdp_unpatch.catalog import Catalog, PatchModule
+from fsdp_unpatch.model import RunResult
+from fsdp_unpatch.run.cache import foreign_folder, prepare_folder, unsafe_folder, user_secret
+
+FILE = "removed.json"
+FORMAT, VERSION = "fsdp-unpatch-removed", 2
+# What the record keeps of a fix's findings: a deleted replacement function and a deleted installer.
+REPLACEMENT, INSTALLER = "FSU002", "FSU003"
+
+# module -> {"path": its file, relative to the project root, "replacements": {name: target}, "installers": {name: ""}}
+Modules = dict[str, dict]
+
+
+def _signature(secret: bytes, body: bytes) -> str:
+    return hmac.new(secret, FORMAT.encode() + b"\0" + body, hashlib.sha256).hexdigest()
+
+
+def _body(value: object) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+
+
+def _valid(modules: object) -> bool:
+    return isinstance(modules, dict) and all(
+        isinstance(module, str)
+        and isinstance(entry, dict)
+        and set(entry) == {"path", "replacements", "installers"}
+        and isinstance(entry["path"], str)
+        and all(
+            isinstance(part, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in part.items())
+            for part in (entry["replacements"], entry["installers"])
+        )
+        for module, entry in modules.items()
+    )
+
+
+def _read_all(folder: Path) -> dict[str, Modules]:
+    """Every project's record in `folder`; empty when there is none, or it is unsafe, corrupt, forged or foreign."""
+    secret = user_secret()
+    if secret is None or unsafe_folder(folder) is not None:
+        return {}
+    try:
+        descriptor = os.open(folder / FILE, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(descriptor, "rb") as handle:
+            record = json.loads(handle.read(16 * 1024 * 1024))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    if not (
+        isinstance(record, dict)
+        and set(record) == {"format", "version", "signature", "projects"}
+        and record["format"] == FORMAT
+        and record["version"] == VERSION
+        and isinstance(record["projects"], dict)
+        and all(isinstance(root, str) and _valid(modules) for root, modules in record["projects"].items())
+        and isinstance(record["signature"], str)
+        and hmac.compare_digest(record["signature"], _signature(secret, _body(record["projects"])))
+    ):
+        return {}
+    return record["projects"]
+
+
+def _write_all(folder: Path, projects: dict[str, Modules]) -> None:
+    secret = user_secret()
+    if secret is None or unsafe_folder(folder) is not None or foreign_folder(folder) is not None:
+        return
+    body = _body(projects)
+    record = {"format": FORMAT, "version": VERSION, "signature": _signature(secret, body), "projects": projects}
+    try:
+        prepare_folder(folder)
+        descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(json.dumps(record, sort_keys=True, indent=1).encode())
+            os.replace(temporary, folder / FILE)
+        except BaseException:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+            raise
+    except OSError:
+        pass  # a read-only tree or a full disk: the fix stands, only the memory of it is lost
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The record of one project (`project`: its root) in a cache folder."""
+
+    folder: Path
+    project: str
+
+    def read(self) -> Modules:
+        return _read_all(self.folder).get(self.project, {})
+
+    def remember(self, removed: Modules) -> Modules:
+        """Add what a fix removed; the project's whole record after it."""
+        projects = _read_all(self.folder)
+        modules = projects.setdefault(self.project, {})
+        if not removed:
+            return modules
+        for module, entry in removed.items():
+            known = modules.setdefault(module, {"path": entry["path"], "replacements": {}, "installers": {}})
+            known["path"] = entry["path"]
+            known["replacements"].update(entry["replacements"])
+            known["installers"].update(entry["installers"])
+        _write_all(self.folder, projects)
+        return modules
+
+
+def _function_at(tree: ast.Module, line: int) -> Optional[str]:
+    """The top-level function whose definition (decorators included) starts at `line`."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if min([node.lineno] + [d.lineno for d in node.decorator_list]) == line:
+                return node.name
+    return None
+
+
+def removed_by(result: RunResult, catalog: Catalog, project: Path) -> Modules:
+    """Per module, the replacement functions and installers this written fix deleted (modules the catalog
+    already knows are left out: it remembers them itself), with the module's file relative to `project`."""
+    from fsdp_unpatch.analysis.source import module_name_for
+    from fsdp_unpatch.run.removals import called_target
+
+    modules: Modules = {}
+    for file in result.files:
+        deleted = [f for f in file.findings if f.fixed and f.code in (REPLACEMENT, INSTALLER)]
+        if not deleted or file.original is None:
+            continue
+        module, _ = module_name_for(Path(file.display))
+        if module in catalog.patch_modules:
+            continue
+        location = os.path.relpath(os.path.realpath(file.display), project)
+        try:
+            tree = ast.parse(file.original)
+        except (SyntaxError, ValueError):
+            continue
+        entry = modules.setdefault(module, {"path": location, "replacements": {}, "installers": {}})
+        for finding in deleted:
+            name = _function_at(tree, finding.span.line)
+            if name is None:
+                continue
+            target = finding.target
+            if finding.code == REPLACEMENT and target is not None and target in catalog.targets:
+                entry["replacements"][name] = called_target(catalog, target)
+            elif finding.code == INSTALLER:
+                entry["installers"][name] = ""
+    return {m: e for m, e in modules.items() if e["replacements"] or e["installers"]}
+
+
+def extend(catalog: Catalog, modules: Modules, project: Path) -> Catalog:
+    """The catalog with the remembered modules among its known patch modules (the catalog's own win); each is
+    that file of `project` and no other module of the same name."""
+    learned = {
+        name: PatchModule(
+            name,
+            tuple(entry["installers"]),
+            (),
+            {function: target for function, target in entry["replacements"].items() if target in catalog.targets},
+            path=os.path.realpath(os.path.join(project, entry["path"])),
+        )
+        for name, entry in modules.items()
+        if name not in catalog.patch_modules or catalog.patch_modules[name].path is not None  # remembered: newer wins
+    }
+    if not learned:
+        return catalog
+    return replace(catalog, patch_modules={**catalog.patch_modules, **learned})
+
+
+def digest(modules: Modules) -> str:
+    """What the record adds to the analysis, for the cache's key."""
+    return hashlib.sha256(_body(modules)).hexdigest()
