@@ -75,6 +75,13 @@ def _last_name(node: ast.AST) -> Optional[str]:
     return None
 
 
+def _single_call(block: list[ast.stmt]) -> Optional[ast.Call]:
+    """The call of a block that is exactly one call statement."""
+    if len(block) == 1 and isinstance(block[0], ast.Expr) and isinstance(block[0].value, ast.Call):
+        return block[0].value
+    return None
+
+
 def _resolve_relative(module: Optional[str], is_package: bool, level: int, name: str) -> Optional[str]:
     """`from ..x import y` -> the absolute module; the same as `names.resolve_relative`, which loads libcst."""
     if level == 0:
@@ -191,11 +198,9 @@ class Screen:
             elif isinstance(node, ast.If):
                 # `if <test>: copy(...) else: copy(...)` (`patterns.same_device_copy`), callees qualified; any
                 # test, so that the spellings of the same-device test (`==`, `!=`, `not (...)`) all count
-                branches = (node.body, node.orelse)
-                if all(
-                    len(b) == 1 and isinstance(b[0], ast.Expr) and isinstance(b[0].value, ast.Call) for b in branches
-                ):
-                    branch_calls += [c for c in (_dotted(b[0].value.func) for b in branches) if c is not None]
+                first, second = _single_call(node.body), _single_call(node.orelse)
+                if first is not None and second is not None:
+                    branch_calls += [c for c in (_dotted(first.func), _dotted(second.func)) if c is not None]
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                 owner = _dotted(node.value)
                 if owner is not None:

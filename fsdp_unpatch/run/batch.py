@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequen
 
 from fsdp_unpatch.analysis.prefilter import prefilter_for
 from fsdp_unpatch.analysis.screen import screen_for
-from fsdp_unpatch.analysis.source import checkpoint
+from fsdp_unpatch.analysis.source import SourceFile, checkpoint
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.fixes.transaction import error_finding
@@ -32,7 +32,6 @@ from fsdp_unpatch.model import FileResult, Finding, Outcome, RunOptions, RunResu
 from fsdp_unpatch.run.groups import Groups
 
 if TYPE_CHECKING:
-    from fsdp_unpatch.analysis.source import SourceFile
     from fsdp_unpatch.run.cache import Cache
 
 # The pool pays for itself (fork, libcst in each worker) only with this much source to parse, and only on
@@ -239,8 +238,8 @@ def run(
             item.outcome = Outcome(FileResult(candidate.display))
             recorded.files[candidate.display] = unchanged.files[candidate.display]  # type: ignore[union-attr]
             continue
-        if not hasattr(source, "data"):
-            item.error = error_finding(candidate.display, source)
+        if not isinstance(source, SourceFile):  # a SourceError: the file could not be read
+            item.error = error_finding(candidate.display, source)  # type: ignore[arg-type]
             item.outcome = Outcome(FileResult(candidate.display, findings=[item.error]))
             continue
         item.named_fsdp = prefilter.has_token(source.data)

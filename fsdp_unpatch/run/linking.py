@@ -328,10 +328,10 @@ def _covered(analysis: FileAnalysis) -> set[int]:
     return cached[1]
 
 
-def _name_index(analysis: FileAnalysis) -> dict[str, list[cst.CSTNode]]:
+def _name_index(analysis: FileAnalysis) -> dict[str, list[cst.BaseExpression]]:
     """Every use of a name in the module outside imports, by the name: `x` for a Name, the Attribute
     itself for `a.b.x` (its `.x` is no use of its own). Built once per module, in one walk."""
-    index = getattr(analysis, "_uses_by_name", None)
+    index: Optional[dict[str, list[cst.BaseExpression]]] = getattr(analysis, "_uses_by_name", None)
     if index is None:
         index = {}
         attributes: set[int] = set()
