@@ -53,7 +53,8 @@ class ProjectFixes(BatchableMetadataProvider[Optional[dict]]):
         cls, root_path: Path, paths: Collection[str], timeout: Optional[int] = None, **kwargs
     ) -> Mapping[str, object]:
         from fsdp_unpatch.config.discovery import discover
-        from fsdp_unpatch.run.engine import RunOptions, run
+        from fsdp_unpatch.model import RunOptions
+        from fsdp_unpatch.run.batch import run
 
         catalog = load_catalog()
         version, _ = target_torch(None, catalog.newest_torch)

@@ -99,6 +99,9 @@ class RunOptions:
     # paths the run covers. A definition that a project file outside them still names is not deleted.
     project_root: Optional[str] = None
     covered: tuple[str, ...] = ()
+    # The ast tier (`analysis/screen.py`): files CPython's parser shows can hold no finding skip libcst.
+    # False parses every prefiltered file with libcst (`tests/test_tiers.py` checks both give the same).
+    screen: bool = True
 
 
 @dataclass
@@ -191,3 +194,15 @@ class RunResult:
     @property
     def changed(self) -> list[FileResult]:
         return [r for r in self.files if r.fixed is not None]
+
+
+@dataclass
+class Outcome:
+    """What the per-file phase (`run/batch.py`) learns about one file: its result alone, and what links it
+    to other files. Plain data: it crosses process boundaries and is what a cache entry holds."""
+
+    result: FileResult
+    exports: frozenset[str] = frozenset()  # names other files may use of what this file's fixes delete
+    together: bool = False  # names a part of a known patch module: decided with the whole run
+    patched: frozenset[str] = frozenset()  # FSDP2 targets this file patches
+    missing: frozenset[str] = frozenset()  # by-name twins it does not patch (completeness findings)

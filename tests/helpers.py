@@ -9,7 +9,8 @@ from fsdp_unpatch.analysis.plan import Options
 from fsdp_unpatch.catalog import load_catalog
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.discovery import discover
-from fsdp_unpatch.run.engine import RunOptions, RunResult, run
+from fsdp_unpatch.model import RunOptions, RunResult
+from fsdp_unpatch.run.batch import run
 
 
 def run_tree(

@@ -17,9 +17,9 @@ from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.config.settings import Settings
 from fsdp_unpatch.model import FileResult, Finding, RunOptions, RunResult, Span
 from fsdp_unpatch.run import batch
-from fsdp_unpatch.run.batch import Outcome
+from fsdp_unpatch.run.batch import Outcome, run
 from fsdp_unpatch.run.cache import CACHE_DIR, Cache, describe
-from fsdp_unpatch.run.engine import run, run_together
+from fsdp_unpatch.run.engine import run_together
 from tests.upstream import expand
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +59,7 @@ def _plain(result: RunResult) -> list:
 def always_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batch, "POOL_MIN_BYTES", 0)
     monkeypatch.setattr(batch, "POOL_MIN_FILES", 1)
+    monkeypatch.setattr(batch, "_idle_cpus", lambda: 2)  # a busy machine would otherwise run alone
 
 
 @pytest.mark.parametrize("fix", [False, True], ids=["check", "fix-diff"])
@@ -259,3 +260,46 @@ def test_a_tree_without_candidates_never_imports_libcst(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "patch.py").write_text("import torch\ntorch.ops.fsdp.all_gather_copy_in = lambda *a: None\n")
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True)
     assert done.stdout.split()[-1] == "True", done.stderr  # the probe can see libcst when it is needed
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module a source file imports (at the top or inside a function)."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_the_engine_does_not_import_the_batch_layer() -> None:
+    """One direction only: the batch layer (and the cache, the session) call the engine, never the reverse."""
+    package = Path(__file__).resolve().parent.parent / "fsdp_unpatch"
+    batch_layer = {"fsdp_unpatch.run.batch", "fsdp_unpatch.run.cache", "fsdp_unpatch.run.session"}
+    engine_side = [package / "run" / "engine.py", package / "run" / "linking.py", package / "model.py"]
+    engine_side += sorted((package / "analysis").glob("*.py")) + sorted((package / "rules").glob("*.py"))
+    engine_side += sorted((package / "fixes").glob("*.py"))
+    for path in engine_side:
+        assert not _imports(path) & batch_layer, path
+    # the cache holds the batch layer's outcomes, and gets their type from the model
+    assert "fsdp_unpatch.run.batch" not in _imports(package / "run" / "cache.py")
+
+
+def test_the_pool_is_used_only_with_work_enough_and_a_free_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch, "_idle_cpus", lambda: 2)
+    assert batch.pool_size(2, 10, 10 * batch.POOL_MIN_BYTES) == 2
+    assert batch.pool_size(2, 1, 10 * batch.POOL_MIN_BYTES) == 1  # one file: nothing to share
+    assert batch.pool_size(2, 10, batch.POOL_MIN_BYTES - 1) == 1  # too little to parse
+    assert batch.pool_size(1, 10, 10 * batch.POOL_MIN_BYTES) == 1  # --jobs 1
+    monkeypatch.setattr(batch, "_idle_cpus", lambda: 1)  # the other CPU is busy
+    assert batch.pool_size(2, 10, 10 * batch.POOL_MIN_BYTES) == 1
+    monkeypatch.undo()  # the CPUs the load average leaves free
+    monkeypatch.setattr(batch.os, "getloadavg", lambda: (0.2, 0.0, 0.0))
+    monkeypatch.setattr(batch, "default_jobs", lambda: 2)
+    assert batch._idle_cpus() == 2
+    monkeypatch.setattr(batch.os, "getloadavg", lambda: (2.5, 0.0, 0.0))
+    assert batch._idle_cpus() == 1

@@ -28,7 +28,7 @@ from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.model import RunOptions, RunResult
-from fsdp_unpatch.run.engine import run
+from fsdp_unpatch.run.batch import run
 from tests.patch_texts import PREFILTER_BAIT
 from tests.upstream import upstream_copy
 

@@ -18,6 +18,7 @@ import signal
 import stat
 import tempfile
 import threading
+import time
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -71,6 +72,8 @@ class SourceFile:
     size: int
     inode: int = 0  # 0: unknown (standard input); else compared before writing, like mtime and size
     device: int = 0
+    ctime_ns: int = 0  # the inode's change time when read (the cache's index of unchanged files)
+    read_ns: int = 0  # when it was read (wall clock)
 
 
 # reading ------------------------------------------------------------------------------------------
@@ -116,6 +119,7 @@ def read_source(path: Path, display: str) -> SourceFile:
                 FILE_TOO_LARGE.code,
                 f"file too large to read: {_megabytes(info.st_size)} (the limit is {_megabytes(MAX_READ_BYTES)})",
             )
+        read_ns = time.time_ns()  # before the stat: a change after this is newer than the stat's times
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         with open(descriptor, "rb") as handle:
             info = os.fstat(handle.fileno())
@@ -134,6 +138,8 @@ def read_source(path: Path, display: str) -> SourceFile:
         size=info.st_size,
         inode=info.st_ino,
         device=info.st_dev,
+        ctime_ns=info.st_ctime_ns,
+        read_ns=read_ns,
     )
 
 

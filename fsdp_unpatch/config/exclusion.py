@@ -67,6 +67,14 @@ class Exclusion:
                 return True
         return self.respect_gitignore and self._gitignored(absolute, is_dir)
 
+    def applies_in(self, folder: str) -> bool:
+        """Whether anything but the default folder names can exclude an entry of `folder`: an exclude
+        pattern, or a `.gitignore` on the way up to the top of the work tree. When not, the walk spends
+        nothing on the folder's entries (most folders of most trees)."""
+        if self.spec.patterns:
+            return True
+        return self.respect_gitignore and bool(self._chain(Path(os.path.abspath(folder))))
+
     def excluded_anywhere(self, path: str) -> bool:
         """For an explicitly named file (`--force-exclude`): it, or a folder above it within the project."""
         absolute = Path(os.path.abspath(path))
@@ -90,8 +98,12 @@ class Exclusion:
     def _top(self, folder: Path) -> Path:
         """The top of the git work tree holding `folder`, else the project root."""
         if folder not in self._tops:
-            top = next((p for p in (folder, *folder.parents) if (p / ".git").exists()), None)
-            self._tops[folder] = top if top is not None else self.root
+            if (folder / ".git").exists():
+                self._tops[folder] = folder
+            elif folder.parent == folder:
+                self._tops[folder] = self.root
+            else:  # the parent's answer, computed once for every folder below it
+                self._tops[folder] = self._top(folder.parent)
         return self._tops[folder]
 
     def _gitignore(self, folder: Path) -> Optional[pathspec.PathSpec]:

@@ -1,7 +1,7 @@
 """A whole run, fast: prefilter, analyse files one by one (in a process pool when it pays), link what must be.
 
 Phase 1 reads every file once and keeps only what the prefilter passes; each of those is run through the
-engine *alone* (`runner.Run` over one file: parse, analyse, link, findings, fix computed but not written),
+engine *alone* (`engine.Run` over one file: parse, analyse, link, findings, fix computed but not written),
 possibly from the cache, possibly in a worker process. A worker returns plain data (`Outcome`): the file's
 result and the keys by which other files could change it. libcst trees never cross a process boundary and
 are freed after each file, so memory follows the largest file parsed, not the tree.
@@ -12,41 +12,51 @@ exactly as a single run would:
 - a file names a part of a known patch module (whether that module is among the files changes the result);
 - a patch-completeness finding whose missing counterpart another file patches.
 Every other file's result is final after phase 1. `tests/test_batch.py` checks that the result equals the
-plain engine's over all files at once (`runner.run_together`), with and without the pool.
+plain engine's over all files at once (`engine.run_together`), with and without the pool.
 """
 
 from __future__ import annotations
 
 import os
+from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
 from fsdp_unpatch.analysis.prefilter import prefilter_for
-from fsdp_unpatch.analysis.source import checkpoint
+from fsdp_unpatch.analysis.screen import screen_for
+from fsdp_unpatch.analysis.source import SourceFile, checkpoint
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.fixes.transaction import error_finding
-from fsdp_unpatch.model import FileResult, Finding, RunOptions, RunResult
+from fsdp_unpatch.model import FileResult, Finding, Outcome, RunOptions, RunResult
 from fsdp_unpatch.run.groups import Groups
 
 if TYPE_CHECKING:
-    from fsdp_unpatch.analysis.source import SourceFile
     from fsdp_unpatch.run.cache import Cache
 
-# The pool pays for itself (fork, libcst in each worker) only with this much source to parse.
+# The pool pays for itself (fork, libcst in each worker) only with this much source to parse, and only on
+# CPUs that are idle: measured on this project's 2-core machine with the other core busy, two workers were
+# slower than one at every size (1 to 6 files of 13 KB or 64 KB: e.g. 6 x 64 KB took 8.1 s in the pool,
+# 6.0 s alone), so the pool is used only when the load average leaves a second CPU free.
 POOL_MIN_BYTES = 200_000
 POOL_MIN_FILES = 4
 
 
-@dataclass
-class Outcome:
-    """What phase 1 learns about one file: its result alone, and what links it to other files."""
+def _idle_cpus() -> int:
+    """CPUs this process may use that the 1-minute load average leaves free (this process counts as one)."""
+    cpus = default_jobs()
+    try:
+        load = os.getloadavg()[0]
+    except (OSError, AttributeError):  # no load average on this platform: trust the CPU count
+        return cpus
+    return max(1, min(cpus, int(cpus - load + 1)))
 
-    result: FileResult
-    exports: frozenset[str] = frozenset()  # names other files may use of what this file's fixes delete
-    together: bool = False  # names a part of a known patch module: decided with the whole run
-    patched: frozenset[str] = frozenset()  # FSDP2 targets this file patches
-    missing: frozenset[str] = frozenset()  # by-name twins it does not patch (completeness findings)
+
+def pool_size(workers: int, jobs: int, size: int, min_jobs: int = POOL_MIN_FILES) -> int:
+    """How many worker processes to use for `jobs` pieces of work of `size` bytes in all; 1: no pool."""
+    if workers <= 1 or jobs < min_jobs or size < POOL_MIN_BYTES:
+        return 1
+    return max(1, min(workers, jobs, _idle_cpus()))
 
 
 @dataclass
@@ -93,7 +103,7 @@ def analyze_alone(candidate: Candidate, source: SourceFile, catalog: Catalog, op
     from fsdp_unpatch.run.engine import Run
 
     checkpoint()
-    engine = Run(catalog, replace(options, write=False))
+    engine = Run(catalog, replace(options, write=False, screen=False))  # the caller screened it
     engine.load([replace(candidate, data=source.data)])
     engine.link()
     result = engine.results().files[0]
@@ -120,7 +130,8 @@ def _analyze_all(
     jobs: Sequence[tuple[Candidate, SourceFile]], catalog: Catalog, options: RunOptions, workers: int
 ) -> list[Outcome]:
     size = sum(len(source.data) for _, source in jobs)
-    if workers <= 1 or len(jobs) < POOL_MIN_FILES or size < POOL_MIN_BYTES:
+    workers = pool_size(workers, len(jobs), size)
+    if workers <= 1:
         return [analyze_alone(c, s, catalog, options) for c, s in jobs]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -132,7 +143,7 @@ def _analyze_all(
     # Largest first, so that no worker is left with a big file at the end; results come back in order.
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1].data))
     with ProcessPoolExecutor(
-        min(workers, len(jobs)), mp_context=context, initializer=_init_worker, initargs=(catalog, options)
+        workers, mp_context=context, initializer=_init_worker, initargs=(catalog, options)
     ) as pool:
         outcomes = list(pool.map(_work, [jobs[i] for i in order], chunksize=1))
     ordered: list[Optional[Outcome]] = [None] * len(jobs)
@@ -142,6 +153,44 @@ def _analyze_all(
 
 
 # the run ------------------------------------------------------------------------------------------
+# Files read ahead of the prefilter by a few threads (reads release the GIL; the prefilter does not): the
+# disk works while this process searches, and at most this many files' bytes are held at once.
+READ_AHEAD = 32
+READ_THREADS = 4
+
+
+@dataclass(frozen=True)
+class _Known:
+    """A file the cache's index of unchanged files holds: not read (`cache.Unchanged`)."""
+
+    named: bool
+
+
+def _read_ahead(
+    candidates: Iterable[Candidate], known: Optional[Callable[[Candidate], Optional[bool]]] = None
+) -> Iterator[tuple[Candidate, object]]:
+    """(candidate, SourceFile or SourceError, or _Known when `known` says it is unchanged) for each candidate,
+    in order, read by a small thread pool."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pending: deque = deque()
+    with ThreadPoolExecutor(READ_THREADS, thread_name_prefix="fsdp-unpatch-read") as pool:
+        try:
+            for candidate in candidates:
+                named = known(candidate) if known is not None else None
+                pending.append((candidate, pool.submit(_read, candidate) if named is None else _Known(named)))
+                if len(pending) >= READ_AHEAD:
+                    first, future = pending.popleft()
+                    yield first, future if isinstance(future, _Known) else future.result()
+            while pending:
+                first, future = pending.popleft()
+                yield first, future if isinstance(future, _Known) else future.result()
+        finally:  # interrupted: drop what was not read yet
+            for _, future in pending:
+                if not isinstance(future, _Known):
+                    future.cancel()
+
+
 def _read(candidate: Candidate):
     from fsdp_unpatch.analysis.source import SourceError, read_candidate
 
@@ -161,21 +210,47 @@ def run(
 ) -> RunResult:
     """Findings (and fixes) for `candidates`, as `runner.run_together` would give them, with less work."""
     prefilter = prefilter_for(catalog)
+    screen = screen_for(catalog)
     items: list[_Item] = []
     pending: list[_Item] = []
     use_cache = cache is not None and not options.fix
-    for index, candidate in enumerate(candidates):
+    # The index of unchanged files (`cache.Unchanged`): files found empty before whose stat has not changed.
+    unchanged, recorded = None, None
+    if use_cache:
+        from fsdp_unpatch.run.cache import Unchanged
+
+        found = cache.get(cache.unchanged_key(), counted=False)  # type: ignore[union-attr]
+        unchanged = found if isinstance(found, Unchanged) else Unchanged()
+        recorded = Unchanged()
+
+    def known(candidate: Candidate) -> Optional[bool]:
+        if unchanged is None or candidate.data is not None or candidate.problem is not None:
+            return None  # a buffer (standard input) is never a file on disk
+        return unchanged.holds(candidate.display, candidate.path)
+
+    def record(item: _Item, source: SourceFile) -> None:
+        if recorded is not None:
+            stat_ = recorded.stat_of(source)
+            if stat_ is not None:
+                recorded.files[item.candidate.display] = (stat_, item.named_fsdp)
+
+    for index, (candidate, source) in enumerate(_read_ahead(candidates, known)):
         checkpoint()
         item = _Item(index, candidate)
         items.append(item)
-        source = _read(candidate)
-        if not hasattr(source, "data"):
-            item.error = error_finding(candidate.display, source)
+        if isinstance(source, _Known):  # unchanged since a run found nothing in it: not even read
+            item.named_fsdp = source.named
+            item.outcome = Outcome(FileResult(candidate.display))
+            recorded.files[candidate.display] = unchanged.files[candidate.display]  # type: ignore[union-attr]
+            continue
+        if not isinstance(source, SourceFile):  # a SourceError: the file could not be read
+            item.error = error_finding(candidate.display, source)  # type: ignore[arg-type]
             item.outcome = Outcome(FileResult(candidate.display, findings=[item.error]))
             continue
         item.named_fsdp = prefilter.has_token(source.data)
         if not prefilter.worth_parsing(source.data, str(candidate.path), named=item.named_fsdp):
             item.outcome = Outcome(FileResult(candidate.display))
+            record(item, source)
             continue  # the bytes are dropped here: memory stays flat however large the tree
         item.source = source
         if use_cache:
@@ -184,8 +259,24 @@ def run(
             item.outcome = found if isinstance(found, Outcome) else None
             if item.outcome is not None:
                 item.outcome.result.original = source.data  # entries hold findings, not sources
+        if item.outcome is None and options.screen and screen.holds_no_finding(source.data, candidate.path):
+            # the ast tier (`analysis/screen.py`): this file, alone, can hold no finding; no libcst for it
+            item.outcome = Outcome(FileResult(candidate.display))
+            item.source = None
+            if use_cache:
+                cache.put(item.cache_key, item.outcome)  # type: ignore[union-attr]
+                record(item, source)
+            continue
         if item.outcome is None:
             pending.append(item)
+    if recorded is not None:
+        # files of the project outside this run keep their records
+        taken = {item.candidate.display for item in items}
+        for display, entry in unchanged.files.items():  # type: ignore[union-attr]
+            if display not in taken:
+                recorded.files.setdefault(display, entry)
+        if recorded.files != unchanged.files:  # type: ignore[union-attr]
+            cache.put(cache.unchanged_key(), recorded)  # type: ignore[union-attr]
     outcomes = _analyze_all(
         [(i.candidate, i.source) for i in pending],
         catalog,
@@ -239,7 +330,8 @@ def _run_groups(
 ) -> list[tuple[list[FileResult], list[list[int]]]]:
     """Each group through the engine, in a process pool when there are several groups and work enough."""
     size = sum(len(item.source.data) for group in groups for item in group if item.source is not None)
-    if workers <= 1 or len(groups) < 2 or size < POOL_MIN_BYTES:
+    workers = pool_size(workers, len(groups), size, min_jobs=2)
+    if workers <= 1:
         return [_run_linked(group, catalog, options, cache) for group in groups]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -251,7 +343,7 @@ def _run_groups(
     _WORKER["cache"] = cache  # inherited by the forked workers
     try:
         with ProcessPoolExecutor(
-            min(workers, len(groups)), mp_context=context, initializer=_init_worker, initargs=(catalog, options)
+            workers, mp_context=context, initializer=_init_worker, initargs=(catalog, options)
         ) as pool:
             return list(pool.map(_linked_work, groups, chunksize=1))
     finally:
@@ -267,8 +359,6 @@ def _run_linked(
     Sound because the group's result depends only on its files (bytes, paths, module names) and on what
     every key holds besides (tool, catalog, configuration); the group itself is recomputed every run.
     """
-    from fsdp_unpatch.run.engine import run_together
-
     checkpoint()
     key = None
     if cache is not None:
@@ -287,6 +377,8 @@ def _run_linked(
                 for item, result in zip(group, found):
                     result.original = item.source.data if item.source is not None else _reread(item.candidate)
                 return found, []
+    from fsdp_unpatch.run.engine import run_together  # loads libcst: only when the group is not cached
+
     together = run_together([item.candidate for item in group], catalog, options)
     if key is not None:
         cache.put(key, together.files)  # type: ignore[union-attr]

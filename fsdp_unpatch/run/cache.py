@@ -1,6 +1,6 @@
 """The per-file result cache in `.fsdp_unpatch_cache/` at the project root (like ruff's `.ruff_cache/`).
 
-An entry is one file's phase-1 outcome (`batch.Outcome`: its findings when analysed alone, plus the keys
+An entry is one file's phase-1 outcome (`model.Outcome`: its findings when analysed alone, plus the keys
 that link it to other files), or the results of a group of linked files. Its key hashes everything the
 outcome depends on:
 - the file's bytes, the path it is reported under, and the module name its folders give it (relative
@@ -32,6 +32,7 @@ import re
 import shutil
 import stat
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
@@ -270,10 +271,47 @@ def _result(data: Any):
     )  # type: ignore[arg-type]
 
 
+# A file's stat as the index of unchanged files records it: size, mtime, ctime (ns), inode, device.
+Stat = tuple[int, int, int, int, int]
+# A record is trusted only for a file last modified this long before it was read (git's "racy" rule: a write
+# within the file system's timestamp granularity after the read could leave the times unchanged).
+RACY_NS = 2_000_000_000
+
+
+@dataclass
+class Unchanged:
+    """The files a run found nothing in on their own (the prefilter or the ast tier rejected them), by the path
+    they are reported under: their stat when read, and whether they hold a first-stage token (`batch._linked`).
+    A later run that finds a file's stat unchanged does not read it (`batch.run`); ruff's cache does the same."""
+
+    files: dict[str, tuple[Stat, bool]] = field(default_factory=dict)
+
+    @staticmethod
+    def stat_of(source) -> Optional[Stat]:
+        """The record of a file just read (None when it was modified too shortly before: not trusted)."""
+        if not source.inode or source.mtime_ns + RACY_NS > source.read_ns or source.ctime_ns + RACY_NS > source.read_ns:
+            return None
+        return (source.size, source.mtime_ns, source.ctime_ns, source.inode, source.device)
+
+    def holds(self, display: str, path) -> Optional[bool]:
+        """Whether the file is unchanged since it was recorded: its `named` bit; None when not known or changed."""
+        record = self.files.get(display)
+        if record is None:
+            return None
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        now = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+        return record[1] if now == record[0] and stat.S_ISREG(info.st_mode) else None
+
+
 def encode(value) -> Any:
     """An Outcome, or a list of FileResults (a linked group), as JSON-ready data."""
-    from fsdp_unpatch.run.batch import Outcome
+    from fsdp_unpatch.model import Outcome
 
+    if isinstance(value, Unchanged):
+        return {"kind": "unchanged", "files": {d: [*stat_, named] for d, (stat_, named) in value.files.items()}}
     if isinstance(value, Outcome):
         return {
             "kind": "outcome",
@@ -288,9 +326,18 @@ def encode(value) -> Any:
 
 def decode(data: Any):
     """The Outcome or list of FileResults `data` describes; raises _Invalid for anything else."""
-    from fsdp_unpatch.run.batch import Outcome
+    from fsdp_unpatch.model import Outcome
 
     _check(isinstance(data, dict))
+    if data.get("kind") == "unchanged":
+        _check(set(data) == {"kind", "files"} and isinstance(data["files"], dict))
+        files = {}
+        for display, record in data["files"].items():
+            _check(isinstance(display, str) and isinstance(record, list) and len(record) == 6)
+            _check(all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in record[:5]))
+            _check(isinstance(record[5], bool))
+            files[display] = (tuple(record[:5]), record[5])
+        return Unchanged(files)
     if data.get("kind") == "outcome":
         _check(set(data) == {"kind", "result", "exports", "together", "patched", "missing"})
         _check(isinstance(data["together"], bool))
@@ -353,6 +400,10 @@ class Cache:
             digest.update(len(part).to_bytes(8, "little") + part)
         return digest.hexdigest()
 
+    def unchanged_key(self) -> str:
+        """The key of the index of unchanged files (one per project, configuration and tool build)."""
+        return hashlib.sha256((self.salt + "\0unchanged").encode()).hexdigest()
+
     def group_key(self, keys: Iterable[str]) -> str:
         """The key of files analysed together: all their keys, in run order."""
         return hashlib.sha256(("group\0" + "\0".join(keys)).encode()).hexdigest()
@@ -361,7 +412,8 @@ class Cache:
         assert self.secret is not None
         return hmac.new(self.secret, key.encode() + b"\0" + body, hashlib.sha256).hexdigest()
 
-    def get(self, key: Optional[str]):
+    def get(self, key: Optional[str], counted: bool = True):
+        """The value stored under `key`, or None; `counted`: a per-file entry (hits and misses count those)."""
         if key is None or not self.usable or not _KEY.match(key):
             return None
         try:
@@ -377,9 +429,9 @@ class Cache:
             _check(hmac.compare_digest(_text(entry["signature"]), self._signature(key, body)))  # type: ignore[arg-type]
             value = decode(entry["value"])
         except (OSError, ValueError, RecursionError, _Invalid):  # missing, corrupt, forged, foreign: a miss
-            self.misses += 1
+            self.misses += counted
             return None
-        self.hits += 1
+        self.hits += counted
         return value
 
     def put(self, key: Optional[str], value) -> None:

@@ -16,6 +16,7 @@ from libcst.metadata import CodeRange
 
 from fsdp_unpatch.analysis.plan import FileAnalysis, Planned, analyze_module, plan_installer_calls
 from fsdp_unpatch.analysis.prefilter import mentions, prefilter_for
+from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import (
     SourceError,
     SourceFile,
@@ -92,6 +93,7 @@ class Run:
 
     def load(self, candidates: Iterable[Candidate]) -> None:
         prefilter = prefilter_for(self.catalog)
+        screen = screen_for(self.catalog) if self.options.screen else None
         for candidate in candidates:
             checkpoint()
             unit = _Unit(candidate)
@@ -103,7 +105,9 @@ class Run:
                 continue
             if skips_file(unit.source.data):
                 unit.skipped = True
-            elif prefilter.worth_parsing(unit.source.data, str(candidate.path)):
+            elif prefilter.worth_parsing(unit.source.data, str(candidate.path)) and not (
+                screen is not None and screen.holds_no_finding(unit.source.data, candidate.path)
+            ):
                 self.analyze(unit)
 
     def link(self) -> None:
@@ -446,18 +450,6 @@ def _may_import(unreadable: _Unit, definer: _Unit) -> bool:
 
 # A requirement never met: a fix that requires it is not applied (the finding is still reported).
 _NEVER = Planned(PATCH_INSTALLER.code, cst.Pass(), "never applied")
-
-
-def run(
-    candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, jobs: int = 1, cache=None
-) -> RunResult:
-    """The run as users get it: prefiltered, per file (in `jobs` processes, from `cache`), linked where needed.
-
-    Gives the same result as `run_together`; see `run/batch.py` for how.
-    """
-    from fsdp_unpatch.run import batch
-
-    return batch.run(candidates, catalog, options, jobs=jobs, cache=cache)
 
 
 def run_together(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions) -> RunResult:

@@ -303,6 +303,7 @@ def _named_outside_fixes(
     """The first file that uses `qualified` outside the nodes its planned fixes edit (and outside `skipped`).
     Imports do not count: the fixes remove the imports they leave unused."""
     name = qualified.rsplit(".", 1)[-1]
+    skipped_ids = {id(node) for node in descendants(skipped)} if skipped is not None else set()
     for unit in units:
         if unit.source is None or not mentions(unit.source.data, [name.encode()]):
             continue
@@ -311,34 +312,52 @@ def _named_outside_fixes(
             if unit.error is not None:
                 continue  # unread or unparsable: the fix's transaction holds back what it may break
             return unit.candidate.path  # skipped (`# fsdp-unpatch: skip-file`): it may use it in any way
-        covered = {id(node) for p in analysis.planned for edit in p.edits for node in descendants(edit.node)}
-        if skipped is not None:
-            covered.add(id(skipped))
-        if _uses(analysis, qualified, name, covered):
+        if _uses(analysis, qualified, name, _covered(analysis), skipped_ids):
             return unit.candidate.path
     return None
 
 
-def _uses(analysis: FileAnalysis, qualified: str, name: str, covered: set[int]) -> bool:
-    table = analysis.table
+def _covered(analysis: FileAnalysis) -> set[int]:
+    """ids of every node inside what the file's planned fixes edit; kept until the planned edits change (a
+    group of linked files asks this for every name any of them deletes: once per file, not once per name)."""
+    edits = tuple(id(edit.node) for p in analysis.planned for edit in p.edits)
+    cached = getattr(analysis, "_covered_by_edits", None)
+    if cached is None or cached[0] != edits:
+        nodes = {id(node) for p in analysis.planned for edit in p.edits for node in descendants(edit.node)}
+        cached = (edits, nodes)
+        analysis._covered_by_edits = cached  # type: ignore[attr-defined]
+    return cached[1]
 
-    class Uses(cst.CSTVisitor):
-        found = False
+
+def _name_index(analysis: FileAnalysis) -> dict[str, list[cst.BaseExpression]]:
+    """Every use of a name in the module outside imports, by the name: `x` for a Name, the Attribute
+    itself for `a.b.x` (its `.x` is no use of its own). Built once per module, in one walk."""
+    index: Optional[dict[str, list[cst.BaseExpression]]] = getattr(analysis, "_uses_by_name", None)
+    if index is None:
+        index = {}
         attributes: set[int] = set()
+        stack: list[cst.CSTNode] = [analysis.module]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.Import, cst.ImportFrom)):
+                continue
+            if isinstance(node, cst.Attribute):
+                attributes.add(id(node.attr))
+                index.setdefault(node.attr.value, []).append(node)
+            elif isinstance(node, cst.Name) and id(node) not in attributes:
+                index.setdefault(node.value, []).append(node)
+            stack.extend(reversed(node.children))
+        analysis._uses_by_name = index  # type: ignore[attr-defined]
+    return index
 
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if self.found or id(node) in covered or isinstance(node, (cst.Import, cst.ImportFrom)):
-                return False
-            if isinstance(node, cst.Attribute) and node.attr.value == name:
-                self.attributes.add(id(node.attr))
-                self.found = _same_object(table.qualify(node), qualified)
-            elif isinstance(node, cst.Name) and node.value == name and id(node) not in self.attributes:
-                self.found = _same_object(table.qualify(node), qualified)
-            return not self.found
 
-    uses = Uses()
-    analysis.module.visit(uses)
-    return uses.found
+def _uses(analysis: FileAnalysis, qualified: str, name: str, covered: set[int], skipped: set[int]) -> bool:
+    """Whether the module uses `name` as (possibly) `qualified` outside `covered` and `skipped` nodes."""
+    table = analysis.table
+    return any(
+        id(node) not in covered and id(node) not in skipped and _same_object(table.qualify(node), qualified)
+        for node in _name_index(analysis).get(name, ())
+    )
 
 
 def _keep_installer(analyses: Sequence[FileAnalysis], installer, user: Path) -> None:

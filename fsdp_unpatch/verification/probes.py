@@ -346,7 +346,8 @@ def scan_overrides(paths: Sequence[str], target_torch: Version) -> dict[str, Opt
     from fsdp_unpatch.analysis.plan import Options
     from fsdp_unpatch.catalog import load_catalog
     from fsdp_unpatch.config.discovery import discover
-    from fsdp_unpatch.run.engine import RunOptions, run
+    from fsdp_unpatch.model import RunOptions
+    from fsdp_unpatch.run.batch import run
 
     result = run(
         list(discover(paths)), load_catalog(), RunOptions(analysis=Options(target_torch=target_torch), write=False)

@@ -1,0 +1,216 @@
+"""`fsdp-unpatch check` next to grep, ripgrep and ruff, in one run, by ratio (issue 14).
+
+    python benchmarks/bench_compare.py --markdown     # --repeat N (5), --scale N (10), --tool DIR, --keep
+
+Corpora (built once in a temporary folder, each with a `pyproject.toml`, so that the cache lives there):
+- `torch`: the .py/.pyi sources of the torch installed in this environment (found without importing it);
+- `torch-npu`: the `torch_npu/` sources of the torch-npu 2.10.0.post7 release (fetched and cached as the real-release
+  tests do, `tests/realworld/packages.py`); it holds the patch;
+- `x1` / `x10`: the torch tree once / --scale times (hard links) with the example's patch module planted at the same
+  density (--planted / --scale and --planted files), for how the cost grows with the tree.
+Per repetition, alternating on each corpus: `grep -rliF` and `rg -liF` with the prefilter's first-stage tokens,
+`ruff check --select F401 --no-cache` (one rule: ruff parses every file), `check` with a cold cache (the cache folder
+removed first) and with a warm one; then `fix` on a fresh copy of examples/legacy_project. Prints medians of
+wall time and each command's peak resident memory (the largest process), the ratio to grep, and the issue's targets.
+`--tool DIR` runs the tool from another checkout (PYTHONPATH=DIR), to compare two versions on the same corpora.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_scan import EXAMPLE, build_synthetic, copy_sources, machine, torch_sources  # noqa: E402
+
+NPU_RELEASE = "2.10.0.post7"
+
+
+def corpus_size(folder: Path) -> tuple[int, int]:
+    files = size = 0
+    for path in folder.rglob("*"):
+        if path.suffix in (".py", ".pyi") and path.is_file():
+            files += 1
+            size += path.stat().st_size
+    return files, size
+
+
+def build(work: Path, scale: int, planted: int) -> dict[str, tuple[Path, str]]:
+    """name -> (folder to run in, path argument)."""
+    corpora: dict[str, tuple[Path, str]] = {}
+    torch = work / "torch"
+    if not torch.exists():
+        torch.mkdir(parents=True)
+        (torch / "pyproject.toml").write_text("[project]\nname = 'bench-torch'\n")
+        copy_sources(torch_sources(), torch / "torch")
+    corpora["torch"] = (torch, "torch")
+    npu = work / "torch-npu"
+    if not npu.exists():
+        from tests.realworld.packages import Unavailable, sources
+
+        try:
+            release = sources(NPU_RELEASE)
+        except Unavailable as error:
+            print(f"torch-npu {NPU_RELEASE} not available ({error}); left out")
+            release = None
+        if release is not None:
+            npu.mkdir(parents=True)
+            (npu / "pyproject.toml").write_text("[project]\nname = 'bench-npu'\n")
+            shutil.copytree(release / "torch_npu", npu / "torch_npu")
+    if npu.exists():
+        corpora[f"torch-npu {NPU_RELEASE}"] = (npu, "torch_npu")
+    # `build_synthetic` links `<corpus>/torch`: the torch corpus folder is such a corpus
+    build_synthetic(torch, work / "x1", 1, max(1, planted // scale))
+    build_synthetic(torch, work / f"x{scale}", scale, planted)
+    corpora["x1 (torch + planted patches)"] = (work / "x1", ".")
+    corpora[f"x{scale} (same density)"] = (work / f"x{scale}", ".")
+    return corpora
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--scale", type=int, default=10)
+    parser.add_argument("--planted", type=int, default=40)
+    parser.add_argument("--tool", type=Path, default=ROOT, help="checkout whose fsdp_unpatch runs (PYTHONPATH)")
+    parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--only", default="", help="comma-separated corpus names (torch, torch-npu, x1, x10)")
+    arguments = parser.parse_args()
+
+    from fsdp_unpatch.analysis.prefilter import prefilter_for
+    from fsdp_unpatch.catalog import load_catalog
+
+    tokens = [t.decode() for t in prefilter_for(load_catalog()).tokens]
+    environment = dict(os.environ, PYTHONPATH=str(arguments.tool.resolve()))
+    work = arguments.workdir or Path(tempfile.mkdtemp(prefix="fsdp-unpatch-compare-"))
+    rg, ruff = shutil.which("rg"), shutil.which("ruff")
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {machine()}; tool from {arguments.tool}")
+    print(f"load average before: {os.getloadavg()[0]:.2f}; workdir {work}")
+    try:
+        corpora = build(work, arguments.scale, arguments.planted)
+        if arguments.only:
+            wanted = arguments.only.split(",")
+            corpora = {n: c for n, c in corpora.items() if n.split(" ")[0] in wanted}
+        runs: dict[str, dict[str, list[tuple[float, float]]]] = {name: {} for name in corpora}
+
+        def timed(name: str, label: str, command: list[str], cwd: Path) -> bytes:
+            started = time.perf_counter()
+            process = subprocess.Popen(
+                command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment
+            )
+            output = process.stdout.read()  # type: ignore[union-attr]
+            _, _, usage = os.wait4(process.pid, 0)
+            runs[name].setdefault(label, []).append((time.perf_counter() - started, usage.ru_maxrss / 1024))
+            return output
+
+        tool = [sys.executable, "-m", "fsdp_unpatch"]
+        fixes: list[tuple[float, float]] = []
+        for repetition in range(arguments.repeat):
+            for name, (folder, target) in corpora.items():
+                grep = ["grep", "-rliF", "--include=*.py", "--include=*.pyi"]
+                timed(name, "grep -rl", grep + [a for t in tokens for a in ("-e", t)] + [target], folder)
+                if rg:
+                    rg_command = [rg, "-liF", "--no-ignore", "-g", "*.py", "-g", "*.pyi"]
+                    timed(name, "rg -l", rg_command + [a for t in tokens for a in ("-e", t)] + [target], folder)
+                if ruff:
+                    ruff_command = [ruff, "check", "--select", "F401", "--no-cache", "--exit-zero", "-q", target]
+                    timed(name, "ruff F401", ruff_command, folder)
+                shutil.rmtree(folder / ".fsdp_unpatch_cache", ignore_errors=True)
+                output = timed(name, "check cold", tool + ["check", "--output-format", "json", target], folder)
+                if repetition == 0:
+                    findings = json.loads(output)
+                    removing = len({f["path"] for f in findings if f["category"] == "remove"})
+                    print(f"{name}: {len(findings)} findings, {removing} files with remove findings")
+                timed(name, "check warm", tool + ["check", "--output-format", "json", target], folder)
+            example = work / f"example{repetition}"
+            shutil.copytree(EXAMPLE, example)
+            seconds, peak, _ = _fix(tool, example, environment)
+            fixes.append((seconds, peak))
+            shutil.rmtree(example)
+
+        def median(name: str, label: str) -> tuple[float, float]:
+            values = runs[name].get(label, [])
+            if not values:
+                return float("nan"), float("nan")
+            return statistics.median(s for s, _ in values), max(p for _, p in values)
+
+        header = (
+            "| corpus | files | MB | grep -rl | rg -l | ruff F401 | check cold | x grep | check warm | x grep "
+            "| peak MiB (cold) |"
+        )
+        lines = [header, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for name, (folder, target) in corpora.items():
+            files, size = corpus_size(folder / target)
+            grep_s = median(name, "grep -rl")[0]
+            cold, peak = median(name, "check cold")
+            warm = median(name, "check warm")[0]
+            lines.append(
+                f"| {name} | {files:,} | {size / 1e6:.1f} | {grep_s:.3f} | {median(name, 'rg -l')[0]:.3f} | "
+                f"{median(name, 'ruff F401')[0]:.3f} | {cold:.3f} | {cold / grep_s:.1f} | {warm:.3f} | "
+                f"{warm / grep_s:.1f} | {peak:.0f} |"
+            )
+        fix_seconds = statistics.median(s for s, _ in fixes)
+        print()
+        print("\n".join(lines) if arguments.markdown else "\n".join(line.replace("|", " ") for line in lines))
+        print(f"\nexamples/legacy_project: fix {fix_seconds:.3f} s (median), peak {max(p for _, p in fixes):.0f} MiB")
+        growth = float("nan")
+        if len([n for n in corpora if n.startswith("x")]) == 2:
+            x1, x10 = [n for n in corpora if n.startswith("x")]
+            growth = median(x10, "check cold")[0] / median(x1, "check cold")[0]
+            grep_growth = median(x10, "grep -rl")[0] / median(x1, "grep -rl")[0]
+            print(f"growth x1 -> x{arguments.scale}: check cold {growth:.1f}x, grep {grep_growth:.1f}x")
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+        def ratio(name: str, label: str) -> float:
+            return median(name, label)[0] / median(name, "grep -rl")[0]
+
+        npu = f"torch-npu {NPU_RELEASE}"
+        goals = [("fix on the example under 0.5 s", fix_seconds < 0.5)]
+        if growth == growth:  # measured
+            goals.append(
+                (f"x{arguments.scale} cold within {arguments.scale + 0.5}x of x1", growth <= arguments.scale + 0.5)
+            )
+        if "torch" in corpora:
+            goals[:0] = [
+                ("cold check on torch within 8x grep", ratio("torch", "check cold") <= 8),
+                ("warm check on torch within 3x grep", ratio("torch", "check warm") <= 3),
+                ("peak memory on torch at most 62 MiB", median("torch", "check cold")[1] <= 62),
+            ]
+        if npu in corpora:
+            goals[1:1] = [
+                ("cold check on torch-npu within 10x grep", ratio(npu, "check cold") <= 10),
+                ("warm check on torch-npu within 3x grep", ratio(npu, "check warm") <= 3),
+            ]
+        for goal, met in goals:
+            print(f"{'met   ' if met else 'MISSED'} {goal}")
+        return 0
+    finally:
+        if not arguments.keep and arguments.workdir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _fix(tool: list[str], example: Path, environment: dict) -> tuple[float, float, bytes]:
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        tool + ["fix", "."], cwd=example, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment
+    )
+    output = process.stdout.read()  # type: ignore[union-attr]
+    _, _, usage = os.wait4(process.pid, 0)
+    return time.perf_counter() - started, usage.ru_maxrss / 1024, output
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,274 @@
+"""The ast tier: decide with CPython's own parser which files, analysed alone, can hold no finding.
+
+The byte prefilter (`prefilter.py`) keeps every file that could hold a finding, judged on text. A file it
+keeps is parsed here with CPython's C parser (`ast`, about 30 times faster than libcst and without
+position metadata) and looked at once more, now with exact syntax: only if it can hold a finding does the
+libcst tier (parse, `collect`, the rules, positions) run on it. On the installed torch sources this drops
+4 of the 5 files the prefilter keeps (FSDP2's own modules register the native kernels; the compiler pass
+only reads FSDP2 names).
+
+`holds_no_finding` answers True only when every rule is ruled out; False means "undecided: use libcst".
+It over-approximates what the libcst tier finds in a file analysed on its own (`engine.Run` over that
+file): every finding goes through one of these, each checked with a superset of the libcst tier's test:
+
+- an install site (`analysis/collect.py`: an attribute store, `setattr`) or a test patch / kernel
+  registration call (`rules/overrides.py`) whose owner or dotted string resolves into an FSDP2 root, a
+  family module or `torch.ops`. Names resolve through every import of the file (any scope, each name to
+  *every* module it is ever bound to, where libcst keeps the last), simple aliases (to a fixpoint) and the
+  file's own function names; an unbound name stands for itself, as in `names.ImportTable.qualify`.
+- a kernel registration (`impl`, `register_kernel`) outside FSDP2's own modules in a file that spells an
+  op namespace (`fsdp`): FSU103 needs the namespace as a literal.
+- a same-device `_foreach_copy_` special case (FSU005): an `if`/`else` whose two branches are one call
+  each (whatever the test), or a call with a `non_blocking` keyword or three arguments (the tweak written as
+  one call), to a name that may stand for `torch._foreach_copy_` (or ends in `_foreach_copy_`).
+- anything named after a known patch part (references, strings, tests, orphaned installers, the
+  cross-file phase's `together`): the file spells one of the catalog's patch names.
+- a suppression or `noqa` comment for this tool (FSU501, `skip-file`): the file spells `fsu` or
+  `fsdp-unpatch`, in any case.
+- an error: the file is undecided unless it is within the parse limit, has no NUL byte, decodes in its
+  declared encoding and CPython parses it; and unless its syntax tree is shallow enough that libcst's
+  recursive visitors cannot run out of stack on it (`MAX_DEPTH`).
+
+Cross-file keys (`model.Outcome`) of a file it decides are empty: they too come from install sites,
+installers, replacements and patch names. `tests/test_tiers.py` runs both tiers (this one on and off) over
+every fixture, the examples, the installed torch sources and the real torch-npu releases, and compares the
+findings field by field. A new rule whose findings come from anything else must be added here (or make
+the screen undecided), or that test fails for its fixtures.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from pathlib import Path
+from typing import Optional
+
+from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES, _decode_error, module_name_for
+from fsdp_unpatch.catalog import Catalog
+
+# A deeper syntax tree is left to libcst: its visitors recurse several frames per level and may end in
+# "too deeply nested to analyse" (FSU901), which this tier must not hide. Ordinary code stays below 30.
+MAX_DEPTH = 48
+# Callees (by last name) that may install, patch in a test, or register a kernel: `collect.REGISTRATION_CALLEES`
+# and `setattr` (`patterns.setattr_install`); `tests/test_tiers.py` checks that the two sets agree.
+CALLEES = frozenset({"setattr", "patch", "object", "impl", "register_kernel"})
+KERNEL_CALLEES = frozenset({"impl", "register_kernel"})  # `overrides.kernel_registrations`
+_FOREACH_COPY, _FOREACH_COPY_QUALIFIED = "_foreach_copy_", "torch._foreach_copy_"
+
+
+def _dotted(node: ast.AST) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _last_name(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return None
+
+
+def _single_call(block: list[ast.stmt]) -> Optional[ast.Call]:
+    """The call of a block that is exactly one call statement."""
+    if len(block) == 1 and isinstance(block[0], ast.Expr) and isinstance(block[0].value, ast.Call):
+        return block[0].value
+    return None
+
+
+def _resolve_relative(module: Optional[str], is_package: bool, level: int, name: str) -> Optional[str]:
+    """`from ..x import y` -> the absolute module; the same as `names.resolve_relative`, which loads libcst."""
+    if level == 0:
+        return name
+    if module is None:
+        return None
+    parts = module.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+def _literals_at_most(data: bytes, node: ast.expr, lines: list[int]) -> int:
+    """An upper bound of the string literals that make up a string node: half its quote characters."""
+    if node.end_lineno is None or node.end_col_offset is None:
+        return MAX_DEPTH + 1
+    if node.lineno == node.end_lineno and node.end_col_offset - node.col_offset < 3:
+        return 1
+    if not lines:
+        lines.append(0)
+        for line in data.splitlines(keepends=True):  # bytes: "\n", "\r\n" and "\r", as CPython's tokenizer
+            lines.append(lines[-1] + len(line))
+    if node.end_lineno >= len(lines):
+        return MAX_DEPTH + 1
+    start = lines[node.lineno - 1] + node.col_offset  # ast columns are byte offsets
+    end = lines[node.end_lineno - 1] + node.end_col_offset
+    segment = data[start:end]
+    return max(1, (segment.count(b'"') + segment.count(b"'")) // 2)
+
+
+class Screen:
+    """`holds_no_finding(data, path)` for one catalog."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        from fsdp_unpatch.analysis.prefilter import Vocabulary
+
+        words = Vocabulary.from_catalog(catalog)
+        self.patch_names = tuple(sorted(n.encode() for n in words.patch_names))
+        self.namespaces = tuple(sorted(n.encode() for n in words.op_namespaces))
+        self.comment_words = tuple(w.lower().encode() for w in (words.rule_prefix, "fsdp-unpatch") if w)
+        self.roots = tuple(catalog.fsdp2_roots)
+        self.prefixes = self.roots + tuple(catalog.family_modules.values()) + ("torch.ops",)
+
+    def reaches(self, qualified: str) -> bool:
+        """Whether a qualified name is, or is inside, an FSDP2 root, a family module or `torch.ops`."""
+        return any(qualified == p or qualified.startswith(p + ".") for p in self.prefixes)
+
+    def holds_no_finding(self, data: bytes, path: Path) -> bool:
+        """True only when the file, analysed alone, gives no finding at all; False when undecided."""
+        if len(data) > MAX_PARSE_BYTES or b"\0" in data:
+            return False
+        if any(name in data for name in self.patch_names):
+            return False
+        lowered = data.lower()
+        if any(word in lowered for word in self.comment_words):
+            return False
+        if _decode_error(data) is not None:
+            return False
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        except Exception:  # a syntax error, too deep, ...: the libcst tier says what it is
+            return False
+        module_name, is_package = module_name_for(path)
+        return self._decide(tree, data, module_name, is_package)
+
+    def _decide(self, tree: ast.AST, data: bytes, module_name: str, is_package: bool) -> bool:
+        bindings: dict[str, set[str]] = {}
+        aliases: list[tuple[str, str]] = []
+        stores: list[tuple[str, str]] = []  # (owner, attribute)
+        calls: list[tuple[list[str], list[str]]] = []  # (dotted arguments, string constants)
+        branch_calls: list[str] = []  # callees of one-call `if`/`else` branches (same-device copies)
+        native = any(module_name.startswith(root + ".") for root in self.roots)
+        spells_namespace = any(n in data for n in self.namespaces)
+
+        def bind(local: str, qualified: str) -> None:
+            bindings.setdefault(local, set()).add(qualified)
+
+        lines: list[int] = []  # offset of each line's first byte, computed when a long string needs it
+
+        stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+        while stack:
+            node, depth = stack.pop()
+            if depth > MAX_DEPTH:
+                return False
+            if isinstance(node, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(node, "value", ""), (str, bytes)):
+                # implicitly joined literals are one node here and a chain in libcst, one level per literal
+                if depth + _literals_at_most(data, node, lines) > MAX_DEPTH:
+                    return False
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname is not None:
+                        bind(alias.asname, alias.name)
+                    else:
+                        head = alias.name.split(".")[0]
+                        bind(head, head)
+            elif isinstance(node, ast.ImportFrom):
+                if not any(alias.name == "*" for alias in node.names):
+                    base = _resolve_relative(module_name, is_package, node.level or 0, node.module or "")
+                    if base is not None:
+                        for alias in node.names:
+                            bind(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if module_name:
+                    bind(node.name, f"{module_name}.{node.name}")
+            elif isinstance(node, ast.Assign):
+                value = _dotted(node.value)
+                if value is not None:
+                    aliases += [(t.id, value) for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.If):
+                # `if <test>: copy(...) else: copy(...)` (`patterns.same_device_copy`), callees qualified; any
+                # test, so that the spellings of the same-device test (`==`, `!=`, `not (...)`) all count
+                first, second = _single_call(node.body), _single_call(node.orelse)
+                if first is not None and second is not None:
+                    branch_calls += [c for c in (_dotted(first.func), _dotted(second.func)) if c is not None]
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                owner = _dotted(node.value)
+                if owner is not None:
+                    stores.append((owner, node.attr))
+            elif isinstance(node, ast.Call):
+                # the tweak as one call: `copy(dst, src, non_blocking=<same-device test>)`
+                if len(node.args) >= 3 or any(k.arg == "non_blocking" for k in node.keywords):
+                    callee = _dotted(node.func)
+                    if callee is not None:
+                        branch_calls.append(callee)
+                last = _last_name(node.func)
+                if last in CALLEES:
+                    if last in KERNEL_CALLEES and spells_namespace and not native:
+                        return False  # may register a kernel for an FSDP op (FSU103)
+                    arguments = [*node.args, *(k.value for k in node.keywords)]
+                    dotted = [d for d in map(_dotted, arguments) if d is not None]
+                    strings = [
+                        n.value
+                        for a in arguments
+                        for n in ast.walk(a)
+                        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                    ]
+                    calls.append((dotted, strings))
+            # `a and b and c` is one node here and a chain in libcst, one level per operand
+            step = len(node.values) if isinstance(node, ast.BoolOp) else 1
+            stack.extend((child, depth + step) for child in ast.iter_child_nodes(node))
+
+        # simple aliases (`C = torch...._fsdp_collectives`, `orig = C.foreach_reduce`), to a fixpoint
+        for _ in range(len(aliases) + 1):
+            changed = False
+            for local, value in aliases:
+                for qualified in self._qualify(value, bindings):
+                    if qualified.startswith("torch.") and qualified not in bindings.get(local, ()):
+                        bind(local, qualified)
+                        changed = True
+            if not changed:
+                break
+        else:
+            return False
+        for callee in branch_calls:
+            if callee.endswith(_FOREACH_COPY) or _FOREACH_COPY_QUALIFIED in self._qualify(callee, bindings):
+                return False
+        for owner, attribute in stores:
+            if any(self.reaches(f"{q}.{attribute}") for q in self._qualify(owner, bindings)):
+                return False
+        for dotted, strings in calls:
+            if any(self.reaches(s) for s in strings):
+                return False
+            for argument in dotted:
+                for qualified in self._qualify(argument, bindings):
+                    if self.reaches(qualified) or any(self.reaches(f"{qualified}.{s}") for s in strings):
+                        return False
+        return True
+
+    @staticmethod
+    def _qualify(dotted: str, bindings: dict[str, set[str]]) -> set[str]:
+        """Every qualified name `dotted` may stand for: its head as bound by any import or alias, or itself."""
+        head, _, rest = dotted.partition(".")
+        heads = bindings.get(head, set()) | {head}
+        return {f"{h}.{rest}" if rest else h for h in heads}
+
+
+_SCREENS: dict[int, tuple[Catalog, Screen]] = {}
+
+
+def screen_for(catalog: Catalog) -> Screen:
+    """One screen per catalog object (catalogs are loaded once and cached)."""
+    found = _SCREENS.get(id(catalog))
+    if found is None or found[0] is not catalog:
+        found = _SCREENS[id(catalog)] = (catalog, Screen(catalog))
+    return found[1]

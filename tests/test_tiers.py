@@ -1,0 +1,228 @@
+"""The two tiers give identical findings: the ast screen (`analysis/screen.py`) on, and off (libcst for every file
+the prefilter keeps), over every fixture, the examples, the installed torch sources and the real torch-npu releases.
+
+Findings are compared field by field (code, category, target, path, line, column, end, message, fix with its
+applicability and replacement regions, detail), and in fix mode the fixed bytes of every file too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fsdp_unpatch.analysis import screen as screen_module
+from fsdp_unpatch.analysis.collect import REGISTRATION_CALLEES
+from fsdp_unpatch.analysis.prefilter import Prefilter, prefilter_for
+from fsdp_unpatch.analysis.screen import screen_for
+from fsdp_unpatch.catalog import load_catalog
+from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.config.discovery import discover
+from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.model import RunOptions, RunResult
+from fsdp_unpatch.run.batch import run
+from fsdp_unpatch.run.engine import run_together
+from tests.realworld.packages import MIGRATED, PATCHED, Unavailable, sources
+from tests.upstream import expand
+
+ROOT = Path(__file__).resolve().parent.parent
+TORCH_VERSIONS = ("2.4", "2.7", "2.13")
+
+
+def _expanded_copy(source: Path, destination: Path) -> Path:
+    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("__pycache__", "conftest.py"))
+    for path in destination.rglob("*.py"):
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        if "# @upstream " in text:
+            path.write_text(expand(text), encoding="utf-8", errors="surrogateescape")
+    return destination
+
+
+def _fields(result: RunResult) -> list:
+    """Every finding as plain data (all fields), and every file's fixed bytes."""
+    findings = [dataclasses.asdict(f) | {"fixed": f.fixed} for f in result.findings]
+    return findings + [(r.display, r.fixed, r.deleted) for r in result.files]
+
+
+def _both(runner, tree: Path, **options) -> tuple[list, list]:
+    catalog = load_catalog()
+    options.setdefault("analysis", Options(target_torch=Version.parse("2.13")))
+    on, off = (runner(discover([str(tree)]), catalog, RunOptions(screen=screen, **options)) for screen in (True, False))
+    return _fields(on), _fields(off)
+
+
+def _screened(tree: Path, every_file: bool = False) -> list[str]:
+    """The files the ast tier decides without libcst (among those the prefilter keeps, or among all)."""
+    catalog = load_catalog()
+    prefilter, screen = prefilter_for(catalog), screen_for(catalog)
+    out = []
+    for candidate in discover([str(tree)]):
+        data = candidate.path.read_bytes()
+        if (every_file or prefilter.worth_parsing(data, str(candidate.path))) and screen.holds_no_finding(
+            data, candidate.path
+        ):
+            out.append(candidate.display)
+    return out
+
+
+def test_the_screen_looks_at_the_callees_the_collector_records() -> None:
+    assert screen_module.CALLEES == REGISTRATION_CALLEES | {"setattr"}
+
+
+@pytest.mark.parametrize("torch", TORCH_VERSIONS)
+@pytest.mark.parametrize("fix", [False, True], ids=["check", "fix"])
+@pytest.mark.parametrize("runner", [run, run_together], ids=["batch", "together"])
+@pytest.mark.parametrize("tree", ["tests/fixtures", "examples/legacy_project", "examples/migrated_project"])
+def test_fixtures_and_examples_every_file_parsed(
+    tree: str, runner, fix: bool, torch: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the byte prefilter off, so that the screen alone decides for every file: same findings, same fixes;
+    through the public run (files alone, then linked groups) and the engine over all files at once."""
+    copy = _expanded_copy(ROOT / tree, tmp_path / Path(tree).name)
+    monkeypatch.setattr(Prefilter, "worth_parsing", lambda self, data, path=None, named=None: True)
+    on, off = _both(runner, copy, analysis=Options(target_torch=Version.parse(torch)), fix=fix, write=False)
+    assert on == off
+    assert any(isinstance(f, dict) for f in off), "the tree must hold findings"
+
+
+@pytest.mark.parametrize("tree", ["tests/fixtures", "examples/legacy_project"])
+def test_every_file_alone(tree: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each file as the only one of its run (a pre-commit hook's view): nothing else links its names."""
+    copy = _expanded_copy(ROOT / tree, tmp_path / Path(tree).name)
+    monkeypatch.setattr(Prefilter, "worth_parsing", lambda self, data, path=None, named=None: True)
+    for path in sorted(copy.rglob("*.py")):
+        on, off = _both(run, path)
+        assert on == off, path
+
+
+# One small module per way a finding (or an error) arises that the fixtures above may not show alone: the
+# libcst tier finds something in each, so the screen must leave each undecided.
+CASES = {
+    "noqa": "x = 1  # noqa: FSU001\n",
+    "kernel": (
+        "import torch\n\n\ndef kernel(*args):\n    return args\n\n\n"
+        'lib = torch.library.Library("fsdp", "IMPL")\n'
+        'torch.library.impl(lib, "all_gather_copy_in", "PrivateUse1")(kernel)\n'
+    ),
+    "mock-patch": (
+        "from unittest import mock\n\n\ndef test_it():\n"
+        '    with mock.patch("torch.distributed.fsdp._fully_shard._fsdp_collectives.foreach_reduce", None):\n'
+        "        pass\n"
+    ),
+    "patch-object": (
+        "from unittest import mock\nfrom torch.distributed.fsdp._fully_shard import _fsdp_collectives as c\n\n\n"
+        'def test_it():\n    with mock.patch.object(c, "foreach_reduce", None):\n        pass\n'
+    ),
+    "setattr": (
+        "import torch.distributed.fsdp._fully_shard._fsdp_param_group as g\n\n\n"
+        'def install(f):\n    setattr(g.FSDPParamGroup, "finalize_backward", f)\n'
+    ),
+    "alias-of-alias": (
+        "import torch\n\nC = torch.distributed.fsdp._fully_shard\nD = C._fsdp_collectives\n\n\n"
+        "def install(f):\n    D.foreach_reduce = f\n"
+    ),
+    "relative": "from . import _fsdp_collectives\n\n\ndef install(f):\n    _fsdp_collectives.foreach_reduce = f\n",
+    "code-swap": (
+        "from torch.distributed.fsdp._fully_shard._fsdp_collectives import foreach_reduce\n\n\n"
+        "def f():\n    pass\n\n\nforeach_reduce.__code__ = f.__code__\n"
+    ),
+    "same-device-copy": (
+        "import torch\n\n\ndef copy(dst, src):\n    if dst[0].device == src[0].device:\n"
+        "        torch._foreach_copy_(dst, src, non_blocking=True)\n    else:\n"
+        "        torch._foreach_copy_(dst, src)\n"
+    ),
+    "patch-name": "from torch_npu.distributed.fsdp._add_fsdp_patch import _apply_fsdp_patch\n\n_apply_fsdp_patch()\n",
+    "nested-lists": "x = " + "[" * 150 + "]" * 150 + "\n",
+    "long-and": "x = " + " and ".join(["a"] * 20000) + "\n",
+    "long-concatenation": "x = (" + " ".join(['"a"'] * 400) + ")\n",
+    "syntax-error": "def f(:\n",
+    "not-utf8": "# caf\xe9\nx = 1\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_way_to_a_finding(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path
+    if case == "relative":  # inside FSDP2's own package, where a relative import reaches its modules
+        for part in ("torch", "distributed", "fsdp", "_fully_shard"):
+            folder = folder / part
+            folder.mkdir()
+            (folder / "__init__.py").write_text("")
+    path = folder / f"{case.replace('-', '_')}.py"
+    path.write_bytes(CASES[case].encode("latin-1"))
+    monkeypatch.setattr(Prefilter, "worth_parsing", lambda self, data, path=None, named=None: True)
+    on, off = _both(run, path)
+    assert any(isinstance(f, dict) for f in off), "the libcst tier must find something in this case"
+    assert on == off
+    assert not screen_for(load_catalog()).holds_no_finding(path.read_bytes(), path)
+
+
+def test_the_screen_decides_most_fixture_files(tmp_path: Path) -> None:
+    """Not vacuous: of the fixtures that hold no finding, the screen decides most without libcst."""
+    copy = _expanded_copy(ROOT / "tests" / "fixtures", tmp_path / "fixtures")
+    options = RunOptions(analysis=Options(target_torch=Version.parse("2.13")), screen=False)
+    result = run_together(discover([str(copy)]), load_catalog(), options)
+    with_findings = {f.path for f in result.findings}
+    screened = set(_screened(copy, every_file=True))
+    assert not screened & with_findings
+    assert len(screened) >= 10
+
+
+def _torch_sources() -> Path:
+    spec = importlib.util.find_spec("torch")  # locates the package; does not import it
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("torch is not installed")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def test_installed_torch_sources() -> None:
+    tree = _torch_sources()
+    on, off = _both(run, tree)
+    assert on == off
+    assert len(_screened(tree)) >= 3  # FSDP2's own modules and the compiler passes that only read FSDP2 names
+
+
+def _release(version: str) -> Path:
+    try:
+        return sources(version) / "torch_npu"
+    except Unavailable as error:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI must fetch the real releases: {error}")
+        pytest.skip(str(error))
+
+
+@pytest.mark.parametrize("version", PATCHED + MIGRATED)
+def test_real_releases(version: str, tmp_path: Path) -> None:
+    tree = _release(version)
+    for fix in (False, True):
+        on, off = _both(run, tree, fix=fix, write=False)
+        assert on == off
+        if version in PATCHED:
+            assert any(isinstance(f, dict) and f["category"] == "remove" for f in off)
+    # the linked phase (the engine over all files at once) too
+    on, off = _both(run_together, tree)
+    assert on == off
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torch\n\n\ndef f(a, b):\n    torch._foreach_copy_(a, b, non_blocking=a[0].device == b[0].device)\n",
+        "from torch import _foreach_copy_ as copy\n\n\ndef f(a, b):\n    copy(a, b, a[0].device == b[0].device)\n",
+        (
+            "import torch\n\n\ndef f(a, b):\n    if not (a[0].device == b[0].device):\n        torch._foreach_copy_(a, b)\n"
+            "    else:\n        torch._foreach_copy_(a, b, non_blocking=True)\n"
+        ),
+    ],
+    ids=["one-call", "one-call-aliased", "not-test"],
+)
+def test_every_spelling_of_the_tweak_is_left_to_libcst(source: str, tmp_path: Path) -> None:
+    """The same-device tweak has more spellings than `if A == B:` (`!=`, `not (...)`, one call with the test as
+    `non_blocking`): the screen leaves each of them to libcst, whichever of them FSU005 recognises."""
+    path = tmp_path / "copy.py"
+    path.write_text(source)
+    assert not screen_for(load_catalog()).holds_no_finding(path.read_bytes(), path)
