@@ -278,9 +278,9 @@ def run(
         if recorded.files != unchanged.files:  # type: ignore[union-attr]
             cache.put(cache.unchanged_key(), recorded)  # type: ignore[union-attr]
     outcomes = _analyze_all(
-        [(i.candidate, i.source) for i in pending],
+        [(i.candidate, i.source) for i in pending if i.source is not None],  # pending items were all read
         catalog,
-        options,  # type: ignore[misc]
+        options,
         jobs,
     )
     for item, outcome in zip(pending, outcomes):

@@ -177,9 +177,13 @@ def _check(condition: bool) -> None:
         raise _Invalid
 
 
-def _text(value: Any, optional: bool = False) -> Optional[str]:
-    _check(isinstance(value, str) or (optional and value is None))
+def _text(value: Any) -> str:
+    _check(isinstance(value, str))
     return value
+
+
+def _optional_text(value: Any) -> Optional[str]:
+    return None if value is None else _text(value)
 
 
 def _number(value: Any) -> int:
@@ -235,17 +239,18 @@ def _finding(data: Any):
         replacements = []
         for item in fix["replacements"]:
             _check(isinstance(item, list) and len(item) == 5)
-            replacements.append(Replacement(*(_number(n) for n in item[:4]), _text(item[4])))  # type: ignore[arg-type]
-        fix = Fix(fix["applicability"], _text(fix["description"]), tuple(replacements))  # type: ignore[arg-type]
+            line, column, end_line, end_column = (_number(n) for n in item[:4])
+            replacements.append(Replacement(line, column, end_line, end_column, _text(item[4])))
+        fix = Fix(fix["applicability"], _text(fix["description"]), tuple(replacements))
     return Finding(
         code=code,
         category=data["category"],
-        path=_text(data["path"]),  # type: ignore[arg-type]
+        path=_text(data["path"]),
         span=Span(*(_number(n) for n in span)),
-        message=_text(data["message"]),  # type: ignore[arg-type]
-        target=_text(data["target"], optional=True),
+        message=_text(data["message"]),
+        target=_optional_text(data["target"]),
         fix=fix,
-        detail=_text(data["detail"], optional=True),
+        detail=_optional_text(data["detail"]),
     )
 
 
@@ -263,12 +268,8 @@ def _result(data: Any):
     _check(isinstance(data, dict) and set(data) == {"display", "encoding", "findings"})
     _check(isinstance(data["findings"], list))
     encoding = _text(data["encoding"])
-    _check(len(encoding) < 40)  # type: ignore[arg-type]
-    return FileResult(
-        _text(data["display"]),
-        findings=[_finding(f) for f in data["findings"]],  # type: ignore[arg-type]
-        encoding=encoding,
-    )  # type: ignore[arg-type]
+    _check(len(encoding) < 40)
+    return FileResult(_text(data["display"]), findings=[_finding(f) for f in data["findings"]], encoding=encoding)
 
 
 # A file's stat as the index of unchanged files records it: size, mtime, ctime (ns), inode, device.
@@ -426,7 +427,7 @@ class Cache:
             _check(isinstance(entry, dict) and set(entry) == {"format", "version", "key", "signature", "value"})
             _check(entry["format"] == FORMAT and entry["version"] == VERSION and entry["key"] == key)
             body = json.dumps(entry["value"], sort_keys=True, separators=(",", ":")).encode()
-            _check(hmac.compare_digest(_text(entry["signature"]), self._signature(key, body)))  # type: ignore[arg-type]
+            _check(hmac.compare_digest(_text(entry["signature"]), self._signature(key, body)))
             value = decode(entry["value"])
         except (OSError, ValueError, RecursionError, _Invalid):  # missing, corrupt, forged, foreign: a miss
             self.misses += counted

@@ -116,8 +116,9 @@ class Run:
         installers = {
             i.qualified: i.finding
             for u in analyzed
+            if u.analysis is not None
             for i in u.analysis.installers
-            if i.removable  # type: ignore[union-attr]
+            if i.removable
         }
         installers.update(installer_aliases(self.units, self.catalog, installers))
         if installers:
@@ -292,7 +293,7 @@ class Run:
                 stack.extend(planned.requires)
             deleted += [
                 (p.node.value.encode(), here)
-                for p in applied  # type: ignore[attr-defined]
+                for p in applied
                 if p.code in (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code) and isinstance(p.node, cst.Name)
             ]
         blockers = {position[key]: why for key, why in self.blockers.items()}

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional, Protocol, Sequence
+from typing import Any, Callable, Mapping, Optional, Protocol, Sequence, TypeVar
 
 import libcst as cst
 
@@ -40,6 +40,9 @@ class Unit(Protocol):  # the runner's per-file record
     source: Any  # SourceFile (`.data`: bytes) or None
     error: Any
     candidate: Any  # `.path`: Path
+
+
+U = TypeVar("U", bound=Unit)
 
 
 def present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, Unit]:
@@ -129,7 +132,7 @@ class _Linker:
     def removals(self) -> Removals:
         return Removals(self.symbols, self.installers)
 
-    def parse_mentioning(self, analyze: Callable[[Unit], None]) -> None:
+    def parse_mentioning(self, analyze: Callable[[Any], None]) -> None:  # takes the runner's own units
         names = sorted(n.encode() for n in self.removals().names())
         for unit in self.units:
             if unit.analysis is None and unit.error is None and _mentions(unit, names):
@@ -231,7 +234,7 @@ class _Linker:
                 # A name this module defines and keeps (`__all__ = ["_patched_x"]` beside its `def`) is its own.
                 deleted = {
                     p.node.value
-                    for p in analysis.planned  # type: ignore[attr-defined]
+                    for p in analysis.planned
                     if p.code in (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code) and isinstance(p.node, cst.Name)
                 }
                 kept = set(analysis.facts.functions) - deleted
@@ -239,7 +242,7 @@ class _Linker:
                 analysis.planned.extend(plan_strings(analysis, here, skipped))
 
 
-def link_references(units: Sequence[Unit], analyze: Callable[[Unit], None], catalog: Catalog, options: Options) -> None:
+def link_references(units: Sequence[U], analyze: Callable[[U], None], catalog: Catalog, options: Options) -> None:
     """Plan the findings about removed patch symbols named across the files of a run (see module doc)."""
     linker = _Linker(units, catalog, options)
     if not linker.symbols and not linker.installers:
