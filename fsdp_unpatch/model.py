@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
 if TYPE_CHECKING:
     from fsdp_unpatch.config.options import Options
+
+# What a finding asks of the user (the rule registry declares one per rule: `rules/registry.py`).
+Category = Literal["remove", "review", "keep", "error"]
+# How far a fix may be trusted: `safe` is applied by `fix`, `unsafe` only with `--unsafe-fixes`.
+FixApplicability = Literal["safe", "unsafe"]
 
 
 @dataclass(frozen=True)
@@ -41,7 +46,7 @@ class Replacement:
 
 @dataclass(frozen=True)
 class Fix:
-    applicability: str  # "safe" or "unsafe"
+    applicability: FixApplicability
     description: str
     # What applying this fix alone (with the fixes it requires) changes; filled only when a report needs it.
     replacements: tuple[Replacement, ...] = ()
@@ -53,7 +58,7 @@ class Fix:
 @dataclass
 class Finding:
     code: str
-    category: str
+    category: Category
     path: str
     span: Span
     message: str

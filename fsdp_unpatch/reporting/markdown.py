@@ -9,12 +9,13 @@ Keep findings, which never fail a run, are folded away in a `<details>` block.
 from __future__ import annotations
 
 from collections import Counter
+from typing import get_args
 from urllib.parse import quote
 
-from fsdp_unpatch.model import Finding, RunResult
+from fsdp_unpatch.model import Category, Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
 
-CATEGORIES = ("remove", "review", "keep", "error")
+CATEGORIES: tuple[Category, ...] = get_args(Category)
 ICONS = {"remove": ":x:", "review": ":warning:", "keep": ":information_source:", "error": ":boom:"}
 
 

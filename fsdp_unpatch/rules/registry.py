@@ -23,13 +23,14 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Literal, Mapping, Optional, get_args
 
+from fsdp_unpatch.model import Category
+
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.plan import FileAnalysis, Planned
     from fsdp_unpatch.catalog import Catalog
     from fsdp_unpatch.config.options import Options
 
-Category = Literal["remove", "review", "keep", "error"]
-Applicability = Literal["safe", "unsafe", "none"]
+Applicability = Literal["safe", "unsafe", "none"]  # a rule's: "none" has no fix (a finding's fix is never "none")
 # "file": decided from one file alone; "run": may come from another file of the run (the batch layer links
 # such files, and the flake8 plugin, which sees one file at a time, may miss them).
 Phase = Literal["file", "run"]

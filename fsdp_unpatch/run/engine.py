@@ -36,7 +36,7 @@ from fsdp_unpatch.fixes.module_edits import deletes_file
 from fsdp_unpatch.fixes.transaction import Change, commit_groups, error_finding, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
-from fsdp_unpatch.model import FileResult, Finding, Fix, RunOptions, RunResult, Span  # noqa: F401
+from fsdp_unpatch.model import FileResult, Finding, Fix, FixApplicability, RunOptions, RunResult, Span  # noqa: F401
 from fsdp_unpatch.rules import completeness
 from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN, PARSE_ERROR
 from fsdp_unpatch.rules.declared.overrides import INSTALLER_CALL, OVERRIDE_REPLACEMENT, PATCH_INSTALLER
@@ -154,7 +154,7 @@ class Run:
             )
         return memo[key]
 
-    def applicability(self, planned: Planned) -> str:
+    def applicability(self, planned: Planned) -> FixApplicability:
         """A fix is unsafe when it, or a fix it requires (in any file), is unsafe."""
         seen, stack = set(), [planned]
         while stack:
