@@ -9,6 +9,7 @@ Also used by ``scripts/real_releases.py`` (the README's "Real releases" table).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -65,12 +66,22 @@ def _download(version: str, into: Path) -> Path:
 
 
 def sources(version: str) -> Path:
-    """The folder holding ``torch_npu/`` (its .py files only) of a release, extracted once."""
+    """The folder holding ``torch_npu/`` (its .py files only) of a release, extracted once (under a lock:
+    the suite's workers, `pytest -n`, may ask for one release at the same time)."""
     root = cache_root() / version
     extracted = root / "src"
     marker = root / "extracted.ok"
     if marker.is_file():
         return extracted
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if marker.is_file():  # another worker extracted it meanwhile
+            return extracted
+        return _extract(version, root, extracted, marker)
+
+
+def _extract(version: str, root: Path, extracted: Path, marker: Path) -> Path:
     wheel = _download(version, root / "wheel")
     if extracted.exists():
         shutil.rmtree(extracted)
