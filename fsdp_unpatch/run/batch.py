@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Generator, Iterable, Optional, Sequence
 
 from fsdp_unpatch.analysis.prefilter import prefilter_for
 from fsdp_unpatch.analysis.screen import screen_for
@@ -168,13 +168,15 @@ class _Known:
 
 def _read_ahead(
     candidates: Iterable[Candidate], known: Optional[Callable[[Candidate], Optional[bool]]] = None
-) -> Iterator[tuple[Candidate, object]]:
+) -> Generator[tuple[Candidate, object], None, None]:
     """(candidate, SourceFile or SourceError, or _Known when `known` says it is unchanged) for each candidate,
     in order, read by a small thread pool."""
     from concurrent.futures import ThreadPoolExecutor
 
     pending: deque = deque()
-    with ThreadPoolExecutor(READ_THREADS, thread_name_prefix="fsdp-unpatch-read") as pool:
+    with ThreadPoolExecutor(
+        READ_THREADS, thread_name_prefix="fsdp-unpatch-read", initializer=_signals_to_the_main_thread
+    ) as pool:
         try:
             for candidate in candidates:
                 named = known(candidate) if known is not None else None
@@ -189,6 +191,16 @@ def _read_ahead(
             for _, future in pending:
                 if not isinstance(future, _Known):
                     future.cancel()
+
+
+def _signals_to_the_main_thread() -> None:
+    """A reader thread blocks Ctrl-C and termination signals, so that the kernel delivers them to the main
+    thread, whose handling (held while a group is written, acted on at checkpoints) is the run's."""
+    import signal
+
+    if hasattr(signal, "pthread_sigmask"):
+        names = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+        signal.pthread_sigmask(signal.SIG_BLOCK, {getattr(signal, n) for n in names if hasattr(signal, n)})
 
 
 def _read(candidate: Candidate):
@@ -234,41 +246,45 @@ def run(
             if stat_ is not None:
                 recorded.files[item.candidate.display] = (stat_, item.named_fsdp)
 
-    for index, (candidate, source) in enumerate(_read_ahead(candidates, known)):
-        checkpoint()
-        item = _Item(index, candidate)
-        items.append(item)
-        if isinstance(source, _Known):  # unchanged since a run found nothing in it: not even read
-            item.named_fsdp = source.named
-            item.outcome = Outcome(FileResult(candidate.display))
-            recorded.files[candidate.display] = unchanged.files[candidate.display]  # type: ignore[union-attr]
-            continue
-        if not isinstance(source, SourceFile):  # a SourceError: the file could not be read
-            item.error = error_finding(candidate.display, source)  # type: ignore[arg-type]
-            item.outcome = Outcome(FileResult(candidate.display, findings=[item.error]))
-            continue
-        item.named_fsdp = prefilter.has_token(source.data)
-        if not prefilter.worth_parsing(source.data, str(candidate.path), named=item.named_fsdp):
-            item.outcome = Outcome(FileResult(candidate.display))
-            record(item, source)
-            continue  # the bytes are dropped here: memory stays flat however large the tree
-        item.source = source
-        if use_cache:
-            item.cache_key = cache.key(candidate, source.data)  # type: ignore[union-attr]
-            found = cache.get(item.cache_key)  # type: ignore[union-attr]
-            item.outcome = found if isinstance(found, Outcome) else None
-            if item.outcome is not None:
-                item.outcome.result.original = source.data  # entries hold findings, not sources
-        if item.outcome is None and options.screen and screen.holds_no_finding(source.data, candidate.path):
-            # the ast tier (`analysis/screen.py`): this file, alone, can hold no finding; no libcst for it
-            item.outcome = Outcome(FileResult(candidate.display))
-            item.source = None
-            if use_cache:
-                cache.put(item.cache_key, item.outcome)  # type: ignore[union-attr]
+    reading = _read_ahead(candidates, known)
+    try:  # an interrupt closes the reader (and joins its threads) at once, not when collected
+        for index, (candidate, source) in enumerate(reading):
+            checkpoint()
+            item = _Item(index, candidate)
+            items.append(item)
+            if isinstance(source, _Known):  # unchanged since a run found nothing in it: not even read
+                item.named_fsdp = source.named
+                item.outcome = Outcome(FileResult(candidate.display))
+                recorded.files[candidate.display] = unchanged.files[candidate.display]  # type: ignore[union-attr]
+                continue
+            if not isinstance(source, SourceFile):  # a SourceError: the file could not be read
+                item.error = error_finding(candidate.display, source)  # type: ignore[arg-type]
+                item.outcome = Outcome(FileResult(candidate.display, findings=[item.error]))
+                continue
+            item.named_fsdp = prefilter.has_token(source.data)
+            if not prefilter.worth_parsing(source.data, str(candidate.path), named=item.named_fsdp):
+                item.outcome = Outcome(FileResult(candidate.display))
                 record(item, source)
-            continue
-        if item.outcome is None:
-            pending.append(item)
+                continue  # the bytes are dropped here: memory stays flat however large the tree
+            item.source = source
+            if use_cache:
+                item.cache_key = cache.key(candidate, source.data)  # type: ignore[union-attr]
+                found = cache.get(item.cache_key)  # type: ignore[union-attr]
+                item.outcome = found if isinstance(found, Outcome) else None
+                if item.outcome is not None:
+                    item.outcome.result.original = source.data  # entries hold findings, not sources
+            if item.outcome is None and options.screen and screen.holds_no_finding(source.data, candidate.path):
+                # the ast tier (`analysis/screen.py`): this file, alone, can hold no finding; no libcst for it
+                item.outcome = Outcome(FileResult(candidate.display))
+                item.source = None
+                if use_cache:
+                    cache.put(item.cache_key, item.outcome)  # type: ignore[union-attr]
+                    record(item, source)
+                continue
+            if item.outcome is None:
+                pending.append(item)
+    finally:
+        reading.close()
     if recorded is not None:
         # files of the project outside this run keep their records
         taken = {item.candidate.display for item in items}
