@@ -21,7 +21,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from fsdp_unpatch import fingerprint
 from fsdp_unpatch.analysis import scoping
 from fsdp_unpatch.analysis.collect import Facts, RawCall, RawInstall, collect
-from fsdp_unpatch.analysis.names import ImportTable, is_fsdp2_private, target_id
+from fsdp_unpatch.analysis.names import ImportTable, dotted_name, is_fsdp2_private, target_id
 from fsdp_unpatch.analysis.patterns import body_statements, descendants, is_docstring, same_device_copy
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.symbols import load_symbols
@@ -270,7 +270,7 @@ class _Analyzer:
                 COLLECTIVE_OVERRIDE.message(
                     spelled=spelled,
                     target=target,
-                    replacement=self.result.code(install.value),  # the replacement function's name
+                    replacement=dotted_name(install.value) or self.result.code(install.value),  # its name
                     proof=_matches(entry, proof),
                 ),
                 target,
