@@ -288,3 +288,35 @@ def test_emptied_read_only_file_is_not_deleted(tmp_path: Path) -> None:
     with pytest.raises(sourcefile.SourceError, match="read-only; not deleted"):
         delete_file(sourcefile.read_source(path, "test_frozen.py"))
     assert path.read_text() == "x = 1\n"
+
+
+def test_ctrl_c_handed_to_another_thread_still_waits_until_the_write_is_done(tmp_path: Path, monkeypatch) -> None:
+    """The kernel may hand a process-wide SIGINT to any thread that does not block it (torch's, an embedding
+    application's): the write still finishes before the run stops."""
+    import threading
+    import time
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)  # started outside the write: it does not block SIGINT
+    other.start()
+    real_replace = os.replace
+    delivered_before_rename = []
+
+    def replace_after_sigint(source, destination) -> None:
+        signal.pthread_kill(other.ident, signal.SIGINT)
+        time.sleep(0.2)  # the handler's turn comes in this thread, at once unless it is held
+        delivered_before_rename.append(True)
+        real_replace(source, destination)
+
+    monkeypatch.setattr(sourcefile.os, "replace", replace_after_sigint)
+    target = tmp_path / "module.py"
+    target.write_text(HEAD + removable() + TAIL)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            fix_tree(tmp_path)
+    finally:
+        stop.set()
+        other.join()
+    assert delivered_before_rename == [True]
+    assert target.read_text() == HEAD + TAIL  # wholly new
+    assert _leftovers(tmp_path) == []

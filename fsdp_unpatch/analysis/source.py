@@ -23,7 +23,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Optional, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, TypeVar, Union
 
 from fsdp_unpatch.rules.declared.errors import FILE_TOO_LARGE, FIX_NOT_WRITTEN, PARSE_ERROR, READ_ERROR
 
@@ -497,16 +497,30 @@ def signals_deferred() -> Iterator[None]:
     """Hold Ctrl-C (and termination signals) until the block is done: a write is finished, then the run stops.
 
     The signals are blocked, not lost: the kernel delivers them when the block ends, and Python raises
-    KeyboardInterrupt (or the process terminates) right there, between two files.
+    KeyboardInterrupt (or the process terminates) right there, between two files. The kernel may also hand a
+    process-wide signal to another thread of the process (torch's, an embedding application's), whose mask
+    this block cannot change; Python would then act on it in this thread at once. So, in the main thread,
+    the handlers only note such a signal during the block, and it is raised again once the block is done.
     """
-    if not hasattr(signal, "pthread_sigmask"):  # not POSIX: the rename itself is still atomic
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS)
+    noted: list[int] = []
+    handlers: dict[int, Union[Callable, int]] = {}
+    if threading.current_thread() is threading.main_thread():
+        for number in _DEFERRED_SIGNALS:
+            current = signal.getsignal(number)
+            if current is not None:  # None: a handler set outside Python, which could not be put back
+                handlers[number] = current
+                signal.signal(number, lambda signum, frame: noted.append(signum))
+    masked = hasattr(signal, "pthread_sigmask")  # not POSIX: the rename itself is still atomic
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS) if masked else None
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a blocked signal arrives now, to its handler
+        for number in dict.fromkeys(noted):
+            signal.raise_signal(number)
 
 
 def changed_on_disk(source: SourceFile) -> bool:
