@@ -217,3 +217,16 @@ def test_without_a_project_nothing_is_remembered(tmp_path: Path) -> None:
     assert not (tmp_path / ".fsdp_unpatch_cache" / "removed.json").exists()
     again = subprocess.run([*run, "check", "--output-format", "json", "other"], cwd=tmp_path, capture_output=True)
     assert not any(f["code"] == "FSU304" for f in json.loads(again.stdout))
+
+
+def test_a_copy_of_the_catalogs_module_is_left_to_the_catalog(tmp_path: Path) -> None:
+    """The example's `legacy_npu/.../_add_fsdp_patch.py` is torch-npu's module under another folder name: the
+    catalog already knows it (file name and installer), so the record keeps nothing of it."""
+    import shutil
+
+    root = tmp_path / "legacy_project"
+    shutil.copytree(PATCH.parents[3], root)
+    (root / "pyproject.toml").write_text("[project]\nname = 'legacy'\n")
+    assert _cli(root, "fix").returncode in (0, 1)
+    record = root / ".fsdp_unpatch_cache" / "removed.json"
+    assert not record.exists() or json.loads(record.read_text())["projects"].get(str(root.resolve()), {}) == {}

@@ -138,6 +138,19 @@ def _function_at(tree: ast.Module, line: int) -> Optional[str]:
     return None
 
 
+def _known_to_the_catalog(module: str, path: Path, tree: ast.Module, catalog: Catalog) -> bool:
+    """Whether the catalog itself remembers this module: by its name, or (as `linking.present_patch_modules`
+    finds a copy in a folder of another name) by its file name and an installer it defined."""
+    known = catalog.patch_modules.get(module)
+    if known is not None and known.path is None:
+        return True
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return any(
+        entry.path is None and name.rsplit(".", 1)[-1] == path.stem and defined & set(entry.installers)
+        for name, entry in catalog.patch_modules.items()
+    )
+
+
 def removed_by(result: RunResult, catalog: Catalog, project: Path) -> Modules:
     """Per module, the replacement functions and installers this written fix deleted (modules the catalog
     already knows are left out: it remembers them itself), with the module's file relative to `project`."""
@@ -153,12 +166,12 @@ def removed_by(result: RunResult, catalog: Catalog, project: Path) -> Modules:
         if not deleted or file.original is None:
             continue
         module, _ = module_name_for(Path(file.display))
-        if module in catalog.patch_modules:
-            continue
         location = os.path.relpath(os.path.realpath(file.display), project)
         try:
             tree = ast.parse(file.original)
         except (SyntaxError, ValueError):
+            continue
+        if _known_to_the_catalog(module, Path(file.display), tree, catalog):
             continue
         entry = modules.setdefault(module, {"path": location, "replacements": {}, "installers": {}})
         for finding in deleted:
