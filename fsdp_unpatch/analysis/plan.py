@@ -23,6 +23,7 @@ from fsdp_unpatch.analysis import scoping
 from fsdp_unpatch.analysis.collect import Facts, RawCall, RawInstall, collect
 from fsdp_unpatch.analysis.names import ImportTable, dotted_name, is_fsdp2_private, target_id
 from fsdp_unpatch.analysis.patterns import body_statements, descendants, is_docstring, same_device_copy
+from fsdp_unpatch.analysis.planned import Edit, Planned
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
@@ -40,29 +41,6 @@ from fsdp_unpatch.rules.declared.overrides import (
     UNPROVEN_OVERRIDE,
 )
 from fsdp_unpatch.rules.registry import file_checks
-
-
-@dataclass
-class Edit:
-    """Delete `node`, or put `replacement` in its place."""
-
-    node: cst.CSTNode
-    replacement: Optional[cst.CSTNode] = None
-
-
-@dataclass(eq=False)
-class Planned:
-    """A finding before it has a position: the node to report and the edits its fix makes."""
-
-    code: str
-    node: cst.CSTNode
-    message: str
-    target: Optional[str] = None
-    edits: list[Edit] = field(default_factory=list)
-    # The fix is only right together with these (a replacement goes only with all its install sites).
-    requires: list[Planned] = field(default_factory=list)
-    # More than a message can say (a diff against upstream), shown with the finding's source.
-    detail: Optional[str] = None
 
 
 @dataclass

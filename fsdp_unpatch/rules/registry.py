@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, Literal, Mapping, Optional
 from fsdp_unpatch.model import Category
 
 if TYPE_CHECKING:
-    from fsdp_unpatch.analysis.plan import FileAnalysis, Planned
+    from fsdp_unpatch.analysis.plan import FileAnalysis
+    from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.catalog import Catalog
     from fsdp_unpatch.config.options import Options
 

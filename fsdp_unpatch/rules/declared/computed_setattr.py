@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Iterator
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
-    from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
+    from fsdp_unpatch.analysis.plan import FileAnalysis, Options
+    from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.catalog import Catalog
 
 
@@ -20,7 +21,7 @@ def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterato
     import libcst as cst  # here, not at the top: the registry imports this module without parsing anything
 
     from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
-    from fsdp_unpatch.analysis.plan import Planned
+    from fsdp_unpatch.analysis.planned import Planned
 
     for call, _ in analysis.facts.registrations:
         if not (isinstance(call.func, cst.Name) and call.func.value == "setattr"):

@@ -1,0 +1,35 @@
+"""A finding before it has a position, and the edits of its fix: what every rule's planning produces.
+
+Apart from `plan.py` (which plans a module's findings) so that a rule that plans its own findings
+(`rules/registry.py`, `check`) can make them without importing the planner that calls it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+
+@dataclass
+class Edit:
+    """Delete `node`, or put `replacement` in its place."""
+
+    node: cst.CSTNode
+    replacement: Optional[cst.CSTNode] = None
+
+
+@dataclass(eq=False)
+class Planned:
+    """A finding before it has a position: the node to report and the edits its fix makes."""
+
+    code: str
+    node: cst.CSTNode
+    message: str
+    target: Optional[str] = None
+    edits: list[Edit] = field(default_factory=list)
+    # The fix is only right together with these (a replacement goes only with all its install sites).
+    requires: list[Planned] = field(default_factory=list)
+    # More than a message can say (a diff against upstream), shown with the finding's source.
+    detail: Optional[str] = None
