@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -115,6 +116,93 @@ def _literals_at_most(data: bytes, node: ast.expr, lines: list[int]) -> int:
     return max(1, (segment.count(b'"') + segment.count(b"'")) // 2)
 
 
+@dataclass
+class Scan:
+    """What one walk of a syntax tree found that a finding could come from (see the module doc)."""
+
+    bindings: dict[str, set[str]] = field(default_factory=dict)  # local name -> every module it is bound to
+    aliases: list[tuple[str, str]] = field(default_factory=list)  # `local = a.b.c`
+    stores: list[tuple[str, str]] = field(default_factory=list)  # (owner, attribute)
+    calls: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (dotted arguments, strings)
+    branch_calls: list[str] = field(default_factory=list)  # callees of one-call `if`/`else` branches
+    kernel_call: bool = False  # an `impl` / `register_kernel` call
+    too_deep: bool = False  # deeper than MAX_DEPTH: libcst's recursive visitors may fail on it
+
+
+def scan(tree: ast.AST, data: bytes, module_name: str, is_package: bool, found: Optional[Scan] = None) -> Scan:
+    """Walk `tree` (parsed from `data`) once and note what a finding could come from."""
+    found = Scan() if found is None else found
+
+    def bind(local: str, qualified: str) -> None:
+        found.bindings.setdefault(local, set()).add(qualified)
+
+    lines: list[int] = []  # offset of each line's first byte, computed when a long string needs it
+
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            found.too_deep = True
+            return found
+        if isinstance(node, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(node, "value", ""), (str, bytes)):
+            # implicitly joined literals are one node here and a chain in libcst, one level per literal
+            if depth + _literals_at_most(data, node, lines) > MAX_DEPTH:
+                found.too_deep = True
+                return found
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname is not None:
+                    bind(alias.asname, alias.name)
+                else:
+                    head = alias.name.split(".")[0]
+                    bind(head, head)
+        elif isinstance(node, ast.ImportFrom):
+            if not any(alias.name == "*" for alias in node.names):
+                base = _resolve_relative(module_name, is_package, node.level or 0, node.module or "")
+                if base is not None:
+                    for alias in node.names:
+                        bind(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if module_name:
+                bind(node.name, f"{module_name}.{node.name}")
+        elif isinstance(node, ast.Assign):
+            value = _dotted(node.value)
+            if value is not None:
+                found.aliases += [(t.id, value) for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.If):
+            # `if <test>: copy(...) else: copy(...)` (`patterns.same_device_copy`), callees qualified; any
+            # test, so that the spellings of the same-device test (`==`, `!=`, `not (...)`) all count
+            first, second = _single_call(node.body), _single_call(node.orelse)
+            if first is not None and second is not None:
+                found.branch_calls += [c for c in (_dotted(first.func), _dotted(second.func)) if c is not None]
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            owner = _dotted(node.value)
+            if owner is not None:
+                found.stores.append((owner, node.attr))
+        elif isinstance(node, ast.Call):
+            # the tweak as one call: `copy(dst, src, non_blocking=<same-device test>)`
+            if len(node.args) >= 3 or any(k.arg == "non_blocking" for k in node.keywords):
+                callee = _dotted(node.func)
+                if callee is not None:
+                    found.branch_calls.append(callee)
+            last = _last_name(node.func)
+            if last in CALLEES:
+                found.kernel_call = found.kernel_call or last in KERNEL_CALLEES
+                arguments = [*node.args, *(k.value for k in node.keywords)]
+                dotted = [d for d in map(_dotted, arguments) if d is not None]
+                strings = [
+                    n.value
+                    for a in arguments
+                    for n in ast.walk(a)
+                    if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                ]
+                found.calls.append((dotted, strings))
+        # `a and b and c` is one node here and a chain in libcst, one level per operand
+        step = len(node.values) if isinstance(node, ast.BoolOp) else 1
+        stack.extend((child, depth + step) for child in ast.iter_child_nodes(node))
+    return found
+
+
 class Screen:
     """`holds_no_finding(data, path)` for one catalog."""
 
@@ -153,107 +241,54 @@ class Screen:
         return self._decide(tree, data, module_name, is_package)
 
     def _decide(self, tree: ast.AST, data: bytes, module_name: str, is_package: bool) -> bool:
-        bindings: dict[str, set[str]] = {}
-        aliases: list[tuple[str, str]] = []
-        stores: list[tuple[str, str]] = []  # (owner, attribute)
-        calls: list[tuple[list[str], list[str]]] = []  # (dotted arguments, string constants)
-        branch_calls: list[str] = []  # callees of one-call `if`/`else` branches (same-device copies)
+        found = scan(tree, data, module_name, is_package)
+        if found.too_deep:
+            return False
+        bindings = self.resolve_aliases(found.bindings, found.aliases)
+        if bindings is None:
+            return False
         native = any(module_name.startswith(root + ".") for root in self.roots)
-        spells_namespace = any(n in data for n in self.namespaces)
+        return not self.hits(found, bindings, self.spells_namespace(data) and not native)
 
-        def bind(local: str, qualified: str) -> None:
-            bindings.setdefault(local, set()).add(qualified)
+    def spells_namespace(self, data: bytes) -> bool:
+        """Whether the file spells an op namespace (`fsdp`): FSU103 needs it as a literal."""
+        return any(n in data for n in self.namespaces)
 
-        lines: list[int] = []  # offset of each line's first byte, computed when a long string needs it
-
-        stack: list[tuple[ast.AST, int]] = [(tree, 0)]
-        while stack:
-            node, depth = stack.pop()
-            if depth > MAX_DEPTH:
-                return False
-            if isinstance(node, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(node, "value", ""), (str, bytes)):
-                # implicitly joined literals are one node here and a chain in libcst, one level per literal
-                if depth + _literals_at_most(data, node, lines) > MAX_DEPTH:
-                    return False
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname is not None:
-                        bind(alias.asname, alias.name)
-                    else:
-                        head = alias.name.split(".")[0]
-                        bind(head, head)
-            elif isinstance(node, ast.ImportFrom):
-                if not any(alias.name == "*" for alias in node.names):
-                    base = _resolve_relative(module_name, is_package, node.level or 0, node.module or "")
-                    if base is not None:
-                        for alias in node.names:
-                            bind(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                if module_name:
-                    bind(node.name, f"{module_name}.{node.name}")
-            elif isinstance(node, ast.Assign):
-                value = _dotted(node.value)
-                if value is not None:
-                    aliases += [(t.id, value) for t in node.targets if isinstance(t, ast.Name)]
-            elif isinstance(node, ast.If):
-                # `if <test>: copy(...) else: copy(...)` (`patterns.same_device_copy`), callees qualified; any
-                # test, so that the spellings of the same-device test (`==`, `!=`, `not (...)`) all count
-                first, second = _single_call(node.body), _single_call(node.orelse)
-                if first is not None and second is not None:
-                    branch_calls += [c for c in (_dotted(first.func), _dotted(second.func)) if c is not None]
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-                owner = _dotted(node.value)
-                if owner is not None:
-                    stores.append((owner, node.attr))
-            elif isinstance(node, ast.Call):
-                # the tweak as one call: `copy(dst, src, non_blocking=<same-device test>)`
-                if len(node.args) >= 3 or any(k.arg == "non_blocking" for k in node.keywords):
-                    callee = _dotted(node.func)
-                    if callee is not None:
-                        branch_calls.append(callee)
-                last = _last_name(node.func)
-                if last in CALLEES:
-                    if last in KERNEL_CALLEES and spells_namespace and not native:
-                        return False  # may register a kernel for an FSDP op (FSU103)
-                    arguments = [*node.args, *(k.value for k in node.keywords)]
-                    dotted = [d for d in map(_dotted, arguments) if d is not None]
-                    strings = [
-                        n.value
-                        for a in arguments
-                        for n in ast.walk(a)
-                        if isinstance(n, ast.Constant) and isinstance(n.value, str)
-                    ]
-                    calls.append((dotted, strings))
-            # `a and b and c` is one node here and a chain in libcst, one level per operand
-            step = len(node.values) if isinstance(node, ast.BoolOp) else 1
-            stack.extend((child, depth + step) for child in ast.iter_child_nodes(node))
-
-        # simple aliases (`C = torch...._fsdp_collectives`, `orig = C.foreach_reduce`), to a fixpoint
+    def resolve_aliases(
+        self, bindings: dict[str, set[str]], aliases: list[tuple[str, str]]
+    ) -> Optional[dict[str, set[str]]]:
+        """`bindings` grown by simple aliases (`C = torch...._fsdp_collectives`, `orig = C.foreach_reduce`), to a
+        fixpoint; None when no fixpoint is reached (undecided)."""
+        bindings = {name: set(values) for name, values in bindings.items()}
         for _ in range(len(aliases) + 1):
             changed = False
             for local, value in aliases:
                 for qualified in self._qualify(value, bindings):
                     if qualified.startswith("torch.") and qualified not in bindings.get(local, ()):
-                        bind(local, qualified)
+                        bindings.setdefault(local, set()).add(qualified)
                         changed = True
             if not changed:
-                break
-        else:
-            return False
-        for callee in branch_calls:
+                return bindings
+        return None
+
+    def hits(self, found: Scan, bindings: dict[str, set[str]], kernels_count: bool) -> bool:
+        """Whether what `scan` found may give a finding, its names qualified through `bindings`."""
+        if found.kernel_call and kernels_count:
+            return True  # may register a kernel for an FSDP op (FSU103)
+        for callee in found.branch_calls:
             if callee.endswith(_FOREACH_COPY) or _FOREACH_COPY_QUALIFIED in self._qualify(callee, bindings):
-                return False
-        for owner, attribute in stores:
+                return True
+        for owner, attribute in found.stores:
             if any(self.reaches(f"{q}.{attribute}") for q in self._qualify(owner, bindings)):
-                return False
-        for dotted, strings in calls:
+                return True
+        for dotted, strings in found.calls:
             if any(self.reaches(s) for s in strings):
-                return False
+                return True
             for argument in dotted:
                 for qualified in self._qualify(argument, bindings):
                     if self.reaches(qualified) or any(self.reaches(f"{qualified}.{s}") for s in strings):
-                        return False
-        return True
+                        return True
+        return False
 
     @staticmethod
     def _qualify(dotted: str, bindings: dict[str, set[str]]) -> set[str]:
