@@ -92,6 +92,9 @@ def _everything(code: str, path: str) -> bool:
     return True
 
 
+EXCERPT_ABOVE = 256 * 1024  # a whole-file libcst parse of this size: about 9 s and 150 MiB
+
+
 @dataclass(frozen=True)
 class RunOptions:
     analysis: Options
@@ -107,6 +110,9 @@ class RunOptions:
     # The ast tier (`analysis/screen.py`): files CPython's parser shows can hold no finding skip libcst.
     # False parses every prefiltered file with libcst (`tests/test_tiers.py` checks both give the same).
     screen: bool = True
+    # Files of this many bytes or more are analysed through an excerpt (`analysis/excerpt.py`): the
+    # statements that can matter, parsed with libcst, the rest held aside byte for byte.
+    excerpt_above: int = EXCERPT_ABOVE
 
 
 @dataclass

@@ -13,14 +13,15 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Optional
+from typing import Callable, Mapping, Optional
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from fsdp_unpatch import fingerprint
 from fsdp_unpatch.analysis import scoping
 from fsdp_unpatch.analysis.collect import Facts, RawCall, RawInstall, collect
+from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.names import ImportTable, dotted_name, is_fsdp2_private, target_id
 from fsdp_unpatch.analysis.patterns import body_statements, descendants, is_docstring, same_device_copy
 from fsdp_unpatch.analysis.planned import Edit, Planned
@@ -68,6 +69,8 @@ class FileAnalysis:
     incomplete: list[tuple[completeness.Incomplete, Planned]] = field(default_factory=list)
 
     _positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+    # For an excerpt of a large file (`excerpt.py`): the file's line for a line of the excerpt.
+    file_line: Optional[Callable[[int], int]] = None
     # Positions given by hand to stand-in nodes (a name found inside a string literal), by id.
     _placed: dict[int, CodeRange] = field(default_factory=dict)
 
@@ -82,7 +85,13 @@ class FileAnalysis:
         if self._positions is None:
             wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
             self._positions = wrapper.resolve(PositionProvider)
-        return self._positions[node]
+        where = self._positions[node]
+        if self.file_line is None:
+            return where
+        return CodeRange(
+            CodePosition(self.file_line(where.start.line), where.start.column),
+            CodePosition(self.file_line(where.end.line), where.end.column),
+        )
 
     def place(self, node: cst.CSTNode, where: CodeRange) -> None:
         """Report `node` (not part of the tree) at `where`."""
@@ -105,11 +114,22 @@ def _plural(count: int, word: str) -> str:
 
 
 class _Analyzer:
-    def __init__(self, module: cst.Module, module_name: str, is_package: bool, catalog: Catalog, options: Options):
+    def __init__(
+        self,
+        module: cst.Module,
+        module_name: str,
+        is_package: bool,
+        catalog: Catalog,
+        options: Options,
+        excerpt: Optional[Excerpt] = None,
+    ):
         self.catalog = catalog
         self.options = options
         table = ImportTable(module_name, is_package)
         self.result = FileAnalysis(module=module, module_name=module_name, facts=collect(module, table))
+        if excerpt is not None:  # uses in the statements held aside count (the import clean-up reads them)
+            self.result.facts.name_uses.update(excerpt.hidden_uses)
+            self.result.file_line = excerpt.file_line
         self.removed_sites: dict[int, Planned] = {}  # id(RawInstall.removable) -> its finding
         # What each replacement function was proven to be (id of the function -> its evidence).
         self.proofs: dict[int, fingerprint.Evidence] = {}
@@ -754,5 +774,7 @@ def analyze_module(
     is_package: bool,
     catalog: Catalog,
     options: Options,
+    excerpt: Optional[Excerpt] = None,
 ) -> FileAnalysis:
-    return _Analyzer(module, module_name, is_package, catalog, options).run()
+    """The findings of one module; `excerpt`: the module is the excerpt of a large file (`excerpt.py`)."""
+    return _Analyzer(module, module_name, is_package, catalog, options, excerpt).run()

@@ -40,9 +40,10 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES, _decode_error, module_name_for
 from fsdp_unpatch.catalog import Catalog
@@ -129,14 +130,31 @@ class Scan:
     too_deep: bool = False  # deeper than MAX_DEPTH: libcst's recursive visitors may fail on it
 
 
-def scan(tree: ast.AST, data: bytes, module_name: str, is_package: bool, found: Optional[Scan] = None) -> Scan:
-    """Walk `tree` (parsed from `data`) once and note what a finding could come from."""
+_CONTEXTS = (ast.Load, ast.Store, ast.Del)  # `ctx` of names and attributes: nothing to walk into
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def scan(
+    tree: ast.AST,
+    data: bytes,
+    module_name: str,
+    is_package: bool,
+    found: Optional[Scan] = None,
+    uses: Optional[Counter] = None,
+    visit: Optional[Callable[[ast.AST], None]] = None,
+    lines: Optional[list[int]] = None,
+) -> Scan:
+    """Walk `tree` (parsed from `data`) once and note what a finding could come from (into `found`, if given).
+
+    For callers that note more in the same walk: `uses` counts the names used (`ast.Name`), `visit` is
+    called with every other node; `lines` (offsets of `data`'s lines, filled on first need) may be shared
+    by the walks of one `data`.
+    """
     found = Scan() if found is None else found
+    lines = [] if lines is None else lines
 
     def bind(local: str, qualified: str) -> None:
         found.bindings.setdefault(local, set()).add(qualified)
-
-    lines: list[int] = []  # offset of each line's first byte, computed when a long string needs it
 
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
@@ -144,42 +162,58 @@ def scan(tree: ast.AST, data: bytes, module_name: str, is_package: bool, found: 
         if depth > MAX_DEPTH:
             found.too_deep = True
             return found
-        if isinstance(node, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(node, "value", ""), (str, bytes)):
-            # implicitly joined literals are one node here and a chain in libcst, one level per literal
-            if depth + _literals_at_most(data, node, lines) > MAX_DEPTH:
-                found.too_deep = True
-                return found
-        if isinstance(node, ast.Import):
-            for alias in node.names:
+        kind = type(node)
+        if kind is ast.Name:  # the commonest node: nothing below it
+            if uses is not None:
+                uses[node.id] += 1  # type: ignore[attr-defined]
+            continue
+        if visit is not None:
+            visit(node)
+        if kind is ast.Constant or kind is ast.JoinedStr:
+            if isinstance(getattr(node, "value", ""), (str, bytes)):
+                # implicitly joined literals are one node here and a chain in libcst, one level per literal
+                if depth + _literals_at_most(data, node, lines) > MAX_DEPTH:  # type: ignore[arg-type]
+                    found.too_deep = True
+                    return found
+            if kind is ast.Constant:
+                continue
+        elif kind is ast.Import:
+            for alias in node.names:  # type: ignore[attr-defined]
                 if alias.asname is not None:
                     bind(alias.asname, alias.name)
                 else:
                     head = alias.name.split(".")[0]
                     bind(head, head)
-        elif isinstance(node, ast.ImportFrom):
+        elif kind is ast.ImportFrom:
+            assert isinstance(node, ast.ImportFrom)
             if not any(alias.name == "*" for alias in node.names):
                 base = _resolve_relative(module_name, is_package, node.level or 0, node.module or "")
                 if base is not None:
                     for alias in node.names:
                         bind(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif kind in _DEFINITIONS:
             if module_name:
-                bind(node.name, f"{module_name}.{node.name}")
-        elif isinstance(node, ast.Assign):
+                bind(node.name, f"{module_name}.{node.name}")  # type: ignore[attr-defined]
+        elif kind is ast.Assign:
+            assert isinstance(node, ast.Assign)
             value = _dotted(node.value)
             if value is not None:
                 found.aliases += [(t.id, value) for t in node.targets if isinstance(t, ast.Name)]
-        elif isinstance(node, ast.If):
+        elif kind is ast.If:
+            assert isinstance(node, ast.If)
             # `if <test>: copy(...) else: copy(...)` (`patterns.same_device_copy`), callees qualified; any
             # test, so that the spellings of the same-device test (`==`, `!=`, `not (...)`) all count
             first, second = _single_call(node.body), _single_call(node.orelse)
             if first is not None and second is not None:
                 found.branch_calls += [c for c in (_dotted(first.func), _dotted(second.func)) if c is not None]
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            owner = _dotted(node.value)
-            if owner is not None:
-                found.stores.append((owner, node.attr))
-        elif isinstance(node, ast.Call):
+        elif kind is ast.Attribute:
+            assert isinstance(node, ast.Attribute)
+            if isinstance(node.ctx, ast.Store):
+                owner = _dotted(node.value)
+                if owner is not None:
+                    found.stores.append((owner, node.attr))
+        elif kind is ast.Call:
+            assert isinstance(node, ast.Call)
             # the tweak as one call: `copy(dst, src, non_blocking=<same-device test>)`
             if len(node.args) >= 3 or any(k.arg == "non_blocking" for k in node.keywords):
                 callee = _dotted(node.func)
@@ -198,8 +232,13 @@ def scan(tree: ast.AST, data: bytes, module_name: str, is_package: bool, found: 
                 ]
                 found.calls.append((dotted, strings))
         # `a and b and c` is one node here and a chain in libcst, one level per operand
-        step = len(node.values) if isinstance(node, ast.BoolOp) else 1
-        stack.extend((child, depth + step) for child in ast.iter_child_nodes(node))
+        step = depth + (len(node.values) if kind is ast.BoolOp else 1)  # type: ignore[attr-defined]
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                stack.extend((item, step) for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST) and not isinstance(value, _CONTEXTS):
+                stack.append((value, step))
     return found
 
 
@@ -220,9 +259,13 @@ class Screen:
         """Whether a qualified name is, or is inside, an FSDP2 root, a family module or `torch.ops`."""
         return any(qualified == p or qualified.startswith(p + ".") for p in self.prefixes)
 
-    def holds_no_finding(self, data: bytes, path: Path) -> bool:
-        """True only when the file, analysed alone, gives no finding at all; False when undecided."""
-        if len(data) > MAX_PARSE_BYTES or b"\0" in data:
+    def holds_no_finding(self, data: bytes, path: Path, excerpt_above: int = MAX_PARSE_BYTES + 1) -> bool:
+        """True only when the file, analysed alone, gives no finding at all; False when undecided.
+
+        A file of `excerpt_above` bytes or more is left undecided: its excerpt (`excerpt.py`) judges it
+        statement by statement, without a syntax tree of the whole file in memory.
+        """
+        if len(data) > MAX_PARSE_BYTES or len(data) >= excerpt_above or b"\0" in data:
             return False
         if any(name in data for name in self.patch_names):
             return False

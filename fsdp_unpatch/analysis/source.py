@@ -159,7 +159,7 @@ def _line_column(data: bytes, offset: int) -> tuple[int, int]:
     return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
 
 
-def _declared_encoding(data: bytes) -> str:
+def declared_encoding(data: bytes) -> str:
     """The encoding the file declares (PEP 263 cookie, BOM), else UTF-8; as Python itself finds it."""
     import io
     import tokenize
@@ -170,7 +170,7 @@ def _declared_encoding(data: bytes) -> str:
 def _decode_error(data: bytes) -> Optional[SourceError]:
     """Why the bytes are not text in the file's encoding, placed at the first bad byte; None if they are."""
     try:
-        encoding = _declared_encoding(data)
+        encoding = declared_encoding(data)
     except SyntaxError as error:  # an unknown encoding in the cookie, or a cookie that contradicts the BOM
         return SourceError(READ_ERROR.code, f"cannot decode file: {error}")
     try:

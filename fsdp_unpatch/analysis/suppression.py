@@ -74,20 +74,21 @@ def noqa_code_positions(text: str) -> list[NoqaCode]:
 
 
 def unused_noqa(
-    text: str,
+    comments: Iterable[NoqaCode],
     found: Mapping[int, set[str]],
     selected: Callable[[str], bool],
     known: Iterable[str],
 ) -> list[tuple[NoqaCode, str]]:
     """(code position, message) for FSU codes in `# noqa` comments that suppress nothing.
 
+    `comments`: the codes of the file's `# noqa` comments (`noqa_code_positions`);
     `found`: line -> codes of the findings the analysis made on that line (before suppression);
     `selected(code)`: whether the run reports that code for this file. Other tools' codes, and FSU
     codes the run does not select here, are left alone.
     """
     known = set(known)
     unused = []
-    for noqa in noqa_code_positions(text):
+    for noqa in comments:
         code = noqa.code
         if not code.startswith(OWN_PREFIX) or code == UNUSED_NOQA.code:
             continue  # other tools' codes are theirs; FSU501 itself is used by silencing this check

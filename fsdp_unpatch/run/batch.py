@@ -273,7 +273,11 @@ def run(
                 item.outcome = found if isinstance(found, Outcome) else None
                 if item.outcome is not None:
                     item.outcome.result.original = source.data  # entries hold findings, not sources
-            if item.outcome is None and options.screen and screen.holds_no_finding(source.data, candidate.path):
+            if (
+                item.outcome is None
+                and options.screen
+                and screen.holds_no_finding(source.data, candidate.path, options.excerpt_above)
+            ):
                 # the ast tier (`analysis/screen.py`): this file, alone, can hold no finding; no libcst for it
                 item.outcome = Outcome(FileResult(candidate.display))
                 item.source = None

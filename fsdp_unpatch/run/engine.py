@@ -6,21 +6,26 @@ findings with positions -> selected fixes -> re-parsed, atomically written resul
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Optional
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from fsdp_unpatch.analysis.excerpt import Excerpt
+from fsdp_unpatch.analysis.excerpt import build as build_excerpt
 from fsdp_unpatch.analysis.plan import FileAnalysis, Planned, analyze_module, plan_installer_calls
 from fsdp_unpatch.analysis.prefilter import mentions, prefilter_for
 from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import (
+    MAX_PARSE_BYTES,
     SourceError,
     SourceFile,
     checkpoint,
+    declared_encoding,
     keep_line_endings,
     module_name_for,
     on_big_stack,
@@ -28,7 +33,7 @@ from fsdp_unpatch.analysis.source import (
     read_candidate,
     round_trips,
 )
-from fsdp_unpatch.analysis.suppression import is_suppressed, skips_file, unused_noqa
+from fsdp_unpatch.analysis.suppression import NoqaCode, is_suppressed, noqa_code_positions, skips_file, unused_noqa
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate, outside_files
 from fsdp_unpatch.fixes.edits import apply_edits, replacement_regions
@@ -57,6 +62,7 @@ class _Unit:
     analysis: Optional[FileAnalysis] = None
     error: Optional[Finding] = None
     skipped: bool = False  # `# fsdp-unpatch: skip-file`: never analysed, reported or fixed
+    excerpt: Optional[Excerpt] = None  # a large file analysed through an excerpt (`analysis/excerpt.py`)
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         assert self.analysis is not None
@@ -70,19 +76,25 @@ class Run:
         self.units: list[_Unit] = []
         self.applied: dict[int, list[Planned]] = {}  # id(unit) -> the fixes applied to it
         self.blockers: dict[int, str] = {}  # id(unit) -> why its planned fix cannot be made
+        self.seeds: set[str] = set()  # names the run removes: an excerpt keeps the statements spelling them
 
     def analyze(self, unit: _Unit) -> None:
         assert unit.source is not None
         if unit.skipped:
             return
+        name, is_package = module_name_for(unit.candidate.path)
+        unit.excerpt = self.excerpt(unit.source, name, is_package)
         try:
-            module = parse_source(unit.source)
+            source = unit.source if unit.excerpt is None else replace(unit.source, data=unit.excerpt.text)
+            module = parse_source(source)
         except SourceError as error:
+            unit.excerpt = None
             unit.error = error_finding(unit.candidate.display, error)
             return
-        name, is_package = module_name_for(unit.candidate.path)
         try:
-            unit.analysis = analyze_module(module, name, is_package, self.catalog, self.options.analysis)
+            unit.analysis = analyze_module(
+                module, name, is_package, self.catalog, self.options.analysis, excerpt=unit.excerpt
+            )
         except RecursionError:  # libcst's visitors recurse once per level of nesting
             unit.error = error_finding(
                 unit.candidate.display,
@@ -90,6 +102,36 @@ class Run:
                     PARSE_ERROR.code, "too deeply nested to analyse (Python's recursion limit); the file is left alone"
                 ),
             )
+
+    def excerpt(self, source: SourceFile, name: str, is_package: bool) -> Optional[Excerpt]:
+        """The excerpt to analyse a large file through; None: the whole file (small, or no excerpt is safe)."""
+        data = source.data
+        if not self.options.excerpt_above <= len(data) <= MAX_PARSE_BYTES:
+            return None
+        try:
+            encoding = declared_encoding(data)
+        except SyntaxError:
+            return None  # an unknown encoding: the whole file's parse says so
+        seeds = {s for s in self.seeds if s.encode() in data}
+        return build_excerpt(data, encoding, name, is_package, screen_for(self.catalog), seeds)
+
+    def widen(self) -> None:
+        """Excerpts take back the statements held aside that spell a name the run removes (the cross-file
+        steps read every use of those names), until no excerpt holds one back."""
+        while True:
+            names: set[str] = set()
+            for unit in self.units:
+                if unit.analysis is not None:
+                    names.update(i.qualified.rsplit(".", 1)[-1] for i in unit.analysis.installers)
+                    names.update(unit.analysis.replacements)
+            names -= self.seeds
+            if not names:
+                return
+            self.seeds |= names
+            encoded = [n.encode() for n in names]
+            for unit in self.units:
+                if unit.excerpt is not None and unit.excerpt.mentions(encoded):
+                    self.analyze(unit)
 
     def load(self, candidates: Iterable[Candidate]) -> None:
         prefilter = prefilter_for(self.catalog)
@@ -106,12 +148,14 @@ class Run:
             if skips_file(unit.source.data):
                 unit.skipped = True
             elif prefilter.worth_parsing(unit.source.data, str(candidate.path)) and not (
-                screen is not None and screen.holds_no_finding(unit.source.data, candidate.path)
+                screen is not None
+                and screen.holds_no_finding(unit.source.data, candidate.path, self.options.excerpt_above)
             ):
                 self.analyze(unit)
 
     def link(self) -> None:
         """Cross-file decisions: installer calls elsewhere, references to removed patch symbols."""
+        self.widen()
         analyzed = [u for u in self.units if u.analysis is not None]
         installers = {
             i.qualified: i.finding
@@ -177,7 +221,11 @@ class Run:
                 seen.add(id(current))
                 edits.extend(current.edits)
                 stack.extend(current.requires)
-        return tuple(replacement_regions(analysis.module.code, apply_edits(analysis, edits).code))
+        regions = replacement_regions(analysis.module.code, apply_edits(analysis, edits).code)
+        if analysis.file_line is None:
+            return tuple(regions)
+        file_line = analysis.file_line  # regions of an excerpt: lines of the file
+        return tuple(replace(r, line=file_line(r.line), end_line=file_line(r.end_line)) for r in regions)
 
     def finish(self, unit: _Unit, memo: dict[int, bool], selected: set[int]) -> FileResult:
         display = unit.candidate.display
@@ -234,7 +282,7 @@ class Run:
         edits = [e for p, _ in applied for e in p.edits]
         try:
             module = keep_line_endings(unit.analysis.module, apply_edits(unit.analysis, edits), unit.source.data)
-            data = module.bytes
+            fixed = module.bytes
         except RecursionError:
             self.block(
                 unit,
@@ -244,14 +292,19 @@ class Run:
                 ),
             )
             return
-        if data == unit.source.data:
-            return
         try:
-            on_big_stack(lambda: cst.parse_module(data))
+            # An excerpt's statements held aside parse on their own, at top level: the excerpt's parse covers them.
+            on_big_stack(lambda: cst.parse_module(fixed))
         except Exception as error:  # the fix must never leave a file that does not parse
             self.block(
                 unit, result, SourceError(FIX_NOT_WRITTEN.code, f"fixed text does not parse ({error}); not written")
             )
+            return
+        data = fixed if unit.excerpt is None else unit.excerpt.splice(fixed)
+        if data is None:
+            self.block(unit, result, SourceError(FIX_NOT_WRITTEN.code, "the fix lost a placeholder; not written"))
+            return
+        if data == unit.source.data:
             return
         result.deleted = deletes_file(edits)  # a test module left with nothing (FSU305)
         result.fixed = data
@@ -317,7 +370,8 @@ class Run:
                 f"symbolic link to a file outside the folders being fixed ({target}); "
                 "not written (name the file itself to fix it)",
             )
-        if not round_trips(unit.analysis.module, unit.source.data):
+        parsed = unit.source.data if unit.excerpt is None else unit.excerpt.text
+        if not round_trips(unit.analysis.module, parsed):
             return SourceError(
                 FIX_NOT_WRITTEN.code,
                 "libcst does not give back this file byte for byte (a form feed at the "
@@ -379,6 +433,25 @@ class Run:
                     planned.requires.append(_NEVER)
                     planned.message += f"; kept for now: {os.path.relpath(path)} (not in this run) names it"
 
+    def noqa_comments(self, unit: _Unit, text: str) -> list[NoqaCode]:
+        """The file's `# noqa` codes. An excerpt's file is tokenized through the excerpt and the holes that
+        spell `noqa` (tokenizing 4 MB of Python takes seconds); their lines are the file's."""
+        excerpt = unit.excerpt
+        if excerpt is None:
+            return noqa_code_positions(text)
+        assert unit.analysis is not None
+        encoding = unit.analysis.module.encoding
+        found = [
+            dataclasses.replace(c, line=excerpt.file_line(c.line))
+            for c in noqa_code_positions(excerpt.text.decode(encoding, "replace"))
+        ]
+        for first_line, original in excerpt.holes_spelling(b"noqa"):
+            found += [
+                dataclasses.replace(c, line=first_line + c.line - 1)
+                for c in noqa_code_positions(original.decode(encoding, "replace"))
+            ]
+        return found
+
     def unused_noqa(self, unit: _Unit) -> list[Finding]:
         """FSU501 findings for `# noqa` codes on lines where the analysis found no such finding."""
         display = unit.candidate.display
@@ -402,7 +475,10 @@ class Run:
                 message=message,
             )
             for noqa, message in unused_noqa(
-                text, found, lambda code: self.options.selected(code, display), self.catalog.rules
+                self.noqa_comments(unit, text),
+                found,
+                lambda code: self.options.selected(code, display),
+                self.catalog.rules,
             )
             if not is_suppressed(lines, noqa.line, UNUSED_NOQA.code)
         ]

@@ -1,0 +1,420 @@
+"""Excerpts: a large file analysed through the top-level statements that can matter, the rest held aside.
+
+libcst costs about 35 s and 600 bytes of memory per byte of source; a 4 MB module with one patch in it
+would take minutes and gigabytes. Here CPython's parser (`ast`) reads the file in pieces of about 64 KB, cut
+between top-level statements, and each statement is judged as the ast tier judges a whole file
+(`screen.scan` / `Screen.hits`, names qualified through the bindings of the *whole* file). libcst then
+parses an excerpt: the statements that can hold a finding, and whatever the analysis of those could read
+elsewhere in the file, with every other run of statements replaced by a one- to three-line placeholder
+statement (a *hole*). A fix edits the excerpt; the holes are put back byte for byte afterwards, so the
+fixed file is the fixed excerpt with its placeholders replaced by the original statements.
+
+What a kept statement's analysis may read elsewhere in the file, and how the excerpt keeps it the same:
+- the import table (`names.ImportTable`: every import of the file, any scope, the last binding of a name
+  wins): every top-level import is kept; for a name the kept code spells that a hidden statement imports,
+  the file's last import of it is kept (so the last binding is the same), and every hidden import of it
+  when hidden code never uses it (the fix's import clean-up would delete that import too);
+- names bound in the ways the analysis records (functions and classes at any depth, `x = a.b` aliases,
+  `x = call(...)`, module-level assignments): a hidden statement that binds a name the kept code spells is
+  kept, and so is one that spells a name the kept code defines (a call of an installer, a use of a
+  replacement function) or imports under a patch name (`from ... import _patched_x as copy_in`);
+- uses of imported names (the import clean-up deletes an import only when no use is left): the hidden
+  statements' uses are counted with ast and added to the analysis (`hidden_uses`);
+- a run's cross-file decisions (`engine.Run.link`): a hidden statement that spells a name the run removes
+  is brought back into the excerpt before linking (`seeds`);
+- libcst's ownership of comments after an indented block (the block's footer) and the module's default
+  indentation: a placeholder for statements that end in an indented block is itself an `if` block, indented
+  like the file's first block.
+
+The excerpt is used for files of `model.EXCERPT_ABOVE` bytes and more (`RunOptions.excerpt_above`);
+`tests/test_excerpts.py` runs every fixture, the examples, the installed torch sources and the real
+releases through excerpts and through whole files and compares every finding and every fixed byte.
+Anything unusual (a piece that CPython does not parse, a placeholder name already in the file, a tree too
+deep, an encoding that is not ASCII-compatible) gives no excerpt: the whole file is parsed as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import functools
+import re
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Optional
+
+from fsdp_unpatch.analysis.screen import Scan, Screen, scan
+
+_PIECE = 64 * 1024  # bytes CPython parses at a time
+HOLE = b"__fsdp_unpatch_hole_"
+_CONTINUATION = re.compile(rb"(?:else|elif|except|finally)\b")
+_WORD = re.compile(r"\w+")
+_BLOCK_FIELDS = ("body", "handlers", "orelse", "finalbody", "cases")
+
+
+@dataclass
+class _Part:
+    """One or more top-level statements on whole lines of their own (statements sharing a line go together)."""
+
+    first: int  # first line, 1-based, decorators and all
+    last: int
+    scan: Scan = field(default_factory=Scan)
+    words: set[str] = field(default_factory=set)  # every identifier-like word of its text
+    defines: set[str] = field(default_factory=set)  # functions and classes (any depth), module-level targets
+    binds: set[str] = field(default_factory=set)  # `defines` and `x = a.b` / `x = call()` targets (any depth)
+    imports: set[str] = field(default_factory=set)  # names its imports bind (any depth)
+    imported: list[tuple[str, str]] = field(default_factory=list)  # (local name, what it imports)
+    patch_imports: set[str] = field(default_factory=set)  # local names of imports that spell a seed word
+    uses: Counter = field(default_factory=Counter)  # names used, counted as `collect.NameCounter` does
+    top_import: bool = False  # a top-level import statement (always kept)
+    docstring: bool = False
+    ends_in_block: bool = False  # its last line is inside an indented block (libcst: a block footer follows)
+    block_indent: Optional[bytes] = None  # the indentation of its first indented block, if it has one
+    kept: bool = False
+
+
+@dataclass
+class Excerpt:
+    """The text libcst parses in place of the file, and what is needed to put the file back together."""
+
+    text: bytes
+    holes: list[tuple[bytes, bytes]]  # (placeholder, the original statements), in file order
+    hole_lines: list[int]  # the file line where each hole starts
+    hidden_uses: Counter  # uses of names in the statements held aside
+    anchors: list[tuple[int, int]]  # (excerpt line, file line) where a stretch of lines starts
+    file_lines: int
+    seeded: bool  # some statement can hold a finding (not only imports and the docstring)
+
+    def file_line(self, line: int) -> int:
+        """The line of the file where line `line` of the excerpt is (a placeholder: where its hole starts)."""
+        at = bisect.bisect_right(self.anchors, (line, float("inf"))) - 1
+        excerpt_start, file_start = self.anchors[max(at, 0)]
+        return file_start + (line - excerpt_start)
+
+    def mentions(self, names: Iterable[bytes]) -> bool:
+        """Whether a statement held aside spells one of `names`."""
+        return any(name in original for _, original in self.holes for name in names)
+
+    def holes_spelling(self, word: bytes) -> list[tuple[int, bytes]]:
+        """(first line, original text) of the holes that spell `word`."""
+        return [(line, original) for line, (_, original) in zip(self.hole_lines, self.holes) if word in original]
+
+    def splice(self, fixed: bytes) -> Optional[bytes]:
+        """The file for a fixed excerpt: each placeholder replaced by its statements; None when one is missing."""
+        out, position = [], 0
+        for placeholder, original in self.holes:
+            found = fixed.find(placeholder, position)
+            if found < 0:
+                return None
+            out += [fixed[position:found], original]
+            position = found + len(placeholder)
+        out.append(fixed[position:])
+        return b"".join(out)
+
+
+def _line_starts(data: bytes) -> list[int]:
+    """Offset of each line's first byte, and of the end (lines end in "\\n", "\\r\\n" or "\\r", as for CPython)."""
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _may_start_statement(line: bytes) -> bool:
+    """A line at column 0 that is neither blank, a comment, a closing bracket nor a clause of a statement above."""
+    return bool(line) and line[:1] not in b" \t\f\r\n#)]}" and not _CONTINUATION.match(line)
+
+
+def _pieces(data: bytes, encoding: str, starts: list[int]) -> Iterator[Optional[tuple[int, int, ast.AST]]]:
+    """The file as (first line index, end line index, syntax tree) pieces of whole top-level statements, one at a
+    time (a whole file's tree is about 100 times its size); None, last, when a piece does not parse (a syntax
+    error, or syntax newer than this Python: the whole file is parsed as before)."""
+    count = len(starts) - 1
+    candidates = [i for i in range(count) if _may_start_statement(data[starts[i] : starts[i] + 8])]
+    candidates.append(count)
+    offsets = [starts[i] for i in candidates]
+    line, parsed = 0, 0
+    while line < count:
+        at = bisect.bisect_left(offsets, starts[line] + _PIECE)
+        at = min(at, len(candidates) - 1)
+        while True:
+            end = candidates[at]
+            chunk = data[starts[line] : starts[end]]
+            parsed += len(chunk)
+            if parsed > 4 * len(data) + _PIECE:
+                yield None  # a long string with many lines at column 0: cutting costs more than it saves
+                return
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    source = chunk if line == 0 or encoding == "utf-8" else chunk.decode(encoding)
+                    tree = compile(source, "<piece>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+                if end == count:
+                    yield None
+                    return
+                at += 1  # cut inside a string, a bracket or a statement: take the next cut
+                continue
+            break
+        yield line, end, tree
+        line = end
+
+
+def _indented(node: ast.stmt, data: bytes, starts: list[int], base: int) -> bool:
+    """Whether a block's first statement starts its own line (an indented block, not `if x: pass`)."""
+    offset = starts[base + node.lineno - 1]
+    return data[offset : offset + node.col_offset].strip() == b""
+
+
+def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement's blocks in source order (an `elif` is an `if` inside `orelse`)."""
+    blocks: list[list[ast.stmt]] = []
+    for name in _BLOCK_FIELDS:
+        value = getattr(statement, name, None)
+        if not value:
+            continue
+        if name in ("handlers", "cases"):
+            blocks += [clause.body for clause in value]
+        else:
+            blocks.append(value)
+    return blocks
+
+
+def _block_facts(statement: ast.stmt, data: bytes, starts: list[int], base: int) -> tuple[bool, Optional[bytes]]:
+    """(whether it ends in an indented block, the indentation of its first indented block)."""
+    blocks = _blocks(statement)
+    if not blocks:
+        return False, None
+    first_indent = None
+    stack = [statement]
+    while stack and first_indent is None:
+        node = stack.pop(0)
+        for block in _blocks(node):
+            if _indented(block[0], data, starts, base):
+                offset = starts[base + block[0].lineno - 1]
+                first_indent = data[offset : offset + block[0].col_offset]
+                break
+            stack.extend(block)  # a one-line suite holds simple statements only; kept for clarity
+    last = blocks[-1]
+    return _indented(last[0], data, starts, base), first_indent
+
+
+def _module_level_targets(statement: ast.stmt) -> set[str]:
+    """Names a top-level statement binds at module level (blocks of `if`/`try`/`for`/`with` included)."""
+    found: set[str] = set()
+    stack: list[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _note(part: _Part, node: ast.AST) -> None:
+    """What `_Part` records of one node (called for every node of the part's statements but names)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        part.defines.add(node.name)
+        part.binds.add(node.name)
+    elif isinstance(node, ast.Assign):
+        if isinstance(node.value, (ast.Name, ast.Attribute, ast.Call)):
+            part.binds.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        module = node.module or "" if isinstance(node, ast.ImportFrom) else ""
+        for alias in node.names:
+            local = alias.asname or alias.name.split(".")[0]
+            part.imports.add(local)
+            part.imported.append((local, f"{module}.{alias.name}"))
+    elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        part.uses.update(node.names)
+    elif isinstance(node, ast.ExceptHandler) and node.name:
+        part.uses[node.name] += 1
+    else:
+        name = getattr(node, "name", None) or getattr(node, "rest", None)  # match patterns
+        if isinstance(name, str) and type(node).__name__ in ("MatchAs", "MatchStar", "MatchMapping"):
+            part.uses[name] += 1
+
+
+def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Optional[tuple[list[_Part], list[int]]]:
+    starts = _line_starts(data)
+    parts: list[_Part] = []
+    for piece_found in _pieces(data, encoding, starts):
+        if piece_found is None:
+            return None
+        base, end, tree = piece_found
+        piece = data[starts[base] : starts[end]]
+        lines: list[int] = []  # the piece's line offsets, shared by the walks of its statements
+        for statement in tree.body:  # type: ignore[attr-defined]
+            decorators = getattr(statement, "decorator_list", [])
+            first = base + min([statement.lineno] + [d.lineno for d in decorators])
+            last = base + (statement.end_lineno or statement.lineno)
+            if parts and parts[-1].last >= first:  # `a = 1; b = 2`: one part
+                part = parts[-1]
+                part.last = max(part.last, last)
+            else:
+                part = _Part(first, last)
+                parts.append(part)
+            scan(
+                statement,
+                piece,
+                module_name,
+                is_package,
+                part.scan,
+                part.uses,
+                functools.partial(_note, part),
+                lines,
+            )
+            part.defines |= _module_level_targets(statement)
+            part.binds |= part.defines
+            part.top_import = isinstance(statement, (ast.Import, ast.ImportFrom))
+            part.docstring = not parts[:-1] and (
+                isinstance(statement, ast.Expr)
+                and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, str)
+            )
+            ends, indent = _block_facts(statement, data, starts, base)
+            part.ends_in_block = ends
+            part.block_indent = part.block_indent or indent
+    for part in parts:
+        text = data[starts[part.first - 1] : starts[part.last]].decode(encoding, "replace")
+        part.words = set(_WORD.findall(text))
+    return parts, starts
+
+
+def build(
+    data: bytes,
+    encoding: str,
+    module_name: str,
+    is_package: bool,
+    screen: Screen,
+    seeds: Iterable[str] = (),
+) -> Optional[Excerpt]:
+    """The excerpt of a file for the analysis; None when the whole file must be parsed instead.
+
+    `seeds`: names whose statements must be in it (names the run removes, spelled in this file).
+    """
+    if HOLE in data or not encoding.replace("_", "-").lower().startswith(("utf-8", "latin", "iso-8859", "cp", "ascii")):
+        return None
+    found = _parts(data, encoding, module_name, is_package)
+    if found is None:
+        return None
+    parts, starts = found
+    if any(part.scan.too_deep for part in parts):
+        return None
+    merged = Scan()
+    for part in parts:
+        for name, values in part.scan.bindings.items():
+            merged.bindings.setdefault(name, set()).update(values)
+        merged.aliases += part.scan.aliases
+    bindings = screen.resolve_aliases(merged.bindings, merged.aliases)
+    if bindings is None:
+        return None
+    native = any(module_name.startswith(root + ".") for root in screen.roots)
+    kernels_count = screen.spells_namespace(data) and not native
+    words = {*screen.patch_names, *(s.encode() for s in seeds)}
+    seeded = False
+    for part in parts:
+        text = data[starts[part.first - 1] : starts[part.last]]
+        # `import ..._patched_x as copy_in`: a statement that spells `copy_in` names a patch part as well
+        part.patch_imports = {local for local, name in part.imported if any(w in name.encode() for w in words)}
+        if (
+            any(word in text for word in words)
+            or any(word in text.lower() for word in screen.comment_words)
+            or b"__all__" in text
+            or screen.hits(part.scan, bindings, kernels_count)
+        ):
+            part.kept = seeded = True
+        elif part.top_import or part.docstring:
+            part.kept = True
+    _close(parts)
+    return _assemble(data, starts, parts, seeded)
+
+
+def _close(parts: list[_Part]) -> None:
+    """Keep every hidden statement the kept ones could read (see the module doc), to a fixpoint."""
+    last_import: dict[str, _Part] = {}
+    hidden_uses: Counter = Counter()
+    for part in parts:
+        for name in part.imports:
+            last_import[name] = part
+    changed = True
+    while changed:
+        changed = False
+        spelled: set[str] = set()
+        defined: set[str] = set()
+        for part in parts:
+            if part.kept:
+                spelled |= part.words
+                defined |= part.defines | part.patch_imports
+        hidden_uses.clear()
+        for part in parts:
+            if not part.kept:
+                hidden_uses.update(part.uses)
+        for part in parts:
+            if part.kept:
+                continue
+            imported = part.imports & spelled
+            if (
+                part.words & defined
+                or part.binds & spelled
+                or any(last_import[name] is part or hidden_uses[name] == 0 for name in imported)
+            ):
+                part.kept = changed = True
+
+
+def _placeholder(number: int, hidden: list[_Part], indent: bytes, newline: bytes, first_block: bool) -> bytes:
+    name = HOLE + str(number).encode() + b"__"
+    block = b"if " + name + b":" + newline + indent + b"pass" + newline
+    if hidden[-1].ends_in_block:
+        return block
+    if first_block:  # the file's first indented block is in here: libcst takes the module's indentation from it
+        return block + name + newline
+    return name + newline
+
+
+def _assemble(data: bytes, starts: list[int], parts: list[_Part], seeded: bool) -> Excerpt:
+    first_indent = next((p for p in parts if p.block_indent is not None), None)
+    indent = first_indent.block_indent if first_indent is not None and first_indent.block_indent else b"    "
+    out: list[bytes] = []
+    holes: list[tuple[bytes, bytes]] = []
+    anchors: list[tuple[int, int]] = []
+    hidden_uses: Counter = Counter()
+    excerpt_line, file_line = 1, 1  # next line of each
+    runs: list[list[_Part]] = []  # runs of hidden statements with no kept one between
+    after_hidden = False
+    for part in parts:
+        if not part.kept:
+            if after_hidden:
+                runs[-1].append(part)
+            else:
+                runs.append([part])
+        after_hidden = not part.kept
+    for run in runs:
+        first, last = run[0].first, run[-1].last
+        if first > file_line:  # kept lines before the hole
+            anchors.append((excerpt_line, file_line))
+            out.append(data[starts[file_line - 1] : starts[first - 1]])
+            excerpt_line += first - file_line
+        original = data[starts[first - 1] : starts[last]]
+        line_end = data[starts[first - 1] : starts[first]]
+        newline = b"\r\n" if line_end.endswith(b"\r\n") else line_end[-1:] if line_end[-1:] in (b"\n", b"\r") else b"\n"
+        holds_first_block = first_indent is not None and first_indent in run
+        placeholder = _placeholder(len(holes), run, indent, newline, holds_first_block)
+        if not original.endswith((b"\n", b"\r")):  # the file's last line has no line ending: nor has this
+            placeholder = placeholder[: -len(newline)]
+        anchors.append((excerpt_line, first))
+        out.append(placeholder)
+        holes.append((placeholder, original))
+        for part in run:
+            hidden_uses.update(part.uses)
+        excerpt_line += placeholder.count(newline) + (0 if placeholder.endswith(newline) else 1)
+        file_line = last + 1
+    anchors.append((excerpt_line, file_line))
+    out.append(data[starts[file_line - 1] :])
+    hole_lines = [run[0].first for run in runs]
+    return Excerpt(b"".join(out), holes, hole_lines, hidden_uses, anchors, len(starts) - 1, seeded)

@@ -1,0 +1,256 @@
+"""Excerpts (`analysis/excerpt.py`) give what whole files give: every file run through an excerpt
+(`excerpt_above=0`) and through its whole text, over every fixture, the examples, the installed torch sources
+and the real torch-npu releases, findings compared field by field and fixed bytes byte for byte; then the
+shapes an excerpt must get right one by one, each built so that the excerpt does hold statements aside.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fsdp_unpatch.analysis import excerpt
+from fsdp_unpatch.analysis.prefilter import Prefilter
+from fsdp_unpatch.analysis.screen import screen_for
+from fsdp_unpatch.catalog import load_catalog
+from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.config.discovery import discover
+from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.model import RunOptions, RunResult
+from fsdp_unpatch.run.batch import run
+from fsdp_unpatch.run.engine import run_together
+from tests.test_tiers import _expanded_copy, _release, _torch_sources
+
+ROOT = Path(__file__).resolve().parent.parent
+PATCH = ROOT / "examples" / "legacy_project" / "legacy_npu" / "distributed" / "fsdp" / "_add_fsdp_patch.py"
+
+
+def _fields(result: RunResult) -> list:
+    findings = [dataclasses.asdict(f) | {"fixed": f.fixed} for f in result.findings]
+    return findings + [(r.display, r.fixed, r.deleted) for r in result.files]
+
+
+def _both(runner, tree: Path, **options) -> tuple[list, list]:
+    """(through excerpts, whole files) for every file of `tree`."""
+    catalog = load_catalog()
+    options.setdefault("analysis", Options(target_torch=Version.parse("2.13")))
+    options.setdefault("replacements", True)
+    results = [
+        _fields(runner(discover([str(tree)]), catalog, RunOptions(excerpt_above=above, **options)))
+        for above in (0, 1 << 40)
+    ]
+    return results[0], results[1]
+
+
+def _excerpt(data: bytes, name: str = "module") -> excerpt.Excerpt:
+    built = excerpt.build(data, "utf-8", name, False, screen_for(load_catalog()))
+    assert built is not None
+    return built
+
+
+@pytest.mark.parametrize("fix", [False, True], ids=["check", "fix"])
+@pytest.mark.parametrize("runner", [run, run_together], ids=["batch", "together"])
+@pytest.mark.parametrize("tree", ["tests/fixtures", "examples/legacy_project", "examples/migrated_project"])
+def test_fixtures_and_examples(tree: str, runner, fix: bool, tmp_path: Path, monkeypatch) -> None:
+    copy = _expanded_copy(ROOT / tree, tmp_path / Path(tree).name)
+    monkeypatch.setattr(Prefilter, "worth_parsing", lambda self, data, path=None, named=None: True)
+    through_excerpts, whole = _both(runner, copy, fix=fix, write=False)
+    assert through_excerpts == whole
+    assert any(isinstance(f, dict) for f in whole), "the tree must hold findings"
+
+
+def test_every_fixture_file_alone(tmp_path: Path) -> None:
+    """Each file as the only one of its run (a pre-commit hook's view)."""
+    copy = _expanded_copy(ROOT / "tests" / "fixtures", tmp_path / "fixtures")
+    for path in sorted(copy.rglob("*.py")):
+        for fix in (False, True):
+            through_excerpts, whole = _both(run, path, fix=fix, write=False)
+            assert through_excerpts == whole, path
+
+
+def test_the_fixtures_excerpts_hold_statements_aside(tmp_path: Path) -> None:
+    """Not vacuous: most fixture files with a finding are analysed through an excerpt that hides something."""
+    copy = _expanded_copy(ROOT / "tests" / "fixtures", tmp_path / "fixtures")
+    hiding = 0
+    for path in sorted(copy.rglob("*.py")):
+        data = path.read_bytes()
+        built = excerpt.build(data, "utf-8", path.stem, False, screen_for(load_catalog()))
+        if built is not None and built.seeded and built.holes:
+            hiding += 1
+            assert built.splice(built.text) == data
+    assert hiding >= 20
+
+
+@pytest.mark.slow
+def test_installed_torch_sources() -> None:
+    through_excerpts, whole = _both(run, _torch_sources())
+    assert through_excerpts == whole
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["2.7.1.post11", "2.10.0.post7", "2.11.0.post3"])
+def test_real_releases(version: str) -> None:
+    tree = _release(version)
+    for fix in (False, True):
+        through_excerpts, whole = _both(run, tree, fix=fix, write=False)
+        assert through_excerpts == whole
+    through_excerpts, whole = _both(run_together, tree, fix=True, write=False)
+    assert through_excerpts == whole
+
+
+# One module per way the rest of a file reaches the statements with findings. Each is the torch-npu patch of
+# the legacy example, with other code around it; the test checks the excerpt hides that code and the results
+# are those of the whole file.
+FILLER = '''
+
+def helper_{n}(module, fsdp_params):
+    """Ordinary code that names FSDP2 internals."""
+    from torch.distributed.fsdp._fully_shard import _fsdp_collectives
+    values = [p for p in fsdp_params if p is not None]
+    return _fsdp_collectives, len(values) + {n}
+'''
+
+SHAPES = {
+    # hidden code calls the installer the fix deletes: the call goes too (FSU004), or the installer stays
+    "installer-called": "\n\ndef setup():\n    _apply_fsdp_patch()\n    return True\n",
+    # hidden code uses an import that only the deleted statements use besides: the import stays
+    "import-used-in-hidden-code": "\n\ndef clock():\n    return _fsdp_collectives.foreach_reduce\n",
+    # a hidden function-local import of a name that the deleted code uses, unused where it is
+    "unused-local-import": "\n\ndef unused():\n    from torch.distributed.fsdp._fully_shard import _fsdp_collectives\n    return 1\n",
+    # the last import of a name is hidden (the import table keeps the last binding)
+    "last-import-hidden": "\n\ndef late():\n    import os as _fsdp_collectives\n    return _fsdp_collectives.sep\n",
+    # a comment indented like a block's body after a hidden block, then a kept statement
+    "block-footer": "\n\ndef quiet():\n    return 1\n    # the end of quiet()\n\n",
+    # a hidden simple statement followed by an indented comment
+    "indented-comment": "\n\nLIMIT = 3\n    # about LIMIT\n",
+    # hidden code names a replacement function the fix deletes (a reference elsewhere keeps it)
+    "replacement-named": "\n\nKEEP = [_patched_all_gather_copy_in]\n",
+    # a noqa comment in hidden code
+    "hidden-noqa": "\n\ndef other():\n    return 2  # noqa: FSU004\n",
+}
+
+
+def _shape(tmp_path: Path, shape: str, prefix: str = "", suffix: str = "", newline: str = "\n") -> Path:
+    project = tmp_path / "project"
+    package = project / "pkg"
+    package.mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (package / "__init__.py").write_text("")
+    text = prefix + FILLER.format(n=0) + PATCH.read_text() + SHAPES[shape] + FILLER.format(n=1) + suffix
+    (package / "patch.py").write_bytes(text.replace("\n", newline).encode())
+    return project
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_each_shape(shape: str, tmp_path: Path) -> None:
+    project = _shape(tmp_path, shape)
+    data = (project / "pkg" / "patch.py").read_bytes()
+    built = _excerpt(data, "pkg.patch")
+    assert built.holes, "the excerpt must hold something aside"
+    for fix in (False, True):
+        through_excerpts, whole = _both(run, project, fix=fix, write=False)
+        assert through_excerpts == whole
+        through_excerpts, whole = _both(run_together, project, fix=fix, write=False)
+        assert through_excerpts == whole
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+def test_tabs_line_endings_and_no_final_newline(newline: str, tmp_path: Path) -> None:
+    """The file's first indented block (tabs here) is hidden: libcst takes the module's indentation from it."""
+    tabbed = "\n\ndef first():\n\tif True:\n\t\treturn 1\n\treturn 2\n"
+    project = _shape(tmp_path, "installer-called", prefix=tabbed, suffix="\nEND = 1", newline=newline)
+    built = _excerpt((project / "pkg" / "patch.py").read_bytes(), "pkg.patch")
+    assert built.holes
+    for fix in (False, True):
+        through_excerpts, whole = _both(run, project, fix=fix, write=False)
+        assert through_excerpts == whole
+
+
+def test_another_file_calls_the_installer_from_hidden_code(tmp_path: Path) -> None:
+    """A large caller whose call of the patch's installer sits among hidden statements: the run's cross-file
+    step brings it back into the excerpt, and the call is removed as from a whole file."""
+    project = _shape(tmp_path, "block-footer")
+    caller = "".join(FILLER.format(n=n) for n in range(3))
+    caller += "\n\nfrom pkg.patch import _apply_fsdp_patch\n\n\ndef start():\n    _apply_fsdp_patch()\n"
+    caller += "".join(FILLER.format(n=n) for n in range(3, 6))
+    (project / "pkg" / "caller.py").write_text(caller)
+    for fix in (False, True):
+        through_excerpts, whole = _both(run, project, fix=fix, write=False)
+        assert through_excerpts == whole
+        assert any(isinstance(f, dict) and f["code"] == "FSU004" for f in whole)
+
+
+def test_a_large_module_is_analysed_through_a_small_excerpt(tmp_path: Path) -> None:
+    """The default threshold: a module over it, with the patch in the middle, gives the whole file's results
+    and libcst parses a small part of it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    filler = "".join(FILLER.format(n=n) for n in range(1200))
+    text = filler + PATCH.read_text() + filler
+    assert len(text) > RunOptions(analysis=Options()).excerpt_above
+    (project / "big.py").write_text(text)
+    built = _excerpt(text.encode(), "big")
+    assert len(built.text) < len(PATCH.read_bytes()) + 2000
+    catalog = load_catalog()
+    for fix in (False, True):
+        options = {"analysis": Options(target_torch=Version.parse("2.13")), "fix": fix, "write": False}
+        default = _fields(run(discover([str(project)]), catalog, RunOptions(**options)))
+        whole = _fields(run(discover([str(project)]), catalog, RunOptions(excerpt_above=1 << 40, **options)))
+        assert default == whole
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = '''\nnot a statement\n'''\ny = 1\n",  # a line at column 0 inside a string
+        "if a:\n    b = 1\nelse:\n    b = 2\n",
+        "try:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\n",
+        "@dec\n\ndef f():\n    pass\n",
+        "x = (1,\n2)\ny = [\n]\n",
+        "a = 1; b = 2\nc = 3\n",
+        "x = 1 + \\\n2\n",
+    ],
+)
+def test_statements_are_never_cut_inside(source: str, monkeypatch) -> None:
+    """Pieces are cut only between top-level statements, whatever starts at column 0 (pieces of one line here)."""
+    monkeypatch.setattr(excerpt, "_PIECE", 1)
+    data = source.encode()
+    starts = excerpt._line_starts(data)
+    pieces = list(excerpt._pieces(data, "utf-8", starts))
+    assert None not in pieces
+    whole = ast.dump(ast.parse(source))
+    rebuilt = [ast.dump(s) for p in pieces for s in p[2].body]  # type: ignore[index]
+    assert len(rebuilt) == len(ast.parse(source).body) and whole.count("lineno") >= 0
+
+
+def test_a_syntax_error_gives_no_excerpt() -> None:
+    assert excerpt.build(b"def f(:\n    pass\n", "utf-8", "m", False, screen_for(load_catalog())) is None
+
+
+def test_a_file_spelling_the_placeholder_gives_no_excerpt() -> None:
+    data = b"__fsdp_unpatch_hole_0__ = 1\n" + PATCH.read_bytes()
+    assert excerpt.build(data, "utf-8", "m", False, screen_for(load_catalog())) is None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(sorted(SHAPES)), min_size=1, max_size=4), st.booleans())
+def test_excerpts_map_back_to_the_file(shapes: list[str], patch_first: bool) -> None:
+    """Whatever the mix: the excerpt parses, puts the file back byte for byte, and each of its lines is the
+    file's line it maps to (placeholders aside)."""
+    parts = [SHAPES[s] + FILLER.format(n=i) for i, s in enumerate(shapes)]
+    text = PATCH.read_text() + "".join(parts) if patch_first else "".join(parts) + PATCH.read_text()
+    data = text.encode()
+    built = _excerpt(data)
+    cst.parse_module(built.text)
+    assert built.splice(built.text) == data
+    file_lines = data.splitlines()
+    for number, line in enumerate(built.text.splitlines(), start=1):
+        if excerpt.HOLE not in line and line.strip() != b"pass":
+            assert file_lines[built.file_line(number) - 1] == line
