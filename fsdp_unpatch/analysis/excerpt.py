@@ -22,9 +22,12 @@ What a kept statement's analysis may read elsewhere in the file, and how the exc
   statements' uses are counted with ast and added to the analysis (`hidden_uses`);
 - a run's cross-file decisions (`engine.Run.link`): a hidden statement that spells a name the run removes
   is brought back into the excerpt before linking (`seeds`);
+- the shape of the module (new imports go after the imports before the first definition; a test module
+  left with nothing but helpers is deleted): a hole's placeholder holds one statement per kind of statement
+  in the hole (a test, another function or class, an assignment or guard, anything else);
 - libcst's ownership of comments after an indented block (the block's footer) and the module's default
-  indentation: a placeholder for statements that end in an indented block is itself an `if` block, indented
-  like the file's first block.
+  indentation: a placeholder for statements that end in an indented block ends in one too, indented like
+  the file's first block.
 
 The excerpt is used for files of `model.EXCERPT_ABOVE` bytes and more (`RunOptions.excerpt_above`);
 `tests/test_excerpts.py` runs every fixture, the examples, the installed torch sources and the real
@@ -71,6 +74,7 @@ class _Part:
     docstring: bool = False
     ends_in_block: bool = False  # its last line is inside an indented block (libcst: a block footer follows)
     block_indent: Optional[bytes] = None  # the indentation of its first indented block, if it has one
+    kind: str = "quiet"  # what the module-shape rules see in it (`_kind`)
     kept: bool = False
 
 
@@ -240,6 +244,46 @@ def _note(part: _Part, node: ast.AST) -> None:
             part.uses[name] += 1
 
 
+_DEFINITION_TYPES = (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom, ast.Pass)
+
+
+def _is_test(statement: ast.stmt) -> bool:
+    """A test function or test class, as `rules/tests.py` tells them."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return statement.name.startswith("test")
+    if isinstance(statement, ast.ClassDef):
+        methods = [s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        named = statement.name.startswith("Test") or bool(statement.bases)
+        return named and any(m.name.startswith("test") for m in methods)
+    return False
+
+
+def _is_quiet(statement: ast.stmt) -> bool:
+    """What a module keeps without it mattering (`rules/tests.py::_left_over`): assignments and imports, a
+    string, a `__name__` guard, a guarded import."""
+    if isinstance(statement, _DEFINITION_TYPES):
+        return True
+    if isinstance(statement, ast.Expr):
+        return isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
+    if isinstance(statement, ast.If) and isinstance(statement.test, ast.Compare):
+        sides = [statement.test.left, *statement.test.comparators]
+        return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides)
+    if isinstance(statement, ast.Try):
+        blocks = [statement.body, *(h.body for h in statement.handlers)]
+        return all(isinstance(s, _DEFINITION_TYPES) for block in blocks for s in block)
+    return False
+
+
+def _kind(statement: ast.stmt) -> str:
+    """What the module-shape rules (new imports go before the first definition; a test module left with
+    nothing) see in a statement: "test", "definition" (other functions and classes), "quiet" or "other"."""
+    if _is_test(statement):
+        return "test"
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return "definition"
+    return "quiet" if _is_quiet(statement) else "other"
+
+
 def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Optional[tuple[list[_Part], list[int]]]:
     starts = _line_starts(data)
     parts: list[_Part] = []
@@ -253,11 +297,13 @@ def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Op
             decorators = getattr(statement, "decorator_list", [])
             first = base + min([statement.lineno] + [d.lineno for d in decorators])
             last = base + (statement.end_lineno or statement.lineno)
-            if parts and parts[-1].last >= first:  # `a = 1; b = 2`: one part
+            kind = _kind(statement)
+            if parts and parts[-1].last >= first:  # `a = 1; b = 2`: one part, one line of the module
                 part = parts[-1]
                 part.last = max(part.last, last)
+                part.kind = "quiet" if part.kind == kind == "quiet" else "other"
             else:
-                part = _Part(first, last)
+                part = _Part(first, last, kind=kind)
                 parts.append(part)
             scan(
                 statement,
@@ -367,14 +413,33 @@ def _close(parts: list[_Part]) -> None:
                 part.kept = changed = True
 
 
-def _placeholder(number: int, hidden: list[_Part], indent: bytes, newline: bytes, first_block: bool) -> bytes:
+# One placeholder statement per kind of statement a hole holds (`_kind`), on one line each; the last one
+# ends in an indented block when the hole does (the block's footer: comments indented below it), and so does
+# the one for the statement holding the file's first indented block (libcst takes the module's indentation
+# from it).
+_STUBS = {
+    # kind: (simple form, block form) around the placeholder's name
+    "test": (b"def test%s(): pass", b"def test%s():"),
+    "definition": (b"def %s(): pass", b"def %s():"),
+    "quiet": (b"%s = None", b'if __name__ == "%s":'),
+    "other": (b"%s", b"if %s:"),
+}
+
+
+def _placeholder(number: int, run: list[_Part], indent: bytes, newline: bytes, first_block: Optional[_Part]) -> bytes:
     name = HOLE + str(number).encode() + b"__"
-    block = b"if " + name + b":" + newline + indent + b"pass" + newline
-    if hidden[-1].ends_in_block:
-        return block
-    if first_block:  # the file's first indented block is in here: libcst takes the module's indentation from it
-        return block + name + newline
-    return name + newline
+    wanted: list[tuple[str, bool]] = []  # (kind, in block form)
+    for part in run:
+        if (part.kind, False) not in wanted and (part.kind, True) not in wanted:
+            wanted.append((part.kind, part is first_block))
+    last = (run[-1].kind, run[-1].ends_in_block)
+    if wanted[-1] != last:
+        wanted.append(last)
+    lines = []
+    for kind, block in wanted:
+        simple, header = _STUBS[kind]
+        lines.append(header % name + newline + indent + b"pass" if block else simple % name)
+    return newline.join(lines) + newline
 
 
 def _assemble(data: bytes, starts: list[int], parts: list[_Part], seeded: bool) -> Excerpt:
@@ -403,7 +468,7 @@ def _assemble(data: bytes, starts: list[int], parts: list[_Part], seeded: bool) 
         original = data[starts[first - 1] : starts[last]]
         line_end = data[starts[first - 1] : starts[first]]
         newline = b"\r\n" if line_end.endswith(b"\r\n") else line_end[-1:] if line_end[-1:] in (b"\n", b"\r") else b"\n"
-        holds_first_block = first_indent is not None and first_indent in run
+        holds_first_block = first_indent if first_indent is not None and first_indent in run else None
         placeholder = _placeholder(len(holes), run, indent, newline, holds_first_block)
         if not original.endswith((b"\n", b"\r")):  # the file's last line has no line ending: nor has this
             placeholder = placeholder[: -len(newline)]

@@ -300,7 +300,8 @@ class Run:
                 unit, result, SourceError(FIX_NOT_WRITTEN.code, f"fixed text does not parse ({error}); not written")
             )
             return
-        data = fixed if unit.excerpt is None else unit.excerpt.splice(fixed)
+        # (a module the fix deletes whole has nothing to put back)
+        data = fixed if unit.excerpt is None or deletes_file(edits) else unit.excerpt.splice(fixed)
         if data is None:
             self.block(unit, result, SourceError(FIX_NOT_WRITTEN.code, "the fix lost a placeholder; not written"))
             return
