@@ -160,18 +160,16 @@ def helper_{n}(module, fsdp_params):
 SHAPES = {
     # hidden code calls the installer the fix deletes: the call goes too (FSU004), or the installer stays
     "installer-called": "\n\ndef setup():\n    _apply_fsdp_patch()\n    return True\n",
-    # hidden code uses an import that only the deleted statements use besides: the import stays
-    "import-used-in-hidden-code": "\n\ndef clock():\n    return _fsdp_collectives.foreach_reduce\n",
-    # a hidden function-local import of a name that the deleted code uses, unused where it is
-    "unused-local-import": (
-        "\n\ndef unused():\n    from torch.distributed.fsdp._fully_shard import _fsdp_collectives\n    return 1\n"
-    ),
-    # the last import of a name is hidden (the import table keeps the last binding)
+    # hidden code uses an import that otherwise only the deleted code uses: the import stays
+    "import-used-in-hidden-code": "\n\ndef clock(x):\n    return cast(int, x)\n",
+    # a hidden function-local import of a name only the deleted code uses: the clean-up deletes it too
+    "unused-local-import": "\n\ndef unused():\n    import torch.distributed as dist\n    return 1\n",
+    # the file's last import of a name is hidden (the import table keeps the last binding)
     "last-import-hidden": "\n\ndef late():\n    import os as _fsdp_collectives\n    return _fsdp_collectives.sep\n",
-    # a comment indented like a block's body after a hidden block, then a kept statement
-    "block-footer": "\n\ndef quiet():\n    return 1\n    # the end of quiet()\n\n",
-    # a hidden simple statement followed by an indented comment
-    "indented-comment": "\n\nLIMIT = 3\n    # about LIMIT\n",
+    # a comment indented like a hidden block's body belongs to the block, not to the deleted call below it
+    "block-footer": "\n\ndef quiet():\n    return 1\n    # the end of quiet()\n\n_apply_fsdp_patch()\n",
+    # an indented comment after a hidden simple statement belongs to the deleted call below it
+    "indented-comment": "\n\nLIMIT = 3\n    # about LIMIT\n_apply_fsdp_patch()\n",
     # hidden code names a replacement function the fix deletes (a reference elsewhere keeps it)
     "replacement-named": "\n\nKEEP = [_patched_all_gather_copy_in]\n",
     # a noqa comment in hidden code
@@ -180,12 +178,13 @@ SHAPES = {
 
 
 def _shape(tmp_path: Path, shape: str, prefix: str = "", suffix: str = "", newline: str = "\n") -> Path:
+    """A project whose module is the legacy example's patch with hidden code around it, `shape` last."""
     project = tmp_path / "project"
     package = project / "pkg"
     package.mkdir(parents=True)
     (project / "pyproject.toml").write_text("[project]\nname = 'p'\n")
     (package / "__init__.py").write_text("")
-    text = prefix + FILLER.format(n=0) + PATCH.read_text() + SHAPES[shape] + FILLER.format(n=1) + suffix
+    text = prefix + FILLER.format(n=0) + PATCH.read_text() + FILLER.format(n=1) + SHAPES[shape] + suffix
     (package / "patch.py").write_bytes(text.replace("\n", newline).encode())
     return project
 
@@ -213,16 +212,21 @@ def test_tabs_line_endings_and_no_final_newline(newline: str, tmp_path: Path) ->
 
 
 def test_another_file_calls_the_installer_from_hidden_code(tmp_path: Path) -> None:
-    """A large caller whose call of the patch's installer sits among hidden statements: the run's cross-file
-    step brings it back into the excerpt, and the call is removed as from a whole file."""
-    project = _shape(tmp_path, "block-footer")
-    caller = "".join(FILLER.format(n=n) for n in range(3))
-    caller += "\n\nfrom pkg.patch import _apply_fsdp_patch\n\n\ndef start():\n    _apply_fsdp_patch()\n"
+    """A caller whose call of the patch's installer (a name the catalog does not know) sits among hidden
+    statements: the run's cross-file step brings it back into the excerpt, and the call is removed as from
+    a whole file (without that, the installer would go and the hidden call would break)."""
+    project = _shape(tmp_path, "installer-called")
+    patch = project / "pkg" / "patch.py"
+    patch.write_text(patch.read_text().replace("_apply_fsdp_patch", "enable_npu_collectives"))
+    caller = "from pkg.patch import enable_npu_collectives\n"
+    caller += "".join(FILLER.format(n=n) for n in range(3))
+    caller += "\n\ndef start():\n    enable_npu_collectives()\n"
     caller += "".join(FILLER.format(n=n) for n in range(3, 6))
     (project / "pkg" / "caller.py").write_text(caller)
+    assert excerpt.build(caller.encode(), "utf-8", "pkg.caller", False, screen_for(load_catalog())).holes
     through_excerpts, whole = _both(run, project, fix=True, write=False)
     assert through_excerpts == whole
-    assert any(isinstance(f, dict) and f["code"] == "FSU004" for f in whole)
+    assert any(isinstance(f, dict) and f["code"] == "FSU004" and f["path"].endswith("caller.py") for f in whole)
 
 
 @pytest.mark.slow
