@@ -220,6 +220,14 @@ def _module_level_targets(statement: ast.stmt) -> set[str]:
     return found
 
 
+# The nodes `_note` reads (match patterns bind names too).
+_NOTED = frozenset(
+    {ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.Import, ast.ImportFrom, ast.Global}
+    | {ast.Nonlocal, ast.ExceptHandler}
+    | {getattr(ast, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, name)}
+)
+
+
 def _note(part: _Part, node: ast.AST) -> None:
     """What `_Part` records of one node (called for every node of the part's statements but names)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -312,7 +320,7 @@ def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Op
                 is_package,
                 part.scan,
                 part.uses,
-                functools.partial(_note, part),
+                (_NOTED, functools.partial(_note, part)),
                 lines,
             )
             part.defines |= _module_level_targets(statement)
@@ -332,6 +340,9 @@ def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Op
     return parts, starts
 
 
+_LAST: list[tuple[tuple, Optional[Excerpt]]] = []  # the last excerpts built (a run builds each twice)
+
+
 def build(
     data: bytes,
     encoding: str,
@@ -344,6 +355,23 @@ def build(
 
     `seeds`: names whose statements must be in it (names the run removes, spelled in this file).
     """
+    key = (data, encoding, module_name, is_package, frozenset(seeds), id(screen))
+    for known, built in _LAST:
+        if known == key:
+            return built
+    built = _build(data, encoding, module_name, is_package, screen, seeds)
+    _LAST[:] = [*_LAST[-1:], (key, built)]
+    return built
+
+
+def _build(
+    data: bytes,
+    encoding: str,
+    module_name: str,
+    is_package: bool,
+    screen: Screen,
+    seeds: Iterable[str] = (),
+) -> Optional[Excerpt]:
     if HOLE in data or not encoding.replace("_", "-").lower().startswith(("utf-8", "latin", "iso-8859", "cp", "ascii")):
         return None
     found = _parts(data, encoding, module_name, is_package)

@@ -141,14 +141,14 @@ def scan(
     is_package: bool,
     found: Optional[Scan] = None,
     uses: Optional[Counter] = None,
-    visit: Optional[Callable[[ast.AST], None]] = None,
+    visit: Optional[tuple[frozenset[type], Callable[[ast.AST], None]]] = None,
     lines: Optional[list[int]] = None,
 ) -> Scan:
     """Walk `tree` (parsed from `data`) once and note what a finding could come from (into `found`, if given).
 
-    For callers that note more in the same walk: `uses` counts the names used (`ast.Name`), `visit` is
-    called with every other node; `lines` (offsets of `data`'s lines, filled on first need) may be shared
-    by the walks of one `data`.
+    For callers that note more in the same walk: `uses` counts the names used (`ast.Name`); `visit` is
+    (node types, function): the function is called with every node of those types; `lines` (offsets of
+    `data`'s lines, filled on first need) may be shared by the walks of one `data`.
     """
     found = Scan() if found is None else found
     lines = [] if lines is None else lines
@@ -167,8 +167,8 @@ def scan(
             if uses is not None:
                 uses[node.id] += 1  # type: ignore[attr-defined]
             continue
-        if visit is not None:
-            visit(node)
+        if visit is not None and kind in visit[0]:
+            visit[1](node)
         if kind is ast.Constant or kind is ast.JoinedStr:
             if isinstance(getattr(node, "value", ""), (str, bytes)):
                 # implicitly joined literals are one node here and a chain in libcst, one level per literal
