@@ -41,6 +41,7 @@ from __future__ import annotations
 import ast
 import bisect
 import functools
+import gc
 import re
 import warnings
 from collections import Counter
@@ -359,7 +360,13 @@ def build(
     for known, built in _LAST:
         if known == key:
             return built
-    built = _build(data, encoding, module_name, is_package, screen, seeds)
+    collecting = gc.isenabled()
+    gc.disable()  # syntax trees hold no cycles; the collector would walk the growing heap many times over
+    try:
+        built = _build(data, encoding, module_name, is_package, screen, seeds)
+    finally:
+        if collecting:
+            gc.enable()
     _LAST[:] = [*_LAST[-1:], (key, built)]
     return built
 

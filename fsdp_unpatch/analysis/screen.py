@@ -235,9 +235,11 @@ def scan(
         step = depth + (len(node.values) if kind is ast.BoolOp else 1)  # type: ignore[attr-defined]
         for name in node._fields:
             value = getattr(node, name, None)
-            if isinstance(value, list):
-                stack.extend((item, step) for item in value if isinstance(item, ast.AST))
-            elif isinstance(value, ast.AST) and not isinstance(value, _CONTEXTS):
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        stack.append((item, step))
+            elif isinstance(value, ast.AST) and type(value) not in _CONTEXTS:
                 stack.append((value, step))
     return found
 
