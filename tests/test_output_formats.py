@@ -303,3 +303,27 @@ def test_sarif_information_uri_is_the_readme(project: Path) -> None:
     log = json.loads(cli("check", "--output-format", "sarif", cwd=project).stdout)
     assert log["runs"][0]["tool"]["driver"]["informationUri"] == README_URL
     assert README_URL.endswith("#readme") and "pypi.org" not in README_URL
+
+
+def test_a_fix_shows_the_imports_of_its_own_file_only(tmp_path: Path) -> None:
+    """The vendored patch's FSU002 requires FSU301 rewrites in two other files, which add imports there; the
+    regions shown for it (`--show-fixes`, SARIF) add none to the patch module (they used to: the other files'
+    import edits were applied to it)."""
+    from fsdp_unpatch.catalog import load_catalog
+    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.config.discovery import discover
+    from fsdp_unpatch.config.options import Options
+    from fsdp_unpatch.model import RunOptions
+    from fsdp_unpatch.run.batch import run
+    from tests.test_tiers import ROOT, _expanded_copy
+
+    copy = _expanded_copy(ROOT / "tests" / "fixtures" / "downstream", tmp_path / "downstream")
+    options = RunOptions(analysis=Options(target_torch=Version.parse("2.13")), replacements=True)
+    result = run(discover([str(copy)]), load_catalog(), options)
+    finding = next(
+        f
+        for f in result.findings
+        if f.code == "FSU002" and f.path.endswith("patch.py") and "_get_param_all_gather_inputs" in f.message
+    )
+    assert finding.fix is not None and finding.fix.replacements
+    assert not any("import" in r.content for r in finding.fix.replacements)

@@ -37,7 +37,7 @@ from fsdp_unpatch.analysis.suppression import NoqaCode, is_suppressed, noqa_code
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate, outside_files
 from fsdp_unpatch.fixes.edits import apply_edits, replacement_regions
-from fsdp_unpatch.fixes.module_edits import deletes_file
+from fsdp_unpatch.fixes.module_edits import AddImport, DeleteFile, deletes_file
 from fsdp_unpatch.fixes.transaction import Change, commit_groups, error_finding, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
@@ -221,6 +221,8 @@ class Run:
                 seen.add(id(current))
                 edits.extend(current.edits)
                 stack.extend(current.requires)
+        # A required fix in another file adds its imports there, not here.
+        edits = [e for e in edits if not isinstance(e, (AddImport, DeleteFile)) or e.node is analysis.module]
         regions = replacement_regions(analysis.module.code, apply_edits(analysis, edits).code)
         if analysis.file_line is None:
             return tuple(regions)
