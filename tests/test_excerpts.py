@@ -266,7 +266,7 @@ def test_statements_are_never_cut_inside(source: str, monkeypatch) -> None:
     monkeypatch.setattr(excerpt, "_PIECE", 1)
     data = source.encode()
     starts = excerpt._line_starts(data)
-    pieces = list(excerpt._pieces(data, "utf-8", starts))
+    pieces = list(excerpt._pieces(data, starts))
     assert None not in pieces
     whole = ast.dump(ast.parse(source))
     rebuilt = [ast.dump(s) for p in pieces for s in p[2].body]  # type: ignore[index]
@@ -297,3 +297,28 @@ def test_excerpts_map_back_to_the_file(shapes: list[str], patch_first: bool) -> 
     for number, line in enumerate(built.text.splitlines(), start=1):
         if excerpt.HOLE not in line and line.strip() != b"pass":
             assert file_lines[built.file_line(number) - 1] == line
+
+
+def test_a_chain_of_calls_is_followed_to_its_end() -> None:
+    """Each function calls the one before, the first calls the installer: all are kept, the first filler is
+    not (the second holds the file's last import of `_fsdp_collectives`, which the patch spells)."""
+    chain = "".join(f"\n\ndef step_{n}():\n    return step_{n - 1}()\n" for n in range(1, 300))
+    fillers = FILLER.format(n=0) + FILLER.format(n=1)
+    text = PATCH.read_text() + fillers + "\n\ndef step_0():\n    _apply_fsdp_patch()\n" + chain
+    built = _excerpt(text.encode())
+    assert all(f"def step_{n}()".encode() in built.text for n in range(300))
+    assert b"def helper_0(" not in built.text
+
+
+def test_only_utf8_files_get_excerpts() -> None:
+    """Another encoding is declared in the first two lines, which a hole could take from libcst's view."""
+    data = b"# -*- coding: latin-1 -*-\n" + FILLER.format(n=0).encode() + PATCH.read_bytes()
+    assert excerpt.build(data, "iso-8859-1", "m", False, screen_for(load_catalog())) is None
+
+
+def test_a_byte_order_mark_stays_first() -> None:
+    data = b"\xef\xbb\xbfX = 1\n" + FILLER.format(n=0).encode() + PATCH.read_bytes()
+    built = excerpt.build(data, "utf-8-sig", "m", False, screen_for(load_catalog()))
+    assert built is not None and built.holes
+    assert built.text.startswith(b"\xef\xbb\xbfX = 1\n")
+    assert built.splice(built.text) == data

@@ -33,13 +33,14 @@ The excerpt is used for files of `model.EXCERPT_ABOVE` bytes and more (`RunOptio
 `tests/test_excerpts.py` runs every fixture, the examples, the installed torch sources and the real
 releases through excerpts and through whole files and compares every finding and every fixed byte.
 Anything unusual (a piece that CPython does not parse, a placeholder name already in the file, a tree too
-deep, an encoding that is not ASCII-compatible) gives no excerpt: the whole file is parsed as before.
+deep, an encoding other than UTF-8) gives no excerpt: the whole file is parsed as before.
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
+import codecs
 import functools
 import gc
 import re
@@ -131,7 +132,7 @@ def _may_start_statement(line: bytes) -> bool:
     return bool(line) and line[:1] not in b" \t\f\r\n#)]}" and not _CONTINUATION.match(line)
 
 
-def _pieces(data: bytes, encoding: str, starts: list[int]) -> Iterator[Optional[tuple[int, int, ast.AST]]]:
+def _pieces(data: bytes, starts: list[int]) -> Iterator[Optional[tuple[int, int, ast.AST]]]:
     """The file as (first line index, end line index, syntax tree) pieces of whole top-level statements, one at a
     time (a whole file's tree is about 100 times its size); None, last, when a piece does not parse (a syntax
     error, or syntax newer than this Python: the whole file is parsed as before)."""
@@ -153,8 +154,7 @@ def _pieces(data: bytes, encoding: str, starts: list[int]) -> Iterator[Optional[
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    source = chunk if line == 0 or encoding == "utf-8" else chunk.decode(encoding)
-                    tree = compile(source, "<piece>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+                    tree = compile(chunk, "<piece>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
             except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
                 if end == count:
                     yield None
@@ -296,7 +296,7 @@ def _kind(statement: ast.stmt) -> str:
 def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Optional[tuple[list[_Part], list[int]]]:
     starts = _line_starts(data)
     parts: list[_Part] = []
-    for piece_found in _pieces(data, encoding, starts):
+    for piece_found in _pieces(data, starts):
         if piece_found is None:
             return None
         base, end, tree = piece_found
@@ -379,8 +379,8 @@ def _build(
     screen: Screen,
     seeds: Iterable[str] = (),
 ) -> Optional[Excerpt]:
-    if HOLE in data or not encoding.replace("_", "-").lower().startswith(("utf-8", "latin", "iso-8859", "cp", "ascii")):
-        return None
+    if HOLE in data or encoding not in ("utf-8", "utf-8-sig"):
+        return None  # other encodings are declared on the first two lines, which a hole could take
     found = _parts(data, encoding, module_name, is_package)
     if found is None:
         return None
@@ -412,40 +412,60 @@ def _build(
             part.kept = seeded = True
         elif part.top_import or part.docstring:
             part.kept = True
+    if data.startswith(codecs.BOM_UTF8):
+        parts[0].kept = True  # the byte order mark stays at the start of what libcst reads
     _close(parts)
     return _assemble(data, starts, parts, seeded)
 
 
 def _close(parts: list[_Part]) -> None:
-    """Keep every hidden statement the kept ones could read (see the module doc), to a fixpoint."""
+    """Keep every hidden statement the kept ones could read (see the module doc), to a fixpoint.
+
+    Linear in the words of the file: each newly kept statement's words and definitions are looked up in
+    indexes of the hidden statements (a chain of functions calling the next would otherwise cost a pass over
+    the file per link).
+    """
     last_import: dict[str, _Part] = {}
-    hidden_uses: Counter = Counter()
+    spelling: dict[str, list[_Part]] = {}  # word -> hidden statements that spell it
+    binding: dict[str, list[_Part]] = {}  # name -> hidden statements that bind it (not by import)
+    importing: dict[str, list[_Part]] = {}  # name -> hidden statements that import it
     for part in parts:
         for name in part.imports:
             last_import[name] = part
-    changed = True
-    while changed:
-        changed = False
-        spelled: set[str] = set()
-        defined: set[str] = set()
-        for part in parts:
-            if part.kept:
-                spelled |= part.words
-                defined |= part.defines | part.patch_imports
-        hidden_uses.clear()
+        if part.kept:
+            continue
+        for word in part.words:
+            spelling.setdefault(word, []).append(part)
+        for name in part.binds:
+            binding.setdefault(name, []).append(part)
+        for name in part.imports:
+            importing.setdefault(name, []).append(part)
+    spelled: set[str] = set()
+    defined: set[str] = set()
+    queue = [part for part in parts if part.kept]
+    while queue:
+        while queue:
+            part = queue.pop()
+            new_words, new_names = part.words - spelled, (part.defines | part.patch_imports) - defined
+            spelled |= new_words
+            defined |= new_names
+            reached = [p for name in new_names for p in spelling.get(name, ())]
+            reached += [p for word in new_words for p in binding.get(word, ())]
+            reached += [last_import[word] for word in new_words if word in last_import]
+            for other in reached:
+                if not other.kept:
+                    other.kept = True
+                    queue.append(other)
+        # a hidden import of a spelled name that no hidden code uses: the import clean-up deletes it too
+        hidden_uses: Counter = Counter()
         for part in parts:
             if not part.kept:
                 hidden_uses.update(part.uses)
-        for part in parts:
-            if part.kept:
-                continue
-            imported = part.imports & spelled
-            if (
-                part.words & defined
-                or part.binds & spelled
-                or any(last_import[name] is part or hidden_uses[name] == 0 for name in imported)
-            ):
-                part.kept = changed = True
+        for name in spelled & set(importing):
+            for other in importing[name]:
+                if not other.kept and hidden_uses[name] == 0:
+                    other.kept = True
+                    queue.append(other)
 
 
 # One placeholder statement per kind of statement a hole holds (`_kind`), on one line each; the last one
