@@ -124,6 +124,12 @@ class Run:
                 if unit.analysis is not None:
                     names.update(i.qualified.rsplit(".", 1)[-1] for i in unit.analysis.installers)
                     names.update(unit.analysis.replacements)
+                    names.update(  # functions and classes a planned fix deletes
+                        e.node.name.value
+                        for p in unit.analysis.planned
+                        for e in p.edits
+                        if isinstance(e.node, (cst.FunctionDef, cst.ClassDef))
+                    )
             names -= self.seeds
             if not names:
                 return
