@@ -129,22 +129,29 @@ class Memory:
         return modules
 
 
-def _function_at(tree: ast.Module, line: int) -> Optional[str]:
-    """The top-level function whose definition (decorators included) starts at `line`."""
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if min([node.lineno] + [d.lineno for d in node.decorator_list]) == line:
-                return node.name
-    return None
+def _top_level_functions(data: bytes) -> Optional[dict[int, str]]:
+    """First line (decorators included) -> name of each top-level function; None when the file does not parse.
+    Read a statement at a time (`excerpt.statements`): no tree of a whole large module in memory."""
+    from fsdp_unpatch.analysis.excerpt import no_cyclic_gc, statements
+
+    functions: dict[int, str] = {}
+    try:
+        with no_cyclic_gc():
+            for base, node in statements(data):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    functions[base + min([node.lineno] + [d.lineno for d in node.decorator_list])] = node.name
+    except (SyntaxError, ValueError):
+        return None
+    return functions
 
 
-def _known_to_the_catalog(module: str, path: Path, tree: ast.Module, catalog: Catalog) -> bool:
+def _known_to_the_catalog(module: str, path: Path, defined: set[str], catalog: Catalog) -> bool:
     """Whether the catalog itself remembers this module: by its name, or (as `linking.present_patch_modules`
-    finds a copy in a folder of another name) by its file name and an installer it defined."""
+    finds a copy in a folder of another name) by its file name and an installer it defined (`defined`: its
+    top-level functions)."""
     known = catalog.patch_modules.get(module)
     if known is not None and known.path is None:
         return True
-    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     return any(
         entry.path is None and name.rsplit(".", 1)[-1] == path.stem and defined & set(entry.installers)
         for name, entry in catalog.patch_modules.items()
@@ -167,15 +174,12 @@ def removed_by(result: RunResult, catalog: Catalog, project: Path) -> Modules:
             continue
         module, _ = module_name_for(Path(file.display))
         location = os.path.relpath(os.path.realpath(file.display), project)
-        try:
-            tree = ast.parse(file.original)
-        except (SyntaxError, ValueError):
-            continue
-        if _known_to_the_catalog(module, Path(file.display), tree, catalog):
+        functions = _top_level_functions(file.original)
+        if functions is None or _known_to_the_catalog(module, Path(file.display), set(functions.values()), catalog):
             continue
         entry = modules.setdefault(module, {"path": location, "replacements": {}, "installers": {}})
         for finding in deleted:
-            name = _function_at(tree, finding.span.line)
+            name = functions.get(finding.span.line)
             if name is None:
                 continue
             target = finding.target

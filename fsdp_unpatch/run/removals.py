@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
 
+from fsdp_unpatch.analysis.excerpt import no_cyclic_gc, statements
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.versions import Version
@@ -59,27 +60,29 @@ def _native_ready(catalog: Catalog, target: str, version: Version) -> bool:
 
 def bound_names(data: bytes) -> Optional[frozenset[str]]:
     """The names a module binds at its top level (functions, classes, assignments, imports, also under `if` and
-    `try`); None when that cannot be known (it does not parse, or it star-imports)."""
+    `try`); None when that cannot be known (it does not parse, or it star-imports). Read a statement at a time
+    (`excerpt.statements`): a module of megabytes never has its whole tree in memory."""
+    names: set[str] = set()
     try:
-        tree = ast.parse(data)
+        with no_cyclic_gc():
+            for _, statement in statements(data):
+                stack: list[ast.AST] = [statement]
+                while stack:
+                    node = stack.pop()
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        names.add(node.name)
+                        continue  # what a function or class binds inside is not the module's
+                    if isinstance(node, (ast.Import, ast.ImportFrom)):
+                        for alias in node.names:
+                            if alias.name == "*":
+                                return None
+                            names.add(alias.asname or alias.name.split(".")[0])
+                        continue
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                        names.add(node.id)
+                    stack.extend(ast.iter_child_nodes(node))
     except (SyntaxError, ValueError):
         return None
-    names: set[str] = set()
-    stack: list[ast.AST] = list(tree.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-            continue  # what a function or class binds inside is not the module's
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name == "*":
-                    return None
-                names.add(alias.asname or alias.name.split(".")[0])
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        stack.extend(ast.iter_child_nodes(node))
     return frozenset(names)
 
 
