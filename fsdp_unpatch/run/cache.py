@@ -38,9 +38,9 @@ from typing import Any, Iterable, Optional
 
 CACHE_DIR = ".fsdp_unpatch_cache"
 ENTRIES = "entries"
-# Everything the cache folder may hold of ours (`memory.py` keeps `removed.json` there); `clean` removes
-# these and nothing else.
-OWN_FILES = frozenset({ENTRIES, "removed.json", ".gitignore", "CACHEDIR.TAG"})
+# Everything the cache folder may hold of ours (`memory.py` keeps `removed.json` there, and `removed.lock`
+# to update it); `clean` removes these and nothing else.
+OWN_FILES = frozenset({ENTRIES, "removed.json", "removed.lock", ".gitignore", "CACHEDIR.TAG"})
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the fsdp_unpatch package
 DATA_DIR = PACKAGE_DIR / "data"
 FORMAT, VERSION = "fsdp-unpatch-cache", 1

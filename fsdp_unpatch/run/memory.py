@@ -16,9 +16,10 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 from fsdp_unpatch.catalog import Catalog, PatchModule
 from fsdp_unpatch.model import RunResult
@@ -33,7 +34,7 @@ from fsdp_unpatch.run.cache import (
     write_signed_json,
 )
 
-FILE = "removed.json"
+FILE, LOCK = "removed.json", "removed.lock"
 FORMAT, VERSION = "fsdp-unpatch-removed", 2
 HEADER = {"format": FORMAT, "version": VERSION}
 
@@ -72,9 +73,43 @@ def _read_all(folder: Path) -> dict[str, Modules]:
     return projects
 
 
-def _write_all(folder: Path, projects: dict[str, Modules]) -> None:
+def _writable(folder: Path) -> Optional[bytes]:
+    """The signing key, when the record may be written in `folder` (None: it may not, and is not)."""
     secret = user_secret()
     if secret is None or unsafe_folder(folder) is not None or foreign_folder(folder) is not None:
+        return None
+    return secret
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold the record's lock (`removed.lock` beside it, `fcntl.flock`) until the block ends: other runs that
+    update the record wait. Best effort: where the record is not written at all (an unsafe or foreign folder),
+    where there is no `fcntl` (Windows) or the file system refuses the lock, the block runs unlocked, as
+    before there was a lock (a record updated by two runs at once may then lose one run's entries)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        fcntl = None  # type: ignore[assignment]
+    descriptor = None
+    if fcntl is not None and _writable(folder) is not None:
+        try:
+            prepare_folder(folder)
+            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+            descriptor = os.open(folder / LOCK, flags, 0o600)
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except OSError:
+            pass  # a read-only tree, a link in the lock's place, a file system without locks: unlocked
+    try:
+        yield
+    finally:
+        if descriptor is not None:
+            os.close(descriptor)  # releases the lock
+
+
+def _write_all(folder: Path, projects: dict[str, Modules]) -> None:
+    secret = _writable(folder)
+    if secret is None:
         return
     try:
         prepare_folder(folder)
@@ -94,17 +129,20 @@ class Memory:
         return _read_all(self.folder).get(self.project, {})
 
     def remember(self, removed: Modules) -> Modules:
-        """Add what a fix removed; the project's whole record after it."""
-        projects = _read_all(self.folder)
-        modules = projects.setdefault(self.project, {})
+        """Add what a fix removed; the project's whole record after it. The read, the update and the write
+        hold the record's lock, so that fixes sharing the cache folder at once lose none of each other's
+        entries."""
         if not removed:
-            return modules
-        for module, entry in removed.items():
-            known = modules.setdefault(module, {"path": entry["path"], "replacements": {}, "installers": {}})
-            known["path"] = entry["path"]
-            known["replacements"].update(entry["replacements"])
-            known["installers"].update(entry["installers"])
-        _write_all(self.folder, projects)
+            return self.read()
+        with _locked(self.folder):
+            projects = _read_all(self.folder)
+            modules = projects.setdefault(self.project, {})
+            for module, entry in removed.items():
+                known = modules.setdefault(module, {"path": entry["path"], "replacements": {}, "installers": {}})
+                known["path"] = entry["path"]
+                known["replacements"].update(entry["replacements"])
+                known["installers"].update(entry["installers"])
+            _write_all(self.folder, projects)
         return modules
 
 
