@@ -142,6 +142,32 @@ def _secret_file() -> Path:
     return Path(base) / "fsdp-unpatch" / "secret"
 
 
+def _publish_secret(path: Path) -> None:
+    """Make the key at `path` whole or not at all: written to a private temporary file, then hard-linked in
+    place, which fails if another run made one first (runs started together all end with that one). Where
+    the file system has no hard links, the key is created empty with `O_EXCL` and written, as before."""
+    secret = os.urandom(32).hex().encode()
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")  # mode 0600
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(secret)
+        try:
+            os.link(temporary, path)
+            return
+        except FileExistsError:
+            return
+        except OSError:
+            pass  # no hard links here
+    finally:
+        os.unlink(temporary)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except FileExistsError:
+        return
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(secret)
+
+
 def user_secret() -> Optional[bytes]:
     """This user's signing key for cache entries, created on first use (None: no safe place to keep one)."""
     path = _secret_file()
@@ -149,13 +175,8 @@ def user_secret() -> Optional[bytes]:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         if unsafe_folder(path.parent) is not None:
             return None
-        try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(descriptor, "wb") as handle:
-                handle.write(os.urandom(32).hex().encode())
+        if not os.path.lexists(path):
+            _publish_secret(path)
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(descriptor, "rb") as handle:
             info = os.fstat(handle.fileno())
