@@ -279,3 +279,15 @@ def test_fixes_sharing_a_cache_folder_at_once_lose_no_entry(tmp_path: Path) -> N
     from fsdp_unpatch.run.cache import clear
 
     assert clear(tmp_path, folder) == (True, f"Removed {folder}")  # the lock is the cache's own file too
+
+
+def test_without_fcntl_the_record_is_still_updated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where there is no `fcntl` (Windows), the update runs unlocked, as before there was a lock."""
+    from fsdp_unpatch.run.memory import Memory
+
+    monkeypatch.setitem(sys.modules, "fcntl", None)  # `import fcntl` raises ImportError
+    folder = tmp_path / "cache"
+    entry = {"path": "trainer/npu_fsdp.py", "replacements": {}, "installers": {"_apply": ""}}
+    assert Memory(folder, "/project").remember({"trainer.npu_fsdp": entry}) == {"trainer.npu_fsdp": entry}
+    assert Memory(folder, "/project").read() == {"trainer.npu_fsdp": entry}
+    assert not (folder / "removed.lock").exists()
