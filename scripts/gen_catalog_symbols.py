@@ -269,11 +269,24 @@ def _class_tables(trees: dict[str, ast.Module]) -> dict[str, set[str]]:
     return tables
 
 
+def _run_time_nodes(tree: ast.Module):
+    """The nodes of the code that runs when FSDP2 is used, not when its modules are imported: function bodies
+    (methods and nested functions included) and lambda bodies. What a module or class body, or a module-level
+    definition's decorators, defaults, annotations and base classes read, is read once at import: before any
+    patch, or after one, which the by-name import then copies; either way patching the other binding too
+    changes nothing (`replicate_with_fsdp` subclasses `FSDPModule` at import and never reads it again)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for statement in node.body:
+                yield from ast.walk(statement)
+        elif isinstance(node, ast.Lambda):
+            yield from ast.walk(node.body)
+
+
 def _uses(module: str, tree: ast.Module) -> set[tuple[str, str]]:
-    """(binding module, name) pairs the module's code reads at run time: its own globals by name,
-    another FSDP2 module's attribute through a module import, and names a function imports by name
+    """(binding module, name) pairs the module's code reads at run time (`_run_time_nodes`): its own globals
+    by name, another FSDP2 module's attribute through a module import, and names a function imports by name
     when called (`from ._fsdp_collectives import x` inside a def reads the source module's binding)."""
-    top_level = {id(n) for n in _statements(tree.body)}
     module_aliases = {}  # local name -> FSDP2 module (`from . import _fsdp_collectives`)
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (
@@ -283,12 +296,12 @@ def _uses(module: str, tree: ast.Module) -> set[tuple[str, str]]:
                 if alias.name in FILE_TO_MODULE:
                     module_aliases[alias.asname or alias.name] = FILE_TO_MODULE[alias.name]
     used = set()
-    for node in ast.walk(tree):
+    for node in _run_time_nodes(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             used.add((module, node.id))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in module_aliases:
             used.add((module_aliases[node.value.id], node.attr))
-        elif isinstance(node, ast.ImportFrom) and id(node) not in top_level:
+        elif isinstance(node, ast.ImportFrom):  # inside a function: runs, and reads the source, when called
             source = _family_source(node)
             if source is not None:
                 used.update((source, a.name) for a in node.names)
@@ -423,7 +436,8 @@ def render(found: Facts, current: dict, hand_written: set[str]) -> str:
     minors = _minors(versions)
     lines.append("")
     lines.append('# Who reads each binding above, per release: `[callers."<module>.<name>"]` maps a module whose')
-    lines.append("# code reads that module's binding to the releases in which it does (an empty table: nobody does).")
+    lines.append("# functions read that module's binding when they run (not at import) to the releases in which")
+    lines.append("# they do (an empty table: nobody does).")
     lines.append("# Patching one binding is incomplete (FSU401) only if the other one is read.")
     for module, name in sorted(found.callers):
         lines.append(f'[callers."{module}.{name}"]')

@@ -5,7 +5,7 @@ Reads ``<dir>/<version>/torch/distributed/...`` as laid out by ``scripts/fetch_t
 (default ``/work/torch_upstream``) and prints one markdown table per fact, then the first version
 from which native FSDP2 serves a non-CUDA (PrivateUse1) device on each removable path.
 
-Stdlib only. Usage::
+Stdlib and the package's pure-``ast`` helpers (no libcst): run it from a checkout. Usage::
 
     python scripts/torch_version_facts.py [DIR] [--json]
 """
@@ -18,6 +18,11 @@ import json
 import re
 import sys
 from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from fsdp_unpatch.analysis.same_device import dotted_name  # noqa: E402  (ast only, no libcst)
 
 DEFAULT_DIR = Path("/work/torch_upstream")
 ROOTS = ("torch/distributed/fsdp/_fully_shard", "torch/distributed/_composable/fsdp")
@@ -41,17 +46,6 @@ SYMBOLS = {
     "foreach_all_gather": ("_fsdp_collectives", None, "foreach_all_gather"),
     "_get_param_all_gather_inputs": ("_fsdp_collectives", None, "_get_param_all_gather_inputs"),
 }
-
-
-def dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def version_key(v: str) -> tuple[int, ...]:
@@ -92,7 +86,7 @@ class Version:
                     for item in node.body:
                         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
                             return item, c
-                    todo += [(dotted(b) or "").split(".")[-1] for b in node.bases]
+                    todo += [(dotted_name(b) or "").split(".")[-1] for b in node.bases]
         return None, None
 
     # -- the all_gather_copy_in op -------------------------------------------------------------
@@ -102,7 +96,7 @@ class Version:
         for node in ast.walk(tree) if tree else ():
             if (
                 isinstance(node, ast.Call)
-                and dotted(node.func) == "lib.define"
+                and dotted_name(node.func) == "lib.define"
                 and node.args
                 and isinstance(node.args[0], ast.Constant)
                 and isinstance(node.args[0].value, str)
@@ -122,7 +116,7 @@ class Version:
                 for d in node.decorator_list:
                     if (
                         isinstance(d, ast.Call)
-                        and (dotted(d.func) or "").endswith("library.impl")
+                        and (dotted_name(d.func) or "").endswith("library.impl")
                         and len(d.args) >= 3
                         and isinstance(d.args[1], ast.Constant)
                         and d.args[1].value == OP
@@ -139,7 +133,7 @@ def _args(fn: ast.FunctionDef) -> list[str]:
 def _stream_kind(call: ast.Call) -> str | None:
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == "current_stream"):
         return None
-    owner = dotted(call.func.value) or ast.unparse(call.func.value)
+    owner = dotted_name(call.func.value) or ast.unparse(call.func.value)
     return f"{owner}.current_stream()"
 
 
@@ -148,7 +142,7 @@ def _non_agnostic(fn: ast.AST) -> list[str]:
     found = []
     for node in ast.walk(fn):
         if isinstance(node, ast.Attribute):
-            name = dotted(node) or ""
+            name = dotted_name(node) or ""
             if name.startswith("torch.cuda"):
                 found.append(name)
             elif node.attr == "cuda":
@@ -190,7 +184,9 @@ def facts_for(v: Version) -> dict:
         f["get_param_all_gather_inputs"] = None
     else:
         copies = [
-            ast.unparse(n) for n in ast.walk(g) if isinstance(n, ast.Call) and dotted(n.func) == "torch._foreach_copy_"
+            ast.unparse(n)
+            for n in ast.walk(g)
+            if isinstance(n, ast.Call) and dotted_name(n.func) == "torch._foreach_copy_"
         ]
         f["get_param_all_gather_inputs"] = {
             "foreach_copy_calls": copies,
@@ -210,7 +206,8 @@ def facts_for(v: Version) -> dict:
         f["foreach_all_gather_copy_in"] = (
             "torch.ops.fsdp.all_gather_copy_in"
             if any(
-                isinstance(n, ast.Attribute) and dotted(n) == "torch.ops.fsdp.all_gather_copy_in" for n in ast.walk(fag)
+                isinstance(n, ast.Attribute) and dotted_name(n) == "torch.ops.fsdp.all_gather_copy_in"
+                for n in ast.walk(fag)
             )
             else "inline (no custom op)"
         )

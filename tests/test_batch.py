@@ -20,27 +20,18 @@ from fsdp_unpatch.run import batch
 from fsdp_unpatch.run.batch import Outcome, run
 from fsdp_unpatch.run.cache import CACHE_DIR, Cache, describe
 from fsdp_unpatch.run.engine import run_together
-from tests.upstream import expand
+from tests.upstream import expanded_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
-def _copy(source: Path, destination: Path) -> Path:
-    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("__pycache__", "conftest.py"))
-    for path in destination.rglob("*.py"):
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
-        if "# @upstream " in text:
-            path.write_text(expand(text), encoding="utf-8", errors="surrogateescape")
-    return destination
-
-
 def _trees(tmp_path: Path) -> list[Path]:
     return [
-        _copy(FIXTURES / "downstream", tmp_path / "downstream"),
-        _copy(FIXTURES / "fix", tmp_path / "fix"),
-        _copy(FIXTURES / "unchanged", tmp_path / "unchanged"),
-        _copy(ROOT / "examples" / "legacy_project", tmp_path / "legacy_project"),
+        expanded_copy(FIXTURES / "downstream", tmp_path / "downstream"),
+        expanded_copy(FIXTURES / "fix", tmp_path / "fix"),
+        expanded_copy(FIXTURES / "unchanged", tmp_path / "unchanged"),
+        expanded_copy(ROOT / "examples" / "legacy_project", tmp_path / "legacy_project"),
     ]
 
 
@@ -75,7 +66,7 @@ def test_same_result_as_the_plain_engine_alone_and_in_a_pool(fix: bool, tmp_path
 
 def test_cross_file_findings_come_from_the_linked_phase(tmp_path: Path) -> None:
     """An installer removed in one file and called in another: the call's FSU004 needs both files."""
-    tree = _copy(ROOT / "examples" / "legacy_project", tmp_path / "legacy_project")
+    tree = expanded_copy(ROOT / "examples" / "legacy_project", tmp_path / "legacy_project")
     result = run(discover([str(tree)]), load_catalog(), _options())
     codes = {(Path(f.path).name, f.code) for f in result.findings}
     assert ("_api_patches.py", "FSU004") in codes and ("_add_fsdp_patch.py", "FSU003") in codes
@@ -85,18 +76,18 @@ def test_fix_writes_the_same_files_with_and_without_a_pool(tmp_path: Path, alway
     catalog = load_catalog()
     trees = {}
     for jobs in (1, 2):
-        tree = _copy(FIXTURES / "downstream", tmp_path / f"jobs{jobs}")
+        tree = expanded_copy(FIXTURES / "downstream", tmp_path / f"jobs{jobs}")
         options = RunOptions(analysis=Options(target_torch=Version.parse("2.13")), fix=True, unsafe_fixes=True)
         run(discover([str(tree)]), catalog, options, jobs=jobs)
         trees[jobs] = {p.relative_to(tree): p.read_bytes() for p in sorted(tree.rglob("*.py"))}
-    unfixed = _copy(FIXTURES / "downstream", tmp_path / "unfixed")
+    unfixed = expanded_copy(FIXTURES / "downstream", tmp_path / "unfixed")
     before = {p.relative_to(unfixed): p.read_bytes() for p in sorted(unfixed.rglob("*.py"))}
     assert trees[1] != before, "the fix must change the tree for this test to mean something"
     assert trees[1] == trees[2]
 
 
 def test_cli_json_is_the_same_with_one_and_two_jobs(tmp_path: Path) -> None:
-    tree = _copy(FIXTURES / "fix", tmp_path / "tree")
+    tree = expanded_copy(FIXTURES / "fix", tmp_path / "tree")
     # enough source to parse that the pool is used (batch.POOL_MIN_BYTES)
     filler = "\n".join(f"# filler line {i} " + "x" * 60 for i in range(400)) + "\n"
     for path in sorted(tree.glob("*.in.py")):
@@ -138,7 +129,7 @@ def _cache(tree: Path, settings: Settings, options: RunOptions, catalog: str | N
 
 
 def test_warm_cache_gives_the_same_findings_from_the_cache(tmp_path: Path) -> None:
-    tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
+    tree = expanded_copy(FIXTURES / "unchanged", tmp_path / "tree")
     options, settings = _options(), Settings()
     cold = _cache(tree, settings, options)
     first = _cached_run(tree, cold, options)
@@ -153,7 +144,7 @@ def test_warm_cache_gives_the_same_findings_from_the_cache(tmp_path: Path) -> No
 
 
 def test_changed_file_gives_fresh_findings(tmp_path: Path) -> None:
-    tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
+    tree = expanded_copy(FIXTURES / "unchanged", tmp_path / "tree")
     options, settings = _options(), Settings()
     before = _codes(_cached_run(tree, _cache(tree, settings, options), options))
     assert ("extra_statement_copy.py", "FSU101") in before
@@ -164,7 +155,7 @@ def test_changed_file_gives_fresh_findings(tmp_path: Path) -> None:
 
 
 def test_changed_configuration_gives_fresh_findings(tmp_path: Path) -> None:
-    tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
+    tree = expanded_copy(FIXTURES / "unchanged", tmp_path / "tree")
     new, old = _options(torch="2.13"), _options(torch="2.7")
     first = _codes(_cached_run(tree, _cache(tree, Settings(target_torch="2.13"), new), new))
     second = _codes(_cached_run(tree, _cache(tree, Settings(target_torch="2.7"), old), old))
@@ -192,7 +183,7 @@ def _doctor_entries(tree: Path, cache: Cache) -> int:
 
 
 def test_changed_catalog_ignores_entries_of_the_old_one(tmp_path: Path) -> None:
-    tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
+    tree = expanded_copy(FIXTURES / "unchanged", tmp_path / "tree")
     options, settings = _options(), Settings()
     expected = _codes(_cached_run(tree, _cache(tree, settings, options, catalog="catalog-1"), options))
     assert _doctor_entries(tree, _cache(tree, settings, options, catalog="catalog-1")) > 0
@@ -205,7 +196,7 @@ def test_changed_catalog_ignores_entries_of_the_old_one(tmp_path: Path) -> None:
 
 
 def test_corrupt_entries_are_misses_not_crashes(tmp_path: Path) -> None:
-    tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
+    tree = expanded_copy(FIXTURES / "unchanged", tmp_path / "tree")
     options, settings = _options(), Settings()
     expected = _plain(_cached_run(tree, _cache(tree, settings, options), options))
     entries = [p for p in (tree / CACHE_DIR / "entries").rglob("*") if p.is_file()]
@@ -217,7 +208,7 @@ def test_corrupt_entries_are_misses_not_crashes(tmp_path: Path) -> None:
 
 
 def test_fix_does_not_use_the_cache(tmp_path: Path) -> None:
-    tree = _copy(FIXTURES / "unchanged", tmp_path / "tree")
+    tree = expanded_copy(FIXTURES / "unchanged", tmp_path / "tree")
     options, settings = _options(), Settings()
     _cached_run(tree, _cache(tree, settings, options), options)
     _doctor_entries(tree, _cache(tree, settings, options))
@@ -227,7 +218,7 @@ def test_fix_does_not_use_the_cache(tmp_path: Path) -> None:
 
 
 def test_check_creates_the_cache_at_the_project_root_and_clean_removes_it(tmp_path: Path) -> None:
-    project = _copy(FIXTURES / "unchanged", tmp_path / "project")
+    project = expanded_copy(FIXTURES / "unchanged", tmp_path / "project")
     (project / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     sub = project / "sub"
     sub.mkdir()

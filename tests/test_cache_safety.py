@@ -7,6 +7,7 @@ import os
 import pickle
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,26 @@ def test_a_cache_dir_that_holds_other_files_is_not_used_and_clean_keeps_them(tmp
     assert cleaned.returncode == 0 and "left alone" in cleaned.stdout
     assert sorted(os.listdir(own)) == ["keep.txt"]
     assert _cli(project, "clean").returncode == 0 and not (project / CACHE_DIR).exists()
+
+
+def test_runs_that_make_the_signing_key_at_once_all_get_it(tmp_path: Path, monkeypatch) -> None:
+    """The first runs of a user, started together, race to make the key: each must end with the same one.
+    The key was created empty (`O_EXCL`) and written after, so a run that read it in between got no key and
+    ran without cache and without recording what its fix removed. Making the key is slowed here (`urandom`
+    may block while the system gathers entropy) to open that window wide."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home"))
+    real = os.urandom
+
+    def slow_urandom(size: int) -> bytes:
+        time.sleep(0.2)
+        return real(size)
+
+    monkeypatch.setattr(os, "urandom", slow_urandom)
+    with ThreadPoolExecutor(4) as pool:
+        keys = list(pool.map(lambda _: cache_module.user_secret(), range(4)))
+    assert None not in keys and len(set(keys)) == 1, keys
+    folder = tmp_path / "home" / "fsdp-unpatch"
+    assert os.listdir(folder) == ["secret"]  # no temporary file left behind
+    assert (folder / "secret").stat().st_mode & 0o777 == 0o600

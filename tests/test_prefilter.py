@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,20 +13,11 @@ from fsdp_unpatch.config.discovery import discover
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.model import RunOptions
 from fsdp_unpatch.run.engine import run_together
-from tests.upstream import expand
+from tests.upstream import expanded_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 TREES = [ROOT / "tests" / "fixtures", ROOT / "examples" / "legacy_project"]
 TORCH_VERSIONS = ("2.4", "2.7", "2.13")
-
-
-def _expanded_copy(source: Path, destination: Path) -> Path:
-    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("__pycache__", "conftest.py"))
-    for path in destination.rglob("*.py"):
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
-        if "# @upstream " in text:
-            path.write_text(expand(text), encoding="utf-8", errors="surrogateescape")
-    return destination
 
 
 def _files_with_findings(tree: Path, monkeypatch: pytest.MonkeyPatch) -> set[str]:
@@ -46,7 +36,7 @@ def _files_with_findings(tree: Path, monkeypatch: pytest.MonkeyPatch) -> set[str
 def test_every_file_with_a_finding_passes_the_prefilter(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    copy = _expanded_copy(tree, tmp_path / tree.name)
+    copy = expanded_copy(tree, tmp_path / tree.name)
     with_findings = _files_with_findings(copy, monkeypatch)
     assert len(with_findings) >= (20 if tree.name == "fixtures" else 2), "the trees must hold findings"
     prefilter = prefilter_for(load_catalog())

@@ -9,6 +9,7 @@ defines the name.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -230,3 +231,63 @@ def test_a_copy_of_the_catalogs_module_is_left_to_the_catalog(tmp_path: Path) ->
     assert _cli(root, "fix").returncode in (0, 1)
     record = root / ".fsdp_unpatch_cache" / "removed.json"
     assert not record.exists() or json.loads(record.read_text())["projects"].get(str(root.resolve()), {}) == {}
+
+
+# Several `fix` runs sharing one cache folder at once (pre-commit hooks in parallel, CI jobs on one runner):
+# each adds its modules to the record with a read-modify-write. Each worker below waits for the others, then
+# remembers ENTRIES modules of its own one by one, as that many fixes would.
+WORKER = """import sys, time
+from pathlib import Path
+from fsdp_unpatch.run.memory import Memory
+
+folder, project, worker, entries, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5])
+memory = Memory(Path(folder), project)
+while not go.exists():
+    time.sleep(0.001)
+for i in range(entries):
+    name = f"w{worker}.m{i}"
+    memory.remember({name: {"path": name.replace(".", "/") + ".py", "replacements": {}, "installers": {"f": ""}}})
+"""
+
+
+def _remember_at_once(folder: Path, project: str, workers: int, entries: int, tmp_path: Path) -> set[str]:
+    from fsdp_unpatch.run.cache import user_secret
+    from fsdp_unpatch.run.memory import Memory
+
+    assert user_secret() is not None  # made before the workers start: they race for the record, not the key
+    go = tmp_path / "go"
+    processes = [
+        subprocess.Popen([sys.executable, "-c", WORKER, str(folder), project, str(w), str(entries), str(go)])
+        for w in range(workers)
+    ]
+    go.touch()
+    assert [p.wait(timeout=300) for p in processes] == [0] * workers
+    return set(Memory(folder, project).read())
+
+
+def test_fixes_sharing_a_cache_folder_at_once_lose_no_entry(tmp_path: Path) -> None:
+    """The record's read-modify-write holds a lock (`removed.lock` in the cache folder). Without it, most of
+    these entries were lost (156 to 202 of 240 in three runs): one worker's write replaced the record that
+    another had just extended."""
+    folder = tmp_path / "cache"
+    workers, entries = 6, 40
+    kept = _remember_at_once(folder, "/project", workers, entries, tmp_path)
+    expected = {f"w{w}.m{i}" for w in range(workers) for i in range(entries)}
+    assert not expected - kept, f"{len(expected - kept)} of {len(expected)} entries lost"
+    assert kept == expected
+    assert sorted(os.listdir(folder)) == [".gitignore", "CACHEDIR.TAG", "removed.json", "removed.lock"]
+    from fsdp_unpatch.run.cache import clear
+
+    assert clear(tmp_path, folder) == (True, f"Removed {folder}")  # the lock is the cache's own file too
+
+
+def test_without_fcntl_the_record_is_still_updated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where there is no `fcntl` (Windows), the update runs unlocked, as before there was a lock."""
+    from fsdp_unpatch.run.memory import Memory
+
+    monkeypatch.setitem(sys.modules, "fcntl", None)  # `import fcntl` raises ImportError
+    folder = tmp_path / "cache"
+    entry = {"path": "trainer/npu_fsdp.py", "replacements": {}, "installers": {"_apply": ""}}
+    assert Memory(folder, "/project").remember({"trainer.npu_fsdp": entry}) == {"trainer.npu_fsdp": entry}
+    assert Memory(folder, "/project").read() == {"trainer.npu_fsdp": entry}
+    assert not (folder / "removed.lock").exists()

@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import os
-import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,19 +28,10 @@ from fsdp_unpatch.model import RunOptions, RunResult
 from fsdp_unpatch.run.batch import run
 from fsdp_unpatch.run.engine import run_together
 from tests.realworld.packages import MIGRATED, PATCHED, Unavailable, sources
-from tests.upstream import expand
+from tests.upstream import expanded_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 TORCH_VERSIONS = ("2.4", "2.7", "2.13")
-
-
-def _expanded_copy(source: Path, destination: Path) -> Path:
-    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("__pycache__", "conftest.py"))
-    for path in destination.rglob("*.py"):
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
-        if "# @upstream " in text:
-            path.write_text(expand(text), encoding="utf-8", errors="surrogateescape")
-    return destination
 
 
 def _fields(result: RunResult) -> list:
@@ -73,6 +65,33 @@ def test_the_screen_looks_at_the_callees_the_collector_records() -> None:
     assert screen_module.CALLEES == REGISTRATION_CALLEES | {"setattr"}
 
 
+def test_the_screen_loads_no_libcst(tmp_path: Path) -> None:
+    """The ast tier exists to spare libcst's import: importing it and screening a file whose relative imports
+    it resolves (with `source.resolve_relative`, which the libcst tier's `names.py` shares) loads no libcst."""
+    from fsdp_unpatch.analysis import names, source
+
+    assert screen_module.resolve_relative is names.resolve_relative is source.resolve_relative
+    package = tmp_path / "pkg" / "sub"
+    package.mkdir(parents=True)
+    for folder in (tmp_path / "pkg", package):
+        (folder / "__init__.py").write_text("")
+    module = package / "mod.py"
+    module.write_text("from ..fsdp import _fsdp_collectives as c\n\nc.all_gather = None\n")
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "import fsdp_unpatch.analysis.screen as screen\n"
+        "assert 'libcst' not in sys.modules\n"
+        "from fsdp_unpatch.catalog import load_catalog\n"
+        f"print(screen.screen_for(load_catalog()).holds_no_finding(Path({str(module)!r}).read_bytes(), "
+        f"Path({str(module)!r})))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'libcst'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["True", "[]"], done.stdout
+
+
 @pytest.mark.parametrize("torch", TORCH_VERSIONS)
 @pytest.mark.parametrize("fix", [False, True], ids=["check", "fix"])
 @pytest.mark.parametrize("runner", [run, run_together], ids=["batch", "together"])
@@ -82,7 +101,7 @@ def test_fixtures_and_examples_every_file_parsed(
 ) -> None:
     """With the byte prefilter off, so that the screen alone decides for every file: same findings, same fixes;
     through the public run (files alone, then linked groups) and the engine over all files at once."""
-    copy = _expanded_copy(ROOT / tree, tmp_path / Path(tree).name)
+    copy = expanded_copy(ROOT / tree, tmp_path / Path(tree).name)
     monkeypatch.setattr(Prefilter, "worth_parsing", lambda self, data, path=None, named=None: True)
     on, off = _both(runner, copy, analysis=Options(target_torch=Version.parse(torch)), fix=fix, write=False)
     assert on == off
@@ -92,7 +111,7 @@ def test_fixtures_and_examples_every_file_parsed(
 @pytest.mark.parametrize("tree", ["tests/fixtures", "examples/legacy_project"])
 def test_every_file_alone(tree: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each file as the only one of its run (a pre-commit hook's view): nothing else links its names."""
-    copy = _expanded_copy(ROOT / tree, tmp_path / Path(tree).name)
+    copy = expanded_copy(ROOT / tree, tmp_path / Path(tree).name)
     monkeypatch.setattr(Prefilter, "worth_parsing", lambda self, data, path=None, named=None: True)
     for path in sorted(copy.rglob("*.py")):
         on, off = _both(run, path)
@@ -163,7 +182,7 @@ def test_each_way_to_a_finding(case: str, tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_the_screen_decides_most_fixture_files(tmp_path: Path) -> None:
     """Not vacuous: of the fixtures that hold no finding, the screen decides most without libcst."""
-    copy = _expanded_copy(ROOT / "tests" / "fixtures", tmp_path / "fixtures")
+    copy = expanded_copy(ROOT / "tests" / "fixtures", tmp_path / "fixtures")
     options = RunOptions(analysis=Options(target_torch=Version.parse("2.13")), screen=False)
     result = run_together(discover([str(copy)]), load_catalog(), options)
     with_findings = {f.path for f in result.findings}

@@ -153,6 +153,33 @@ def install():
 def undo():
     FSDPParam.to_unsharded = FSDPParam._kept_to_unsharded
 """,
+    # torch's own `testing/_internal/common_fsdp.py` saves `orig_reshard` in two functions (one holds another
+    # function): each function's local name is its own, and the restore puts its own function's original back.
+    "same-name-in-another-function": """\
+def delayed_free():
+    saved = torch.cuda.synchronize
+    return saved
+
+
+@contextlib.contextmanager
+def patched_reshard():
+    saved = FSDPParamGroup.reshard
+    FSDPParamGroup.reshard = _replacement
+    try:
+        yield
+    finally:
+        FSDPParamGroup.reshard = saved
+""",
+    "closure-undo": """\
+def install():
+    saved = FSDPParam.to_unsharded
+    FSDPParam.to_unsharded = _replacement
+
+    def undo():
+        FSDPParam.to_unsharded = saved
+
+    return undo
+""",
     "wraps-wrapper": """\
 def install():
     @functools.wraps(FSDPParamGroup.unshard)
@@ -191,6 +218,18 @@ def run_with_patch(step, previous):
     found = findings(tmp_path, body)
     assert codes(found) == [(2, "FSU101"), (6, "FSU101")]
     assert not any("scoped" in message for _, _, message in found)
+
+
+def test_a_parameter_named_like_a_module_level_original_is_no_saved_original(tmp_path: Path) -> None:
+    """Inside the function `saved` is its parameter, whatever the module binds to the same name."""
+    body = """\
+saved = FSDPParam.to_sharded
+
+
+def run_with(saved):
+    FSDPParam.to_sharded = saved
+"""
+    assert codes(findings(tmp_path, body)) == [(5, "FSU101")]
 
 
 def test_a_name_rebound_to_a_replacement_is_no_saved_original(tmp_path: Path) -> None:

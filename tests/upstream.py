@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -82,3 +83,13 @@ def upstream_copy(target: str, name: str, tweak: str) -> str:
 
 def expand(text: str) -> str:
     return PLACEHOLDER.sub(lambda m: upstream_copy(m[1], m[2], m[3]), text)
+
+
+def expanded_copy(source: Path, destination: Path) -> Path:
+    """A copy of a fixture tree (without caches and `conftest.py`) with its `# @upstream` lines expanded."""
+    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("__pycache__", "conftest.py"))
+    for path in destination.rglob("*.py"):
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        if "# @upstream " in text:
+            path.write_text(expand(text), encoding="utf-8", errors="surrogateescape")
+    return destination

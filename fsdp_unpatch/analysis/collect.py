@@ -53,8 +53,8 @@ class Facts:
     functions: dict[str, list[tuple[cst.FunctionDef, Optional[cst.FunctionDef]]]] = field(default_factory=dict)
     name_uses: Counter = field(default_factory=Counter)
     dunder_all: set[str] = field(default_factory=set)
-    # Names in non-call contexts that may refer to functions (`patches = [_apply_fsdp_patch]`).
-    aliases: list[tuple[str, cst.BaseExpression]] = field(default_factory=list)
+    # `name = a.b.c` (a plain name or attribute chain), with the function it is bound in (None at module level).
+    aliases: list[tuple[str, cst.BaseExpression, Optional[cst.FunctionDef]]] = field(default_factory=list)
     # Calls that may register a kernel or patch in a test (`torch.library.impl(...)`, `lib.impl(...)`,
     # `mock.patch(...)`, `monkeypatch.setattr(...)`): matched by the last name of the callee only.
     registrations: list[tuple[cst.Call, Optional[cst.FunctionDef]]] = field(default_factory=list)
@@ -206,7 +206,7 @@ class Collector(NameCounter):
                     )
                 )
             elif isinstance(target, cst.Name) and dotted_name(node.value) is not None:
-                self.facts.aliases.append((target.value, node.value))
+                self.facts.aliases.append((target.value, node.value, self._function))
             elif isinstance(target, cst.Name) and target.value == "__all__":
                 self._read_dunder_all(node.value)
             elif isinstance(target, cst.Name) and isinstance(node.value, cst.Call):
@@ -266,7 +266,7 @@ def collect(module: cst.Module, table: ImportTable) -> Facts:
         if module_name and name not in table.bindings and any(parent is None for _, parent in definitions):
             table.add_alias(name, f"{module_name}.{name}")
     # Simple aliases (`C = torch....._fsdp_collectives`, `orig = C.foreach_reduce`) resolve through imports.
-    for local, value in facts.aliases:
+    for local, value, _ in facts.aliases:
         if local in facts.table.bindings:
             continue
         qualified = facts.table.qualify(value)

@@ -11,6 +11,7 @@ from typing import Optional
 
 import libcst as cst
 
+from fsdp_unpatch.analysis.source import resolve_relative
 from fsdp_unpatch.catalog import Catalog
 
 
@@ -28,21 +29,6 @@ def _module_name(node: cst.BaseExpression) -> str:
     name = dotted_name(node)
     assert name is not None  # the grammar only allows names here
     return name
-
-
-def resolve_relative(module: Optional[str], is_package: bool, level: int, name: str) -> Optional[str]:
-    """Turn `from ..x import y` into an absolute module name, given the importing module's name."""
-    if level == 0:
-        return name
-    if module is None:
-        return None
-    parts = module.split(".")
-    if not is_package:
-        parts = parts[:-1]
-    if level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (level - 1)]
-    return ".".join(base + ([name] if name else []))
 
 
 class ImportTable:

@@ -66,10 +66,12 @@ class _Originals:
 
     def __init__(self, facts: Facts, catalog: Catalog, target_of: TargetOf, line_of: LineOf) -> None:
         self.facts, self.catalog, self.target_of, self.line_of = facts, catalog, target_of, line_of
+        # id(function) -> the function it is defined in (None: at module or class level)
+        self.parents = {id(d): parent for found in facts.functions.values() for d, parent in found}
         # `self._orig = X.f`, `X._orig_f = X.f`: the qualified attribute -> the target it holds
         self.stored: dict[str, str] = {}
         for install in facts.installs:
-            held = self._direct(install.value)
+            held = self._direct(install.value, install.function)
             owner = facts.table.qualify(install.owner)
             if held is not None and owner is not None and target_of(install) != held:
                 self.stored[f"{owner}.{install.attribute}"] = held
@@ -77,25 +79,35 @@ class _Originals:
         self.wrapped: dict[str, str] = {}
         for decorator, function in facts.decorated:
             if (facts.table.qualify(decorator.func) or "").endswith("functools.wraps") and decorator.args:
-                held = self.held(decorator.args[0].value)
+                held = self.held(decorator.args[0].value, self.parents.get(id(function)))  # read where defined
                 if held is not None:
                     self.wrapped[function.name.value] = held
 
     def _target(self, qualified: Optional[str]) -> Optional[str]:
         return target_id(qualified, self.catalog) if qualified else None
 
-    def _binding(self, name: str) -> Optional[cst.BaseExpression]:
-        """What a local name was bound to (`orig = X.f`, `orig = getattr(X, "f")`); None when it is a
-        function of the file or bound to more than one thing: then it is no saved original."""
-        values = [v for local, v in self.facts.aliases if local == name]
+    def _binding(self, name: str, scope: Optional[cst.FunctionDef]) -> Optional[cst.BaseExpression]:
+        """What a name read in `scope` (a function, None at module level) was bound to (`orig = X.f`,
+        `orig = getattr(X, "f")`); None when it is a function of the file, a parameter, or bound to more than
+        one thing: then it is no saved original. As in Python, the name is the innermost enclosing function's
+        that binds it (a parameter included), else the module's: another function's `orig` is another name."""
+        values = []
+        while True:
+            if scope is not None and name in _parameters(scope):
+                return None
+            values = [v for local, v, where in self.facts.aliases if local == name and where is scope]
+            if values or scope is None:
+                break
+            scope = self.parents.get(id(scope))
         if name in self.facts.call_bindings:
             values.append(self.facts.call_bindings[name])
         if name in self.facts.functions or len({self.facts.table.qualify(v) for v in values}) != 1:
             return None
         return values[0]
 
-    def _read(self, value: cst.BaseExpression) -> Optional[tuple[str, cst.CSTNode]]:
-        """(target id, the node that reads it) for `X.f`, `getattr(X, "f")`, or a name bound to one."""
+    def _read(self, value: cst.BaseExpression, scope: Optional[cst.FunctionDef]) -> Optional[tuple[str, cst.CSTNode]]:
+        """(target id, the node that reads it) for `X.f`, `getattr(X, "f")`, or a name bound to one where
+        `value` is read (`scope`)."""
         if isinstance(value, cst.Name) and value.value in self.facts.table.sources:
             imports = self.facts.table.sources[value.value]  # `from ..._fsdp_collectives import f as orig`
             target = self._target(self.facts.table.qualify(value))
@@ -103,7 +115,7 @@ class _Originals:
                 return None
             return target, imports[0]
         if isinstance(value, cst.Name):
-            bound = self._binding(value.value)
+            bound = self._binding(value.value, scope)
             if bound is None:
                 return None
             value = bound
@@ -115,8 +127,10 @@ class _Originals:
             target = self._target(self.facts.table.qualify(value))
         return (target, value) if target is not None else None
 
-    def _direct(self, value: cst.BaseExpression, ordered: bool = True) -> Optional[str]:
-        read = self._read(value)
+    def _direct(
+        self, value: cst.BaseExpression, scope: Optional[cst.FunctionDef], ordered: bool = True
+    ) -> Optional[str]:
+        read = self._read(value, scope)
         if read is None:
             return None
         target, node = read
@@ -129,21 +143,31 @@ class _Originals:
         return any(
             self.target_of(i) == target
             and self.line_of(i.report) < line
-            and self._direct(i.value, ordered=False) != target  # an earlier restore patches nothing
+            and self._direct(i.value, i.function, ordered=False) != target  # an earlier restore patches nothing
             for i in self.facts.installs
         )
 
-    def held(self, value: cst.BaseExpression) -> Optional[str]:
-        """The target id whose original `value` holds, if it holds one."""
+    def held(self, value: cst.BaseExpression, scope: Optional[cst.FunctionDef]) -> Optional[str]:
+        """The target id whose original `value`, read in `scope` (a function; None at module level), holds,
+        if it holds one."""
         if isinstance(value, cst.Attribute) and value.attr.value == "__wrapped__":
             inner = value.value
             if isinstance(inner, cst.Name) and inner.value in self.wrapped:
                 return self.wrapped[inner.value]
-            return self._direct(inner, ordered=False)  # `X.f.__wrapped__`: X.f wraps the original
+            return self._direct(inner, scope, ordered=False)  # `X.f.__wrapped__`: X.f wraps the original
         qualified = self.facts.table.qualify(value)
         if qualified in self.stored:
             return self.stored[qualified]
-        return self._direct(value)
+        return self._direct(value, scope)
+
+
+def _parameters(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            every.append(star)
+    return {p.name.value for p in every}
 
 
 def _same(catalog: Catalog, target: str, held: str) -> bool:
@@ -162,7 +186,7 @@ def verdicts(
         target = target_of(install)
         if target is None or install.attribute == "__code__":
             continue
-        held = originals.held(install.value)
+        held = originals.held(install.value, install.function)
         if held is not None and _same(catalog, target, held):
             out[id(install)] = Verdict(False)
             restores.append((install, target))

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES, _decode_error, module_name_for
+from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES, _decode_error, module_name_for, resolve_relative
 from fsdp_unpatch.catalog import Catalog
 
 # A deeper syntax tree is left to libcst: its visitors recurse several frames per level and may end in
@@ -82,21 +82,6 @@ def _single_call(block: list[ast.stmt]) -> Optional[ast.Call]:
     if len(block) == 1 and isinstance(block[0], ast.Expr) and isinstance(block[0].value, ast.Call):
         return block[0].value
     return None
-
-
-def _resolve_relative(module: Optional[str], is_package: bool, level: int, name: str) -> Optional[str]:
-    """`from ..x import y` -> the absolute module; the same as `names.resolve_relative`, which loads libcst."""
-    if level == 0:
-        return name
-    if module is None:
-        return None
-    parts = module.split(".")
-    if not is_package:
-        parts = parts[:-1]
-    if level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (level - 1)]
-    return ".".join(base + ([name] if name else []))
 
 
 def _literals_at_most(data: bytes, node: ast.expr, lines: list[int]) -> int:
@@ -187,7 +172,7 @@ def scan(
         elif kind is ast.ImportFrom:
             assert isinstance(node, ast.ImportFrom)
             if not any(alias.name == "*" for alias in node.names):
-                base = _resolve_relative(module_name, is_package, node.level or 0, node.module or "")
+                base = resolve_relative(module_name, is_package, node.level or 0, node.module or "")
                 if base is not None:
                     for alias in node.names:
                         bind(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)

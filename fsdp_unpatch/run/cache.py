@@ -38,9 +38,9 @@ from typing import Any, Iterable, Optional
 
 CACHE_DIR = ".fsdp_unpatch_cache"
 ENTRIES = "entries"
-# Everything the cache folder may hold of ours (`memory.py` keeps `removed.json` there); `clean` removes
-# these and nothing else.
-OWN_FILES = frozenset({ENTRIES, "removed.json", ".gitignore", "CACHEDIR.TAG"})
+# Everything the cache folder may hold of ours (`memory.py` keeps `removed.json` there, and `removed.lock`
+# to update it); `clean` removes these and nothing else.
+OWN_FILES = frozenset({ENTRIES, "removed.json", "removed.lock", ".gitignore", "CACHEDIR.TAG"})
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the fsdp_unpatch package
 DATA_DIR = PACKAGE_DIR / "data"
 FORMAT, VERSION = "fsdp-unpatch-cache", 1
@@ -142,6 +142,32 @@ def _secret_file() -> Path:
     return Path(base) / "fsdp-unpatch" / "secret"
 
 
+def _publish_secret(path: Path) -> None:
+    """Make the key at `path` whole or not at all: written to a private temporary file, then hard-linked in
+    place, which fails if another run made one first (runs started together all end with that one). Where
+    the file system has no hard links, the key is created empty with `O_EXCL` and written, as before."""
+    secret = os.urandom(32).hex().encode()
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")  # mode 0600
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(secret)
+        try:
+            os.link(temporary, path)
+            return
+        except FileExistsError:
+            return
+        except OSError:
+            pass  # no hard links here
+    finally:
+        os.unlink(temporary)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except FileExistsError:
+        return
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(secret)
+
+
 def user_secret() -> Optional[bytes]:
     """This user's signing key for cache entries, created on first use (None: no safe place to keep one)."""
     path = _secret_file()
@@ -149,13 +175,8 @@ def user_secret() -> Optional[bytes]:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         if unsafe_folder(path.parent) is not None:
             return None
-        try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(descriptor, "wb") as handle:
-                handle.write(os.urandom(32).hex().encode())
+        if not os.path.lexists(path):
+            _publish_secret(path)
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(descriptor, "rb") as handle:
             info = os.fstat(handle.fileno())
@@ -167,9 +188,58 @@ def user_secret() -> Optional[bytes]:
     return secret if len(secret) >= 32 else None
 
 
+# signed private files: written whole or not at all, read without following a link ---------------------------
+def canonical(value: Any) -> bytes:
+    """The bytes a signature covers: `value` as compact JSON with sorted keys."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+
+
+def sign(secret: bytes, label: str, value: Any) -> str:
+    """HMAC-SHA256 of `label` and `value` (`canonical`) with the user's key: a cache entry is signed under its
+    key, the removed-names record (`memory.py`) under its format name."""
+    return hmac.new(secret, label.encode() + b"\0" + canonical(value), hashlib.sha256).hexdigest()
+
+
+def write_signed_json(
+    folder: Path, name: str, secret: bytes, header: dict[str, Any], field_name: str, label: str, value: Any
+) -> None:
+    """Write `header`, `value` under `field_name` and its signature (`sign` under `label`) as the JSON file
+    `folder/name`, whole or not at all: a private temporary file in the same folder (mode 0600), then
+    `os.replace`, so a reader sees the old file or the new one, never a part. Raises OSError."""
+    record = {**header, "signature": sign(secret, label, value), field_name: value}
+    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(json.dumps(record, separators=(",", ":")).encode())
+        os.replace(temporary, folder / name)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def read_signed_json(path: Path, secret: bytes, header: dict[str, Any], field_name: str, label: str, limit: int) -> Any:
+    """The value `write_signed_json` wrote to `path` with the same `header`, `field_name` and `label` (at most
+    `limit` bytes read; a symbolic link is not followed). Raises one of `UNREADABLE` when the file is missing,
+    unreadable, not JSON, of another shape, header or signature (corrupt, foreign, forged)."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        record = json.loads(handle.read(limit))
+    _check(isinstance(record, dict) and set(record) == {*header, "signature", field_name})
+    _check(all(record[key] == expected for key, expected in header.items()))
+    _check(hmac.compare_digest(_text(record["signature"]), sign(secret, label, record[field_name])))
+    return record[field_name]
+
+
 # entries: plain data in, plain data out -------------------------------------------------------------------
 class _Invalid(Exception):
     pass
+
+
+# What reading a signed file (`read_signed_json`) or decoding an entry may raise: each means "not there".
+UNREADABLE = (OSError, ValueError, RecursionError, _Invalid)
 
 
 def _check(condition: bool) -> None:
@@ -409,27 +479,17 @@ class Cache:
         """The key of files analysed together: all their keys, in run order."""
         return hashlib.sha256(("group\0" + "\0".join(keys)).encode()).hexdigest()
 
-    def _signature(self, key: str, body: bytes) -> str:
-        assert self.secret is not None
-        return hmac.new(self.secret, key.encode() + b"\0" + body, hashlib.sha256).hexdigest()
-
     def get(self, key: Optional[str], counted: bool = True):
         """The value stored under `key`, or None; `counted`: a per-file entry (hits and misses count those)."""
         if key is None or not self.usable or not _KEY.match(key):
             return None
+        assert self.secret is not None
         try:
             shard = self.entries / key[:2]
             _check(unsafe_folder(shard) is None)
-            descriptor = os.open(shard / key, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            with os.fdopen(descriptor, "rb") as handle:
-                raw = handle.read(64 * 1024 * 1024)
-            entry = json.loads(raw)
-            _check(isinstance(entry, dict) and set(entry) == {"format", "version", "key", "signature", "value"})
-            _check(entry["format"] == FORMAT and entry["version"] == VERSION and entry["key"] == key)
-            body = json.dumps(entry["value"], sort_keys=True, separators=(",", ":")).encode()
-            _check(hmac.compare_digest(_text(entry["signature"]), self._signature(key, body)))
-            value = decode(entry["value"])
-        except (OSError, ValueError, RecursionError, _Invalid):  # missing, corrupt, forged, foreign: a miss
+            header = {"format": FORMAT, "version": VERSION, "key": key}
+            value = decode(read_signed_json(shard / key, self.secret, header, "value", key, 64 * 1024 * 1024))
+        except UNREADABLE:  # missing, corrupt, forged, foreign: a miss
             self.misses += counted
             return None
         self.hits += counted
@@ -438,32 +498,15 @@ class Cache:
     def put(self, key: Optional[str], value) -> None:
         if key is None or not self.usable:
             return
-        data = encode(value)
-        body = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
-        entry = {
-            "format": FORMAT,
-            "version": VERSION,
-            "key": key,
-            "signature": self._signature(key, body),
-            "value": data,
-        }
+        assert self.secret is not None
+        header = {"format": FORMAT, "version": VERSION, "key": key}
         try:
             self._prepare()
             folder = self.entries / key[:2]
             folder.mkdir(mode=0o700, exist_ok=True)
             if unsafe_folder(folder) is not None:
                 return
-            descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
-            try:
-                with os.fdopen(descriptor, "wb") as handle:
-                    handle.write(json.dumps(entry, separators=(",", ":")).encode())
-                os.replace(temporary, folder / key)
-            except BaseException:
-                try:
-                    os.unlink(temporary)
-                except OSError:
-                    pass
-                raise
+            write_signed_json(folder, key, self.secret, header, "value", key, encode(value))
         except OSError:
             pass  # a read-only tree or a full disk: run without caching
 

@@ -15,31 +15,31 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import hmac
-import json
 import os
-import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 from fsdp_unpatch.catalog import Catalog, PatchModule
 from fsdp_unpatch.model import RunResult
-from fsdp_unpatch.run.cache import foreign_folder, prepare_folder, unsafe_folder, user_secret
+from fsdp_unpatch.run.cache import (
+    UNREADABLE,
+    canonical,
+    foreign_folder,
+    prepare_folder,
+    read_signed_json,
+    unsafe_folder,
+    user_secret,
+    write_signed_json,
+)
 
-FILE = "removed.json"
+FILE, LOCK = "removed.json", "removed.lock"
 FORMAT, VERSION = "fsdp-unpatch-removed", 2
+HEADER = {"format": FORMAT, "version": VERSION}
 
 # module -> {"path": its file, relative to the project root, "replacements": {name: target}, "installers": {name: ""}}
 Modules = dict[str, dict]
-
-
-def _signature(secret: bytes, body: bytes) -> str:
-    return hmac.new(secret, FORMAT.encode() + b"\0" + body, hashlib.sha256).hexdigest()
-
-
-def _body(value: object) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
 
 
 def _valid(modules: object) -> bool:
@@ -62,44 +62,58 @@ def _read_all(folder: Path) -> dict[str, Modules]:
     if secret is None or unsafe_folder(folder) is not None:
         return {}
     try:
-        descriptor = os.open(folder / FILE, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(descriptor, "rb") as handle:
-            record = json.loads(handle.read(16 * 1024 * 1024))
-    except (OSError, ValueError, RecursionError):
+        projects = read_signed_json(folder / FILE, secret, HEADER, "projects", FORMAT, 16 * 1024 * 1024)
+    except UNREADABLE:
         return {}
     if not (
-        isinstance(record, dict)
-        and set(record) == {"format", "version", "signature", "projects"}
-        and record["format"] == FORMAT
-        and record["version"] == VERSION
-        and isinstance(record["projects"], dict)
-        and all(isinstance(root, str) and _valid(modules) for root, modules in record["projects"].items())
-        and isinstance(record["signature"], str)
-        and hmac.compare_digest(record["signature"], _signature(secret, _body(record["projects"])))
+        isinstance(projects, dict)
+        and all(isinstance(root, str) and _valid(modules) for root, modules in projects.items())
     ):
         return {}
-    return record["projects"]
+    return projects
+
+
+def _writable(folder: Path) -> Optional[bytes]:
+    """The signing key, when the record may be written in `folder` (None: it may not, and is not)."""
+    secret = user_secret()
+    if secret is None or unsafe_folder(folder) is not None or foreign_folder(folder) is not None:
+        return None
+    return secret
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold the record's lock (`removed.lock` beside it, `fcntl.flock`) until the block ends: other runs that
+    update the record wait. Best effort: where the record is not written at all (an unsafe or foreign folder),
+    where there is no `fcntl` (Windows) or the file system refuses the lock, the block runs unlocked, as
+    before there was a lock (a record updated by two runs at once may then lose one run's entries)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        fcntl = None  # type: ignore[assignment]
+    descriptor = None
+    if fcntl is not None and _writable(folder) is not None:
+        try:
+            prepare_folder(folder)
+            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+            descriptor = os.open(folder / LOCK, flags, 0o600)
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except OSError:
+            pass  # a read-only tree, a link in the lock's place, a file system without locks: unlocked
+    try:
+        yield
+    finally:
+        if descriptor is not None:
+            os.close(descriptor)  # releases the lock
 
 
 def _write_all(folder: Path, projects: dict[str, Modules]) -> None:
-    secret = user_secret()
-    if secret is None or unsafe_folder(folder) is not None or foreign_folder(folder) is not None:
+    secret = _writable(folder)
+    if secret is None:
         return
-    body = _body(projects)
-    record = {"format": FORMAT, "version": VERSION, "signature": _signature(secret, body), "projects": projects}
     try:
         prepare_folder(folder)
-        descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
-        try:
-            with os.fdopen(descriptor, "wb") as handle:
-                handle.write(json.dumps(record, sort_keys=True, indent=1).encode())
-            os.replace(temporary, folder / FILE)
-        except BaseException:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-            raise
+        write_signed_json(folder, FILE, secret, HEADER, "projects", FORMAT, projects)
     except OSError:
         pass  # a read-only tree or a full disk: the fix stands, only the memory of it is lost
 
@@ -115,17 +129,20 @@ class Memory:
         return _read_all(self.folder).get(self.project, {})
 
     def remember(self, removed: Modules) -> Modules:
-        """Add what a fix removed; the project's whole record after it."""
-        projects = _read_all(self.folder)
-        modules = projects.setdefault(self.project, {})
+        """Add what a fix removed; the project's whole record after it. The read, the update and the write
+        hold the record's lock, so that fixes sharing the cache folder at once lose none of each other's
+        entries."""
         if not removed:
-            return modules
-        for module, entry in removed.items():
-            known = modules.setdefault(module, {"path": entry["path"], "replacements": {}, "installers": {}})
-            known["path"] = entry["path"]
-            known["replacements"].update(entry["replacements"])
-            known["installers"].update(entry["installers"])
-        _write_all(self.folder, projects)
+            return self.read()
+        with _locked(self.folder):
+            projects = _read_all(self.folder)
+            modules = projects.setdefault(self.project, {})
+            for module, entry in removed.items():
+                known = modules.setdefault(module, {"path": entry["path"], "replacements": {}, "installers": {}})
+                known["path"] = entry["path"]
+                known["replacements"].update(entry["replacements"])
+                known["installers"].update(entry["installers"])
+            _write_all(self.folder, projects)
         return modules
 
 
@@ -211,4 +228,4 @@ def extend(catalog: Catalog, modules: Modules, project: Path) -> Catalog:
 
 def digest(modules: Modules) -> str:
     """What the record adds to the analysis, for the cache's key."""
-    return hashlib.sha256(_body(modules)).hexdigest()
+    return hashlib.sha256(canonical(modules)).hexdigest()

@@ -323,7 +323,8 @@ ENHANCE_PATCH = declare(
     doc="""
     ## What it does
     Reports the install sites of the enhance patch (FSDPMemCache, the allocate overrides, the
-    `foreach_reduce` wrapper, the post-forward / post-backward state handling, installed by
+    `foreach_reduce` wrapper, the post-forward / post-backward state handling, and before torch 2.9 the
+    `allocate_memory` override and the `foreach_all_gather` wrapper, installed by
     `_apply_fsdp_enhance_patch`) and the overrides the configuration's `keep` declares intentional.
 
     ## Why
