@@ -85,10 +85,15 @@ class Run:
         name, is_package = module_name_for(unit.candidate.path)
         unit.excerpt = self.excerpt(unit.source, name, is_package)
         try:
-            source = unit.source if unit.excerpt is None else replace(unit.source, data=unit.excerpt.text)
-            module = parse_source(source)
+            try:
+                source = unit.source if unit.excerpt is None else replace(unit.source, data=unit.excerpt.text)
+                module = parse_source(source)
+            except SourceError:
+                if unit.excerpt is None:
+                    raise
+                unit.excerpt = None  # libcst refuses the excerpt: the whole file says why, at its own lines
+                module = parse_source(unit.source)
         except SourceError as error:
-            unit.excerpt = None
             unit.error = error_finding(unit.candidate.display, error)
             return
         try:
