@@ -25,7 +25,8 @@ from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.model import EXCERPT_ABOVE, RunOptions, RunResult
 from fsdp_unpatch.run.batch import run
 from fsdp_unpatch.run.engine import run_together
-from tests.test_tiers import _expanded_copy, _release, _torch_sources
+from tests.test_tiers import _release, _torch_sources
+from tests.upstream import expanded_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 PATCH = ROOT / "examples" / "legacy_project" / "legacy_npu" / "distributed" / "fsdp" / "_add_fsdp_patch.py"
@@ -74,7 +75,7 @@ def _excerpt(data: bytes, name: str = "module") -> excerpt.Excerpt:
 @pytest.mark.parametrize("runner", [run, run_together], ids=["batch", "together"])
 @pytest.mark.parametrize("tree", ["tests/fixtures", "examples/legacy_project", "examples/migrated_project"])
 def test_fixtures_and_examples(tree: str, runner, tmp_path: Path, monkeypatch) -> None:
-    copy = _expanded_copy(ROOT / tree, tmp_path / Path(tree).name)
+    copy = expanded_copy(ROOT / tree, tmp_path / Path(tree).name)
     monkeypatch.setattr(Prefilter, "worth_parsing", lambda self, data, path=None, named=None: True)
     through_excerpts, whole = _both(runner, copy, fix=True, write=False)
     assert through_excerpts == whole
@@ -93,7 +94,7 @@ def test_every_fixture_file_alone(tmp_path: Path) -> None:
 def _padded_copy(source: Path, destination: Path) -> Path:
     """The fixtures with a neutral function before every top-level statement: code for excerpts to hold aside
     between the statements that matter (the fixture files themselves are mostly patch)."""
-    copy = _expanded_copy(source, destination)
+    copy = expanded_copy(source, destination)
     for number, path in enumerate(sorted(copy.rglob("*.py"))):
         data = path.read_bytes()
         try:
@@ -322,3 +323,16 @@ def test_a_byte_order_mark_stays_first() -> None:
     assert built is not None and built.holes
     assert built.text.startswith(b"\xef\xbb\xbfX = 1\n")
     assert built.splice(built.text) == data
+
+
+def test_a_fix_that_loses_a_placeholder_is_not_written(tmp_path: Path, monkeypatch) -> None:
+    """Defence in depth: were a fix to drop a placeholder, the file would miss statements; it is not written."""
+    from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
+
+    project = _shape(tmp_path, "installer-called")
+    before = (project / "pkg" / "patch.py").read_bytes()
+    monkeypatch.setattr(excerpt.Excerpt, "splice", lambda self, fixed: None)
+    options = RunOptions(analysis=Options(target_torch=Version.parse("2.13")), fix=True, excerpt_above=0)
+    result = run(discover([str(project)]), load_catalog(), options)
+    assert (project / "pkg" / "patch.py").read_bytes() == before
+    assert any(f.code == FIX_NOT_WRITTEN.code and "placeholder" in f.message for f in result.findings)

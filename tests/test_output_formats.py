@@ -315,9 +315,10 @@ def test_a_fix_shows_the_imports_of_its_own_file_only(tmp_path: Path) -> None:
     from fsdp_unpatch.config.options import Options
     from fsdp_unpatch.model import RunOptions
     from fsdp_unpatch.run.batch import run
-    from tests.test_tiers import ROOT, _expanded_copy
+    from tests.test_tiers import ROOT
+    from tests.upstream import expanded_copy
 
-    copy = _expanded_copy(ROOT / "tests" / "fixtures" / "downstream", tmp_path / "downstream")
+    copy = expanded_copy(ROOT / "tests" / "fixtures" / "downstream", tmp_path / "downstream")
     options = RunOptions(analysis=Options(target_torch=Version.parse("2.13")), replacements=True)
     result = run(discover([str(copy)]), load_catalog(), options)
     finding = next(

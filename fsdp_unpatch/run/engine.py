@@ -6,7 +6,6 @@ findings with positions -> selected fixes -> re-parsed, atomically written resul
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -305,6 +304,13 @@ class Run:
                 ),
             )
             return
+        # (a module the fix deletes whole has nothing to put back)
+        data = fixed if unit.excerpt is None or deletes_file(edits) else unit.excerpt.splice(fixed)
+        if data is None:
+            self.block(unit, result, SourceError(FIX_NOT_WRITTEN.code, "the fix lost a placeholder; not written"))
+            return
+        if data == unit.source.data:
+            return
         try:
             # An excerpt's statements held aside parse on their own, at top level: the excerpt's parse covers them.
             on_big_stack(lambda: cst.parse_module(fixed))
@@ -312,13 +318,6 @@ class Run:
             self.block(
                 unit, result, SourceError(FIX_NOT_WRITTEN.code, f"fixed text does not parse ({error}); not written")
             )
-            return
-        # (a module the fix deletes whole has nothing to put back)
-        data = fixed if unit.excerpt is None or deletes_file(edits) else unit.excerpt.splice(fixed)
-        if data is None:
-            self.block(unit, result, SourceError(FIX_NOT_WRITTEN.code, "the fix lost a placeholder; not written"))
-            return
-        if data == unit.source.data:
             return
         result.deleted = deletes_file(edits)  # a test module left with nothing (FSU305)
         result.fixed = data
@@ -456,12 +455,12 @@ class Run:
         assert unit.analysis is not None
         encoding = unit.analysis.module.encoding
         found = [
-            dataclasses.replace(c, line=excerpt.file_line(c.line))
+            replace(c, line=excerpt.file_line(c.line))
             for c in noqa_code_positions(excerpt.text.decode(encoding, "replace"))
         ]
         for first_line, original in excerpt.holes_spelling(b"noqa"):
             found += [
-                dataclasses.replace(c, line=first_line + c.line - 1)
+                replace(c, line=first_line + c.line - 1)
                 for c in noqa_code_positions(original.decode(encoding, "replace"))
             ]
         return found
