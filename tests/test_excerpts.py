@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from collections import Counter
 from pathlib import Path
 
 import libcst as cst
@@ -336,3 +337,160 @@ def test_a_fix_that_loses_a_placeholder_is_not_written(tmp_path: Path, monkeypat
     result = run(discover([str(project)]), load_catalog(), options)
     assert (project / "pkg" / "patch.py").read_bytes() == before
     assert any(f.code == FIX_NOT_WRITTEN.code and "placeholder" in f.message for f in result.findings)
+
+
+# Shapes found by attacking the excerpt: each gave other findings or other fixed bytes through an excerpt than
+# through the whole file. Each project is small; `_both` forces excerpts on every file (`excerpt_above=0`).
+def _project(tmp_path: Path, files: dict[str, str], patch: str = "") -> Path:
+    """A project with package `pkg`: `pkg/patch.py` is the legacy example's patch (or `patch`), plus `files`."""
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (project / "pkg" / "__init__.py").write_text("")
+    (project / "pkg" / "patch.py").write_text(patch or PATCH.read_text())
+    for name, text in files.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    return project
+
+
+def _same_through_excerpts(project: Path, **options) -> list:
+    options.setdefault("fix", True)
+    options.setdefault("write", False)
+    whole: list = []
+    for runner in (run, run_together):
+        through_excerpts, whole = _both(runner, project, **options)
+        assert through_excerpts == whole, runner.__name__
+    return whole
+
+
+def test_a_name_only_hidden_code_spells_decides_the_native_spelling(tmp_path: Path) -> None:
+    """A reference is rewritten to `FSDPParamGroup.finalize_backward` only when the file spells no
+    `FSDPParamGroup` of its own (`references.choose_spelling` reads every name of the file). Here a hidden
+    module-level statement binds that name: the whole file's fix takes the qualified spelling, and an excerpt
+    that does not see the name imports `FSDPParamGroup`, which the hidden statement then rebinds."""
+    user = "from pkg.patch import _patched_finalize_backward\n\n\ndef finish(group):\n"
+    user += "    return _patched_finalize_backward(group)\n\n\nFSDPParamGroup = dict()\n"
+    whole = _same_through_excerpts(_project(tmp_path, {"pkg/user.py": user}))
+    assert any(isinstance(f, dict) and f["code"] == "FSU301" and f["fixed"] for f in whole)
+
+
+@pytest.mark.parametrize("rebinding", ["for pm in range(3):\n        pass", "with x as pm:\n        pass", "pm = 1"])
+def test_a_hidden_rebinding_of_a_module_alias_stops_the_rewrite(rebinding: str, tmp_path: Path) -> None:
+    """`pm._patched_finalize_backward` is rewritten only when the file never assigns `pm` (a reference through a
+    name the file rebinds may be to something else). A hidden function that rebinds `pm` locally: through an
+    excerpt the reference was rewritten and the replacement deleted, the whole file leaves both."""
+    user = f"from pkg import patch as pm\n\n\ndef other(x):\n    {rebinding}\n\n\n"
+    user += "def finish(group):\n    return pm._patched_finalize_backward(group)\n"
+    whole = _same_through_excerpts(_project(tmp_path, {"pkg/user.py": user}))
+    assert any(isinstance(f, dict) and f["code"] == "FSU301" and not f["fix"] for f in whole)
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "def b():\n        return 1\n      # under b, left of its body\n",  # body indented deeper than the file's first
+        "def b():\n  return 1\n   # under b, right of its body\n",  # body indented less than the file's first
+        "def b():\n\treturn 1\n\t# under b, tab-indented\n",
+        "if P:\n    x = 1\nelif Q: y = 1\n    # after a one-line elif\n",  # ends in a one-line suite, not a block
+    ],
+    ids=["deeper", "shallower", "tab", "elif-one-line"],
+)
+def test_comments_after_a_hidden_statement_stay_where_libcst_puts_them(hidden: str, tmp_path: Path) -> None:
+    """An indented comment after a statement belongs to the statement's last indented block (its footer) when
+    it is indented at least as that block, else to the next statement, and goes with the statement that owns
+    it. A placeholder indented like the file's *first* block (or ending in a block when the statement ends in a
+    one-line suite) moved the comment to the other statement: the deleted installer call took it along, or
+    left it behind."""
+    patch = PATCH.read_text() + "\n\n" + hidden + "_apply_fsdp_patch()\n"
+    whole = _same_through_excerpts(_project(tmp_path, {}, patch=patch))
+    assert any(isinstance(f, dict) and f["code"] == "FSU004" and f["fixed"] for f in whole)
+
+
+TEST_MODULE = '''"""Tests of the patch."""
+import torch
+
+from pkg.patch import _patched_all_gather_copy_in
+
+
+def _shards():
+    return [torch.arange(3.0), torch.arange(2.0)]
+
+{extra}
+
+def test_all_gather_copy_in_fills_own_slice():
+    shard, _ = _patched_all_gather_copy_in(_shards(), torch.zeros(10), [3, 2], 5, 1)
+    assert shard.tolist() == [0.0, 1.0, 2.0, 0.0, 1.0]
+'''
+
+
+@pytest.mark.parametrize("extra", ['b"bytes"', '"a" f"b{1}"', '"a"; "b"', 'X = 1; "b"'])
+def test_a_hidden_string_statement_counts_as_libcst_counts_it(extra: str, tmp_path: Path) -> None:
+    """A test module whose tests all go is deleted (FSU305) when nothing else is left but imports, docstrings,
+    assignments and helpers (`rules/tests.py::_left_over`). libcst takes a bytes literal and a concatenation
+    with an f-string for docstrings, and two statements on one line for neither: the placeholder of such a
+    hidden statement must be what libcst sees, or the excerpt deletes a module the whole file keeps (or the
+    other way round)."""
+    project = _project(tmp_path, {"tests/test_patch.py": TEST_MODULE.format(extra=extra)})
+    whole = _same_through_excerpts(project, unsafe_fixes=True)
+    assert any(isinstance(f, dict) and f["code"] == "FSU303" for f in whole)
+
+
+def test_a_match_class_keyword_is_a_use(tmp_path: Path) -> None:
+    """libcst counts the keyword of a class pattern (`case Point(cast=0)`) as a use of the name; CPython's tree
+    holds it as a string. The import of `cast`, which only the deleted replacement uses otherwise, stays."""
+    patch = PATCH.read_text() + "\n\ndef m(p):\n    match p:\n        case Point(cast=0):\n            return 1\n"
+    whole = _same_through_excerpts(_project(tmp_path, {}, patch=patch))
+    assert any(isinstance(f, dict) and f["code"] == "FSU002" and f["fixed"] for f in whole)
+
+
+@pytest.mark.parametrize("what", ["installer", "replacement"])
+def test_a_caller_through_an_import_alias_of_a_name_only_the_run_removes(what: str, tmp_path: Path) -> None:
+    """The patch's installer (or a replacement) has a name the catalog does not know; a caller imports it under
+    another name (`... import enable_npu_collectives as go`) and uses it in a hidden statement. The caller is
+    analysed before the run knows the name (it names a catalog patch function too), and its holes never spell
+    the name, so widening the excerpts did not bring the use back: the excerpt left the call (or reference) while
+    the fix deleted what it names, an import that no longer resolves."""
+    if what == "installer":
+        patch = PATCH.read_text().replace("_apply_fsdp_patch", "enable_npu_collectives")
+        imported, use = "enable_npu_collectives as go", "go()"  # a call statement: FSU004 deletes it
+    else:
+        patch = PATCH.read_text().replace("_patched_all_gather_copy_in", "npu_copy_in")
+        imported, use = "npu_copy_in as go", "return go(*a)"
+    caller = f"from pkg.patch import _patched_finalize_backward\nfrom pkg.patch import {imported}\n\n\n"
+    caller += f"def start(*a):\n    {use}\n\n\ndef finish(group):\n    return _patched_finalize_backward(group)\n"
+    whole = _same_through_excerpts(_project(tmp_path, {"pkg/caller.py": caller}, patch=patch))
+    codes = {f["code"] for f in whole if isinstance(f, dict) and f["path"].endswith("caller.py") and f["fixed"]}
+    assert codes == {"FSU004" if what == "installer" else "FSU301", "FSU301"}
+
+
+@pytest.mark.parametrize("hidden", ["def h():\n    x = 1\n\f    return x\n", "X = 1\n\fY = 2\n"])
+def test_a_form_feed_libcst_does_not_give_back_in_hidden_code(hidden: str, tmp_path: Path) -> None:
+    """libcst drops a form feed at the start of some lines, so the whole file's fix is refused (FSU903). The
+    excerpt holds those lines aside and round-trips: it wrote a fix the whole file refuses."""
+    patch = PATCH.read_text() + "\n\n" + hidden
+    whole = _same_through_excerpts(_project(tmp_path, {}, patch=patch))
+    assert any(isinstance(f, dict) and f["code"] == "FSU903" for f in whole)
+
+
+def test_the_closure_is_linear_in_a_chain_of_hidden_imports(monkeypatch) -> None:
+    """Each hidden function imports `x_k` (an earlier one, not the file's last import of it) and mentions
+    `x_{k+1}` in a comment: each link of the chain is found only by the rule for hidden imports that no hidden
+    code uses, whose pass over every statement ran once per link (quadratic: a 320 KB file of such functions
+    took 22 s to cut). The work counted here is the hidden statements' uses added up."""
+    added: list[int] = []
+
+    class Counting(Counter):
+        def update(self, *args, **kwargs):  # type: ignore[override]
+            added.append(1)
+            return super().update(*args, **kwargs)
+
+    monkeypatch.setattr(excerpt, "Counter", Counting)
+    count = 400
+    installer = "    _ParamGroup.finalize_backward = _patched_finalize_backward\n"
+    text = PATCH.read_text().replace(installer, installer.rstrip("\n") + "  # x_1\n")
+    text += "".join(f"\n\ndef a_{k}():\n    import x_{k}  # x_{k + 1}\n" for k in range(1, count))
+    text += "".join(f"\n\ndef b_{k}():\n    import x_{k}\n" for k in range(1, count))
+    built = _excerpt(text.encode())
+    assert b"def a_399():" in built.text
+    assert len(added) < 10 * count
