@@ -50,16 +50,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
-from fsdp_unpatch.analysis.screen import Scan, Screen, scan
+from fsdp_unpatch.analysis.screen import Detail, Scan, Screen, scan
 
 _PIECE = 64 * 1024  # bytes CPython parses at a time
 HOLE = b"__fsdp_unpatch_hole_"
 _CONTINUATION = re.compile(rb"(?:else|elif|except|finally)\b")
 _WORD = re.compile(r"\w+")
+# What libcst does not give back byte for byte (`source.round_trips`): a form feed at the start of a line, a
+# line that ends in a lone carriage return.
+_NOT_GIVEN_BACK = re.compile(rb"(?:^|[\r\n])\f|\r(?!\n)")
 _BLOCK_FIELDS = ("body", "handlers", "orelse", "finalbody", "cases")
 
 
-@dataclass
+@dataclass(eq=False)
 class _Part:
     """One or more top-level statements on whole lines of their own (statements sharing a line go together)."""
 
@@ -72,12 +75,15 @@ class _Part:
     imports: set[str] = field(default_factory=set)  # names its imports bind (any depth)
     imported: list[tuple[str, str]] = field(default_factory=list)  # (local name, what it imports)
     patch_imports: set[str] = field(default_factory=set)  # local names of imports that spell a seed word
-    uses: Counter = field(default_factory=Counter)  # names used, counted as `collect.NameCounter` does
+    detail: Detail = field(default_factory=Detail)  # names used, spelled and assigned (`screen.Detail`)
     top_import: bool = False  # a top-level import statement (always kept)
     docstring: bool = False
-    ends_in_block: bool = False  # its last line is inside an indented block (libcst: a block footer follows)
+    # The indentation of the indented block its last line is in, if it is in one (libcst: comments indented
+    # below it belong to that block's footer).
+    last_indent: Optional[bytes] = None
     block_indent: Optional[bytes] = None  # the indentation of its first indented block, if it has one
     kind: str = "quiet"  # what the module-shape rules see in it (`_kind`)
+    statements: list[ast.stmt] = field(default_factory=list)  # while its piece is read; then emptied
     kept: bool = False
 
 
@@ -88,7 +94,7 @@ class Excerpt:
     text: bytes
     holes: list[tuple[bytes, bytes]]  # (placeholder, the original statements), in file order
     hole_lines: list[int]  # the file line where each hole starts
-    hidden_uses: Counter  # uses of names in the statements held aside
+    hidden: Detail  # the names the statements held aside use, spell and assign
     anchors: list[tuple[int, int]]  # (excerpt line, file line) where a stretch of lines starts
     file_lines: int
     seeded: bool  # some statement can hold a finding (not only imports and the docstring)
@@ -98,10 +104,6 @@ class Excerpt:
         at = bisect.bisect_right(self.anchors, (line, float("inf"))) - 1
         excerpt_start, file_start = self.anchors[max(at, 0)]
         return file_start + (line - excerpt_start)
-
-    def mentions(self, names: Iterable[bytes]) -> bool:
-        """Whether a statement held aside spells one of `names`."""
-        return any(name in original for _, original in self.holes for name in names)
 
     def holes_spelling(self, word: bytes) -> list[tuple[int, bytes]]:
         """(first line, original text) of the holes that spell `word`."""
@@ -211,23 +213,44 @@ def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
     return blocks
 
 
-def _block_facts(statement: ast.stmt, data: bytes, starts: list[int], base: int) -> tuple[bool, Optional[bytes]]:
-    """(whether it ends in an indented block, the indentation of its first indented block)."""
-    blocks = _blocks(statement)
-    if not blocks:
-        return False, None
+def _prefix(node: ast.stmt, data: bytes, starts: list[int], base: int) -> bytes:
+    offset = starts[base + node.lineno - 1]
+    return data[offset : offset + node.col_offset]
+
+
+def _last_block(statement: ast.stmt, data: bytes, starts: list[int], base: int) -> Optional[list[ast.stmt]]:
+    """The block the statement's text ends with (of its last `elif`, for a chain)."""
+    while True:
+        blocks = _blocks(statement)
+        if not blocks:
+            return None
+        last = blocks[-1]
+        chained = isinstance(statement, ast.If) and last is statement.orelse and len(last) == 1
+        if chained and isinstance(last[0], ast.If):
+            offset = starts[base + last[0].lineno - 1] + last[0].col_offset
+            if data[offset : offset + 4] == b"elif":
+                statement = last[0]
+                continue
+        return last
+
+
+def _block_facts(
+    statement: ast.stmt, data: bytes, starts: list[int], base: int
+) -> tuple[Optional[bytes], Optional[bytes]]:
+    """(the indentation of the indented block its text ends with, else None; of its first indented block)."""
     first_indent = None
     stack = [statement]
     while stack and first_indent is None:
         node = stack.pop(0)
         for block in _blocks(node):
             if _indented(block[0], data, starts, base):
-                offset = starts[base + block[0].lineno - 1]
-                first_indent = data[offset : offset + block[0].col_offset]
+                first_indent = _prefix(block[0], data, starts, base)
                 break
             stack.extend(block)  # a one-line suite holds simple statements only; kept for clarity
-    last = blocks[-1]
-    return _indented(last[0], data, starts, base), first_indent
+    last = _last_block(statement, data, starts, base)
+    if last is None or not _indented(last[0], data, starts, base):
+        return None, first_indent
+    return _prefix(last[0], data, starts, base), first_indent
 
 
 def _module_level_targets(statement: ast.stmt) -> set[str]:
@@ -249,16 +272,19 @@ def _module_level_targets(statement: ast.stmt) -> set[str]:
 # The nodes `_note` reads (match patterns bind names too).
 _NOTED = frozenset(
     {ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.Import, ast.ImportFrom, ast.Global}
-    | {ast.Nonlocal, ast.ExceptHandler}
-    | {getattr(ast, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, name)}
+    | {ast.Nonlocal, ast.ExceptHandler, ast.arg, ast.keyword}
+    | {getattr(ast, name) for name in ("MatchAs", "MatchStar", "MatchMapping", "MatchClass") if hasattr(ast, name)}
 )
 
 
 def _note(part: _Part, node: ast.AST) -> None:
-    """What `_Part` records of one node (called for every node of the part's statements but names)."""
+    """What `_Part` records of one node (called for the nodes of `_NOTED`): bindings, and the names libcst
+    holds as `Name` nodes where CPython holds strings (a use for `collect.NameCounter` unless it labels)."""
+    detail = part.detail
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         part.defines.add(node.name)
         part.binds.add(node.name)
+        detail.names.add(node.name)
     elif isinstance(node, ast.Assign):
         if isinstance(node.value, (ast.Name, ast.Attribute, ast.Call)):
             part.binds.update(t.id for t in node.targets if isinstance(t, ast.Name))
@@ -268,14 +294,27 @@ def _note(part: _Part, node: ast.AST) -> None:
             local = alias.asname or alias.name.split(".")[0]
             part.imports.add(local)
             part.imported.append((local, f"{module}.{alias.name}"))
+    elif isinstance(node, (ast.arg, ast.keyword)):  # parameters and keyword arguments label
+        name = node.arg
+        if name:
+            detail.names.add(name)
     elif isinstance(node, (ast.Global, ast.Nonlocal)):
-        part.uses.update(node.names)
-    elif isinstance(node, ast.ExceptHandler) and node.name:
-        part.uses[node.name] += 1
-    else:
-        name = getattr(node, "name", None) or getattr(node, "rest", None)  # match patterns
-        if isinstance(name, str) and type(node).__name__ in ("MatchAs", "MatchStar", "MatchMapping"):
-            part.uses[name] += 1
+        detail.uses.update(node.names)
+        detail.names.update(node.names)
+    elif isinstance(node, ast.ExceptHandler):
+        if node.name:
+            detail.uses[node.name] += 1
+            detail.names.add(node.name)
+            detail.stores.add(node.name)
+    else:  # match patterns: a capture, `*rest`, `**rest`, a class pattern's keywords
+        type_name = type(node).__name__
+        found = [getattr(node, "name", None), getattr(node, "rest", None)]
+        if type_name == "MatchClass":
+            found = list(getattr(node, "kwd_attrs", []))
+        for name in found:
+            if isinstance(name, str):
+                detail.uses[name] += 1
+                detail.names.add(name)
 
 
 _DEFINITION_TYPES = (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom, ast.Pass)
@@ -292,13 +331,31 @@ def _is_test(statement: ast.stmt) -> bool:
     return False
 
 
-def _is_quiet(statement: ast.stmt) -> bool:
+def _is_docstring(statement: ast.Expr, source: bytes) -> bool:
+    """A string (or bytes) literal alone, as `patterns.is_docstring` tells it on libcst's tree, where a
+    concatenation with an f-string is one (libcst decides: CPython joins the parts into one f-string)."""
+    value = statement.value
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, (str, bytes))
+    if not isinstance(value, ast.JoinedStr):
+        return False
+    import libcst as cst
+
+    try:
+        line = cst.parse_statement(source.decode("utf-8"))
+    except (cst.ParserSyntaxError, UnicodeDecodeError):
+        return False
+    body = list(getattr(line, "body", []))
+    return len(body) == 1 and isinstance(body[0], cst.Expr) and isinstance(body[0].value, cst.ConcatenatedString)
+
+
+def _is_quiet(statement: ast.stmt, source: bytes) -> bool:
     """What a module keeps without it mattering (`rules/tests.py::_left_over`): assignments and imports, a
-    string, a `__name__` guard, a guarded import."""
+    string, a `__name__` guard, a guarded import. `source`: the statement's lines."""
     if isinstance(statement, _DEFINITION_TYPES):
         return True
     if isinstance(statement, ast.Expr):
-        return isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
+        return _is_docstring(statement, source)
     if isinstance(statement, ast.If) and isinstance(statement.test, ast.Compare):
         sides = [statement.test.left, *statement.test.comparators]
         return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides)
@@ -308,14 +365,14 @@ def _is_quiet(statement: ast.stmt) -> bool:
     return False
 
 
-def _kind(statement: ast.stmt) -> str:
+def _kind(statement: ast.stmt, source: bytes) -> str:
     """What the module-shape rules (new imports go before the first definition; a test module left with
     nothing) see in a statement: "test", "definition" (other functions and classes), "quiet" or "other"."""
     if _is_test(statement):
         return "test"
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return "definition"
-    return "quiet" if _is_quiet(statement) else "other"
+    return "quiet" if _is_quiet(statement, source) else "other"
 
 
 def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Optional[tuple[list[_Part], list[int]]]:
@@ -327,17 +384,20 @@ def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Op
         base, end, tree = piece_found
         piece = data[starts[base] : starts[end]]
         lines: list[int] = []  # the piece's line offsets, shared by the walks of its statements
+        new = len(parts)
         for statement in tree.body:  # type: ignore[attr-defined]
             decorators = getattr(statement, "decorator_list", [])
             first = base + min([statement.lineno] + [d.lineno for d in decorators])
             last = base + (statement.end_lineno or statement.lineno)
-            kind = _kind(statement)
             if parts and parts[-1].last >= first:  # `a = 1; b = 2`: one part, one line of the module
                 part = parts[-1]
                 part.last = max(part.last, last)
-                part.kind = "quiet" if part.kind == kind == "quiet" else "other"
+                part.statements.append(statement)
+                # several statements on a line are no docstring: quiet only when each assigns or imports
+                part.kind = "quiet" if all(isinstance(s, _DEFINITION_TYPES) for s in part.statements) else "other"
             else:
-                part = _Part(first, last, kind=kind)
+                source = data[starts[first - 1] : starts[last]]
+                part = _Part(first, last, kind=_kind(statement, source), statements=[statement])
                 parts.append(part)
             scan(
                 statement,
@@ -345,7 +405,7 @@ def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Op
                 module_name,
                 is_package,
                 part.scan,
-                part.uses,
+                part.detail,
                 (_NOTED, functools.partial(_note, part)),
                 lines,
             )
@@ -357,9 +417,10 @@ def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Op
                 and isinstance(statement.value, ast.Constant)
                 and isinstance(statement.value.value, str)
             )
-            ends, indent = _block_facts(statement, data, starts, base)
-            part.ends_in_block = ends
+            part.last_indent, indent = _block_facts(statement, data, starts, base)
             part.block_indent = part.block_indent or indent
+        for part in parts[new:]:
+            part.statements = []  # the piece's tree goes now
     for part in parts:
         text = data[starts[part.first - 1] : starts[part.last]].decode(encoding, "replace")
         part.words = set(_WORD.findall(text))
@@ -401,6 +462,8 @@ def _build(
 ) -> Optional[Excerpt]:
     if HOLE in data or encoding not in ("utf-8", "utf-8-sig"):
         return None  # other encodings are declared on the first two lines, which a hole could take
+    if _NOT_GIVEN_BACK.search(data):
+        return None  # libcst would not give the file back byte for byte: the whole file's fix is refused
     found = _parts(data, encoding, module_name, is_package)
     if found is None:
         return None
@@ -441,19 +504,21 @@ def _build(
 def _close(parts: list[_Part]) -> None:
     """Keep every hidden statement the kept ones could read (see the module doc), to a fixpoint.
 
-    Linear in the words of the file: each newly kept statement's words and definitions are looked up in
-    indexes of the hidden statements (a chain of functions calling the next would otherwise cost a pass over
-    the file per link).
+    Linear in the words of the file: each newly kept statement's words, definitions and uses are looked up in
+    indexes of the hidden statements, and the uses left in hidden code are counted down as statements are
+    kept (a chain of statements each reached from the one before would otherwise cost a pass per link).
     """
     last_import: dict[str, _Part] = {}
     spelling: dict[str, list[_Part]] = {}  # word -> hidden statements that spell it
     binding: dict[str, list[_Part]] = {}  # name -> hidden statements that bind it (not by import)
     importing: dict[str, list[_Part]] = {}  # name -> hidden statements that import it
+    hidden_uses: Counter = Counter()
     for part in parts:
         for name in part.imports:
             last_import[name] = part
         if part.kept:
             continue
+        hidden_uses.update(part.detail.uses)
         for word in part.words:
             spelling.setdefault(word, []).append(part)
         for name in part.binds:
@@ -463,29 +528,32 @@ def _close(parts: list[_Part]) -> None:
     spelled: set[str] = set()
     defined: set[str] = set()
     queue = [part for part in parts if part.kept]
+
+    def keep(part: _Part) -> None:
+        pending = [part]
+        while pending:
+            other = pending.pop()
+            if other.kept:
+                continue
+            other.kept = True
+            queue.append(other)
+            for name, count in other.detail.uses.items():
+                hidden_uses[name] -= count
+                if hidden_uses[name] == 0 and name in spelled:
+                    pending += importing.get(name, ())
+
     while queue:
-        while queue:
-            part = queue.pop()
-            new_words, new_names = part.words - spelled, (part.defines | part.patch_imports) - defined
-            spelled |= new_words
-            defined |= new_names
-            reached = [p for name in new_names for p in spelling.get(name, ())]
-            reached += [p for word in new_words for p in binding.get(word, ())]
-            reached += [last_import[word] for word in new_words if word in last_import]
-            for other in reached:
-                if not other.kept:
-                    other.kept = True
-                    queue.append(other)
+        part = queue.pop()
+        new_words, new_names = part.words - spelled, (part.defines | part.patch_imports) - defined
+        spelled |= new_words
+        defined |= new_names
+        reached = [p for name in new_names for p in spelling.get(name, ())]
+        reached += [p for word in new_words for p in binding.get(word, ())]
+        reached += [last_import[word] for word in new_words if word in last_import]
         # a hidden import of a spelled name that no hidden code uses: the import clean-up deletes it too
-        hidden_uses: Counter = Counter()
-        for part in parts:
-            if not part.kept:
-                hidden_uses.update(part.uses)
-        for name in spelled & set(importing):
-            for other in importing[name]:
-                if not other.kept and hidden_uses[name] == 0:
-                    other.kept = True
-                    queue.append(other)
+        unused = [word for word in new_words if hidden_uses[word] == 0]
+        for other in reached + [p for word in unused for p in importing.get(word, ())]:
+            keep(other)
 
 
 # One placeholder statement per kind of statement a hole holds (`_kind`), on one line each; the last one
@@ -501,19 +569,22 @@ _STUBS = {
 }
 
 
-def _placeholder(number: int, run: list[_Part], indent: bytes, newline: bytes, first_block: Optional[_Part]) -> bytes:
+def _placeholder(number: int, run: list[_Part], newline: bytes, indent: bytes, first_block: Optional[_Part]) -> bytes:
+    """The statements standing for `run`: one per kind (`_STUBS`), on one line each, but the last one, which
+    ends in a block indented as the run's does (if it does), and the one of the file's first indented block,
+    indented as the file's is (`indent`)."""
     name = HOLE + str(number).encode() + b"__"
-    wanted: list[tuple[str, bool]] = []  # (kind, in block form)
+    wanted: list[tuple[str, Optional[bytes]]] = []  # (kind, indentation of its block form, or None)
     for part in run:
-        if (part.kind, False) not in wanted and (part.kind, True) not in wanted:
-            wanted.append((part.kind, part is first_block))
-    last = (run[-1].kind, run[-1].ends_in_block)
+        if all(kind != part.kind for kind, _ in wanted):
+            wanted.append((part.kind, indent if part is first_block else None))
+    last = (run[-1].kind, run[-1].last_indent)
     if wanted[-1] != last:
         wanted.append(last)
     lines = []
     for kind, block in wanted:
         simple, header = _STUBS[kind]
-        lines.append(header % name + newline + indent + b"pass" if block else simple % name)
+        lines.append(simple % name if block is None else header % name + newline + block + b"pass")
     return newline.join(lines) + newline
 
 
@@ -523,7 +594,7 @@ def _assemble(data: bytes, starts: list[int], parts: list[_Part], seeded: bool) 
     out: list[bytes] = []
     holes: list[tuple[bytes, bytes]] = []
     anchors: list[tuple[int, int]] = []
-    hidden_uses: Counter = Counter()
+    hidden = Detail()
     excerpt_line, file_line = 1, 1  # next line of each
     runs: list[list[_Part]] = []  # runs of hidden statements with no kept one between
     after_hidden = False
@@ -543,18 +614,20 @@ def _assemble(data: bytes, starts: list[int], parts: list[_Part], seeded: bool) 
         original = data[starts[first - 1] : starts[last]]
         line_end = data[starts[first - 1] : starts[first]]
         newline = b"\r\n" if line_end.endswith(b"\r\n") else line_end[-1:] if line_end[-1:] in (b"\n", b"\r") else b"\n"
-        holds_first_block = first_indent if first_indent is not None and first_indent in run else None
-        placeholder = _placeholder(len(holes), run, indent, newline, holds_first_block)
+        holds_first_block = first_indent if any(part is first_indent for part in run) else None
+        placeholder = _placeholder(len(holes), run, newline, indent, holds_first_block)
         if not original.endswith((b"\n", b"\r")):  # the file's last line has no line ending: nor has this
             placeholder = placeholder[: -len(newline)]
         anchors.append((excerpt_line, first))
         out.append(placeholder)
         holes.append((placeholder, original))
         for part in run:
-            hidden_uses.update(part.uses)
+            hidden.uses.update(part.detail.uses)
+            hidden.names |= part.detail.names
+            hidden.stores |= part.detail.stores
         excerpt_line += placeholder.count(newline) + (0 if placeholder.endswith(newline) else 1)
         file_line = last + 1
     anchors.append((excerpt_line, file_line))
     out.append(data[starts[file_line - 1] :])
     hole_lines = [run[0].first for run in runs]
-    return Excerpt(b"".join(out), holes, hole_lines, hidden_uses, anchors, len(starts) - 1, seeded)
+    return Excerpt(b"".join(out), holes, hole_lines, hidden, anchors, len(starts) - 1, seeded)

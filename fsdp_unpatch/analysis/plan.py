@@ -25,6 +25,7 @@ from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.names import ImportTable, dotted_name, is_fsdp2_private, target_id
 from fsdp_unpatch.analysis.patterns import body_statements, descendants, is_docstring, same_device_copy
 from fsdp_unpatch.analysis.planned import Edit, Planned
+from fsdp_unpatch.analysis.screen import Detail
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
@@ -69,8 +70,10 @@ class FileAnalysis:
     incomplete: list[tuple[completeness.Incomplete, Planned]] = field(default_factory=list)
 
     _positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
-    # For an excerpt of a large file (`excerpt.py`): the file's line for a line of the excerpt.
+    # For an excerpt of a large file (`excerpt.py`): the file's line for a line of the excerpt, and the names
+    # the statements held aside use, spell and assign.
     file_line: Optional[Callable[[int], int]] = None
+    hidden: Optional[Detail] = None
     # Positions given by hand to stand-in nodes (a name found inside a string literal), by id.
     _placed: dict[int, CodeRange] = field(default_factory=dict)
 
@@ -128,8 +131,9 @@ class _Analyzer:
         table = ImportTable(module_name, is_package)
         self.result = FileAnalysis(module=module, module_name=module_name, facts=collect(module, table))
         if excerpt is not None:  # uses in the statements held aside count (the import clean-up reads them)
-            self.result.facts.name_uses.update(excerpt.hidden_uses)
+            self.result.facts.name_uses.update(excerpt.hidden.uses)
             self.result.file_line = excerpt.file_line
+            self.result.hidden = excerpt.hidden
         self.removed_sites: dict[int, Planned] = {}  # id(RawInstall.removable) -> its finding
         # What each replacement function was proven to be (id of the function -> its evidence).
         self.proofs: dict[int, fingerprint.Evidence] = {}

@@ -115,6 +115,15 @@ class Scan:
     too_deep: bool = False  # deeper than MAX_DEPTH: libcst's recursive visitors may fail on it
 
 
+@dataclass
+class Detail:
+    """What a walk notes of names, for callers that need more than `Scan` (`excerpt.py`)."""
+
+    uses: Counter = field(default_factory=Counter)  # `ast.Name` uses, as `collect.NameCounter` counts them
+    names: set[str] = field(default_factory=set)  # every name spelled outside imports, strings and comments
+    stores: set[str] = field(default_factory=set)  # names assigned to (targets of `=`, `for`, `with`, ...)
+
+
 _CONTEXTS = (ast.Load, ast.Store, ast.Del)  # `ctx` of names and attributes: nothing to walk into
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -125,13 +134,13 @@ def scan(
     module_name: str,
     is_package: bool,
     found: Optional[Scan] = None,
-    uses: Optional[Counter] = None,
+    detail: Optional[Detail] = None,
     visit: Optional[tuple[frozenset[type], Callable[[ast.AST], None]]] = None,
     lines: Optional[list[int]] = None,
 ) -> Scan:
     """Walk `tree` (parsed from `data`) once and note what a finding could come from (into `found`, if given).
 
-    For callers that note more in the same walk: `uses` counts the names used (`ast.Name`); `visit` is
+    For callers that note more in the same walk: `detail` gathers names (`Detail`); `visit` is
     (node types, function): the function is called with every node of those types; `lines` (offsets of
     `data`'s lines, filled on first need) may be shared by the walks of one `data`.
     """
@@ -149,8 +158,12 @@ def scan(
             return found
         kind = type(node)
         if kind is ast.Name:  # the commonest node: nothing below it
-            if uses is not None:
-                uses[node.id] += 1  # type: ignore[attr-defined]
+            if detail is not None:
+                name = node.id  # type: ignore[attr-defined]
+                detail.uses[name] += 1
+                detail.names.add(name)
+                if type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
+                    detail.stores.add(name)
             continue
         if visit is not None and kind in visit[0]:
             visit[1](node)
@@ -193,6 +206,8 @@ def scan(
                 found.branch_calls += [c for c in (_dotted(first.func), _dotted(second.func)) if c is not None]
         elif kind is ast.Attribute:
             assert isinstance(node, ast.Attribute)
+            if detail is not None:
+                detail.names.add(node.attr)
             if isinstance(node.ctx, ast.Store):
                 owner = _dotted(node.value)
                 if owner is not None:

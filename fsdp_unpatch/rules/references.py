@@ -142,6 +142,9 @@ def find_references(analysis: FileAnalysis, symbols: Mapping[str, RemovedSymbol]
     if foreign:
         analysis.module.visit(finder)
     found = finder.found
+    if analysis.hidden is not None:  # an excerpt: the statements held aside spell and assign names too
+        found.names |= analysis.hidden.names
+        found.rebound |= analysis.hidden.stores
     # A name the file assigns to may stand for something else where it is used: not rewritten.
     for reference in found.references:
         reference.rebound = reference.local in found.rebound

@@ -120,8 +120,8 @@ class Run:
         return build_excerpt(data, encoding, name, is_package, screen_for(self.catalog), seeds)
 
     def widen(self) -> None:
-        """Excerpts take back the statements held aside that spell a name the run removes (the cross-file
-        steps read every use of those names), until no excerpt holds one back."""
+        """Excerpts of files that spell a name the run removes are built again with it (the cross-file steps
+        read every use of those names, also under another name it is imported as), until nothing changes."""
         while True:
             names: set[str] = set()
             for unit in self.units:
@@ -140,7 +140,8 @@ class Run:
             self.seeds |= names
             encoded = [n.encode() for n in names]
             for unit in self.units:
-                if unit.excerpt is not None and unit.excerpt.mentions(encoded):
+                # the file, not only its holes: a kept import may give the name another (`import x as go`)
+                if unit.excerpt is not None and mentions(unit.source.data, encoded):  # type: ignore[union-attr]
                     self.analyze(unit)
 
     def load(self, candidates: Iterable[Candidate]) -> None:
