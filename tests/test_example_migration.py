@@ -50,7 +50,11 @@ def test_fix_gives_the_expected_tree(tmp_path: Path) -> None:
 
 
 def test_check_on_the_legacy_project_reports_every_part(tmp_path: Path) -> None:
-    result = cli("check", "--output-format", "json", str(EXAMPLES / "legacy_project"), cwd=tmp_path)
+    # The cache goes to tmp_path: at the example's project root it would be written into this repository.
+    cache = str(tmp_path / "cache")
+    result = cli(
+        "check", "--cache-dir", cache, "--output-format", "json", str(EXAMPLES / "legacy_project"), cwd=tmp_path
+    )
     assert result.returncode == 1
     findings = json.loads(result.stdout)
     by_code: dict[str, list] = {}
