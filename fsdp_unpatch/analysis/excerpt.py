@@ -18,22 +18,27 @@ What a kept statement's analysis may read elsewhere in the file, and how the exc
   `x = call(...)`, module-level assignments): a hidden statement that binds a name the kept code spells is
   kept, and so is one that spells a name the kept code defines (a call of an installer, a use of a
   replacement function) or imports under a patch name (`from ... import _patched_x as copy_in`);
-- uses of imported names (the import clean-up deletes an import only when no use is left): the hidden
-  statements' uses are counted with ast and added to the analysis (`hidden_uses`);
-- a run's cross-file decisions (`engine.Run.link`): a hidden statement that spells a name the run removes
-  is brought back into the excerpt before linking (`seeds`);
+- names in the statements held aside (`screen.Detail`, gathered by the same walk): their uses of imported
+  names count for the import clean-up (an import goes only when no use is left), and the names they spell
+  and assign count for the rewrite of references (a native spelling must not collide with a name the file
+  spells; a reference through a name the file also assigns is left alone);
+- a run's cross-file decisions (`engine.Run.link`): an excerpt of a file that spells a name the run removes
+  is built again with that name as a seed, so that its statements, and those using the names it is imported
+  as, are in it before linking;
 - the shape of the module (new imports go after the imports before the first definition; a test module
   left with nothing but helpers is deleted): a hole's placeholder holds one statement per kind of statement
-  in the hole (a test, another function or class, an assignment or guard, anything else);
+  in the hole, as libcst sees it (a test, another function or class, an assignment, string or guard,
+  anything else);
 - libcst's ownership of comments after an indented block (the block's footer) and the module's default
-  indentation: a placeholder for statements that end in an indented block ends in one too, indented like
-  the file's first block.
+  indentation: a placeholder for statements that end in an indented block ends in one too, indented as
+  theirs is, and the one for the file's first indented block is indented as that block is.
 
 The excerpt is used for files of `model.EXCERPT_ABOVE` bytes and more (`RunOptions.excerpt_above`);
 `tests/test_excerpts.py` runs every fixture, the examples, the installed torch sources and the real
 releases through excerpts and through whole files and compares every finding and every fixed byte.
 Anything unusual (a piece that CPython does not parse, a placeholder name already in the file, a tree too
-deep, an encoding other than UTF-8) gives no excerpt: the whole file is parsed as before.
+deep, an encoding other than UTF-8, bytes libcst would not give back) gives no excerpt: the whole file is
+parsed as before.
 """
 
 from __future__ import annotations
