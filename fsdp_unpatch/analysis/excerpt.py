@@ -110,6 +110,15 @@ class Excerpt:
         excerpt_start, file_start = self.anchors[max(at, 0)]
         return file_start + (line - excerpt_start)
 
+    def may_hide(self, names: Iterable[str]) -> bool:
+        """Whether statements held aside may use one of `names`: they spell it, or the file imports it under
+        another name (`from m import name as go`; kept imports are never held aside)."""
+        encoded = [name.encode() for name in names]
+        if any(name in original for _, original in self.holes for name in encoded):
+            return True
+        renamed = re.compile(rb"\b(?:%s)\s+as\s" % b"|".join(re.escape(name) for name in encoded))
+        return bool(encoded) and renamed.search(self.text) is not None
+
     def holes_spelling(self, word: bytes) -> list[tuple[int, bytes]]:
         """(first line, original text) of the holes that spell `word`."""
         return [(line, original) for line, (_, original) in zip(self.hole_lines, self.holes) if word in original]

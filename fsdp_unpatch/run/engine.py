@@ -138,10 +138,8 @@ class Run:
             if not names:
                 return
             self.seeds |= names
-            encoded = [n.encode() for n in names]
             for unit in self.units:
-                # the file, not only its holes: a kept import may give the name another (`import x as go`)
-                if unit.excerpt is not None and mentions(unit.source.data, encoded):  # type: ignore[union-attr]
+                if unit.excerpt is not None and unit.excerpt.may_hide(names):
                     self.analyze(unit)
 
     def load(self, candidates: Iterable[Candidate]) -> None:
