@@ -494,3 +494,16 @@ def test_the_closure_is_linear_in_a_chain_of_hidden_imports(monkeypatch) -> None
     built = _excerpt(text.encode())
     assert b"def a_399():" in built.text
     assert len(added) < 10 * count
+
+
+def test_a_lone_carriage_return_in_hidden_code_moves_no_noqa_comment(tmp_path: Path) -> None:
+    """A line ending in a lone "\\r" is a line to CPython and libcst; the `# noqa` comments were found with a
+    tokenizer that did not count it, so their lines (FSU501) differed between the whole file and an excerpt
+    that holds that line aside (and in the whole file the legacy patch's reviewed `# noqa: FSU101` seemed
+    unused)."""
+    patch = "def h():\n    x = 1\r    return x\n\n\n" + PATCH.read_text() + "\n\nX = 2  # noqa: FSU004\n"
+    whole = _same_through_excerpts(_project(tmp_path, {}, patch=patch))
+    unused = [f for f in whole if isinstance(f, dict) and f["code"] == "FSU501"]
+    assert [f["span"]["line"] for f in unused] == [
+        patch.replace("\r", "\n").splitlines().index("X = 2  # noqa: FSU004") + 1
+    ]

@@ -57,7 +57,8 @@ def noqa_code_positions(text: str) -> list[NoqaCode]:
         return []
     found = []
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        # Lines end in "\n", "\r\n" or a lone "\r", as libcst and CPython count them (`newline=None`).
+        tokens = list(tokenize.generate_tokens(io.StringIO(text, newline=None).readline))
     except (tokenize.TokenError, SyntaxError):
         return []
     for token in tokens:
