@@ -126,7 +126,8 @@ class Reader:
         try:
             requirement = Requirement(text)
         except InvalidRequirement as error:
-            self.problems.append(f"{where}: cannot read the requirement `{text}` ({error}); it is not used")
+            why = str(error).splitlines()[0]  # packaging adds the text and a caret below
+            self.problems.append(f"{where}: cannot read the requirement `{text}` ({why}); it is not used")
             return None
         if canonicalize_name(requirement.name) not in TORCH_NAMES or not requirement.specifier:
             return None
