@@ -208,6 +208,9 @@ def test_requirements_files_with_includes_comments_continuations_extras_and_opti
     assert problems == []
     assert declared is not None and declared.releases == _releases(8, 9, 10)
     assert declared.where == "requirements/base.txt:2, requirements/constraints.txt:1"
+    assert declared.origin == (
+        "requirements/base.txt: torch[opt] >=2.8 ; python_version >= '3.9'; requirements/constraints.txt: torch<2.11"
+    )
 
 
 def test_a_missing_include_is_named(tmp_path: Path) -> None:

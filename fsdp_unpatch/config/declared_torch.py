@@ -132,7 +132,7 @@ class Reader:
         if canonicalize_name(requirement.name) not in TORCH_NAMES or not requirement.specifier:
             return None
         marker = str(requirement.marker) if requirement.marker is not None else ""
-        return Line(where, text, marker, allowed(requirement.specifier, self.releases))
+        return Line(where, " ".join(text.split()), marker, allowed(requirement.specifier, self.releases))
 
     @staticmethod
     def together(lines: Sequence[Line]) -> Optional[Declared]:
