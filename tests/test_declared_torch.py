@@ -213,6 +213,15 @@ def test_requirements_files_with_includes_comments_continuations_extras_and_opti
     )
 
 
+def test_a_source_that_allows_nothing_is_named_and_the_others_decide(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("torch==2.9.0\n")
+    (tmp_path / "setup.cfg").write_text("[options]\ninstall_requires =\n    torch>=3.1\n")
+    declared, problems = declared_torch(tmp_path, KNOWN)
+    assert declared is not None and declared.releases == _releases(9)
+    assert declared.origin == "requirements.txt: torch==2.9.0"
+    assert problems == ["setup.cfg:3: `torch>=3.1` allows no torch release the catalog knows; it is not used"]
+
+
 def test_a_missing_include_is_named(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("torch>=2.9\n-r missing.txt\n")
     declared, problems = declared_torch(tmp_path, KNOWN)

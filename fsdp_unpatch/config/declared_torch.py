@@ -115,6 +115,13 @@ class Reader:
         ]
         if not found:
             return None
+        usable = [d for d in found if d.releases]
+        for unusable in found if usable else ():  # a source that allows nothing is a mistake, not a choice
+            if not unusable.releases:
+                self.problems.append(
+                    f"{unusable.where}: {unusable.texts} allows no torch release the catalog knows; it is not used"
+                )
+        found = usable or found
         return Declared(frozenset().union(*(d.releases for d in found)), tuple(x for d in found for x in d.lines))
 
     # one requirement, one list ----------------------------------------------------------------------------
