@@ -9,9 +9,11 @@
 
 Every function reads the same configuration as the command line (the nearest `pyproject.toml` with a
 `[tool.fsdp-unpatch]` table, or `config=`, or none with `isolated=True`); keyword arguments win over it,
-as flags do. Bad input (an unknown rule code, a bad configuration, a path that does not exist) raises
-`UsageError` with the message the command line would print. Files that cannot be read or parsed are
-findings of category `error` (FSU9xx), as in the JSON output, not exceptions.
+as flags do. The target torch is chosen as on the command line too: `target_torch=`, the configuration, the
+torch the project declares, the installed torch, the newest known. Bad input (an unknown rule code, a bad
+configuration, a path that does not exist) raises `UsageError` with the message the command line would
+print. Files that cannot be read or parsed are findings of category `error` (FSU9xx), as in the JSON output,
+not exceptions.
 """
 
 from __future__ import annotations

@@ -269,4 +269,4 @@ def test_summary_names_where_the_target_torch_came_from(tmp_path: Path) -> None:
     from_file = cli_runner().invoke(main, ["check", "--no-cache", str(tmp_path)])
     assert "Target torch 2.8 (configuration)." in from_file.output
     from_flag = cli_runner().invoke(main, ["check", "--no-cache", "--target-torch", "2.9", str(tmp_path)])
-    assert "Target torch 2.9 (option)." in from_flag.output
+    assert "Target torch 2.9 (--target-torch)." in from_flag.output

@@ -379,8 +379,15 @@ class _Analyzer:
         self.proofs[id(function)] = evidence
         since = Version.parse(entry.native_since) if entry.native_since else None
         if since is not None and self.options.target_torch < since:
+            releases = self.options.releases
             message = NATIVE_PATH_TOO_OLD.message(
-                name=name, target=entry.id, target_torch=self.options.target_torch, since=since
+                "range" if len(releases) > 1 else "default",
+                name=name,
+                target=entry.id,
+                target_torch=self.options.target_torch,
+                since=since,
+                lowest=releases[0],
+                highest=releases[-1],
             )
             return NATIVE_PATH_TOO_OLD.code, message, None
         return None
@@ -575,7 +582,7 @@ class _Analyzer:
             if qualified is not None and target is not None:
                 self.result.patched.append(completeness.Patched(install, qualified, target))
         patched = self.result.patched
-        for item in completeness.incomplete_by_name(patched, self.catalog, self.options.target_torch):
+        for item in completeness.incomplete_by_name(patched, self.catalog, self.options.releases):
             if scoping.reloaded_after(self.facts, self.catalog, item.site.install, item.missing, self.line):
                 continue  # the reload copied the patch into the by-name binding
             planned = self.add(

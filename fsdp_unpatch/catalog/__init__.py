@@ -77,6 +77,7 @@ class Catalog:
     family_modules: Mapping[str, str] = field(default_factory=dict)
     # binding ("module.name") -> FSDP2 module whose code reads it -> releases text (`symbols.format_releases`)
     callers: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    oldest_torch: str = "2.4"  # the oldest torch release with FSDP2
 
     @property
     def rules(self) -> Mapping[str, Rule]:
@@ -153,6 +154,7 @@ def _parse(data: dict) -> Catalog:
         ),
         family_modules=dict(meta.get("family_modules", {})),
         callers={binding: dict(readers) for binding, readers in data.get("callers", {}).items()},
+        oldest_torch=meta["oldest_torch"],
     )
 
 

@@ -40,7 +40,8 @@ def _common(function):
         click.option(
             "--target-torch",
             metavar="X.Y",
-            help="torch release to migrate to (default: the installed torch, else the newest known).",
+            help="torch release to migrate to (default: the torch the project declares, else the installed "
+            "torch, else the newest known).",
         ),
         click.option("--select", multiple=True, metavar="CODES", help="Rule codes or prefixes to report."),
         click.option("--ignore", multiple=True, metavar="CODES", help="Rule codes or prefixes not to report."),
@@ -234,6 +235,8 @@ def _run_and_report(request: Request):
         _error(f"{path}: no such file or directory")
     if plan.cache is not None and plan.cache.problem is not None and not quiet:
         click.echo(f"fsdp-unpatch: warning: {plan.cache.problem}", err=True)
+    for warning in plan.warnings if not quiet else ():
+        click.echo(f"fsdp-unpatch: warning: {warning}", err=True)
     with contextlib.ExitStack() as stack:
         try:
             out = (

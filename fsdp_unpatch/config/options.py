@@ -9,5 +9,12 @@ from fsdp_unpatch.catalog.versions import Version
 
 @dataclass(frozen=True)
 class Options:
-    target_torch: Version
+    target_torch: Version  # the lowest release the run must be right on: every removal must be safe there
     keep: frozenset[str] = frozenset()  # target ids the project declares intentional
+    # Every release the project allows that the catalog knows, oldest first (a declared range); empty: only
+    # `target_torch`.
+    torch_releases: tuple[Version, ...] = ()
+
+    @property
+    def releases(self) -> tuple[Version, ...]:
+        return self.torch_releases or (self.target_torch,)

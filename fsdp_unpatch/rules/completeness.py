@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from fsdp_unpatch.analysis.collect import RawInstall
 from fsdp_unpatch.catalog import ByNameImport, Catalog
@@ -80,19 +80,22 @@ def is_read(catalog: Catalog, binding: str, version: Version) -> bool:
     return any(str(release) in parse_releases(text, minors) for text in readers.values())
 
 
-def incomplete_by_name(patched: Iterable[Patched], catalog: Catalog, version: Version) -> list[Incomplete]:
+def incomplete_by_name(patched: Iterable[Patched], catalog: Catalog, releases: Sequence[Version]) -> list[Incomplete]:
     """FSU401 candidates in one file: patched names whose by-name twin the file does not patch and
-    FSDP2's code of the torch release reads (an unread stale copy changes nothing)."""
+    FSDP2's code reads in one of the torch releases (an unread stale copy changes nothing). The message
+    names the oldest such release."""
     patched = list(patched)
     done = {p.target for p in patched}
-    counterparts = by_name_counterparts(catalog, version)
-    found = []
-    for site in patched:
-        for missing, why in counterparts.get(site.target, ()):
-            if missing not in done and is_read(catalog, missing, version):
+    found: dict[tuple[int, str], Incomplete] = {}
+    for version in releases:
+        counterparts = by_name_counterparts(catalog, version)
+        for index, site in enumerate(patched):
+            for missing, why in counterparts.get(site.target, ()):
+                if (index, missing) in found or missing in done or not is_read(catalog, missing, version):
+                    continue
                 message = STALE_BY_NAME_IMPORT.message(target=site.target, missing=missing, why=why, version=version)
-                found.append(Incomplete(site, missing, message))
-    return found
+                found[(index, missing)] = Incomplete(site, missing, message)
+    return [item for _, item in sorted(found.items(), key=lambda pair: pair[0][0])]  # in the order of the sites
 
 
 def redundant_class_patches(patched: Iterable[Patched], classes: dict[str, str]) -> list[tuple[Patched, Patched]]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 if TYPE_CHECKING:
     from fsdp_unpatch.catalog import Catalog
-    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.catalog.versions import TargetTorch
     from fsdp_unpatch.config.discovery import Candidate
     from fsdp_unpatch.config.request import Request
     from fsdp_unpatch.config.settings import Settings
@@ -34,31 +34,41 @@ class UsageError(Exception):
 class Plan:
     catalog: Catalog
     settings: Settings
-    target_torch: Version
-    target_torch_origin: str
+    target_torch: TargetTorch
     candidates: list[Candidate]
     options: RunOptions
     cache: Optional[Cache] = None
     missing: list[str] = field(default_factory=list)  # paths named that do not exist (reported, skipped)
     request: Optional[Request] = None
     memory: Optional[Memory] = None  # what earlier fixes removed (`memory.py`)
+    # Shown once on standard error: a torch declaration that cannot be used, an installed torch outside it.
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def target_torch_origin(self) -> str:
+        return self.target_torch.origin
 
 
 def resolve_settings(request: Request, catalog: Catalog):
-    """(settings, target torch, where it came from); UsageError for a bad flag or configuration."""
-    from fsdp_unpatch.catalog.versions import target_torch as choose_torch
+    """(settings, target torch, warnings to show once); UsageError for a bad flag or configuration."""
+    from fsdp_unpatch.config import target_torch
     from fsdp_unpatch.config.files import settings_for
+    from fsdp_unpatch.config.project import Project
     from fsdp_unpatch.config.settings import SettingsError
 
     try:
         anchor = [request.stdin_filename] if request.from_buffer and request.stdin_filename else list(request.paths)
         settings = settings_for(anchor, request, catalog)
-        version, origin = choose_torch(settings.target_torch, catalog.newest_torch)
+        target, warnings = target_torch.choose(
+            settings.target_torch,
+            bool(request.target_torch),  # else `target-torch` in [tool.fsdp-unpatch]
+            Project.of([p for p in anchor if p != "-"]).root,
+            catalog.oldest_torch,
+            catalog.newest_torch,
+        )
     except (SettingsError, ValueError) as error:
         raise UsageError(str(error)) from None
-    if origin == "option" and not request.target_torch:
-        origin = "configuration"  # `target-torch` in [tool.fsdp-unpatch], not --target-torch
-    return settings, version, origin
+    return settings, target, warnings
 
 
 def cache_folder(flag: Optional[str], environ=os.environ) -> Optional[str]:
@@ -77,7 +87,7 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
     from fsdp_unpatch.run import memory
 
     catalog = catalog or load_catalog()
-    settings, version, origin = resolve_settings(request, catalog)
+    settings, target, warnings = resolve_settings(request, catalog)
     from_buffer = request.from_buffer
     missing = [] if from_buffer else [p for p in request.paths if not os.path.lexists(p)]
     if missing and len(missing) == len(request.paths):
@@ -97,7 +107,7 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
     except MissingPath as error:
         raise UsageError(f"{error}: no such file or directory") from None
     options = RunOptions(
-        analysis=Options(target_torch=version, keep=settings.keep),
+        analysis=Options(target_torch=target.lowest, keep=settings.keep, torch_releases=target.releases),
         fix=request.fix,
         write=not request.diff and not from_buffer,
         unsafe_fixes=request.unsafe_fixes,
@@ -110,7 +120,7 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
     cache = None
     if not request.fix and not from_buffer and not request.no_cache:
         cache = _cache(paths, settings, options, request, memory.digest(remembered))
-    return Plan(catalog, settings, version, origin, candidates, options, cache, missing, request, record)
+    return Plan(catalog, settings, target, candidates, options, cache, missing, request, record, warnings)
 
 
 def _cache_folder(paths: Sequence[str], request: Request) -> Path:

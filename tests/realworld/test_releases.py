@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from fsdp_unpatch.catalog.versions import Version, installed_torch
 from tests.realworld.packages import MIGRATED, PATCH_MODULE, PATCHED, Unavailable, git, sources, working_copy
 
 pytestmark = pytest.mark.slow
@@ -271,6 +272,17 @@ def test_imports_the_removals_left_unused_go_and_no_other_import_changes(patched
         assert not (name in _used(patched.before) and name not in _used(patched.after)), f"{name} left unused"
     for name in _imported(patched.before) - _imported(patched.after):
         assert name in _used(patched.before), f"{name} was unused before the fix: not the fix's to drop"
+
+
+def test_a_release_targets_the_torch_its_own_version_pairs_with(tmp_path_factory):
+    """torch-npu 2.7.1 runs on torch 2.7, which has no PrivateUse1 kernel for the FSDP ops (native from 2.8)."""
+    m = migrate("2.7.1.post11", tmp_path_factory)
+    shown = _cli(m.repo, "check", "--show-settings", ".")
+    assert 'target-torch = "2.7 (torch_npu/version.py: torch-npu 2.7.1.post11)"' in shown.stdout
+    if installed_torch() not in (None, Version(2, 7)):  # CI installs torch 2.13
+        assert "outside the torch the project declares (torch_npu/version.py" in shown.stderr, shown.stderr
+    kernels = [f for f in m.findings if f["code"] == "FSU103"]
+    assert kernels and all("native FSDP2 in torch 2.7 has no PrivateUse1 kernel" in f["message"] for f in kernels)
 
 
 def test_the_migrated_module_has_the_shape_the_maintainers_gave_it(tmp_path_factory):

@@ -219,8 +219,14 @@ NATIVE_PATH_TOO_OLD = declare(
     fix="none",
     phase="file",
     summary="The target torch release's native FSDP2 does not serve the device on this path yet",
-    messages="`{name}` is upstream `{target}` plus NPU tweaks, but native FSDP2 in torch {target_torch} does "
-    "not serve non-CUDA devices there; removable from torch {since}",
+    messages={
+        "default": "`{name}` is upstream `{target}` plus NPU tweaks, but native FSDP2 in torch {target_torch} "
+        "does not serve non-CUDA devices there; removable from torch {since}",
+        # a declared range: every release it allows must be safe
+        "range": "`{name}` is upstream `{target}` plus NPU tweaks, but native FSDP2 in torch {target_torch}, the "
+        "lowest release the project allows (torch {lowest} to {highest}), does not serve non-CUDA devices there; "
+        "raise torch to >= {since} to remove it",
+    },
     planned_in=f"{PLAN} (_Analyzer.removal_obstacle)",
     doc="""
     ## What it does
@@ -230,11 +236,13 @@ NATIVE_PATH_TOO_OLD = declare(
 
     ## Why
     Removing it would send the NPU down a CUDA-only path. Remove it once the project requires the version
-    the message names (`--target-torch`, or `target-torch` in the configuration).
+    the message names (its declared torch, `--target-torch`, or `target-torch` in the configuration). A
+    declared range (`torch>=2.6`) is only as safe as its lowest release: the message names the floor to
+    raise it to.
 
     ## Example
     ```python
-    # with target-torch = "2.7"
+    # with target-torch = "2.7", or a project that declares torch==2.7.1
     torch.ops.fsdp.all_gather_copy_in = _patched_all_gather_copy_in  # FSU102: removable from torch 2.8
     ```
     """,

@@ -1,0 +1,51 @@
+"""Which torch releases a run targets: `--target-torch` or the `target-torch` key, else the torch the project
+declares (`declared_torch.py`), else the installed torch, else the newest release the catalog knows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from fsdp_unpatch.catalog.versions import TargetTorch, Version, installed_version, known_releases
+
+
+def choose(
+    requested: Optional[str],
+    from_flag: bool,
+    root: Optional[Path],
+    oldest_known: str,
+    newest_known: str,
+) -> tuple[TargetTorch, list[str]]:
+    """The target and the warnings to show once (a declaration that cannot be used, an installed torch
+    outside the declared range). ValueError for a bad requested version."""
+    if requested:
+        return TargetTorch((Version.parse(requested),), "--target-torch" if from_flag else "configuration"), []
+    known = known_releases(oldest_known, newest_known)
+    installed_text = installed_version()
+    try:
+        installed: Optional[Version] = Version.parse(installed_text or "")
+    except ValueError:
+        installed = None
+    warnings: list[str] = []
+    if root is not None:
+        from fsdp_unpatch.config.declared_torch import declared_torch
+
+        asked = known + ((installed,) if installed is not None and installed not in known else ())
+        declared, warnings = declared_torch(root, asked)
+        if declared is not None:
+            releases = tuple(sorted(declared.releases & set(known)))
+            if releases:
+                if installed is not None and installed not in declared.releases:
+                    warnings.append(
+                        f"the installed torch {installed_text} is outside the torch the project declares "
+                        f"({declared.origin}); the target follows the declaration"
+                    )
+                return TargetTorch(releases, declared.origin), warnings
+            fallback = "the installed torch" if installed is not None else "the newest known release"
+            warnings.append(
+                f"{declared.where}: {declared.texts} allows no torch release the catalog knows "
+                f"({known[0]} to {known[-1]}); the target is {fallback}"
+            )
+    if installed is not None:
+        return TargetTorch((installed,), "installed torch"), warnings
+    return TargetTorch((Version.parse(newest_known),), "newest known"), warnings
