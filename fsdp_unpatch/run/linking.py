@@ -364,10 +364,21 @@ def _uses(analysis: FileAnalysis, qualified: str, name: str, covered: set[int], 
 
 
 def _keep_installer(analyses: Sequence[FileAnalysis], installer, user: Path) -> None:
-    """The installer is still reported, but not deleted; the fixes of its calls are dropped."""
+    """The installer is still reported, but not deleted; the fixes that need its deletion are dropped (its
+    calls, a replacement named only inside it), and so are the fixes that need those, in turn."""
     finding = installer.finding
     finding.edits = []
     finding.message += f"; kept: {user.name} still names it outside what the fix changes"
     installer.removable = False
-    for analysis in analyses:
-        analysis.planned = [p for p in analysis.planned if finding not in p.requires]
+    dropped = {id(finding)}
+    while True:
+        before = len(dropped)
+        for analysis in analyses:
+            staying = [p for p in analysis.planned if not any(id(r) in dropped for r in p.requires)]
+            dropped.update(id(p) for p in analysis.planned if not any(p is s for s in staying))
+            analysis.planned = staying
+            for name, planned in list(analysis.replacements.items()):
+                if id(planned) in dropped:
+                    del analysis.replacements[name]
+        if len(dropped) == before:
+            return
