@@ -437,13 +437,22 @@ class _Analyzer:
             Planned(
                 OVERRIDE_REPLACEMENT.code,
                 function.name,
-                OVERRIDE_REPLACEMENT.message(name=name, proof=matches),
+                OVERRIDE_REPLACEMENT.message("freed", name=name, proof=matches, named_in=self.spelled(also))
+                if also
+                else OVERRIDE_REPLACEMENT.message(name=name, proof=matches),
                 sites[0][1].target,
                 edits=[Edit(function)],
                 requires=[p for _, p in sites] + also,
             )
         )
         self.result.replacements[name] = planned
+
+    def spelled(self, fixes: list[Planned]) -> str:
+        """What `fixes` delete, for a message: `_apply_fsdp_patch` (a function by its name), else the code."""
+        return ", ".join(
+            f"`{p.node.value}`" if isinstance(p.node, cst.Name) else f"`{_short(self.result.code(p.node), 40)}`"
+            for p in fixes
+        )
 
     def plan_freed_replacements(self) -> None:
         """A replacement the file names elsewhere only inside code the fix deletes (the installer whose guard

@@ -52,6 +52,7 @@ OVERRIDE_REPLACEMENT = declare(
     summary="Replacement function that copies the upstream FSDP2 function with only the NPU tweak",
     messages={
         "default": "`{name}` {proof}; delete it with its install sites",
+        "freed": "`{name}` {proof}; delete it with its install sites and {named_in}, the only other code that names it",
         "orphan": "`{name}` is the upstream FSDP2 function plus the NPU tweak only, and nothing installs it "
         "any more; delete it",
     },
