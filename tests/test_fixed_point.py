@@ -3,7 +3,8 @@
 Over every fixture under tests/fixtures (each `fix/*.in.py` and `unchanged/*.py` alone, each tree as one project,
 the fingerprint fragments as modules), both examples and real torch-npu releases; with safe fixes only and with
 `--unsafe-fixes`. After a safe-only `fix`, no `remove` finding may still have a safe fix; after
-`fix --unsafe-fixes`, none may have any fix.
+`fix --unsafe-fixes`, none may have any fix. And a safe `fix` followed by `fix --unsafe-fixes` ends where one
+`fix --unsafe-fixes` does (README, "What counts as removed").
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def _project(kind: str, name: str, tmp_path: Path) -> Path:
         shutil.copytree(_fetch(name) / "torch_npu", root / "torch_npu")
         return root
     source = FIXTURES / name
-    root.mkdir()
+    root.mkdir(parents=True)
     module = source.name.replace(".in.py", ".py").replace(".py.txt", ".py")
     (root / module).write_text(expand(source.read_text(encoding="utf-8")), encoding="utf-8")
     return root
@@ -104,3 +105,13 @@ CASES = (
 @pytest.mark.parametrize(("kind", "name"), CASES)
 def test_one_fix_reaches_the_end(kind: str, name: str, unsafe: bool, tmp_path: Path) -> None:
     _fixed_point(_project(kind, name, tmp_path), unsafe)
+
+
+@pytest.mark.parametrize(("kind", "name"), [c for c in CASES if c.values[0] != "release"])
+def test_a_safe_fix_then_an_unsafe_one_ends_where_one_unsafe_fix_does(kind: str, name: str, tmp_path: Path) -> None:
+    one = _project(kind, name, tmp_path / "one")
+    fix_paths([os.fspath(one)], unsafe_fixes=True, target_torch="2.13")
+    two = _project(kind, name, tmp_path / "two")
+    fix_paths([os.fspath(two)], target_torch="2.13")
+    fix_paths([os.fspath(two)], unsafe_fixes=True, target_torch="2.13")
+    assert _contents(two) == _contents(one)
