@@ -370,15 +370,17 @@ def _keep_installer(analyses: Sequence[FileAnalysis], installer, user: Path) -> 
     finding.edits = []
     finding.message += f"; kept: {user.name} still names it outside what the fix changes"
     installer.removable = False
-    dropped = {id(finding)}
-    while True:
-        before = len(dropped)
+    not_made = {id(finding)}  # deletions the fix will not make
+    changed = True
+    while changed:  # each pass drops planned fixes, so it ends
+        changed = False
         for analysis in analyses:
-            staying = [p for p in analysis.planned if not any(id(r) in dropped for r in p.requires)]
-            dropped.update(id(p) for p in analysis.planned if not any(p is s for s in staying))
-            analysis.planned = staying
+            needing = {id(p) for p in analysis.planned if any(id(r) in not_made for r in p.requires)}
+            if not needing:
+                continue
+            not_made |= needing
+            analysis.planned = [p for p in analysis.planned if id(p) not in needing]
             for name, planned in list(analysis.replacements.items()):
-                if id(planned) in dropped:
+                if id(planned) in needing:
                     del analysis.replacements[name]
-        if len(dropped) == before:
-            return
+            changed = True
