@@ -1,7 +1,9 @@
 """Build replacement functions for fixtures from the installed torch's own FSDP2 sources.
 
 A fixture line `# @upstream TARGET NAME TWEAK` becomes the upstream function TARGET, renamed NAME,
-with one NPU tweak applied, so that fixtures carry real upstream code without copying it by hand:
+with one NPU tweak applied, so that fixtures carry real upstream code without copying it by hand.
+`TARGET@VERSION` takes the function of an older torch release from the shipped upstream data instead
+(its text has no comments or docstrings). The tweaks:
 - `same-device`: the foreach copy becomes the NPU same-device `non_blocking=True` special case;
 - `same-device-ne`: the same written with `!=` and the branches the other way round;
 - `npu-stream`: the accelerator's current stream becomes the hard-coded `torch.npu.current_stream()`;
@@ -19,6 +21,7 @@ import textwrap
 from pathlib import Path
 
 from fsdp_unpatch import fingerprint
+from fsdp_unpatch.fingerprint.upstream import default_upstream
 
 PLACEHOLDER = re.compile(r"^# @upstream (\S+) (\S+) (\S+)\n", re.MULTILINE)
 PREMUL_ANCHOR = re.compile(r"^(?P<indent>[ \t]*)if reduce_scatter_group is None:\n", re.MULTILINE)
@@ -46,10 +49,21 @@ def _same_device(match: re.Match, not_equal: bool, extra: bool) -> str:
     return text
 
 
+def _release_source(target: str, version: str) -> str:
+    """`target` as torch `version` had it, from the data file the tool ships (a release not installed here)."""
+    releases = default_upstream().functions.get(target, {})
+    assert version in releases, f"no torch {version} {target} in the upstream data"
+    return releases[version].source
+
+
 def upstream_copy(target: str, name: str, tweak: str) -> str:
-    source = fingerprint.extract_target_source(fsdp2_root(), target)
-    assert source is not None, f"torch has no {target}"
-    source = textwrap.dedent(source)
+    target, _, version = target.partition("@")
+    if version:
+        source = _release_source(target, version)
+    else:
+        found = fingerprint.extract_target_source(fsdp2_root(), target)
+        assert found is not None, f"torch has no {target}"
+        source = textwrap.dedent(found)
     source = "".join(
         line for line in source.splitlines(keepends=True) if not line.lstrip().startswith("@torch.library.impl")
     )

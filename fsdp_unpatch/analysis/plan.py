@@ -20,7 +20,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 
 from fsdp_unpatch import fingerprint
 from fsdp_unpatch.analysis import scoping
-from fsdp_unpatch.analysis.collect import Facts, RawCall, RawInstall, collect
+from fsdp_unpatch.analysis.collect import Facts, RawCall, RawInstall, collect, count_names
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.names import ImportTable, dotted_name, is_fsdp2_private, target_id
 from fsdp_unpatch.analysis.patterns import body_statements, descendants, is_docstring, same_device_copy
@@ -140,6 +140,8 @@ class _Analyzer:
         # Replacement functions whose install sites stay: their body is left exactly as it is.
         self.kept_replacements: set[int] = set()
         self.verdicts: dict[int, scoping.Verdict] = {}  # id(install) -> override or not (set by `run`)
+        # Replacements whose install sites all go but that the file names elsewhere too: name -> their sites.
+        self.held: dict[str, list[tuple[RawInstall, Planned]]] = {}
 
     @property
     def facts(self) -> Facts:
@@ -413,29 +415,69 @@ class _Analyzer:
         """A replacement goes when every reference to it is an install site that goes."""
         for name, sites in pending.items():
             function = self.replacement_function(sites[0][0])
-            if function is None:
+            if function is None or any(install.partial for install, _ in sites):
                 continue
-            uses = self.facts.name_uses[name] + (name in self.facts.dunder_all)
-            if uses != len(sites) or any(install.partial for install, _ in sites):
+            if self.uses(name) != len(sites):
+                self.held[name] = sites  # named elsewhere too: `plan_freed_replacements` decides
                 continue
-            proof = self.proofs.get(id(function))
-            first_target = sites[0][1].target
-            matches = (
-                f"{_matches(self.catalog.targets[first_target], proof)}"
-                if proof and first_target is not None and first_target in self.catalog.targets
-                else "is the upstream FSDP2 function plus the NPU tweak only"
+            self.plan_replacement(name, function, sites, [])
+
+    def uses(self, name: str) -> int:
+        return self.facts.name_uses[name] + (name in self.facts.dunder_all)
+
+    def plan_replacement(
+        self,
+        name: str,
+        function: cst.FunctionDef,
+        sites: list[tuple[RawInstall, Planned]],
+        also: list[Planned],
+    ) -> None:
+        """Delete the replacement with its install sites (and `also`: the fixes that delete its other uses)."""
+        proof = self.proofs.get(id(function))
+        first_target = sites[0][1].target
+        matches = (
+            f"{_matches(self.catalog.targets[first_target], proof)}"
+            if proof and first_target is not None and first_target in self.catalog.targets
+            else "is the upstream FSDP2 function plus the NPU tweak only"
+        )
+        planned = self.add(
+            Planned(
+                OVERRIDE_REPLACEMENT.code,
+                function.name,
+                OVERRIDE_REPLACEMENT.message("freed", name=name, proof=matches, named_in=self.spelled(also))
+                if also
+                else OVERRIDE_REPLACEMENT.message(name=name, proof=matches),
+                sites[0][1].target,
+                edits=[Edit(function)],
+                requires=[p for _, p in sites] + also,
             )
-            planned = self.add(
-                Planned(
-                    OVERRIDE_REPLACEMENT.code,
-                    function.name,
-                    OVERRIDE_REPLACEMENT.message(name=name, proof=matches),
-                    sites[0][1].target,
-                    edits=[Edit(function)],
-                    requires=[p for _, p in sites],
-                )
-            )
-            self.result.replacements[name] = planned
+        )
+        self.result.replacements[name] = planned
+
+    def spelled(self, fixes: list[Planned]) -> str:
+        """What `fixes` delete, for a message: `_apply_fsdp_patch` (a function by its name), else the code."""
+        return ", ".join(
+            f"`{p.node.value}`" if isinstance(p.node, cst.Name) else f"`{_short(self.result.code(p.node), 40)}`"
+            for p in fixes
+        )
+
+    def plan_freed_replacements(self) -> None:
+        """A replacement the file names elsewhere only inside code the fix deletes (the installer whose guard
+        tests for it, another function that goes) goes too, requiring those deletions. Each one planned may
+        free another: planned until nothing new is freed, so one fix does what a second would."""
+        while self.held:
+            deleting = [p for p in self.result.planned if _deleted_nodes(p)]
+            inside = count_names(_outermost([n for p in deleting for n in _deleted_nodes(p)]))
+            freed = [name for name in self.held if self.uses(name) == inside[name]]
+            if not freed:
+                return
+            for name in freed:
+                sites = self.held.pop(name)
+                function = self.replacement_function(sites[0][0])
+                assert function is not None  # held only with one
+                own = {id(p) for _, p in sites}
+                also = [p for p in deleting if id(p) not in own and count_names(_outermost(_deleted_nodes(p)))[name]]
+                self.plan_replacement(name, function, sites, also)
 
     def plan_installers(self) -> None:
         seen: set[int] = set()
@@ -603,7 +645,9 @@ class _Analyzer:
                 )
             )
         for code, site, message in completeness.op_default_problems(patched):
-            self.add(Planned(code, site.install.report, message, site.target))
+            # Moot when the fix deletes the site: the order of its assignments no longer matters.
+            moot_with = self.removed_sites.get(id(site.install.removable))
+            self.add(Planned(code, site.install.report, message, site.target, moot_with=moot_with))
 
     def line(self, node: cst.CSTNode) -> int:
         return self.result.position(node).start.line
@@ -629,6 +673,7 @@ class _Analyzer:
         self.merge_chained(pending)
         self.plan_replacements(pending)
         self.plan_installers()
+        self.plan_freed_replacements()
         self.plan_copies()
         for check in file_checks():  # rules whose module plans them (`Rule.check`)
             self.result.planned.extend(check(self.result, self.catalog, self.options))
@@ -673,6 +718,18 @@ def _module_level_bindings(module: cst.Module) -> Counter:
 
     walk(module.body)
     return found
+
+
+def _deleted_nodes(planned: Planned) -> list[cst.CSTNode]:
+    """The nodes a fix deletes (not those it replaces with other code, nor imports it adds)."""
+    return [e.node for e in planned.edits if type(e) is Edit and e.replacement is None]
+
+
+def _outermost(nodes: list[cst.CSTNode]) -> list[cst.CSTNode]:
+    """`nodes` without those inside another of them (a site inside the installer that is deleted whole)."""
+    inner = {id(d) for node in nodes for d in descendants(node) if d is not node}
+    unique = {id(node): node for node in nodes if id(node) not in inner}
+    return list(unique.values())
 
 
 def _walk_statements(block: cst.BaseSuite):

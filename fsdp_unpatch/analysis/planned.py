@@ -33,3 +33,5 @@ class Planned:
     requires: list[Planned] = field(default_factory=list)
     # More than a message can say (a diff against upstream), shown with the finding's source.
     detail: Optional[str] = None
+    # Not reported when this fix can be made: it deletes what the finding is about (a site's `.default` order).
+    moot_with: Optional[Planned] = None

@@ -252,6 +252,8 @@ class Run:
         for planned in analysis.planned:
             if id(planned) not in selected:
                 continue
+            if planned.moot_with is not None and self.fixable(planned.moot_with, selected, memo):
+                continue  # about code the fix deletes
             where = unit.position(planned.node)
             rule = self.catalog.rule(planned.code)
             fix = None

@@ -364,10 +364,23 @@ def _uses(analysis: FileAnalysis, qualified: str, name: str, covered: set[int], 
 
 
 def _keep_installer(analyses: Sequence[FileAnalysis], installer, user: Path) -> None:
-    """The installer is still reported, but not deleted; the fixes of its calls are dropped."""
+    """The installer is still reported, but not deleted; the fixes that need its deletion are dropped (its
+    calls, a replacement named only inside it), and so are the fixes that need those, in turn."""
     finding = installer.finding
     finding.edits = []
     finding.message += f"; kept: {user.name} still names it outside what the fix changes"
     installer.removable = False
-    for analysis in analyses:
-        analysis.planned = [p for p in analysis.planned if finding not in p.requires]
+    not_made = {id(finding)}  # deletions the fix will not make
+    changed = True
+    while changed:  # each pass drops planned fixes, so it ends
+        changed = False
+        for analysis in analyses:
+            needing = {id(p) for p in analysis.planned if any(id(r) in not_made for r in p.requires)}
+            if not needing:
+                continue
+            not_made |= needing
+            analysis.planned = [p for p in analysis.planned if id(p) not in needing]
+            for name, planned in list(analysis.replacements.items()):
+                if id(planned) in needing:
+                    del analysis.replacements[name]
+            changed = True

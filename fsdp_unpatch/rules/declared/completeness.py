@@ -80,7 +80,7 @@ OP_DEFAULT_NOT_REPLACED = declare(
     doc="""
     ## What it does
     Reports the replacement of an op packet `torch.ops.<ns>.<op>` when the file does not also replace its
-    `.default` overload.
+    `.default` overload; not when the fix deletes that install site (FSU001): then it is moot.
 
     ## Why
     Code that calls `torch.ops.fsdp.all_gather_copy_in.default(...)`, and graphs traced or compiled before
@@ -106,7 +106,8 @@ OP_DEFAULT_AFTER_PACKET = declare(
     planned_in="fsdp_unpatch.rules.completeness (op_default_problems)",
     doc="""
     ## What it does
-    Reports `torch.ops.<ns>.<op>.default = f` that comes after `torch.ops.<ns>.<op> = f` in the file.
+    Reports `torch.ops.<ns>.<op>.default = f` that comes after `torch.ops.<ns>.<op> = f` in the file; not when
+    the fix deletes that install site (FSU001): then the order is moot.
 
     ## Why
     After `torch.ops.fsdp.op = f`, the statement `torch.ops.fsdp.op.default = f` sets `f.default`, not the

@@ -52,17 +52,20 @@ OVERRIDE_REPLACEMENT = declare(
     summary="Replacement function that copies the upstream FSDP2 function with only the NPU tweak",
     messages={
         "default": "`{name}` {proof}; delete it with its install sites",
+        "freed": "`{name}` {proof}; delete it with its install sites and {named_in}, the only other code that names it",
         "orphan": "`{name}` is the upstream FSDP2 function plus the NPU tweak only, and nothing installs it "
         "any more; delete it",
     },
     targets="remove",
-    planned_in=f"{PLAN} (_Analyzer.plan_replacements), fsdp_unpatch.rules.orphans",
+    planned_in=f"{PLAN} (_Analyzer.plan_replacements, plan_freed_replacements), fsdp_unpatch.rules.orphans",
     exports=("deleted-names",),
     doc="""
     ## What it does
     Reports a function that is the upstream FSDP2 function plus the known NPU tweaks, when nothing in the
     scanned files refers to it once its install sites are gone (or, in a known patch module, nothing
-    installs it any more). The fix deletes the definition and the imports only it used.
+    installs it any more). A use inside code the same fix deletes (the installer's guard
+    `if X.f is not _patched_f:`) does not count: the deletion then requires that code's deletion. The fix
+    deletes the definition and the imports only it used.
 
     ## Why
     A copy of upstream code that nothing installs is dead code that drifts from upstream with every
