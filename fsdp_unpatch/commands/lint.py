@@ -7,6 +7,7 @@ Exit status: 0 nothing to report (keep findings never fail a run), 1 findings re
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 import time
@@ -234,6 +235,9 @@ def _run_and_report(request: Request):
         _error(f"{path}: no such file or directory")
     if plan.cache is not None and plan.cache.problem is not None and not quiet:
         click.echo(f"fsdp-unpatch: warning: {plan.cache.problem}", err=True)
+    if request.output_file is None and not _open_stream(sys.stdout):  # `>&-`: said before touching a file
+        _error("standard output is closed; nothing was done (give --output-file, or redirect to /dev/null)")
+        return EXIT_ERROR, None
     with contextlib.ExitStack() as stack:
         try:
             out = (
@@ -277,7 +281,12 @@ def _run_and_report(request: Request):
             dry_run=diff,
             link_base=link_base(os.environ),
         )
-        _report(request, result, context, out, stdin_data)
+        try:
+            _report(request, result, context, out, stdin_data)
+            out.flush()  # a full disk answers here, not at exit
+        except OSError as error:
+            _unwritable_report(request, result, error)
+            return EXIT_ERROR, result
         if request.add_noqa:
             from fsdp_unpatch.fixes.add_noqa import mark_files
 
@@ -291,6 +300,37 @@ def _run_and_report(request: Request):
     if any(f.category in ("remove", "review") for f in remaining):
         return EXIT_FINDINGS, result
     return EXIT_CLEAN, result
+
+
+def _open_stream(stream) -> bool:
+    """Whether `stream` is there to be written (a closed standard output is None, or a dead descriptor)."""
+    if stream is None:
+        return False
+    try:
+        descriptor = stream.fileno()
+    except (ValueError, AttributeError, io.UnsupportedOperation):  # a buffer, not a file (tests): it is there
+        return True
+    try:
+        os.fstat(descriptor)
+    except OSError:
+        return False
+    return True
+
+
+def _unwritable_report(request: Request, result, error: OSError) -> None:
+    """One line on standard error, never a traceback; after a written fix, what is on disk now."""
+    where = request.output_file or "standard output"
+    written = ""
+    if request.fix and not request.diff and "-" not in request.paths:
+        changed = len(result.changed)
+        written = f"; the fixes were written ({changed} file{'s' if changed != 1 else ''} changed)"
+    _error(f"cannot write the report to {where}: {error.strerror or error}{written}")
+    try:  # what is still buffered would fail again when Python exits, with a traceback of its own
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _report(request: Request, result, context, out, stdin_data: bytes) -> None:

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from fsdp_unpatch.regular_files import open_regular
+
 CACHE_DIR = ".fsdp_unpatch_cache"
 ENTRIES = "entries"
 # Everything the cache folder may hold of ours (`memory.py` keeps `removed.json` there, and `removed.lock`
@@ -161,7 +163,7 @@ def _publish_secret(path: Path) -> None:
     finally:
         os.unlink(temporary)
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        descriptor = open_regular(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         return
     with os.fdopen(descriptor, "wb") as handle:
@@ -177,7 +179,7 @@ def user_secret() -> Optional[bytes]:
             return None
         if not os.path.lexists(path):
             _publish_secret(path)
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        descriptor = open_regular(path, os.O_RDONLY)
         with os.fdopen(descriptor, "rb") as handle:
             info = os.fstat(handle.fileno())
             if (hasattr(os, "geteuid") and info.st_uid != os.geteuid()) or info.st_mode & 0o077:
@@ -224,7 +226,7 @@ def read_signed_json(path: Path, secret: bytes, header: dict[str, Any], field_na
     """The value `write_signed_json` wrote to `path` with the same `header`, `field_name` and `label` (at most
     `limit` bytes read; a symbolic link is not followed). Raises one of `UNREADABLE` when the file is missing,
     unreadable, not JSON, of another shape, header or signature (corrupt, foreign, forged)."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    descriptor = open_regular(path, os.O_RDONLY)
     with os.fdopen(descriptor, "rb") as handle:
         record = json.loads(handle.read(limit))
     _check(isinstance(record, dict) and set(record) == {*header, "signature", field_name})
