@@ -233,6 +233,12 @@ def _run_and_report(request: Request):
         return EXIT_ERROR, None
     for path in plan.missing:
         _error(f"{path}: no such file or directory")
+    repair = plan.repair
+    for line in repair.done if repair is not None else ():
+        click.echo(f"fsdp-unpatch: {line}", err=True)
+    held = "; no file is written while it is there" if request.fix and not request.diff else ""
+    for line in repair.problems if repair is not None else ():
+        _error(line + held)
     if plan.cache is not None and plan.cache.problem is not None and not quiet:
         click.echo(f"fsdp-unpatch: warning: {plan.cache.problem}", err=True)
     if request.output_file is None and not _open_stream(sys.stdout):  # `>&-`: said before touching a file
@@ -293,7 +299,7 @@ def _run_and_report(request: Request):
             if not mark_files(result, quiet):
                 return EXIT_ERROR, result
     remaining = result.remaining
-    if plan.missing or any(f.category == "error" for f in remaining):
+    if plan.missing or (repair is not None and repair.problems) or any(f.category == "error" for f in remaining):
         return EXIT_ERROR, result
     if diff:
         return (EXIT_FINDINGS if result.changed else EXIT_CLEAN), result

@@ -24,16 +24,8 @@ from typing import Iterator, Optional
 from fsdp_unpatch.catalog import Catalog, PatchModule
 from fsdp_unpatch.model import RunResult
 from fsdp_unpatch.regular_files import open_regular
-from fsdp_unpatch.run.cache import (
-    UNREADABLE,
-    canonical,
-    foreign_folder,
-    prepare_folder,
-    read_signed_json,
-    unsafe_folder,
-    user_secret,
-    write_signed_json,
-)
+from fsdp_unpatch.run.cache import UNREADABLE, foreign_folder, prepare_folder, read_signed_json, write_signed_json
+from fsdp_unpatch.signing import canonical, unsafe_folder, user_secret
 
 FILE, LOCK = "removed.json", "removed.lock"
 FORMAT, VERSION = "fsdp-unpatch-removed", 2

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from fsdp_unpatch.config.discovery import Candidate
     from fsdp_unpatch.config.request import Request
     from fsdp_unpatch.config.settings import Settings
+    from fsdp_unpatch.fixes.journal import Repair
     from fsdp_unpatch.model import RunOptions, RunResult
     from fsdp_unpatch.run.cache import Cache
     from fsdp_unpatch.run.memory import Memory
@@ -42,6 +43,7 @@ class Plan:
     missing: list[str] = field(default_factory=list)  # paths named that do not exist (reported, skipped)
     request: Optional[Request] = None
     memory: Optional[Memory] = None  # what earlier fixes removed (`memory.py`)
+    repair: Optional[Repair] = None  # groups that a killed fix left half written, finished first (`journal.py`)
 
 
 def resolve_settings(request: Request, catalog: Catalog):
@@ -94,12 +96,16 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
             if from_buffer
             else list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
         )
+        repair = None if from_buffer else _repair(paths, candidates)
+        if repair is not None and repair.done:  # a file the finished group deleted is no longer a candidate
+            candidates = list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
     except MissingPath as error:
         raise UsageError(f"{error}: no such file or directory") from None
     options = RunOptions(
         analysis=Options(target_torch=version, keep=settings.keep),
         fix=request.fix,
-        write=not request.diff and not from_buffer,
+        # A journal it may not act on: the tree may be half fixed by someone else's run; nothing is written.
+        write=not request.diff and not from_buffer and not (repair is not None and repair.problems),
         unsafe_fixes=request.unsafe_fixes,
         selected=settings.is_selected,
         # SARIF and the like show every fix's replacements; `check --show-fixes` shows what fix would change
@@ -110,7 +116,17 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
     cache = None
     if not request.fix and not from_buffer and not request.no_cache:
         cache = _cache(paths, settings, options, request, memory.digest(remembered))
-    return Plan(catalog, settings, version, origin, candidates, options, cache, missing, request, record)
+    return Plan(catalog, settings, version, origin, candidates, options, cache, missing, request, record, repair)
+
+
+def _repair(paths: Sequence[str], candidates: Sequence[Candidate]) -> Repair:
+    """Finish what a killed fix left half written in the folders of this run, before anything is read: a check
+    must not call a half-migrated tree clean, and a fix must not plan on it."""
+    from fsdp_unpatch.fixes.journal import repair
+
+    folders = {os.path.dirname(os.path.realpath(c.path)) for c in candidates}
+    folders |= {os.path.realpath(p) for p in paths if os.path.isdir(p)}
+    return repair(folders)
 
 
 def _cache_folder(paths: Sequence[str], request: Request) -> Path:
