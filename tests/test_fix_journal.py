@@ -202,3 +202,16 @@ def test_a_journal_through_a_symbolic_link_is_not_followed(tmp_path: Path, refer
     run = _run(tmp_path, project, "check")
     assert run.returncode == 2 and "not acted on" in run.stderr.decode()
     assert outside.read_bytes() == reference[0][pending[0]]
+
+
+def test_a_journal_its_run_never_finished_writing_is_removed(tmp_path: Path) -> None:
+    """Killed while writing the journal, a run had renamed nothing: its temporary journal is simply removed."""
+    project = _project(tmp_path / "project")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    unfinished = project / f"{JOURNAL}{dead.stdout.strip()}.abc123.tmp"
+    unfinished.write_text('{"format": "fsdp-unpa')
+    before = _tree(project)
+    run = _run(tmp_path, project, "check")
+    assert run.returncode == 1 and "Traceback" not in run.stderr.decode()
+    assert not unfinished.exists()
+    assert _tree(project) == {k: v for k, v in before.items() if k != unfinished.name}

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -46,6 +47,7 @@ PREFIX = ".fsdp-unpatch-journal."
 SUFFIX = ".json"
 FORMAT, VERSION = "fsdp-unpatch-journal", 1
 _NAME = re.compile(r"^" + re.escape(PREFIX) + r"(\d+)\.[A-Za-z0-9_]+" + re.escape(SUFFIX) + "$")
+_UNFINISHED = re.compile(r"^" + re.escape(PREFIX) + r"(\d+)\.[A-Za-z0-9_]+\.tmp$")  # killed while writing it
 _LIMIT = 512 * 1024 * 1024
 
 
@@ -132,6 +134,9 @@ def left_behind(folders: Iterable[str]) -> list[str]:
             match = _NAME.match(name)
             if match and int(match.group(1)) != os.getpid() and not _alive(int(match.group(1))):
                 found.append(os.path.join(folder, name))
+            unfinished = _UNFINISHED.match(name)
+            if unfinished and int(unfinished.group(1)) != os.getpid() and not _alive(int(unfinished.group(1))):
+                remove(os.path.join(folder, name))  # its run was killed before any rename: nothing to finish
     return found
 
 
@@ -158,7 +163,7 @@ def _read(journal: str, secret: Optional[bytes]) -> list[Entry]:
             raise ValueError
         if (record["format"], record["version"]) != (FORMAT, VERSION) or not isinstance(record["signature"], str):
             raise ValueError
-        if record["signature"] != sign(secret, FORMAT, record["entries"]):
+        if not hmac.compare_digest(record["signature"], sign(secret, FORMAT, record["entries"])):
             raise _Refused("it is not signed with your key (forged, or written by someone else)")
         return [_entry(data) for data in record["entries"]]
     except (OSError, ValueError, RecursionError, TypeError, KeyError):

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 
-# C0 controls, DEL and the C1 controls (an ESC in a name could drive the terminal); `"` and `\` as git does
-_NEEDS_QUOTES = re.compile(r'[\x00-\x1f\x7f-\x9f"\\]')
+# C0 controls, DEL and the C1 controls (an ESC in a name could drive the terminal). A name with none of them
+# is shown as it is, backslashes included (non-UTF-8 names are already shown with `\xNN` escapes).
+_NEEDS_QUOTES = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_QUOTED = re.compile(r'[\x00-\x1f\x7f-\x9f"\\]')  # inside the quotes `"` and `\` are escaped as well
 _NEEDS_QUOTES_BYTES = re.compile(rb'[\x00-\x1f\x7f"\\]')
 _NAMED = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r"}
 _NAMED.update({'"': '\\"', "\\": "\\\\"})
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def _escape(character: str) -> str:
@@ -22,10 +23,11 @@ def _escape(character: str) -> str:
 
 
 def quoted_path(path: str) -> str:
-    """`path` as is when it is plain, else in double quotes with C-style escapes (as git quotes names)."""
+    """`path` as is unless it holds a control character; then in double quotes with C-style escapes, as git
+    quotes names."""
     if not _NEEDS_QUOTES.search(path):
         return path
-    return '"' + _NEEDS_QUOTES.sub(lambda m: _escape(m.group()), path) + '"'
+    return '"' + _QUOTED.sub(lambda m: _escape(m.group()), path) + '"'
 
 
 def git_quoted(name: bytes) -> bytes:
@@ -39,7 +41,7 @@ def git_quoted(name: bytes) -> bytes:
 
 def printable(text: str) -> str:
     """A message on one line: control characters become escapes (`\\n`, `\\033`), nothing else changes."""
-    return _CONTROL.sub(lambda m: _escape(m.group()), text)
+    return _NEEDS_QUOTES.sub(lambda m: _escape(m.group()), text)
 
 
 # What XML 1.0 forbids in a document: C0 controls but tab, LF and CR; lone surrogates; U+FFFE and U+FFFF
