@@ -124,9 +124,10 @@ def _repair(paths: Sequence[str], candidates: Sequence[Candidate]) -> Repair:
     must not call a half-migrated tree clean, and a fix must not plan on it."""
     from fsdp_unpatch.fixes.journal import repair
 
-    folders = {os.path.dirname(os.path.realpath(c.path)) for c in candidates}
-    folders |= {os.path.realpath(p) for p in paths if os.path.isdir(p)}
-    return repair(folders)
+    folders = {os.path.dirname(c.path) for c in candidates} | {p for p in paths if os.path.isdir(p)}
+    real = {os.path.realpath(folder) for folder in folders}  # one realpath a folder, not one a file
+    real |= {os.path.dirname(os.path.realpath(c.path)) for c in candidates if os.path.islink(c.path)}
+    return repair(real)
 
 
 def _cache_folder(paths: Sequence[str], request: Request) -> Path:
