@@ -35,6 +35,7 @@ from typing import Any, Iterable, Optional
 from fsdp_unpatch.analysis.source import (
     BACKUP_SUFFIX,
     _alive,
+    _flushed_copy,
     _fsync_folder,
     _write_all,
     remove_leftovers,
@@ -206,8 +207,6 @@ def _finish(entry: Entry) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         return
-    from fsdp_unpatch.fixes.transaction import _flushed_copy
-
     os.replace(_flushed_copy(entry.path, entry.new, info), entry.path)
 
 

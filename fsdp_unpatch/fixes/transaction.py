@@ -19,22 +19,20 @@ whose fixes require each other, or that name what another file's fix deletes) ar
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from fsdp_unpatch.analysis.source import (
     BACKUP_SUFFIX,
-    TEMPORARY_SUFFIX,
     SourceError,
     SourceFile,
     _discard,
+    _flushed_copy,
     _fsync_folder,
     _keeps_owner,
     _overwrite,
     _temporary,
     _writable,
-    _write_all,
     _write_error,
     changed_on_disk,
     checkpoint,
@@ -101,24 +99,6 @@ class _Staged:
     how: str  # "rename", "overwrite" (hard links, another owner) or "delete"
     temporary: Optional[str] = None  # the new content, until renamed
     aside: Optional[str] = None  # a deleted file's old self, until the group is done
-
-
-def _flushed_copy(path: str, data: bytes, info: os.stat_result) -> str:
-    """A temporary next to `path` holding `data`, flushed, with the original's owner and mode."""
-    descriptor, temporary = _temporary(path, TEMPORARY_SUFFIX)
-    try:
-        try:
-            _write_all(descriptor, data)
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-        if hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
-            os.chown(temporary, info.st_uid, info.st_gid)  # before the mode: chown clears setuid bits
-        os.chmod(temporary, stat.S_IMODE(info.st_mode))
-    except BaseException:
-        _discard(temporary)
-        raise
-    return temporary
 
 
 def _stage(position: int, change: Change) -> _Staged:
