@@ -54,6 +54,13 @@ def test_line_formats_quote_control_characters_in_paths(tmp_path: Path, output_f
     assert '"a\\tb\\033[31m\\177/victim.py"' in out
 
 
+def test_show_files_prints_one_name_a_line(tmp_path: Path) -> None:
+    _hostile_tree(tmp_path, INJECTING)
+    shown = cli("check", "--show-files", ".", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr.decode()
+    assert shown.stdout.decode().splitlines() == ['"pkg\\n+++ b/victim.py"', "victim.py"]
+
+
 def test_junit_is_valid_xml_whatever_a_path_holds(tmp_path: Path) -> None:
     _hostile_tree(tmp_path, "odd\x01\x1b\x0bname")
     shown = cli("check", "--output-format", "junit", ".", cwd=tmp_path)

@@ -260,7 +260,9 @@ def _run_and_report(request: Request):
             out.write(settings_text(plan, request))
             return EXIT_CLEAN, None
         if request.show_files:
-            out.write("".join(f"{c.display}\n" for c in plan.candidates))
+            from fsdp_unpatch.reporting.quoting import quoted_path
+
+            out.write("".join(f"{quoted_path(c.display)}\n" for c in plan.candidates))  # one name a line
             return EXIT_CLEAN, None
         candidates: Iterable[Candidate] = plan.candidates
         if show_progress(sys.stderr, os.environ, output_format, quiet, len(plan.candidates)):
