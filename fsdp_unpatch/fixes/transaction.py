@@ -6,8 +6,8 @@ whose fixes require each other, or that name what another file's fix deletes) ar
 1. check and stage: every file is still what was read and may be written (or deleted); each new content goes
    to a flushed temporary next to its file. Ctrl-C, SIGTERM or SIGHUP here removes the temporaries: nothing
    has changed yet (the run rolls back).
-2. journal (`journal.py`): the group's intent, flushed, so that a run killed from here on (SIGKILL, power
-   loss) is finished by the next one.
+2. journal (`journal.py`), signals already held: the group's intent, flushed, so that a run killed from here
+   on (SIGKILL, power loss) is finished by the next one.
 3. swap, with those signals held: each temporary is renamed over its file (a hard-linked file, or one of
    another owner, is overwritten in place behind a backup; a file the fix empties is moved aside). When a
    step fails, the files already swapped get their original content back, in reverse order. A signal that
@@ -165,12 +165,12 @@ def commit(changes: Sequence[Change]) -> None:
                 staged.append(_stage(position, change))
             except OSError as error:
                 raise Blocked(position, _write_error(error)) from error
-        try:  # before the first rename: what the next run needs to finish the group if this one is killed
-            # (one file needs none: its rename is atomic, and an in-place write keeps a backup)
-            intent = journal.write([_entry(item) for item in staged]) if len(staged) > 1 else None
-        except OSError as error:
-            raise Blocked(0, _write_error(error)) from error
-        with signals_deferred():
+        with signals_deferred():  # from the journal on: a Ctrl-C cannot leave a journal of a group never begun
+            try:  # before the first rename: what the next run needs to finish the group if this one is killed
+                # (one file needs none: its rename is atomic, and an in-place write keeps a backup)
+                intent = journal.write([_entry(item) for item in staged]) if len(staged) > 1 else None
+            except OSError as error:
+                raise Blocked(0, _write_error(error)) from error
             swapped: list[_Staged] = []
             for item in staged:
                 try:
@@ -211,6 +211,8 @@ def _roll_back(swapped: list[_Staged], failed: _Staged) -> None:
                     f"({error.strerror or error}); its old content is saved in {kept}",
                 ),
             ) from error
+    for folder in sorted({os.path.dirname(item.path) for item in swapped}):
+        _fsync_folder(folder)  # the old files are back on disk before the journal goes
 
 
 def _save_original(item: _Staged) -> str:
