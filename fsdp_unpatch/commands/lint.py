@@ -224,6 +224,9 @@ def _run_and_report(request: Request):
             + ("--fix, --fix-only or --diff" if fix else "standard input")
         )
         return EXIT_ERROR, None
+    if request.output_file is None and not _open_stream(sys.stdout):  # `>&-`: said before touching a file
+        _error("standard output is closed; nothing was done (give --output-file, or redirect to /dev/null)")
+        return EXIT_ERROR, None
     request = replace(request, replacements=output_format in NEEDS_REPLACEMENTS)
     stdin_data = sys.stdin.buffer.read() if from_stdin and not (request.show_settings or request.show_files) else b""
     try:
@@ -241,9 +244,6 @@ def _run_and_report(request: Request):
         _error(line + held)
     if plan.cache is not None and plan.cache.problem is not None and not quiet:
         click.echo(f"fsdp-unpatch: warning: {plan.cache.problem}", err=True)
-    if request.output_file is None and not _open_stream(sys.stdout):  # `>&-`: said before touching a file
-        _error("standard output is closed; nothing was done (give --output-file, or redirect to /dev/null)")
-        return EXIT_ERROR, None
     with contextlib.ExitStack() as stack:
         try:
             out = (

@@ -96,7 +96,8 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
             if from_buffer
             else list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
         )
-        repair = None if from_buffer else _repair(paths, candidates)
+        looking = request.show_settings or request.show_files  # they only say what a run would do
+        repair = None if from_buffer or looking else _repair(paths, candidates)
         if repair is not None and repair.done:  # a file the finished group deleted is no longer a candidate
             candidates = list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
     except MissingPath as error:
