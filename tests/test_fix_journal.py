@@ -215,3 +215,18 @@ def test_a_journal_its_run_never_finished_writing_is_removed(tmp_path: Path) -> 
     assert run.returncode == 1 and "Traceback" not in run.stderr.decode()
     assert not unfinished.exists()
     assert _tree(project) == {k: v for k, v in before.items() if k != unfinished.name}
+
+
+def test_a_journal_whose_process_id_was_reused_is_finished(tmp_path: Path, reference) -> None:
+    """After a power loss the writer's process id can name another process: one that started after the journal
+    was written is not the writer, so the journal is acted on."""
+    project, path = _left_journal(tmp_path, reference)
+    os.utime(path, (path.stat().st_atime, path.stat().st_mtime - 30))  # written well before the process below
+    newcomer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        prefix, _, rest = path.name[len(JOURNAL) :].partition(".")
+        path.rename(project / f"{JOURNAL}{newcomer.pid}.{rest}")
+        _assert_finished(tmp_path, project, reference, "check")
+    finally:
+        newcomer.kill()
+        newcomer.wait()

@@ -132,13 +132,40 @@ def left_behind(folders: Iterable[str]) -> list[str]:
         except OSError:
             continue
         for name in sorted(names):
+            path = os.path.join(folder, name)
             match = _NAME.match(name)
-            if match and int(match.group(1)) != os.getpid() and not _alive(int(match.group(1))):
-                found.append(os.path.join(folder, name))
+            if match and not _writer_running(int(match.group(1)), path):
+                found.append(path)
             unfinished = _UNFINISHED.match(name)
-            if unfinished and int(unfinished.group(1)) != os.getpid() and not _alive(int(unfinished.group(1))):
-                remove(os.path.join(folder, name))  # its run was killed before any rename: nothing to finish
+            if unfinished and not _writer_running(int(unfinished.group(1)), path):
+                remove(path)  # its run was killed before any rename: nothing to finish
     return found
+
+
+def _writer_running(pid: int, path: str) -> bool:
+    """Whether the run that wrote the journal at `path` may still be running. After a power loss its process
+    id may belong to another process by now: one that started after the journal was written is not its writer."""
+    if pid == os.getpid():
+        return True
+    if not _alive(pid):
+        return False
+    started = _start_time(pid)
+    try:
+        return started is None or started <= os.lstat(path).st_mtime + 1
+    except OSError:
+        return True
+
+
+def _start_time(pid: int) -> Optional[float]:
+    """When process `pid` started (seconds since the epoch), where Linux's /proc tells; else None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            ticks = int(handle.read().rsplit(b")", 1)[1].split()[19])  # field 22: start time, in clock ticks
+        with open("/proc/stat", "rb") as handle:
+            booted = next(int(line.split()[1]) for line in handle if line.startswith(b"btime "))
+        return booted + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 class _Refused(Exception):
