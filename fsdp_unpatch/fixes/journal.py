@@ -42,6 +42,7 @@ from fsdp_unpatch.analysis.source import (
     signals_deferred,
 )
 from fsdp_unpatch.regular_files import open_regular
+from fsdp_unpatch.reporting.quoting import printable, quoted_path
 from fsdp_unpatch.signing import sign, user_secret
 
 PREFIX = ".fsdp-unpatch-journal."
@@ -269,7 +270,9 @@ def repair(folders: Iterable[str]) -> Repair:
             entries = _read(journal, secret)
             pending = _pending(entries)
         except _Refused as why:
-            outcome.problems.append(f"{journal}: not acted on: {why}; inspect it, then delete it")
+            outcome.problems.append(
+                f"{quoted_path(journal)}: not acted on: {printable(str(why))}; inspect it, then delete it"
+            )
             continue
         try:
             with signals_deferred():
@@ -280,14 +283,14 @@ def repair(folders: Iterable[str]) -> Repair:
                 remove(journal)
         except OSError as error:
             outcome.problems.append(
-                f"{journal}: cannot finish the interrupted fix ({error.strerror or error}); journal kept"
+                f"{quoted_path(journal)}: cannot finish the interrupted fix ({error.strerror or error}); journal kept"
             )
             continue
         _drop_backups(journal, entries)
         for folder in sorted({os.path.dirname(e.path) for e in entries}):
             remove_leftovers(folder)  # the killed run's temporaries: their content is on disk now
-        written = ", ".join(os.path.relpath(e.path) for e in pending) or "nothing left to write"
-        outcome.done.append(f"finished a fix that was killed mid-group (journal {journal}): {written}")
+        written = ", ".join(quoted_path(os.path.relpath(e.path)) for e in pending) or "nothing left to write"
+        outcome.done.append(f"finished a fix that was killed mid-group (journal {quoted_path(journal)}): {written}")
     return outcome
 
 
