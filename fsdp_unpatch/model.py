@@ -10,6 +10,8 @@ import difflib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
+from fsdp_unpatch.reporting.quoting import git_quoted
+
 if TYPE_CHECKING:
     from fsdp_unpatch.config.options import Options
 
@@ -142,7 +144,9 @@ class FileResult:
         if self.fixed is None or self.original is None:
             return b""
         name = self.display.replace("\\", "/").encode("utf-8", "surrogateescape")
-        header = b"diff --git a/" + name + b" b/" + name + b"\n"
+        # A name with a newline would start a line of its own: quoted as git does, `"a/x\nb.py"`.
+        old_name, new_name = git_quoted(b"a/" + name), git_quoted(b"b/" + name)
+        header = b"diff --git " + old_name + b" " + new_name + b"\n"
         if self.deleted:
             header += f"deleted file mode {mode:o}\n".encode()
             if not self.original:
@@ -151,8 +155,8 @@ class FileResult:
             difflib.unified_diff,
             _lines(self.original),
             _lines(b"" if self.deleted else self.fixed),
-            b"a/" + name,
-            b"/dev/null" if self.deleted else b"b/" + name,
+            old_name,
+            b"/dev/null" if self.deleted else new_name,
             lineterm=b"\n",
         )
         body = b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n" for line in lines)

@@ -647,6 +647,24 @@ def _write_all(descriptor: int, data: bytes) -> None:
         view = view[os.write(descriptor, view) :]
 
 
+def _flushed_copy(path: str, data: bytes, info: os.stat_result) -> str:
+    """A temporary next to `path` holding `data`, flushed, with the original's owner and mode."""
+    descriptor, temporary = _temporary(path, TEMPORARY_SUFFIX)
+    try:
+        try:
+            _write_all(descriptor, data)
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        if hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+            os.chown(temporary, info.st_uid, info.st_gid)  # before the mode: chown clears setuid bits
+        os.chmod(temporary, stat.S_IMODE(info.st_mode))
+    except BaseException:
+        _discard(temporary)
+        raise
+    return temporary
+
+
 def _overwrite(source: SourceFile, path: str, data: bytes) -> None:
     """Write `data` into the file's own inode, keeping a backup of the old content until it is on disk.
 

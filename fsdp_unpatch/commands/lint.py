@@ -7,6 +7,7 @@ Exit status: 0 nothing to report (keep findings never fail a run), 1 findings re
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 import time
@@ -224,6 +225,9 @@ def _run_and_report(request: Request):
             + ("--fix, --fix-only or --diff" if fix else "standard input")
         )
         return EXIT_ERROR, None
+    if request.output_file is None and not _open_stream(sys.stdout):  # `>&-`: said before touching a file
+        _error("standard output is closed; nothing was done (give --output-file, or redirect to /dev/null)")
+        return EXIT_ERROR, None
     request = replace(request, replacements=output_format in NEEDS_REPLACEMENTS)
     stdin_data = sys.stdin.buffer.read() if from_stdin and not (request.show_settings or request.show_files) else b""
     try:
@@ -233,6 +237,12 @@ def _run_and_report(request: Request):
         return EXIT_ERROR, None
     for path in plan.missing:
         _error(f"{path}: no such file or directory")
+    repair = plan.repair
+    for line in repair.done if repair is not None else ():
+        click.echo(f"fsdp-unpatch: {line}", err=True)
+    held = "; no file is written while it is there" if request.fix and not request.diff else ""
+    for line in repair.problems if repair is not None else ():
+        _error(line + held)
     if plan.cache is not None and plan.cache.problem is not None and not quiet:
         click.echo(f"fsdp-unpatch: warning: {plan.cache.problem}", err=True)
     for warning in plan.warnings if not quiet else ():
@@ -253,7 +263,9 @@ def _run_and_report(request: Request):
             out.write(settings_text(plan, request))
             return EXIT_CLEAN, None
         if request.show_files:
-            out.write("".join(f"{c.display}\n" for c in plan.candidates))
+            from fsdp_unpatch.reporting.quoting import quoted_path
+
+            out.write("".join(f"{quoted_path(c.display)}\n" for c in plan.candidates))  # one name a line
             return EXIT_CLEAN, None
         candidates: Iterable[Candidate] = plan.candidates
         if show_progress(sys.stderr, os.environ, output_format, quiet, len(plan.candidates)):
@@ -280,20 +292,56 @@ def _run_and_report(request: Request):
             dry_run=diff,
             link_base=link_base(os.environ),
         )
-        _report(request, result, context, out, stdin_data)
+        try:
+            _report(request, result, context, out, stdin_data)
+            out.flush()  # a full disk answers here, not at exit
+        except OSError as error:
+            _unwritable_report(request, result, error)
+            return EXIT_ERROR, result
         if request.add_noqa:
             from fsdp_unpatch.fixes.add_noqa import mark_files
 
             if not mark_files(result, quiet):
                 return EXIT_ERROR, result
     remaining = result.remaining
-    if plan.missing or any(f.category == "error" for f in remaining):
+    if plan.missing or (repair is not None and repair.problems) or any(f.category == "error" for f in remaining):
         return EXIT_ERROR, result
     if diff:
         return (EXIT_FINDINGS if result.changed else EXIT_CLEAN), result
     if any(f.category in ("remove", "review") for f in remaining):
         return EXIT_FINDINGS, result
     return EXIT_CLEAN, result
+
+
+def _open_stream(stream) -> bool:
+    """Whether `stream` is there to be written (a closed standard output is None, or a dead descriptor)."""
+    if stream is None:
+        return False
+    try:
+        descriptor = stream.fileno()
+    except (ValueError, AttributeError, io.UnsupportedOperation):  # a buffer, not a file (tests): it is there
+        return True
+    try:
+        os.fstat(descriptor)
+    except OSError:
+        return False
+    return True
+
+
+def _unwritable_report(request: Request, result, error: OSError) -> None:
+    """One line on standard error, never a traceback; after a written fix, what is on disk now."""
+    where = request.output_file or "standard output"
+    written = ""
+    if request.fix and not request.diff and "-" not in request.paths:
+        changed = len(result.changed)
+        written = f"; the fixes were written ({changed} file{'s' if changed != 1 else ''} changed)"
+    _error(f"cannot write the report to {where}: {error.strerror or error}{written}")
+    try:  # what is still buffered would fail again when Python exits, with a traceback of its own
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _report(request: Request, result, context, out, stdin_data: bytes) -> None:

@@ -17,6 +17,7 @@ from typing import Optional, Sequence
 import pathspec
 
 from fsdp_unpatch.config.discovery import SKIPPED_DIRS
+from fsdp_unpatch.regular_files import read_regular
 
 
 def compile_patterns(lines: Sequence[str]) -> pathspec.PathSpec:
@@ -110,7 +111,7 @@ class Exclusion:
         if folder not in self._gitignores:
             path = folder / ".gitignore"
             try:
-                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+                lines = read_regular(path).decode("utf-8", "replace").splitlines()  # a FIFO would hang the walk
             except OSError:
                 lines = None
             self._gitignores[folder] = _compile(lines) if lines else None

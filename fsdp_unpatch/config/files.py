@@ -19,6 +19,7 @@ from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.project import start_folder
 from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.config.settings import Settings, SettingsError, parse_codes, parse_per_file_ignores
+from fsdp_unpatch.regular_files import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -63,8 +64,7 @@ def _section(data: dict, path: Path, explicit: bool) -> Optional[dict]:
 def _read(path: Path) -> dict:
     """The file's TOML; SettingsError naming the file (and line) when it cannot be read or is not TOML."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_regular(path)  # a FIFO or a device is refused, never waited on
     except OSError as error:
         raise SettingsError(f"{path}: cannot read the configuration ({error.strerror or error})") from None
     try:

@@ -12,7 +12,9 @@ import ast
 import copy
 import difflib
 import re
+import sys
 import textwrap
+import warnings
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
@@ -341,6 +343,9 @@ def compare_to_upstream(
     When matched, ``torch_version`` is the newest matching version and ``matched_versions`` lists them
     all; otherwise it is the version with the fewest differences (the newest on a tie).
     """
+    unparsable = _unparsable(function_source)
+    if unparsable is not None:
+        return Evidence(False, None, (), (unparsable,), False)
     calls_original = _calls_original(function_source, target, frozenset(original_names))
     data = _upstream_for(target, upstream_dirs)
     releases: Mapping[str, UpstreamFunction] = data.functions.get(target, {})
@@ -366,6 +371,23 @@ def compare_to_upstream(
         calls_original,
         diff=unified_diff(function_source, releases[best_version], best_version, target),
     )
+
+
+def _unparsable(function_source: str) -> Optional[Difference]:
+    """Why CPython's parser cannot read the replacement, or None when it can.
+
+    libcst knows newer syntax than the running Python (PEP 695 generics, PEP 701 f-strings on 3.11): such
+    a replacement cannot be compared, so it is unproven, never a crash of the run."""
+    try:
+        with warnings.catch_warnings():  # remarks on the scanned code are not ours to print
+            warnings.simplefilter("ignore")
+            parse_function(function_source)
+    except SyntaxError as error:
+        version = ".".join(map(str, sys.version_info[:2]))
+        return Difference(error.lineno or 1, f"syntax Python {version} cannot parse ({error.msg})")
+    except (ValueError, RecursionError, MemoryError) as error:
+        return Difference(1, f"code Python's parser refuses ({type(error).__name__})")
+    return None
 
 
 def _upstream_for(target: str, upstream_dirs) -> Upstream:

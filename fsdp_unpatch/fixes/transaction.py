@@ -6,7 +6,9 @@ whose fixes require each other, or that name what another file's fix deletes) ar
 1. check and stage: every file is still what was read and may be written (or deleted); each new content goes
    to a flushed temporary next to its file. Ctrl-C, SIGTERM or SIGHUP here removes the temporaries: nothing
    has changed yet (the run rolls back).
-2. swap, with those signals held: each temporary is renamed over its file (a hard-linked file, or one of
+2. journal (`journal.py`), signals already held: the group's intent, flushed, so that a run killed from here
+   on (SIGKILL, power loss) is finished by the next one.
+3. swap, with those signals held: each temporary is renamed over its file (a hard-linked file, or one of
    another owner, is overwritten in place behind a backup; a file the fix empties is moved aside). When a
    step fails, the files already swapped get their original content back, in reverse order. A signal that
    arrives now is acted on once the group is done (the run finishes the group).
@@ -17,28 +19,27 @@ whose fixes require each other, or that name what another file's fix deletes) ar
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from fsdp_unpatch.analysis.source import (
     BACKUP_SUFFIX,
-    TEMPORARY_SUFFIX,
     SourceError,
     SourceFile,
     _discard,
+    _flushed_copy,
     _fsync_folder,
     _keeps_owner,
     _overwrite,
     _temporary,
     _writable,
-    _write_all,
     _write_error,
     changed_on_disk,
     checkpoint,
     remove_leftovers,
     signals_deferred,
 )
+from fsdp_unpatch.fixes import journal
 from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
 
 CHANGED = "file changed on disk while it was being fixed; not written"
@@ -100,24 +101,6 @@ class _Staged:
     aside: Optional[str] = None  # a deleted file's old self, until the group is done
 
 
-def _flushed_copy(path: str, data: bytes, info: os.stat_result) -> str:
-    """A temporary next to `path` holding `data`, flushed, with the original's owner and mode."""
-    descriptor, temporary = _temporary(path, TEMPORARY_SUFFIX)
-    try:
-        try:
-            _write_all(descriptor, data)
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-        if hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
-            os.chown(temporary, info.st_uid, info.st_gid)  # before the mode: chown clears setuid bits
-        os.chmod(temporary, stat.S_IMODE(info.st_mode))
-    except BaseException:
-        _discard(temporary)
-        raise
-    return temporary
-
-
 def _stage(position: int, change: Change) -> _Staged:
     path = os.path.realpath(change.source.path)
     info = os.stat(path)
@@ -169,6 +152,7 @@ def _restore(staged: _Staged) -> None:
 def commit(changes: Sequence[Change]) -> None:
     """Write (or delete) every file of the group, or none; raises Blocked when none was."""
     staged: list[_Staged] = []
+    intent: Optional[str] = None
     for folder in sorted({os.path.dirname(os.path.realpath(c.source.path)) for c in changes}):
         remove_leftovers(folder)  # what a fix killed with SIGKILL left next to these files
     try:
@@ -181,7 +165,12 @@ def commit(changes: Sequence[Change]) -> None:
                 staged.append(_stage(position, change))
             except OSError as error:
                 raise Blocked(position, _write_error(error)) from error
-        with signals_deferred():
+        with signals_deferred():  # from the journal on: a Ctrl-C cannot leave a journal of a group never begun
+            try:  # before the first rename: what the next run needs to finish the group if this one is killed
+                # (one file needs none: its rename is atomic, and an in-place write keeps a backup)
+                intent = journal.write([_entry(item) for item in staged]) if len(staged) > 1 else None
+            except OSError as error:
+                raise Blocked(0, _write_error(error)) from error
             swapped: list[_Staged] = []
             for item in staged:
                 try:
@@ -200,6 +189,12 @@ def commit(changes: Sequence[Change]) -> None:
     finally:
         for item in staged:
             _discard(item.temporary)
+        journal.remove(intent)  # the group is done, or undone
+
+
+def _entry(item: _Staged) -> journal.Entry:
+    new = None if item.how == "delete" else item.change.data
+    return journal.Entry(item.path, item.change.source.data, new, in_place=item.how == "overwrite")
 
 
 def _roll_back(swapped: list[_Staged], failed: _Staged) -> None:
@@ -216,6 +211,8 @@ def _roll_back(swapped: list[_Staged], failed: _Staged) -> None:
                     f"({error.strerror or error}); its old content is saved in {kept}",
                 ),
             ) from error
+    for folder in sorted({os.path.dirname(item.path) for item in swapped}):
+        _fsync_folder(folder)  # the old files are back on disk before the journal goes
 
 
 def _save_original(item: _Staged) -> str:

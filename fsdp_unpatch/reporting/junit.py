@@ -10,24 +10,26 @@ import xml.etree.ElementTree as ET
 
 from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.reporting.quoting import xml_safe
 
 
 def _case(suite: ET.Element, finding: Finding) -> tuple[int, int]:
     span = finding.span
+    path, message = xml_safe(finding.path), xml_safe(finding.message)
     case = ET.SubElement(
         suite,
         "testcase",
-        name=f"{finding.code} {finding.path}:{span.line}:{span.column}",
-        classname=finding.path,
-        file=finding.path,
+        name=f"{finding.code} {path}:{span.line}:{span.column}",
+        classname=path,
+        file=path,
         line=str(span.line),
     )
-    text = f"{finding.path}:{span.line}:{span.column}: {finding.code} [{finding.category}] {finding.message}"
+    text = f"{path}:{span.line}:{span.column}: {finding.code} [{finding.category}] {message}"
     if finding.category == "error":
-        ET.SubElement(case, "error", message=finding.message, type=finding.code).text = text
+        ET.SubElement(case, "error", message=message, type=finding.code).text = text
         return 0, 1
     if finding.category in ("remove", "review"):
-        ET.SubElement(case, "failure", message=finding.message, type=finding.code).text = text
+        ET.SubElement(case, "failure", message=message, type=finding.code).text = text
         return 1, 0
     ET.SubElement(case, "system-out").text = text
     return 0, 0
@@ -37,14 +39,15 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
     root = ET.Element("testsuites", name="fsdp-unpatch")
     totals = [0, 0, 0]
     for file in result.files:
-        suite = ET.SubElement(root, "testsuite", name=file.display)
+        display = xml_safe(file.display)
+        suite = ET.SubElement(root, "testsuite", name=display)
         findings = sorted((f for f in file.findings if not f.fixed), key=Finding.sort_key)
         failures = errors = 0
         for finding in findings:
             failed, errored = _case(suite, finding)
             failures, errors = failures + failed, errors + errored
         if not findings:
-            ET.SubElement(suite, "testcase", name="no findings", classname=file.display, file=file.display)
+            ET.SubElement(suite, "testcase", name="no findings", classname=display, file=display)
         tests = max(len(findings), 1)
         suite.set("tests", str(tests))
         suite.set("failures", str(failures))

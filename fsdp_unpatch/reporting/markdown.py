@@ -8,15 +8,22 @@ Keep findings, which never fail a run, are folded away in a `<details>` block.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import get_args
 from urllib.parse import quote
 
 from fsdp_unpatch.model import Category, Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.reporting.quoting import printable
 
 CATEGORIES: tuple[Category, ...] = get_args(Category)
 ICONS = {"remove": ":x:", "review": ":warning:", "keep": ":information_source:", "error": ":boom:"}
+
+
+# What Markdown (CommonMark, GFM tables) reads as markup in running text: each is escaped with a backslash.
+_MARKUP = re.compile(r"[\\`*_{}\[\]<>()#+!|~&]")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
 def cell(text: str) -> str:
@@ -24,9 +31,24 @@ def cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
+def plain(text: str) -> str:
+    """Text shown as itself (a path as link text): every markup character escaped, control characters
+    written as escapes, so that a file name cannot close the link, open a tag or break the table."""
+    return _MARKUP.sub(lambda m: "\\" + m.group(), printable(text))
+
+
+def message_cell(text: str) -> str:
+    """A finding's message in a cell: its `code spans` stay code; the rest is escaped like `plain`."""
+    out, at = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        out += [plain(text[at : span.start()]), cell(printable(span.group()))]
+        at = span.end()
+    return "".join(out + [plain(text[at:])])
+
+
 def _link(finding: Finding, context: ReportContext) -> str:
     where = f"{finding.path}:{finding.span.line}:{finding.span.column}"
-    return f"[{cell(where)}]({context.link_base}{quote(finding.path)}#L{finding.span.line})"
+    return f"[{plain(where)}]({context.link_base}{quote(finding.path)}#L{finding.span.line})"
 
 
 def _fix(finding: Finding) -> str:
@@ -39,7 +61,7 @@ def _table(findings: list[Finding], context: ReportContext) -> list[str]:
         name = context.catalog.rule(f.code).name if f.code in context.catalog.rules else ""
         lines.append(
             f"| {ICONS.get(f.category, '')} {f.category} | `{f.code}` {name} | {_link(f, context)} "
-            f"| {cell(f.message)} | {_fix(f)} |"
+            f"| {message_cell(f.message)} | {_fix(f)} |"
         )
     return lines
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fsdp_unpatch.model import RunResult
 from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.reporting.quoting import printable, quoted_path
 
 TEMPLATE = "{path}:{line}: [{msg_id}({symbol}), {obj}] {msg}"
 
@@ -12,12 +13,12 @@ TEMPLATE = "{path}:{line}: [{msg_id}({symbol}), {obj}] {msg}"
 def pylint_report(result: RunResult, context: ReportContext) -> str:
     return "".join(
         TEMPLATE.format(
-            path=f.path,
+            path=quoted_path(f.path),
             line=f.span.line,
             msg_id=f.code,
             symbol=context.catalog.rule(f.code).name,
             obj="",
-            msg=f"[{f.category}] {f.message}",
+            msg=f"[{f.category}] {printable(f.message)}",
         )
         + "\n"
         for f in result.remaining

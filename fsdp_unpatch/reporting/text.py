@@ -10,6 +10,7 @@ from rich.text import Text
 
 from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.reporting.quoting import printable, quoted_path
 
 STYLES = {"remove": "bold red", "review": "bold yellow", "keep": "bold green", "error": "bold magenta"}
 
@@ -27,7 +28,7 @@ def _console(buffer: io.StringIO, context: ReportContext) -> Console:
 
 def _header(finding: Finding) -> Text:
     text = Text()
-    text.append(f"{finding.path}:{finding.span.line}:{finding.span.column}:", style="bold")
+    text.append(f"{quoted_path(finding.path)}:{finding.span.line}:{finding.span.column}:", style="bold")
     text.append(" ")
     text.append_text(_body(finding))
     return text
@@ -38,7 +39,7 @@ def _body(finding: Finding) -> Text:
     text = Text()
     text.append(f"{finding.code} ")
     text.append(f"[{finding.category}]", style=STYLES.get(finding.category, ""))
-    text.append(f" {finding.message}")
+    text.append(f" {printable(finding.message)}")
     if finding.fix is not None and not finding.fixed:
         text.append(
             " (fixable" + (" with --unsafe-fixes)" if finding.fix.applicability == "unsafe" else ")"), style="cyan"
@@ -133,7 +134,7 @@ def fixes_applied(result: RunResult, dry_run: bool = False) -> str:
     for file in result.files:
         counts = Counter(f.code for f in file.findings if f.fixed)
         if counts:
-            out.append(f"{file.display}:")
+            out.append(f"{quoted_path(file.display)}:")
             out.extend(f"    {n} x {code}" for code, n in sorted(counts.items()))
             total += sum(counts.values())
     header = ("Would fix " if dry_run else "Fixed ") + _plural(total, "finding") + (":" if total else ".")
@@ -187,7 +188,7 @@ def grouped(result: RunResult, context: ReportContext) -> str:
         findings = sorted((f for f in file.findings if not f.fixed), key=Finding.sort_key)
         if not findings:
             continue
-        console.print(Text(f"{file.display}:", style="bold underline"))
+        console.print(Text(f"{quoted_path(file.display)}:", style="bold underline"))
         width = max(len(f"{f.span.line}:{f.span.column}") for f in findings)
         for finding in findings:
             text = Text(f"  {finding.span.line}:{finding.span.column}".ljust(width + 2) + " ")

@@ -23,16 +23,9 @@ from typing import Iterator, Optional
 
 from fsdp_unpatch.catalog import Catalog, PatchModule
 from fsdp_unpatch.model import RunResult
-from fsdp_unpatch.run.cache import (
-    UNREADABLE,
-    canonical,
-    foreign_folder,
-    prepare_folder,
-    read_signed_json,
-    unsafe_folder,
-    user_secret,
-    write_signed_json,
-)
+from fsdp_unpatch.regular_files import open_regular
+from fsdp_unpatch.run.cache import UNREADABLE, foreign_folder, prepare_folder, read_signed_json, write_signed_json
+from fsdp_unpatch.signing import canonical, unsafe_folder, user_secret
 
 FILE, LOCK = "removed.json", "removed.lock"
 FORMAT, VERSION = "fsdp-unpatch-removed", 2
@@ -95,8 +88,7 @@ def _locked(folder: Path) -> Iterator[None]:
     if fcntl is not None and _writable(folder) is not None:
         try:
             prepare_folder(folder)
-            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-            descriptor = os.open(folder / LOCK, flags, 0o600)
+            descriptor = open_regular(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
             fcntl.flock(descriptor, fcntl.LOCK_EX)
         except OSError:
             pass  # a read-only tree, a link in the lock's place, a file system without locks: unlocked

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from fsdp_unpatch.config.discovery import Candidate
     from fsdp_unpatch.config.request import Request
     from fsdp_unpatch.config.settings import Settings
+    from fsdp_unpatch.fixes.journal import Repair
     from fsdp_unpatch.model import RunOptions, RunResult
     from fsdp_unpatch.run.cache import Cache
     from fsdp_unpatch.run.memory import Memory
@@ -43,6 +44,7 @@ class Plan:
     memory: Optional[Memory] = None  # what earlier fixes removed (`memory.py`)
     # Shown once on standard error: a torch declaration that cannot be used, an installed torch outside it.
     warnings: list[str] = field(default_factory=list)
+    repair: Optional[Repair] = None  # groups that a killed fix left half written, finished first (`journal.py`)
 
     @property
     def target_torch_origin(self) -> str:
@@ -104,12 +106,17 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
             if from_buffer
             else list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
         )
+        looking = request.show_settings or request.show_files  # they only say what a run would do
+        repair = None if from_buffer or looking else _repair(paths, candidates)
+        if repair is not None and repair.done:  # a file the finished group deleted is no longer a candidate
+            candidates = list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
     except MissingPath as error:
         raise UsageError(f"{error}: no such file or directory") from None
     options = RunOptions(
         analysis=Options(target_torch=target.lowest, keep=settings.keep, torch_releases=target.releases),
         fix=request.fix,
-        write=not request.diff and not from_buffer,
+        # A journal it may not act on: the tree may be half fixed by someone else's run; nothing is written.
+        write=not request.diff and not from_buffer and not (repair is not None and repair.problems),
         unsafe_fixes=request.unsafe_fixes,
         selected=settings.is_selected,
         # SARIF and the like show every fix's replacements; `check --show-fixes` shows what fix would change
@@ -120,7 +127,18 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
     cache = None
     if not request.fix and not from_buffer and not request.no_cache:
         cache = _cache(paths, settings, options, request, memory.digest(remembered))
-    return Plan(catalog, settings, target, candidates, options, cache, missing, request, record, warnings)
+    return Plan(catalog, settings, target, candidates, options, cache, missing, request, record, warnings, repair)
+
+
+def _repair(paths: Sequence[str], candidates: Sequence[Candidate]) -> Repair:
+    """Finish what a killed fix left half written in the folders of this run, before anything is read: a check
+    must not call a half-migrated tree clean, and a fix must not plan on it."""
+    from fsdp_unpatch.fixes.journal import repair
+
+    folders = {os.path.dirname(c.path) for c in candidates} | {p for p in paths if os.path.isdir(p)}
+    real = {os.path.realpath(folder) for folder in folders}  # one realpath a folder, not one a file
+    real |= {os.path.dirname(os.path.realpath(c.path)) for c in candidates if os.path.islink(c.path)}
+    return repair(real)
 
 
 def _cache_folder(paths: Sequence[str], request: Request) -> Path:

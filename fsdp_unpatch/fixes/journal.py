@@ -1,0 +1,310 @@
+"""The intent journal of a group being written, so that SIGKILL or a power loss mid-group is repaired by the next
+run (README, Safety: "SIGKILL, power loss and the journal").
+
+Before the first rename of a group, `commit` writes `.fsdp-unpatch-journal.PID.XXXX.json` in the folder of the
+group's first file, flushed with its folder: every file of the group, its old content and its new content (or
+that it is deleted), as signed JSON. It is removed once the group is done, or undone after a failed write.
+
+The next `check` or `fix` finds a journal left in a folder it walks and *rolls forward*: it writes the new
+content into each file that still holds its old content, then removes the journal. Forward, not back: the
+journal holds every new content whole (it was flushed before the first rename), the fix was already planned,
+checked and partly on disk, and finishing it is what the user asked for. A file that holds neither its old nor
+its new content (edited since the crash) stops the repair: nothing is written, the journal is kept, and the
+run says which file and exits 2.
+
+A journal can do nothing but that. It is data (JSON, never code), signed with the user's own key (the cache's
+HMAC key, `signing.user_secret`): one forged, copied from another tree, or written by another user is not acted
+on, and is named. Even a valid one only writes files that hold exactly the content it records, through no
+symbolic link. Without a private key no journal is written, and a group is then as safe as before (a SIGKILL
+mid-group can leave it half written).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import re
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
+
+from fsdp_unpatch.analysis.source import (
+    BACKUP_SUFFIX,
+    _alive,
+    _flushed_copy,
+    _fsync_folder,
+    _write_all,
+    remove_leftovers,
+    signals_deferred,
+)
+from fsdp_unpatch.regular_files import open_regular
+from fsdp_unpatch.reporting.quoting import printable, quoted_path
+from fsdp_unpatch.signing import sign, user_secret
+
+PREFIX = ".fsdp-unpatch-journal."
+SUFFIX = ".json"
+FORMAT, VERSION = "fsdp-unpatch-journal", 1
+_NAME = re.compile(r"^" + re.escape(PREFIX) + r"(\d+)\.[A-Za-z0-9_]+" + re.escape(SUFFIX) + "$")
+_UNFINISHED = re.compile(r"^" + re.escape(PREFIX) + r"(\d+)\.[A-Za-z0-9_]+\.tmp$")  # killed while writing it
+_LIMIT = 512 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file of the group: its real path, its content before and after (None: the fix deletes it)."""
+
+    path: str
+    old: bytes
+    new: Optional[bytes]
+    in_place: bool = False  # hard-linked or another owner's: written in its own inode, never replaced
+
+
+@dataclass
+class Repair:
+    """What the run did about journals left by killed runs: lines to print, and problems that make it exit 2."""
+
+    done: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _encode(entry: Entry) -> dict[str, Any]:
+    return {
+        "path": entry.path,
+        "in_place": entry.in_place,
+        "old": base64.b64encode(entry.old).decode(),
+        "old_sha256": _digest(entry.old),
+        "new": None if entry.new is None else base64.b64encode(entry.new).decode(),
+        "new_sha256": None if entry.new is None else _digest(entry.new),
+    }
+
+
+def write(entries: list[Entry]) -> Optional[str]:
+    """Write the journal of a group, durably (file and folder flushed); its path, or None (no private key)."""
+    secret = user_secret()
+    if secret is None or not entries:
+        return None
+    value = [_encode(entry) for entry in entries]
+    record = {"format": FORMAT, "version": VERSION, "signature": sign(secret, FORMAT, value), "entries": value}
+    folder = os.path.dirname(next((e.path for e in entries if e.new is not None), entries[0].path))
+    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f"{PREFIX}{os.getpid()}.", suffix=".tmp")
+    try:
+        try:
+            _write_all(descriptor, json.dumps(record, separators=(",", ":")).encode())
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        journal = temporary[: -len(".tmp")] + SUFFIX
+        os.rename(temporary, journal)  # whole or absent: a half-written journal is never read
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    _fsync_folder(folder)
+    return journal
+
+
+def remove(journal: Optional[str]) -> None:
+    if journal is None:
+        return
+    try:
+        os.unlink(journal)
+    except OSError:
+        return
+    _fsync_folder(os.path.dirname(journal))
+
+
+# the next run ---------------------------------------------------------------------------------------------
+def left_behind(folders: Iterable[str]) -> list[str]:
+    """Journals in `folders` whose writer is gone (a live run's journal is its own business)."""
+    found = []
+    for folder in sorted(set(folders)):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            match = _NAME.match(name)
+            if match and not _writer_running(int(match.group(1)), path):
+                found.append(path)
+            unfinished = _UNFINISHED.match(name)
+            if unfinished and not _writer_running(int(unfinished.group(1)), path):
+                remove(path)  # its run was killed before any rename: nothing to finish
+    return found
+
+
+def _writer_running(pid: int, path: str) -> bool:
+    """Whether the run that wrote the journal at `path` may still be running. After a power loss its process
+    id may belong to another process by now: one that started after the journal was written is not its writer."""
+    if pid == os.getpid():
+        return True
+    if not _alive(pid):
+        return False
+    started = _start_time(pid)
+    try:
+        return started is None or started <= os.lstat(path).st_mtime + 1
+    except OSError:
+        return True
+
+
+def _start_time(pid: int) -> Optional[float]:
+    """When process `pid` started (seconds since the epoch), where Linux's /proc tells; else None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            ticks = int(handle.read().rsplit(b")", 1)[1].split()[19])  # field 22: start time, in clock ticks
+        with open("/proc/stat", "rb") as handle:
+            booted = next(int(line.split()[1]) for line in handle if line.startswith(b"btime "))
+        return booted + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+class _Refused(Exception):
+    pass
+
+
+def _read(journal: str, secret: Optional[bytes]) -> list[Entry]:
+    """The journal's entries, or _Refused saying why it is not acted on."""
+    try:
+        info = os.lstat(journal)
+    except OSError as error:
+        raise _Refused(f"cannot read it ({error.strerror or error})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise _Refused("it is not a regular file")
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        raise _Refused("it belongs to another user")
+    if secret is None:
+        raise _Refused("there is no private signing key to check it with")
+    try:
+        with os.fdopen(open_regular(journal, os.O_RDONLY), "rb") as handle:
+            record = json.loads(handle.read(_LIMIT))
+        if not (isinstance(record, dict) and set(record) == {"format", "version", "signature", "entries"}):
+            raise ValueError
+        if (record["format"], record["version"]) != (FORMAT, VERSION) or not isinstance(record["signature"], str):
+            raise ValueError
+        if not hmac.compare_digest(record["signature"], sign(secret, FORMAT, record["entries"])):
+            raise _Refused("it is not signed with your key (forged, or written by someone else)")
+        return [_entry(data) for data in record["entries"]]
+    except (OSError, ValueError, RecursionError, TypeError, KeyError):
+        raise _Refused("it is not a journal this version wrote") from None
+
+
+def _entry(data: Any) -> Entry:
+    if not isinstance(data, dict) or set(data) != {"path", "in_place", "old", "old_sha256", "new", "new_sha256"}:
+        raise ValueError
+    path = data["path"]
+    if not isinstance(path, str) or not os.path.isabs(path) or os.path.normpath(path) != path:
+        raise ValueError
+    old = base64.b64decode(data["old"], validate=True)
+    new = None if data["new"] is None else base64.b64decode(data["new"], validate=True)
+    if _digest(old) != data["old_sha256"] or (new is not None and _digest(new) != data["new_sha256"]):
+        raise ValueError
+    return Entry(path, old, new, bool(data["in_place"]))
+
+
+def _content(path: str) -> Optional[bytes]:
+    """The file's bytes, None when it is gone; OSError for a link, a FIFO or anything but a regular file."""
+    try:
+        descriptor = open_regular(path, os.O_RDONLY)  # a symbolic link is not followed
+    except FileNotFoundError:
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        return handle.read()
+
+
+def _finish(entry: Entry) -> None:
+    """Give the file its new content (or delete it), whole: a rename, or in place for a hard-linked file."""
+    if entry.new is None:
+        os.unlink(entry.path)
+        return
+    info = os.stat(entry.path)
+    if entry.in_place or info.st_nlink > 1:
+        with os.fdopen(open_regular(entry.path, os.O_WRONLY), "wb") as handle:
+            handle.write(entry.new)
+            handle.truncate()
+            handle.flush()
+            os.fsync(handle.fileno())
+        return
+    os.replace(_flushed_copy(entry.path, entry.new, info), entry.path)
+
+
+def _drop_backups(journal: str, entries: list[Entry]) -> None:
+    """The killed run's backups of these files (`.NAME.PID.XXXX.fsdp-unpatch.bak`) that hold nothing but the
+    old content the journal also holds."""
+    pid = _NAME.match(os.path.basename(journal)).group(1)  # type: ignore[union-attr]
+    for entry in entries:
+        folder, name = os.path.split(entry.path)
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for other in names:
+            if other.startswith(f".{name}.{pid}.") and other.endswith(BACKUP_SUFFIX):
+                backup = os.path.join(folder, other)
+                try:
+                    if _content(backup) == entry.old:
+                        os.unlink(backup)
+                except OSError:
+                    pass
+
+
+def repair(folders: Iterable[str]) -> Repair:
+    """Finish the groups that killed runs left half written in `folders` (see the module's doc)."""
+    outcome = Repair()
+    journals = left_behind(folders)
+    if not journals:
+        return outcome
+    secret = user_secret()
+    for journal in journals:
+        try:
+            entries = _read(journal, secret)
+            pending = _pending(entries)
+        except _Refused as why:
+            outcome.problems.append(
+                f"{quoted_path(journal)}: not acted on: {printable(str(why))}; inspect it, then delete it"
+            )
+            continue
+        try:
+            with signals_deferred():
+                for entry in pending:
+                    _finish(entry)
+                for folder in sorted({os.path.dirname(e.path) for e in pending}):
+                    _fsync_folder(folder)
+                remove(journal)
+        except OSError as error:
+            outcome.problems.append(
+                f"{quoted_path(journal)}: cannot finish the interrupted fix ({error.strerror or error}); journal kept"
+            )
+            continue
+        _drop_backups(journal, entries)
+        for folder in sorted({os.path.dirname(e.path) for e in entries}):
+            remove_leftovers(folder)  # the killed run's temporaries: their content is on disk now
+        written = ", ".join(quoted_path(os.path.relpath(e.path)) for e in pending) or "nothing left to write"
+        outcome.done.append(f"finished a fix that was killed mid-group (journal {quoted_path(journal)}): {written}")
+    return outcome
+
+
+def _pending(entries: list[Entry]) -> list[Entry]:
+    """The entries whose file still holds its old content; _Refused when one holds neither."""
+    pending = []
+    for entry in entries:
+        try:
+            now = _content(entry.path)
+        except OSError as error:
+            raise _Refused(f"cannot read {entry.path} ({error.strerror or error})") from None
+        if now == entry.new:  # None == None: already deleted
+            continue
+        if now != entry.old:
+            raise _Refused(f"{entry.path} changed since (neither its old nor its new content)")
+        pending.append(entry)
+    return pending

@@ -1,0 +1,37 @@
+"""Opening files that must be regular files, without ever blocking on one that is not.
+
+A FIFO, a character device or a socket where a file is expected (a cache entry, `removed.json`, the lock,
+the signing key, a `.gitignore` or a configuration file in the tree) would hang the run in `open` or
+`read`, deaf to Ctrl-C and SIGTERM. Opened with O_NONBLOCK and checked with `fstat`, it is refused at once.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import Union
+
+
+def open_regular(path: Union[str, Path], flags: int, mode: int = 0o600, follow: bool = False) -> int:
+    """`os.open` that never blocks and returns a descriptor of a regular file only (else OSError).
+
+    `follow`: a symbolic link is followed (files of the tree); by default it is not (the cache's own files)."""
+    extra = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    descriptor = os.open(path, flags | extra, mode)
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(descriptor, True)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+def read_regular(path: Union[str, Path]) -> bytes:
+    """The bytes of the regular file at `path` (symbolic links followed); OSError for anything else."""
+    with os.fdopen(open_regular(path, os.O_RDONLY, follow=True), "rb") as handle:
+        return handle.read()

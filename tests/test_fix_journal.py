@@ -1,0 +1,232 @@
+"""SIGKILL mid-group: the intent journal lets the next run finish the group (issue 25, item 4; README, Safety).
+
+A real `fix` runs in a subprocess and kills itself with SIGKILL at one step of writing a three-file group
+(after the journal, before the first, second and third rename or in-place write, and after the last one). The
+next `fix` (or `check`) must leave the group all-new, say what it did, and a `check` must then agree with a
+check of a tree fixed without a crash. Hard-linked files (written in place) too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.patch_texts import removable
+
+pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
+
+JOURNAL = ".fsdp-unpatch-journal."  # the name's start (`fsdp_unpatch/fixes/journal.py`)
+TAIL = "\n\ndef helper():\n    return 1\n"
+CALLER = "from patchmod import _apply_fsdp_patch\n\n_apply_fsdp_patch()\nVALUE = {n}\n"
+FILES = ("caller_a.py", "caller_b.py", "patchmod.py")
+
+# Runs `fix` with SIGKILL at step K: K-th write of a group file (0 = right after the journal is flushed), or
+# once every file is written but before the journal is removed (K = 3).
+KILLER = """
+import os, signal, sys
+from fsdp_unpatch.fixes import transaction
+journal = getattr(transaction, "journal", transaction)  # (a build without a journal: the kill points still hold)
+kill_at, group = int(sys.argv[1]), set(sys.argv[2].split(os.pathsep))
+steps = [0]
+def step():
+    if steps[0] == kill_at:
+        os.kill(os.getpid(), signal.SIGKILL)
+    steps[0] += 1
+real_replace, real_overwrite = os.replace, transaction._overwrite
+real_remove = getattr(journal, "remove", lambda path: None)
+def replace(source, target, *args, **kwargs):
+    if os.path.realpath(target) in group:
+        step()
+    return real_replace(source, target, *args, **kwargs)
+def overwrite(source, path, data):
+    step()
+    return real_overwrite(source, path, data)
+def remove(path):
+    if path is not None and steps[0] == kill_at:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real_remove(path)
+os.replace, transaction._overwrite, journal.remove = replace, overwrite, remove
+from fsdp_unpatch.cli import main
+sys.argv = ["fsdp-unpatch", "fix", "--isolated", "--no-cache", "--jobs", "1", "."]
+main()
+"""
+
+
+def _environment(tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}  # the user's signing key lives here
+
+
+def _project(folder: Path, linked: bool = False) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "patchmod.py").write_text(removable() + TAIL)
+    for n, name in enumerate(FILES[:2]):
+        (folder / name).write_text(CALLER.format(n=n))
+    if linked:  # a second name outside the tree for each file: written in place, behind a backup
+        links = folder.parent / f"{folder.name}-links"
+        links.mkdir()
+        for name in FILES:
+            os.link(folder / name, links / name)
+    return folder
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def _run(tmp_path: Path, project: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", args[0], "--isolated", "--no-cache", *args[1:], "."],
+        cwd=project,
+        env=_environment(tmp_path),
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def _killed_fix(tmp_path: Path, project: Path, step: int) -> None:
+    group = os.pathsep.join(os.path.realpath(project / name) for name in FILES)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLER, str(step), group],
+        cwd=project,
+        env=_environment(tmp_path),
+        capture_output=True,
+        timeout=60,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
+
+
+@pytest.fixture
+def reference(tmp_path: Path) -> tuple[dict[str, bytes], dict[str, bytes], bytes]:
+    """The tree before and after an uninterrupted fix, and what `check` then says."""
+    project = _project(tmp_path / "reference")
+    before = _tree(project)
+    fixed = _run(tmp_path, project, "fix")
+    assert fixed.returncode == 0, fixed.stderr.decode()
+    after = _tree(project)
+    assert all(before[name] != after[name] for name in FILES)  # the three files are one group, all changed
+    checked = _run(tmp_path, project, "check", "--output-format", "concise", "--quiet")
+    return before, after, checked.stdout
+
+
+def _assert_finished(tmp_path: Path, project: Path, reference, next_command: str) -> None:
+    _, after, checked = reference
+    again = _run(tmp_path, project, next_command)
+    err = again.stderr.decode()
+    assert "Traceback" not in err, err
+    assert "finished a fix that was killed mid-group" in err, err
+    assert _tree(project) == after  # all-new, nothing left behind: no journal, temporary or backup
+    check = _run(tmp_path, project, "check", "--output-format", "concise", "--quiet")
+    assert check.returncode == 0 and check.stdout == checked, check.stdout.decode() + check.stderr.decode()
+    assert "killed" not in check.stderr.decode()  # nothing left to finish
+
+
+def test_sigkill_after_the_first_rename_is_finished_by_the_next_check(tmp_path: Path, reference) -> None:
+    project = _project(tmp_path / "project")
+    _killed_fix(tmp_path, project, 1)
+    now = _tree(project)
+    assert sum(now[name] == reference[1][name] for name in FILES) == 1  # half-migrated: one file new
+    _assert_finished(tmp_path, project, reference, "check")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("linked", [False, True], ids=["renamed", "hard-linked"])
+@pytest.mark.parametrize("step", [0, 1, 2, 3])
+def test_sigkill_at_every_write_of_a_three_file_group_is_finished_by_the_next_fix(
+    tmp_path: Path, reference, step: int, linked: bool
+) -> None:
+    project = _project(tmp_path / "project", linked=linked)
+    _killed_fix(tmp_path, project, step)
+    now = _tree(project)
+    assert sum(now[name] == reference[1][name] for name in FILES) == step
+    _assert_finished(tmp_path, project, reference, "fix")
+    if linked:  # the other names see the fix: the files kept their inodes
+        assert _tree(tmp_path / "project-links") == reference[1]
+
+
+def _left_journal(tmp_path: Path, reference) -> tuple[Path, Path]:
+    project = _project(tmp_path / "project")
+    _killed_fix(tmp_path, project, 1)
+    [name] = [n for n in os.listdir(project) if n.startswith(JOURNAL)]
+    return project, project / name
+
+
+def test_a_forged_journal_is_not_acted_on(tmp_path: Path, reference) -> None:
+    project, path = _left_journal(tmp_path, reference)
+    record = json.loads(path.read_text())
+    victim = tmp_path / "victim.py"
+    victim.write_text("SAFE = 1\n")
+    entry = dict(record["entries"][0])
+    entry.update(path=str(victim), old="U0FGRSA9IDEK", old_sha256=hashlib.sha256(b"SAFE = 1\n").hexdigest())
+    record["entries"].append(entry)  # the signature no longer covers the entries
+    path.write_text(json.dumps(record))
+    before = _tree(project)
+    run = _run(tmp_path, project, "check")
+    assert run.returncode == 2
+    assert "not acted on: it is not signed with your key" in run.stderr.decode()
+    assert victim.read_text() == "SAFE = 1\n" and _tree(project) == before
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to give the file away")
+def test_a_journal_of_another_user_is_not_acted_on(tmp_path: Path, reference) -> None:
+    project, path = _left_journal(tmp_path, reference)
+    os.chown(path, 65534, 65534)
+    before = _tree(project)
+    run = _run(tmp_path, project, "fix")
+    assert run.returncode == 2 and "not acted on: it belongs to another user" in run.stderr.decode()
+    assert _tree(project) == before
+
+
+def test_a_file_edited_after_the_crash_stops_the_repair(tmp_path: Path, reference) -> None:
+    project, path = _left_journal(tmp_path, reference)
+    (project / "caller_b.py").write_text("EDITED = True\n")
+    before = _tree(project)
+    run = _run(tmp_path, project, "check")
+    assert run.returncode == 2 and "changed since (neither its old nor its new content)" in run.stderr.decode()
+    assert _tree(project) == before and path.exists()
+
+
+def test_a_journal_through_a_symbolic_link_is_not_followed(tmp_path: Path, reference) -> None:
+    project, path = _left_journal(tmp_path, reference)
+    pending = [n for n in FILES if (project / n).read_bytes() != reference[1][n]]
+    outside = tmp_path / "outside.py"
+    outside.write_bytes((project / pending[0]).read_bytes())
+    (project / pending[0]).unlink()
+    (project / pending[0]).symlink_to(outside)
+    run = _run(tmp_path, project, "check")
+    assert run.returncode == 2 and "not acted on" in run.stderr.decode()
+    assert outside.read_bytes() == reference[0][pending[0]]
+
+
+def test_a_journal_its_run_never_finished_writing_is_removed(tmp_path: Path) -> None:
+    """Killed while writing the journal, a run had renamed nothing: its temporary journal is simply removed."""
+    project = _project(tmp_path / "project")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    unfinished = project / f"{JOURNAL}{dead.stdout.strip()}.abc123.tmp"
+    unfinished.write_text('{"format": "fsdp-unpa')
+    before = _tree(project)
+    run = _run(tmp_path, project, "check")
+    assert run.returncode == 1 and "Traceback" not in run.stderr.decode()
+    assert not unfinished.exists()
+    assert _tree(project) == {k: v for k, v in before.items() if k != unfinished.name}
+
+
+def test_a_journal_whose_process_id_was_reused_is_finished(tmp_path: Path, reference) -> None:
+    """After a power loss the writer's process id can name another process: one that started after the journal
+    was written is not the writer, so the journal is acted on."""
+    project, path = _left_journal(tmp_path, reference)
+    os.utime(path, (path.stat().st_atime, path.stat().st_mtime - 30))  # written well before the process below
+    newcomer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        prefix, _, rest = path.name[len(JOURNAL) :].partition(".")
+        path.rename(project / f"{JOURNAL}{newcomer.pid}.{rest}")
+        _assert_finished(tmp_path, project, reference, "check")
+    finally:
+        newcomer.kill()
+        newcomer.wait()
