@@ -34,13 +34,19 @@ def outermost(edits: Sequence[Edit]) -> list[Edit]:
     return kept
 
 
-def unused_imports(analysis: FileAnalysis, edits: Iterable[Edit]) -> set[int]:
-    """Import aliases whose every use the edits delete. An import that was unused before stays."""
+def removed_uses(edits: Iterable[Edit]) -> Counter:
+    """How many uses of each name the edits (none inside another) take out of the module."""
     removed: Counter = Counter()
     for edit in edits:
         removed.update(count_names([edit.node]))
         if edit.replacement is not None:
             removed.subtract(count_names([edit.replacement]))
+    return removed
+
+
+def unused_imports(analysis: FileAnalysis, edits: Iterable[Edit]) -> set[int]:
+    """Import aliases whose every use the edits delete. An import that was unused before stays."""
+    removed = removed_uses(edits)
     facts = analysis.facts
     doomed: set[int] = set()
     for local, aliases in analysis.table.sources.items():

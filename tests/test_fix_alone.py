@@ -1,0 +1,210 @@
+"""Every per-finding fix, as reported, applied alone leaves working code (README, Output formats: "One fix").
+
+For each fixture tree, both examples and every rule case, each fix that SARIF (`fixes[].artifactChanges`) and
+JSON (`fix.edits`) report is applied alone to a copy of the files, the way a code-scanning service or an
+editor applies one quick fix. Each file it changes must still compile, and pyflakes must find no undefined
+name or unused import there that the original did not have: a fix carries the edits of the fixes it needs,
+in its own file and in others, and removes only the imports that exactly its edits leave unused.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Callable
+from urllib.parse import unquote
+
+import pytest
+from pyflakes import checker, messages
+
+from fsdp_unpatch.config.request import Request
+from fsdp_unpatch.reporting import ReportContext, formatter
+from fsdp_unpatch.run.session import execute, prepare
+from tests.test_rule_cases import prepare as prepare_rule_case
+from tests.test_rule_cases import rule_cases
+from tests.upstream import expand, expanded_copy
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+# What a fix alone must never leave behind that was not there before.
+BREAKAGE = (messages.UndefinedName, messages.UndefinedLocal, messages.UndefinedExport, messages.UnusedImport)
+
+
+def _single_files(folder: Path, pattern: str) -> Callable[[Path], Path]:
+    def build(work: Path) -> Path:
+        for source in sorted(folder.glob(pattern)):
+            case = work / source.name.split(".")[0]
+            case.mkdir(parents=True)
+            (case / f"{source.name.split('.')[0]}.py").write_text(expand(source.read_text()), encoding="utf-8")
+        return work
+
+    return build
+
+
+def _tree(folder: Path) -> Callable[[Path], Path]:
+    return lambda work: expanded_copy(folder, work / folder.name)
+
+
+def _rule_case(code: str, case: str) -> Callable[[Path], Path]:
+    return lambda work: prepare_rule_case(code, case, work)[0]
+
+
+PROJECTS: dict[str, Callable[[Path], Path]] = {
+    "examples/legacy_project": _tree(ROOT / "examples" / "legacy_project"),
+    "examples/migrated_project": _tree(ROOT / "examples" / "migrated_project"),
+    "fixtures/fix": _single_files(FIXTURES / "fix", "*.in.py"),
+    "fixtures/unchanged": _tree(FIXTURES / "unchanged"),
+    "fixtures/downstream": _tree(FIXTURES / "downstream"),
+    "fixtures/downstream_migrated": _tree(FIXTURES / "downstream_migrated"),
+    "fixtures/audit": _tree(FIXTURES / "audit"),
+    "fixtures/verify": _tree(FIXTURES / "verify"),
+    **{f"rules/{code}/{case}": _rule_case(code, case) for code, case in rule_cases()},
+}
+
+
+def reported_fixes(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[dict[str, list[tuple]]]]:
+    """format -> each reported fix as {path: [(line, column, end_line, end_column, text)]}, from the SARIF
+    and JSON reports of `check` on `root` (rendered by the formatters the command line uses)."""
+    monkeypatch.chdir(root)
+    plan = prepare(Request((".",), replacements=True, no_cache=True))
+    result = execute(plan, 1)
+    context = ReportContext(plan.catalog)
+    sarif = json.loads(formatter("sarif")(result, context))
+    fixes: dict[str, list] = {"sarif": [], "json": []}
+    for found in sarif["runs"][0]["results"]:
+        for fix in found.get("fixes", ()):
+            fixes["sarif"].append(
+                {
+                    unquote(change["artifactLocation"]["uri"]): [
+                        (
+                            r["deletedRegion"]["startLine"],
+                            r["deletedRegion"]["startColumn"],
+                            r["deletedRegion"]["endLine"],
+                            r["deletedRegion"]["endColumn"],
+                            r["insertedContent"]["text"],
+                        )
+                        for r in change["replacements"]
+                    ]
+                    for change in fix["artifactChanges"]
+                }
+            )
+    for finding in json.loads(formatter("json")(result, context)):
+        if finding["fix"] is not None:
+            edits: dict[str, list] = {}
+            for edit in finding["fix"]["edits"]:
+                edits.setdefault(edit["path"], []).append(
+                    (edit["line"], edit["column"], edit["end_line"], edit["end_column"], edit["content"])
+                )
+            fixes["json"].append(edits)
+    return fixes
+
+
+def apply(text: str, replacements: list[tuple]) -> str:
+    """Line/column (1-based, code points, end exclusive) replacements applied last first, as a SARIF consumer does."""
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, column: int) -> int:
+        return (starts[line - 1] if line <= len(starts) else starts[-1]) + column - 1
+
+    for line, column, end_line, end_column, content in sorted(replacements, key=lambda r: r[:2], reverse=True):
+        text = text[: offset(line, column)] + content + text[offset(end_line, end_column) :]
+    return text
+
+
+def breakage(text: str, path: str) -> Counter:
+    """pyflakes' undefined names and unused imports in `text`, by kind and name (lines move under a fix)."""
+    tree = ast.parse(text, path)
+    found = checker.Checker(tree, filename=path).messages
+    return Counter((type(m).__name__, str(m.message_args[0])) for m in found if isinstance(m, BREAKAGE))
+
+
+def module_names(root: Path) -> dict[str, str]:
+    """Module name -> path (relative to `root`) of every Python file under `root`."""
+    names = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if parts:
+            names[".".join(parts)] = path.relative_to(root).as_posix()
+    return names
+
+
+def bound_names(text: str) -> set[str]:
+    """Names a module binds at top level (in `if`/`try`/`with` blocks too); `*` when it may bind any."""
+    names: set[str] = set()
+    statements = list(ast.parse(text).body)
+    while statements:
+        statement = statements.pop()
+        if isinstance(statement, (ast.If, ast.Try, ast.With)):
+            statements += statement.body + getattr(statement, "orelse", []) + getattr(statement, "finalbody", [])
+            statements += [s for h in getattr(statement, "handlers", []) for s in h.body]
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in statement.names}
+        else:
+            names |= {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return names | ({"*"} if "__getattr__" in names else set())
+
+
+def imported_names(text: str, module: str, path: str) -> set[tuple[str, str]]:
+    """(module, name) of each `from module import name` in a file, relative imports resolved."""
+    package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            source = ".".join([*base, *([node.module] if node.module else [])])
+            found |= {(source, alias.name) for alias in node.names}
+    return found
+
+
+def broken_imports(texts: dict[str, str], modules: dict[str, str]) -> Counter:
+    """`from M import name` of a project module M that no longer binds `name` (nor has a submodule `name`)."""
+    bound = {module: bound_names(texts[path]) for module, path in modules.items()}
+    broken: Counter = Counter()
+    for module, path in modules.items():
+        for source, name in imported_names(texts[path], module, path):
+            if source in bound and name != "*" and not {name, "*"} & bound[source] and f"{source}.{name}" not in bound:
+                broken[(path, f"from {source} import {name}")] += 1
+    return broken
+
+
+def problems_of(root: Path, fix: dict[str, list[tuple]]) -> list[str]:
+    modules = module_names(root)
+    before = {path: (root / path).read_text(encoding="utf-8") for path in modules.values()}
+    after = dict(before)
+    problems = []
+    for path, replacements in fix.items():
+        after[path] = apply(before[path], replacements)
+        try:
+            compile(after[path], path, "exec", dont_inherit=True)
+        except SyntaxError as error:
+            problems.append(f"{path}: does not compile: {error}")
+            continue
+        new = breakage(after[path], path) - breakage(before[path], path)
+        problems += [f"{path}: {kind} {name!r}" for kind, name in sorted(new)]
+    if not problems:  # every file parses: what other files import from the changed ones is still there
+        new = broken_imports(after, modules) - broken_imports(before, modules)
+        problems += [f"{path}: {statement}: the name is gone" for path, statement in sorted(new)]
+    return problems
+
+
+@pytest.mark.parametrize("name", list(PROJECTS))
+def test_each_reported_fix_applied_alone_leaves_working_code(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = PROJECTS[name](tmp_path / "work")
+    fixes = reported_fixes(root, monkeypatch)
+    assert len(fixes["sarif"]) == len(fixes["json"])
+    failures = []
+    for format_name, reported in fixes.items():
+        for fix in reported:
+            for problem in problems_of(root, fix):
+                failures.append(f"{format_name} fix over {sorted(fix)}: {problem}")
+    assert failures == []
