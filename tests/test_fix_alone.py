@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import ast
 import json
+import warnings
 from collections import Counter
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 from urllib.parse import unquote
 
 import pytest
@@ -117,7 +118,8 @@ def apply(text: str, replacements: list[tuple]) -> str:
 
 def breakage(text: str, path: str) -> Counter:
     """pyflakes' undefined names and unused imports in `text`, by kind and name (lines move under a fix)."""
-    tree = ast.parse(text, path)
+    tree = _parsed(text)
+    assert tree is not None, path
     found = checker.Checker(tree, filename=path).messages
     return Counter((type(m).__name__, str(m.message_args[0])) for m in found if isinstance(m, BREAKAGE))
 
@@ -134,10 +136,22 @@ def module_names(root: Path) -> dict[str, str]:
     return names
 
 
+def _parsed(text: str) -> Optional[ast.Module]:
+    try:
+        with warnings.catch_warnings():  # a real tree's invalid escape sequences are not ours to report
+            warnings.simplefilter("ignore", (SyntaxWarning, DeprecationWarning))
+            return ast.parse(text.lstrip("\ufeff"))
+    except (SyntaxError, ValueError):  # a file of the tree no CPython parses: it neither binds nor imports
+        return None
+
+
 def bound_names(text: str) -> set[str]:
     """Names a module binds at top level (in `if`/`try`/`with` blocks too); `*` when it may bind any."""
+    tree = _parsed(text)
+    if tree is None:
+        return {"*"}
     names: set[str] = set()
-    statements = list(ast.parse(text).body)
+    statements = list(tree.body)
     while statements:
         statement = statements.pop()
         if isinstance(statement, (ast.If, ast.Try, ast.With)):
@@ -155,8 +169,9 @@ def bound_names(text: str) -> set[str]:
 def imported_names(text: str, module: str, path: str) -> set[tuple[str, str]]:
     """(module, name) of each `from module import name` in a file, relative imports resolved."""
     package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(text)):
+    found: set[tuple[str, str]] = set()
+    tree = _parsed(text)
+    for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.ImportFrom):
             base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
             source = ".".join([*base, *([node.module] if node.module else [])])
@@ -164,33 +179,60 @@ def imported_names(text: str, module: str, path: str) -> set[tuple[str, str]]:
     return found
 
 
-def broken_imports(texts: dict[str, str], modules: dict[str, str]) -> Counter:
-    """`from M import name` of a project module M that no longer binds `name` (nor has a submodule `name`)."""
-    bound = {module: bound_names(texts[path]) for module, path in modules.items()}
-    broken: Counter = Counter()
-    for module, path in modules.items():
-        for source, name in imported_names(texts[path], module, path):
-            if source in bound and name != "*" and not {name, "*"} & bound[source] and f"{source}.{name}" not in bound:
-                broken[(path, f"from {source} import {name}")] += 1
-    return broken
+class Project:
+    """A tree's modules, what each binds and what each file imports from the others, read once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.modules = module_names(root)
+        self.texts = {
+            path: (root / path).read_text(encoding="utf-8", errors="surrogateescape") for path in self.modules.values()
+        }
+        self.module_of = {path: module for module, path in self.modules.items()}
+        self.bound = {module: bound_names(self.texts[path]) for module, path in self.modules.items()}
+        self.imports = {path: imported_names(text, self.module_of[path], path) for path, text in self.texts.items()}
+
+    def text(self, path: str) -> str:
+        if path not in self.texts:  # not a module name (a file in a folder that is no identifier)
+            self.texts[path] = (self.root / path).read_text(encoding="utf-8", errors="surrogateescape")
+        return self.texts[path]
+
+    def broken_imports(self, changed: dict[str, str]) -> Counter:
+        """`from M import name` of a project module M that does not bind `name` (nor has a submodule `name`),
+        among the imports of the `changed` files (path -> text) and the imports from them."""
+        bound = dict(self.bound)
+        imports = dict(self.imports)
+        for path, text in changed.items():
+            if path in self.module_of:
+                bound[self.module_of[path]] = bound_names(text)
+                imports[path] = imported_names(text, self.module_of[path], path)
+        touched = {self.module_of[path] for path in changed if path in self.module_of}
+        broken: Counter = Counter()
+        for path, found in imports.items():
+            for source, name in found:
+                if path not in changed and source not in touched:
+                    continue
+                if source in bound and name != "*" and not {name, "*"} & bound[source]:
+                    if f"{source}.{name}" not in bound:
+                        broken[(path, f"from {source} import {name}")] += 1
+        return broken
 
 
-def problems_of(root: Path, fix: dict[str, list[tuple]]) -> list[str]:
-    modules = module_names(root)
-    before = {path: (root / path).read_text(encoding="utf-8") for path in modules.values()}
-    after = dict(before)
+def problems_of(project: Project, fix: dict[str, list[tuple]]) -> list[str]:
+    before = {path: project.text(path) for path in fix}
+    after = {}
     problems = []
     for path, replacements in fix.items():
         after[path] = apply(before[path], replacements)
         try:
-            compile(after[path], path, "exec", dont_inherit=True)
+            compile(after[path].lstrip("\ufeff"), path, "exec", dont_inherit=True)
         except SyntaxError as error:
             problems.append(f"{path}: does not compile: {error}")
             continue
         new = breakage(after[path], path) - breakage(before[path], path)
         problems += [f"{path}: {kind} {name!r}" for kind, name in sorted(new)]
     if not problems:  # every file parses: what other files import from the changed ones is still there
-        new = broken_imports(after, modules) - broken_imports(before, modules)
+        new = project.broken_imports(after) - project.broken_imports(before)
         problems += [f"{path}: {statement}: the name is gone" for path, statement in sorted(new)]
     return problems
 
@@ -201,10 +243,11 @@ def test_each_reported_fix_applied_alone_leaves_working_code(
 ) -> None:
     root = PROJECTS[name](tmp_path / "work")
     fixes = reported_fixes(root, monkeypatch)
+    project = Project(root)
     assert len(fixes["sarif"]) == len(fixes["json"])
     failures = []
     for format_name, reported in fixes.items():
         for fix in reported:
-            for problem in problems_of(root, fix):
+            for problem in problems_of(project, fix):
                 failures.append(f"{format_name} fix over {sorted(fix)}: {problem}")
     assert failures == []
