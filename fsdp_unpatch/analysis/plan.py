@@ -106,6 +106,16 @@ class FileAnalysis:
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
+    @functools.cached_property
+    def top_level(self) -> dict[int, int]:
+        """id(node) -> the index of the top-level statement it is in, for every node (walked once, on need)."""
+        return {id(node): i for i, statement in enumerate(self.module.body) for node in descendants(statement)}
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The module's source as libcst gives it back (generated once: each fix's regions compare with it)."""
+        return self.module.code
+
 
 from fsdp_unpatch.config.options import Options  # noqa: E402,F401 (defined apart: the command line builds it without libcst)
 

@@ -80,6 +80,7 @@ class Run:
         self.seeds: set[str] = set()  # names the run removes: an excerpt keeps the statements spelling them
         self.owners: dict[int, _Unit] = {}  # id(planned) -> the unit whose file it edits
         self.dependents: dict[int, list[Planned]] = {}  # id(planned) -> the fixes that require it
+        self.regions: dict[tuple, tuple] = {}  # (id(unit), ids of edits) -> the regions they rewrite
 
     def analyze(self, unit: _Unit) -> None:
         assert unit.source is not None
@@ -277,7 +278,10 @@ class Run:
         own: tuple = ()
         elsewhere = []
         for owner, edits in by_unit.values():
-            regions = _regions(owner, edits)
+            key = (id(owner), frozenset(map(id, edits)))  # fixes that carry each other carry the same edits
+            if key not in self.regions:
+                self.regions[key] = _regions(owner, edits)
+            regions = self.regions[key]
             if owner is unit:
                 own = regions
             elif regions:
@@ -573,7 +577,7 @@ def _regions(unit: _Unit, edits: list) -> tuple:
     """The line regions of `unit`'s file that `edits` (edits of that file) rewrite, with their new text."""
     analysis = unit.analysis
     assert analysis is not None
-    regions = replacement_regions(analysis.module.code, apply_edits(analysis, edits).code)
+    regions = replacement_regions(analysis.text, apply_edits(analysis, edits).code)
     if analysis.file_line is None:
         return tuple(regions)
     file_line = analysis.file_line  # regions of an excerpt: lines of the file
