@@ -253,3 +253,21 @@ def test_each_reported_fix_applied_alone_leaves_working_code(
             for problem in problems_of(project, fix):
                 failures.append(f"{format_name} fix over {sorted(fix)}: {problem}")
     assert failures == []
+
+
+def test_show_fixes_shows_the_edits_a_fix_carries_in_other_files(tmp_path: Path) -> None:
+    """`check --show-fixes`: the call's fix shows the installer's deletion in patch.py, and the installer's
+    fix the call's deletion in `__init__.py`, each under a hunk header that names the other file."""
+    from tests.integration import cli
+
+    root = prepare_rule_case("FSU004", "call_in_another_module", tmp_path)[0]
+    result = cli("check", "--show-fixes", "--no-show-source", "--no-cache", ".", cwd=root)
+    assert result.returncode == 1, result.stderr
+    previews = {}
+    for block in result.stdout.decode().split("\nnpu_adapter/"):
+        header, _, preview = block.partition("\n")
+        previews[header.split(" [")[0].removeprefix("npu_adapter/")] = preview + "\n"
+    call = next(p for h, p in previews.items() if h.startswith("__init__.py:6:5: FSU004"))
+    installer = next(p for h, p in previews.items() if h.startswith("patch.py:28:5: FSU003"))
+    assert "    @@ npu_adapter/patch.py line 26 @@\n" in call and "-     _apply_npu_collectives_patch()\n" in call
+    assert "    @@ npu_adapter/__init__.py line 6 @@\n    -     _apply_npu_collectives_patch()\n" in installer
