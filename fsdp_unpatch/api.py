@@ -89,7 +89,10 @@ def check_paths(
     used unless `use_cache=True`; `jobs=None` parses in as many processes as there are CPUs.
     """
     settings = _settings(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude)
-    request = Request(_paths(paths), no_cache=not use_cache, config=config, isolated=isolated, **settings)
+    # each fix with its edits (`Fix.replacements`, `fix.edits` in JSON), as `--output-format json` reports it
+    request = Request(
+        _paths(paths), replacements=True, no_cache=not use_cache, config=config, isolated=isolated, **settings
+    )
     plan = prepare(request)
     _raise_missing(plan.missing)
     return execute(plan, jobs).remaining
@@ -109,7 +112,9 @@ def check_source(
     need not exist and is never read). Single-file analysis: what `check --stdin-filename PATH -` gives."""
     data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
     settings = _settings(select, ignore, None, None, target_torch, None, None)
-    request = Request((STDIN,), stdin_filename=path, no_cache=True, config=config, isolated=isolated, **settings)
+    request = Request(
+        (STDIN,), stdin_filename=path, replacements=True, no_cache=True, config=config, isolated=isolated, **settings
+    )
     return execute(prepare(request, data), 1).remaining
 
 
@@ -138,6 +143,7 @@ def fix_paths(
         fix=True,
         diff=dry_run,
         unsafe_fixes=unsafe_fixes,
+        replacements=True,
         no_cache=True,
         config=config,
         isolated=isolated,

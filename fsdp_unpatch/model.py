@@ -50,11 +50,30 @@ class Replacement:
 class Fix:
     applicability: FixApplicability
     description: str
-    # What applying this fix alone (with the fixes it requires) changes; filled only when a report needs it.
+    # What applying this fix alone changes (its edits and those of the fixes it carries: `Run.carried`), in
+    # the finding's file and, by path, in other files; filled only when a report needs it.
     replacements: tuple[Replacement, ...] = ()
+    elsewhere: tuple[tuple[str, tuple[Replacement, ...]], ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"applicability": self.applicability, "description": self.description}
+    def changes(self, path: str) -> list[tuple[str, tuple[Replacement, ...]]]:
+        """(path, replacements) of every file the fix changes, the finding's own file (`path`) first."""
+        own = [(path, self.replacements)] if self.replacements else []
+        return own + list(self.elsewhere)
+
+    def to_dict(self, path: str) -> dict[str, Any]:
+        edits = [
+            {
+                "path": file,
+                "line": r.line,
+                "column": r.column,
+                "end_line": r.end_line,
+                "end_column": r.end_column,
+                "content": r.content,
+            }
+            for file, replacements in self.changes(path)
+            for r in replacements
+        ]
+        return {"applicability": self.applicability, "description": self.description, "edits": edits}
 
 
 @dataclass
@@ -85,7 +104,7 @@ class Finding:
             "end_line": self.span.end_line,
             "end_column": self.span.end_column,
             "message": self.message,
-            "fix": None if self.fix is None else self.fix.to_dict(),
+            "fix": None if self.fix is None else self.fix.to_dict(self.path),
             "detail": self.detail,
         }
 

@@ -87,3 +87,34 @@ def test_the_one_line_spelling_is_collapsed(tmp_path: Path) -> None:
 def test_comments_in_the_branches_are_never_dropped(tmp_path: Path) -> None:
     source = _module("dst[0].device == src[0].device", FAST + "  # see ticket 123", SLOW)
     assert _fix(tmp_path, source) == source
+
+
+LOCAL_TORCH = {
+    "a parameter": "def copy_buffers(dst, src, torch):\n",
+    "a local assignment": "def copy_buffers(dst, src):\n    torch = pick_backend()\n",
+    "a parameter of the enclosing function": "def outer(torch):\n  def copy_buffers(dst, src):\n",
+    "imported in the function": "def copy_buffers(dst, src):\n    import my_backend as torch\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOCAL_TORCH))
+def test_a_local_torch_is_not_the_module(case: str, tmp_path: Path) -> None:
+    """`torch._foreach_copy_` on a local `torch` is some other object's method: FSU005 leaves it alone."""
+    indent = "    " * (1 + case.endswith("enclosing function"))
+    source = (
+        "import torch\n\n\n"
+        + LOCAL_TORCH[case].replace("  def", "    def")
+        + f"{indent}if dst[0].device == src[0].device:\n{indent}    {FAST}\n{indent}else:\n{indent}    {SLOW}\n"
+    )
+    ast.parse(source)
+    (tmp_path / "buffers.py").write_text(source)
+    assert not any(f.code == "FSU005" for f in check_tree(tmp_path).findings), case
+    assert _fix(tmp_path, source) == source
+
+
+def test_a_global_torch_declared_in_the_function_is_the_module(tmp_path: Path) -> None:
+    source = _module("dst[0].device == src[0].device", FAST, SLOW).replace(
+        "nb=True):\n", "nb=True):\n    global torch\n"
+    )
+    (tmp_path / "buffers.py").write_text(source)
+    assert any(f.code == "FSU005" for f in check_tree(tmp_path).findings)

@@ -9,7 +9,9 @@ with one NPU tweak applied, so that fixtures carry real upstream code without co
 - `npu-stream`: the accelerator's current stream becomes the hard-coded `torch.npu.current_stream()`;
 - `extra-sync`: the same-device tweak plus one extra statement (no longer an upstream copy);
 - `premul-sum`: `foreach_reduce` with a statement emulating PREMUL_SUM on a backend without it;
-- `device-list-npu`: `_root_pre_forward` with "npu" added to the device types it moves inputs for.
+- `device-list-npu`: `_root_pre_forward` with "npu" added to the device types it moves inputs for;
+- `bare-torch-declaration`: the same-device tweak plus a bare `torch: object` declaration in the body, which
+  makes `torch` local to the whole function (the copy raises UnboundLocalError; it is no upstream copy).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def fsdp2_root() -> Path:
     return root
 
 
-def _same_device(match: re.Match, not_equal: bool, extra: bool) -> str:
+def _same_device(match: re.Match, not_equal: bool, extra: bool, declare: bool = False) -> str:
     i, dst, src = match["indent"], match["dst"], match["src"]
     fast = f"{i}    torch._foreach_copy_({dst}, {src}, non_blocking=True)\n"
     plain = f"{i}    torch._foreach_copy_({dst}, {src})\n"
@@ -46,6 +48,8 @@ def _same_device(match: re.Match, not_equal: bool, extra: bool) -> str:
         text = f"{i}if {dst}[0].device == {src}[0].device:\n{fast}{i}else:\n{plain}"
     if extra:
         text += f"{i}torch.npu.synchronize()\n"
+    if declare:
+        text = f"{i}torch: object  # declared, never assigned\n" + text
     return text
 
 
@@ -68,9 +72,13 @@ def upstream_copy(target: str, name: str, tweak: str) -> str:
         line for line in source.splitlines(keepends=True) if not line.lstrip().startswith("@torch.library.impl")
     )
     source = re.sub(r"def \w+\(", f"def {name}(", source, count=1)
-    if tweak in ("same-device", "same-device-ne", "extra-sync"):
+    if tweak in ("same-device", "same-device-ne", "extra-sync", "bare-torch-declaration"):
         source, count = FOREACH_COPY.subn(
-            lambda m: _same_device(m, tweak == "same-device-ne", tweak == "extra-sync"), source, count=1
+            lambda m: _same_device(
+                m, tweak == "same-device-ne", tweak == "extra-sync", tweak == "bare-torch-declaration"
+            ),
+            source,
+            count=1,
         )
         assert count == 1
     elif tweak == "premul-sum":

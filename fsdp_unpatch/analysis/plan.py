@@ -10,7 +10,9 @@ with all its install sites, an installer only when nothing is left for it to ins
 
 from __future__ import annotations
 
+import ast
 import functools
+import textwrap
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional
@@ -29,6 +31,7 @@ from fsdp_unpatch.analysis.screen import Detail
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.fingerprint.normalise import local_names
 from fsdp_unpatch.rules import completeness, overrides
 from fsdp_unpatch.rules.declared.completeness import REDUNDANT_CLASS_PATCH, STALE_BY_NAME_IMPORT
 from fsdp_unpatch.rules.declared.overrides import (
@@ -102,6 +105,16 @@ class FileAnalysis:
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+    @functools.cached_property
+    def top_level(self) -> dict[int, int]:
+        """id(node) -> the index of the top-level statement it is in, for every node (walked once, on need)."""
+        return {id(node): i for i, statement in enumerate(self.module.body) for node in descendants(statement)}
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The module's source as libcst gives it back (generated once: each fix's regions compare with it)."""
+        return self.module.code
 
 
 from fsdp_unpatch.config.options import Options  # noqa: E402,F401 (defined apart: the command line builds it without libcst)
@@ -572,7 +585,7 @@ class _Analyzer:
                 continue  # goes with its function, or stays with it as it is
             if id(node) in elifs:
                 continue
-            match = same_device_copy(node, self.result.code, self.facts.table.qualify)
+            match = same_device_copy(node, self.result.code, self.qualify_in(function))
             if match is None:
                 continue
             kept = self.kept_code() if kept is None else kept
@@ -588,6 +601,27 @@ class _Analyzer:
                     edits=[Edit(node, native)],
                 )
             )
+
+    def qualify_in(self, function: Optional[cst.FunctionDef]) -> Callable[[cst.BaseExpression], Optional[str]]:
+        """Qualified names as seen inside `function`: a name it (or a function around it) binds is a local,
+        not what the module imports under that name (`torch` as a parameter is not the torch module)."""
+        parents = {id(f): parent for found in self.facts.functions.values() for f, parent in found}
+        local: set[str] = set()
+        while function is not None:
+            try:
+                parsed = ast.parse(textwrap.dedent(self.result.code(function.with_changes(leading_lines=()))))
+            except SyntaxError:  # cannot tell: take every name it spells as a local
+                return lambda expression: None
+            local |= local_names(parsed.body[0])  # type: ignore[arg-type]
+            function = parents.get(id(function))
+
+        def qualify(expression: cst.BaseExpression) -> Optional[str]:
+            name = dotted_name(expression)
+            if name is not None and name.partition(".")[0] in local:
+                return None
+            return self.facts.table.qualify(expression)
+
+        return qualify
 
     # other forms of override, and patch completeness -------------------------------------------------
     def plan_other_overrides(self) -> None:

@@ -123,21 +123,65 @@ DOCSTRINGS = Normalisation(
 )
 
 
+# Nodes whose bodies are scopes of their own (comprehensions too: their targets do not bind in the function).
+_INNER_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def _bound_by_more_than_declarations(fn: FunctionNode) -> set[str]:
+    """Names the function's own scope binds by anything but a bare annotation (`x: T` without a value)."""
+    bound = {a.arg for a in all_args(fn.args)}
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.AnnAssign) and node.value is None:
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        if not isinstance(node, _INNER_SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+    return bound
+
+
 class _AnnotationStripper(ast.NodeTransformer):
+    def __init__(self) -> None:
+        self.scopes: list[set[str]] = []  # per enclosing function: names bound by more than a declaration
+
     def visit_arg(self, node: ast.arg) -> ast.arg:
         node.annotation = None
         return node
 
     def visit_FunctionDef(self, node):
         node.returns = None
+        self.scopes.append(_bound_by_more_than_declarations(node))
         self.generic_visit(node)
+        self.scopes.pop()
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_AnnAssign(self, node: ast.AnnAssign):
         if node.value is None:
-            return None  # a bare declaration does nothing at run time
+            # A bare declaration does nothing at run time, but makes the name local to the whole function:
+            # it stays (and is resolved as local) unless the function binds the name anyway.
+            local = isinstance(node.target, ast.Name) and node.simple and self.scopes
+            if local and node.target.id not in self.scopes[-1]:  # type: ignore[union-attr]
+                return node
+            return None
         return ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
 
     def generic_visit(self, node):
@@ -162,9 +206,16 @@ ANNOTATIONS = Normalisation(
             "def f(xs: list[int]) -> int:\n    n: int = len(xs)\n    return n\n",
             "def f(xs):\n    n = len(xs)\n    return n\n",
         ),
+        # a bare declaration of a name the function assigns anyway changes nothing
+        ("def f(xs):\n    n: int\n    n = len(xs)\n    return n\n", "def f(xs):\n    n = len(xs)\n    return n\n"),
     ),
     must_differ=(
         ("def f(xs: list[int]) -> int:\n    n: int = 0\n    return n\n", "def f(xs):\n    n = len(xs)\n    return n\n"),
+        # `dist: object` makes `dist` local to the whole function: the copy raises UnboundLocalError
+        (
+            "def f(w):\n    dist: object\n    return isinstance(w, dist.Work)\n",
+            "def f(w):\n    return isinstance(w, dist.Work)\n",
+        ),
     ),
 )
 

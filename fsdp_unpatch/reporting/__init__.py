@@ -49,8 +49,8 @@ FORMATS = {
 }
 # formats meant for programs: no colour, no progress bar, no summary on standard output
 MACHINE_FORMATS = frozenset({"json", "json-lines", "sarif", "github", "junit", "gitlab", "pylint", "markdown"})
-# formats whose fixes carry replacement regions
-NEEDS_REPLACEMENTS = frozenset({"sarif"})
+# formats whose fixes carry replacement regions (JSON: `fix.edits`)
+NEEDS_REPLACEMENTS = frozenset({"sarif", "json", "json-lines"})
 
 
 def formatter(name: str) -> Formatter:

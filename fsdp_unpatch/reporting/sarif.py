@@ -2,7 +2,7 @@
 
 One run; `tool.driver.rules` lists every rule of the rule registry (`fsdp_unpatch/rules/`); each remaining
 finding is a result with its location and, where the engine has a fix, the fix's replacements (whole-line
-regions).
+regions) in every file it changes: each fix applies alone.
 """
 
 from __future__ import annotations
@@ -75,15 +75,18 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict:
         result["ruleIndex"] = rule_index[finding.code]
     if finding.target:
         result["properties"]["target"] = finding.target
-    if finding.fix is not None and finding.fix.replacements:
+    changes = finding.fix.changes(finding.path) if finding.fix is not None else []
+    if finding.fix is not None and changes:
+        # One fix, applicable alone: the edits it carries in other files are changes of those artifacts.
         result["fixes"] = [
             {
                 "description": {"text": finding.fix.description + f" ({finding.fix.applicability} fix)"},
                 "artifactChanges": [
                     {
-                        "artifactLocation": {"uri": uri},
-                        "replacements": [_replacement(r) for r in finding.fix.replacements],
+                        "artifactLocation": {"uri": artifact_uri(path)},
+                        "replacements": [_replacement(r) for r in replacements],
                     }
+                    for path, replacements in changes
                 ],
             }
         ]

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import io
 from collections import Counter
+from typing import Callable
 
 from rich.console import Console
 from rich.text import Text
 
-from fsdp_unpatch.model import Finding, RunResult
+from fsdp_unpatch.model import Finding, Replacement, RunResult
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.reporting.quoting import printable, quoted_path
 
@@ -111,19 +113,29 @@ def fix_summary(result: RunResult, context: ReportContext) -> str:
 PREVIEW_LINES = 6  # per side of a replacement; a deleted function would drown the findings
 
 
-def _fix_preview(finding: Finding, lines: list[str]) -> Text:
-    """What the finding's fix would change, as diff lines under the finding (`check --show-fixes`)."""
+def _fix_preview(finding: Finding, lines_of: Callable[[str], list[str]]) -> Text:
+    """What the finding's fix would change, as diff lines under the finding (`check --show-fixes`), in its
+    own file and in the other files whose edits it carries (named in the hunk header)."""
     text = Text()
     assert finding.fix is not None
-    for replacement in finding.fix.replacements:
-        deleted = [lines[n - 1] for n in range(replacement.line, replacement.end_line) if 1 <= n <= len(lines)]
-        text.append(f"    @@ line {replacement.line} @@\n", style="cyan")
-        for sign, chunk, style in (("-", deleted, "red"), ("+", replacement.content.splitlines(), "green")):
-            shown = chunk if len(chunk) <= PREVIEW_LINES else chunk[: PREVIEW_LINES - 1]
-            for line in shown:
-                text.append(f"    {sign} {line}\n", style=style)
-            if len(shown) < len(chunk):
-                text.append(f"    {sign} ... ({len(chunk) - len(shown)} more lines)\n", style=style)
+    for path, replacements in finding.fix.changes(finding.path):
+        lines = lines_of(path)
+        where = "" if path == finding.path else f"{path} "
+        for replacement in replacements:
+            text.append(_hunk(replacement, lines, where))
+    return text
+
+
+def _hunk(replacement: Replacement, lines: list[str], where: str) -> Text:
+    text = Text()
+    deleted = [lines[n - 1] for n in range(replacement.line, replacement.end_line) if 1 <= n <= len(lines)]
+    text.append(f"    @@ {where}line {replacement.line} @@\n", style="cyan")
+    for sign, chunk, style in (("-", deleted, "red"), ("+", replacement.content.splitlines(), "green")):
+        shown = chunk if len(chunk) <= PREVIEW_LINES else chunk[: PREVIEW_LINES - 1]
+        for line in shown:
+            text.append(f"    {sign} {line}\n", style=style)
+        if len(shown) < len(chunk):
+            text.append(f"    {sign} ... ({len(chunk) - len(shown)} more lines)\n", style=style)
     return text
 
 
@@ -141,9 +153,24 @@ def fixes_applied(result: RunResult, dry_run: bool = False) -> str:
     return "\n".join([header, *out]) + "\n"
 
 
+def _lines_of(result: RunResult) -> Callable[[str], list[str]]:
+    """The lines of a file of the run by its path, decoded once (`--show-fixes` shows them)."""
+    files = {file.display: file for file in result.files}
+
+    @functools.cache
+    def lines_of(path: str) -> list[str]:
+        file = files.get(path)
+        if file is None or file.original is None:
+            return []
+        return file.original.decode(file.encoding, "replace").splitlines()
+
+    return lines_of
+
+
 def full(result: RunResult, context: ReportContext) -> str:
     buffer = io.StringIO()
     console = _console(buffer, context)
+    lines_of = _lines_of(result)
     for file in result.files:
         lines = None
         for finding in sorted(file.findings, key=Finding.sort_key):
@@ -157,9 +184,7 @@ def full(result: RunResult, context: ReportContext) -> str:
                 if finding.detail:
                     console.print(_detail(finding.detail), end="")
             if context.show_fixes and not context.fix_mode and finding.fix is not None and file.original is not None:
-                if lines is None:
-                    lines = file.original.decode(file.encoding, "replace").splitlines()
-                console.print(_fix_preview(finding, lines), end="")
+                console.print(_fix_preview(finding, lines_of), end="")
     _closing(console, result, context)
     return buffer.getvalue()
 

@@ -46,7 +46,7 @@ ENTRIES = "entries"
 OWN_FILES = frozenset({ENTRIES, "removed.json", "removed.lock", ".gitignore", "CACHEDIR.TAG"})
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the fsdp_unpatch package
 DATA_DIR = PACKAGE_DIR / "data"
-FORMAT, VERSION = "fsdp-unpatch-cache", 1
+FORMAT, VERSION = "fsdp-unpatch-cache", 2
 _GITIGNORE = "# Created by fsdp-unpatch automatically.\n*\n"
 _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This is the fsdp-unpatch cache.\n"
 _KEY = re.compile(r"^[0-9a-f]{64}$")
@@ -208,13 +208,30 @@ def _finding_data(finding) -> dict:
         else {
             "applicability": fix.applicability,
             "description": fix.description,
-            "replacements": [[r.line, r.column, r.end_line, r.end_column, r.content] for r in fix.replacements],
+            "replacements": _replacements_data(fix.replacements),
+            "elsewhere": [[path, _replacements_data(replacements)] for path, replacements in fix.elsewhere],
         },
     }
 
 
+def _replacements_data(replacements) -> list:
+    return [[r.line, r.column, r.end_line, r.end_column, r.content] for r in replacements]
+
+
+def _replacements(data: Any) -> tuple:
+    from fsdp_unpatch.model import Replacement
+
+    _check(isinstance(data, list))
+    replacements = []
+    for item in data:
+        _check(isinstance(item, list) and len(item) == 5)
+        line, column, end_line, end_column = (_number(n) for n in item[:4])
+        replacements.append(Replacement(line, column, end_line, end_column, _text(item[4])))
+    return tuple(replacements)
+
+
 def _finding(data: Any):
-    from fsdp_unpatch.model import Finding, Fix, Replacement, Span
+    from fsdp_unpatch.model import Finding, Fix, Span
 
     _check(
         isinstance(data, dict)
@@ -226,14 +243,13 @@ def _finding(data: Any):
     _check(isinstance(span, list) and len(span) == 4)
     fix = data["fix"]
     if fix is not None:
-        _check(isinstance(fix, dict) and set(fix) == {"applicability", "description", "replacements"})
-        _check(fix["applicability"] in ("safe", "unsafe") and isinstance(fix["replacements"], list))
-        replacements = []
-        for item in fix["replacements"]:
-            _check(isinstance(item, list) and len(item) == 5)
-            line, column, end_line, end_column = (_number(n) for n in item[:4])
-            replacements.append(Replacement(line, column, end_line, end_column, _text(item[4])))
-        fix = Fix(fix["applicability"], _text(fix["description"]), tuple(replacements))
+        _check(isinstance(fix, dict) and set(fix) == {"applicability", "description", "replacements", "elsewhere"})
+        _check(fix["applicability"] in ("safe", "unsafe") and isinstance(fix["elsewhere"], list))
+        elsewhere = []
+        for item in fix["elsewhere"]:
+            _check(isinstance(item, list) and len(item) == 2)
+            elsewhere.append((_text(item[0]), _replacements(item[1])))
+        fix = Fix(fix["applicability"], _text(fix["description"]), _replacements(fix["replacements"]), tuple(elsewhere))
     return Finding(
         code=code,
         category=data["category"],

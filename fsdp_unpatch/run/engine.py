@@ -7,6 +7,7 @@ findings with positions -> selected fixes -> re-parsed, atomically written resul
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Optional
@@ -14,6 +15,7 @@ from typing import Iterable, Optional
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from fsdp_unpatch.analysis.collect import count_names
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.excerpt import build as build_excerpt
 from fsdp_unpatch.analysis.plan import FileAnalysis, Planned, analyze_module, plan_installer_calls
@@ -35,8 +37,8 @@ from fsdp_unpatch.analysis.source import (
 from fsdp_unpatch.analysis.suppression import NoqaCode, is_suppressed, noqa_code_positions, skips_file, unused_noqa
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate, outside_files
-from fsdp_unpatch.fixes.edits import apply_edits, replacement_regions
-from fsdp_unpatch.fixes.module_edits import AddImport, DeleteFile, deletes_file
+from fsdp_unpatch.fixes.edits import apply_edits, outermost, removed_uses, replacement_regions
+from fsdp_unpatch.fixes.module_edits import deletes_file
 from fsdp_unpatch.fixes.transaction import Change, commit_groups, error_finding, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
@@ -76,6 +78,9 @@ class Run:
         self.applied: dict[int, list[Planned]] = {}  # id(unit) -> the fixes applied to it
         self.blockers: dict[int, str] = {}  # id(unit) -> why its planned fix cannot be made
         self.seeds: set[str] = set()  # names the run removes: an excerpt keeps the statements spelling them
+        self.owners: dict[int, _Unit] = {}  # id(planned) -> the unit whose file it edits
+        self.dependents: dict[int, list[Planned]] = {}  # id(planned) -> the fixes that require it
+        self.regions: dict[tuple, tuple] = {}  # (id(unit), ids of edits) -> the regions they rewrite
 
     def analyze(self, unit: _Unit) -> None:
         assert unit.source is not None
@@ -219,24 +224,69 @@ class Run:
                 stack.extend(current.requires)
         return "safe"
 
-    def replacements(self, analysis: FileAnalysis, planned: Planned) -> tuple:
-        """What this fix alone changes: its edits and those of the fixes it requires, applied to the file."""
-        if not self.options.replacements:
-            return ()
-        edits, seen, stack = [], set(), [planned]
+    def carried(self, planned: Planned) -> list[Planned]:
+        """The fixes whose edits this finding's fix carries, so that it leaves working code applied alone: the
+        fixes it requires, and each fix that requires one of those and removes a use, left after them, of a
+        function or class they delete (an installer's calls; the file deletion that takes a test's
+        `__main__` call with it)."""
+        carried: list[Planned] = []
+        seen: set[int] = set()
+        stack = [planned]
         while stack:
-            current = stack.pop()
-            if id(current) not in seen:
-                seen.add(id(current))
-                edits.extend(current.edits)
-                stack.extend(current.requires)
-        # A required fix in another file adds its imports there, not here.
-        edits = [e for e in edits if not isinstance(e, (AddImport, DeleteFile)) or e.node is analysis.module]
-        regions = replacement_regions(analysis.module.code, apply_edits(analysis, edits).code)
-        if analysis.file_line is None:
-            return tuple(regions)
-        file_line = analysis.file_line  # regions of an excerpt: lines of the file
-        return tuple(replace(r, line=file_line(r.line), end_line=file_line(r.end_line)) for r in regions)
+            while stack:
+                current = stack.pop()
+                if id(current) not in seen:
+                    seen.add(id(current))
+                    carried.append(current)
+                    stack.extend(current.requires)
+            deleted = {
+                e.node.name.value
+                for p in carried
+                for e in p.edits
+                if e.replacement is None and isinstance(e.node, (cst.FunctionDef, cst.ClassDef))
+            }
+            by_file: dict[int, list] = {}
+            for p in carried:
+                by_file.setdefault(id(self.owners.get(id(p))), []).extend(p.edits)
+            removed = {key: removed_uses(outermost(edits)) for key, edits in by_file.items()}
+            stack = [
+                dependent
+                for p in carried
+                for dependent in self.dependents.get(id(p), ())
+                if id(dependent) not in seen and self.removes_a_use_left(dependent, deleted, removed)
+            ]
+        return carried
+
+    def removes_a_use_left(self, dependent: Planned, names: set[str], removed: dict[int, Counter]) -> bool:
+        """Whether `dependent` removes a use of one of `names` that its file keeps after the `removed` uses."""
+        unit = self.owners.get(id(dependent))
+        if unit is None or unit.analysis is None:
+            return False
+        uses = count_names([e.node for e in dependent.edits])
+        left = unit.analysis.facts.name_uses
+        gone = removed.get(id(unit), Counter())
+        return any(uses[name] > 0 and left[name] - gone[name] > 0 for name in names)
+
+    def replacements(self, unit: _Unit, planned: Planned) -> tuple[tuple, tuple]:
+        """What this fix alone changes: (regions of its own file, (path, regions) of each other file)."""
+        if not self.options.replacements:
+            return (), ()
+        by_unit: dict[int, tuple[_Unit, list]] = {}
+        for current in self.carried(planned):
+            owner = self.owners.get(id(current), unit)
+            by_unit.setdefault(id(owner), (owner, []))[1].extend(current.edits)
+        own: tuple = ()
+        elsewhere = []
+        for owner, edits in by_unit.values():
+            key = (id(owner), frozenset(map(id, edits)))  # fixes that carry each other carry the same edits
+            if key not in self.regions:
+                self.regions[key] = _regions(owner, edits)
+            regions = self.regions[key]
+            if owner is unit:
+                own = regions
+            elif regions:
+                elsewhere.append((owner.candidate.display, regions))
+        return own, tuple(sorted(elsewhere))
 
     def finish(self, unit: _Unit, memo: dict[int, bool], selected: set[int]) -> FileResult:
         display = unit.candidate.display
@@ -258,9 +308,8 @@ class Run:
             rule = self.catalog.rule(planned.code)
             fix = None
             if self.fixable(planned, selected, memo):
-                fix = Fix(
-                    self.applicability(planned), f"{rule.name}: {rule.summary}", self.replacements(analysis, planned)
-                )
+                own, elsewhere = self.replacements(unit, planned)
+                fix = Fix(self.applicability(planned), f"{rule.name}: {rule.summary}", own, elsewhere)
             finding = Finding(
                 code=planned.code,
                 category=rule.category,
@@ -501,6 +550,11 @@ class Run:
         selected = self.selection()
         self.keep_called_installers(selected)
         self.keep_named_outside()
+        for unit in self.units:
+            for planned in unit.analysis.planned if unit.analysis is not None else ():
+                self.owners[id(planned)] = unit
+                for required in planned.requires:
+                    self.dependents.setdefault(id(required), []).append(planned)
         memo: dict[int, bool] = {}
         files = [self.finish(unit, memo, selected) for unit in self.units]
         for unit, file_result in zip(self.units, files):
@@ -519,6 +573,17 @@ class Run:
             if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
         )
         return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0, transactions=groups)
+
+
+def _regions(unit: _Unit, edits: list) -> tuple:
+    """The line regions of `unit`'s file that `edits` (edits of that file) rewrite, with their new text."""
+    analysis = unit.analysis
+    assert analysis is not None
+    regions = replacement_regions(analysis.text, apply_edits(analysis, edits).code)
+    if analysis.file_line is None:
+        return tuple(regions)
+    file_line = analysis.file_line  # regions of an excerpt: lines of the file
+    return tuple(replace(r, line=file_line(r.line), end_line=file_line(r.end_line)) for r in regions)
 
 
 def _top_package(path: Path) -> Optional[Path]:
