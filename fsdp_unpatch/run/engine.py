@@ -46,6 +46,7 @@ from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN, PARSE_ERROR
 from fsdp_unpatch.rules.declared.overrides import INSTALLER_CALL, OVERRIDE_REPLACEMENT, PATCH_INSTALLER
 from fsdp_unpatch.rules.declared.suppression import UNUSED_NOQA
 from fsdp_unpatch.run.groups import Groups
+from fsdp_unpatch.run.import_net import guard, roots_of
 from fsdp_unpatch.run.linking import (
     installer_aliases,
     keep_installers_still_used,
@@ -76,6 +77,7 @@ class Run:
         self.applied: dict[int, list[Planned]] = {}  # id(unit) -> the fixes applied to it
         self.blockers: dict[int, str] = {}  # id(unit) -> why its planned fix cannot be made
         self.seeds: set[str] = set()  # names the run removes: an excerpt keeps the statements spelling them
+        self.guards_imports = True  # the import net over the project (`import_net.py`); off for a part of a run
 
     def analyze(self, unit: _Unit) -> None:
         assert unit.source is not None
@@ -508,6 +510,10 @@ class Run:
             blocker = next((i for i in group if i in blockers), None)
             if blocker is not None:
                 hold_back(files, group, blocker, blockers[blocker])
+        if self.options.fix and self.guards_imports:
+            paths = [str(unit.candidate.path) for unit in self.units]
+            buffers = [str(u.candidate.path) for u in self.units if u.candidate.data is not None]
+            guard(files, groups, paths, roots_of(self.options, paths, buffers))
         if self.options.write:
             commit_groups(files, groups)
         unsafe_left = sum(
@@ -541,9 +547,13 @@ def _may_import(unreadable: _Unit, definer: _Unit) -> bool:
 _NEVER = Planned(PATCH_INSTALLER.code, cst.Pass(), "never applied")
 
 
-def run_together(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions) -> RunResult:
-    """The engine over all `candidates` at once, in this process: the reference `run` must agree with."""
+def run_together(
+    candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, guard: bool = True
+) -> RunResult:
+    """The engine over all `candidates` at once, in this process: the reference `run` must agree with.
+    `guard=False`: a part of a run, whose caller runs the import net over the whole."""
     engine = Run(catalog, options)
+    engine.guards_imports = guard
     engine.load(candidates)
     engine.link()
     return engine.results()

@@ -1,0 +1,160 @@
+"""What a module binds at top level, and what it imports from other modules (CPython's `ast`, no libcst).
+
+Shared by the import safety net (`run/import_net.py`: which names a fix would unbind, which files import them)
+and FSU306 (`rules/broken_imports.py`: an import of a name its module no longer binds). Both read the same
+facts, so what the net protects is what the rule checks.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+from fsdp_unpatch.analysis.source import resolve_relative
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+@dataclass(frozen=True)
+class Bindings:
+    names: frozenset[str]
+    # The module may bind names no statement spells: `from x import *`, a module `__getattr__`,
+    # `globals()` or `sys.modules[__name__]` writes, `__all__` built at run time.
+    open: bool
+
+
+def bindings(tree: ast.Module) -> Bindings:
+    """Every name the module's top level may bind, in any statement form and any branch."""
+    names: set[str] = set()
+    is_open = False
+    for node in _top_level(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            is_open |= node.name == "__getattr__"
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    is_open = True
+                else:
+                    names.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("globals", "vars"):
+            is_open = True
+        elif isinstance(node, ast.Attribute) and node.attr == "modules":
+            is_open = True  # `sys.modules[__name__]`, `setattr(sys.modules[...], ...)`
+        elif hasattr(ast, "MatchAs") and isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+    for node in ast.walk(tree):  # `global x` in a function binds x at top level when it assigns it
+        if isinstance(node, ast.Global):
+            names.update(node.names)
+    return Bindings(frozenset(names), is_open)
+
+
+def _top_level(tree: ast.Module) -> Iterator[ast.AST]:
+    """The module's nodes outside functions, classes and lambdas (their own names and decorators included)."""
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, _SCOPES):
+            if not isinstance(node, ast.Lambda):
+                stack.extend(node.decorator_list)
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+@dataclass(frozen=True)
+class Imported:
+    """`name` read from module `module` at `line`: `from module import name`, or `alias.name` on an import."""
+
+    module: str
+    name: str
+    line: int
+    guarded: bool  # under `if TYPE_CHECKING:` or in a `try` that handles the failure: a miss raises nothing
+
+
+def imports(tree: ast.Module, module: Optional[str], is_package: bool) -> list[Imported]:
+    """What the module reads from other modules, by either spelling:
+    `from M import n` (absolute or relative), and `x.n` where `x` is bound by `import M as x`,
+    `import M` (then `M.n` spelled out), or `from P import x` (a submodule `P.x`, or a name of P)."""
+    found: list[Imported] = []
+    aliases: dict[str, str] = {}  # local name -> the module (or `P.x`) it stands for
+    for node, guarded in _statements(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = resolve_relative(module, is_package, node.level, node.module or "")
+            if base is None:
+                continue
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                found.append(Imported(base, alias.name, node.lineno, guarded))
+                if not guarded:
+                    aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+        elif isinstance(node, ast.Import) and not guarded:
+            for alias in node.names:
+                if alias.asname:
+                    aliases[alias.asname] = alias.name
+                else:  # `import a.b` binds `a`, and is read spelled out: `a.b.n`
+                    aliases.setdefault(alias.name, alias.name)
+                    top = alias.name.split(".")[0]
+                    aliases.setdefault(top, top)
+    if aliases:
+        found += _attribute_reads(tree, aliases)
+    return found
+
+
+def _statements(tree: ast.Module) -> Iterator[tuple[ast.stmt, bool]]:
+    """Every statement with whether a failed import there is handled (`try`, `if TYPE_CHECKING:`)."""
+    stack: list[tuple[ast.stmt, bool]] = [(s, False) for s in reversed(tree.body)]
+    while stack:
+        node, guarded = stack.pop()
+        yield node, guarded
+        inner = guarded
+        if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            inner = True
+        elif isinstance(node, ast.If) and _type_checking(node.test):
+            stack.extend((s, guarded) for s in reversed(node.orelse))
+            stack.extend((s, True) for s in reversed(node.body))
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in reversed(getattr(node, field, None) or []):
+                if isinstance(child, ast.stmt):
+                    stack.append((child, inner))
+                else:  # an except handler or a match case: their bodies
+                    stack.extend((s, inner) for s in reversed(child.body))
+
+
+def _type_checking(test: ast.expr) -> bool:
+    name = test.attr if isinstance(test, ast.Attribute) else test.id if isinstance(test, ast.Name) else None
+    return name == "TYPE_CHECKING"
+
+
+def _attribute_reads(tree: ast.Module, aliases: dict[str, str]) -> list[Imported]:
+    """`x.n` on a name bound by an import: (the module x stands for, n). A dotted `import a.b` is read as
+    `a.b.n`; only the first attribute after the module counts (`x.n.m` reads n from x)."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+            continue
+        dotted = _dotted(node.value)
+        if dotted is None:
+            continue
+        target = aliases.get(dotted)
+        if target is not None:
+            found.append(Imported(target, node.attr, node.lineno, False))
+    return found
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
