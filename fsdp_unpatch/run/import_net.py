@@ -64,10 +64,16 @@ def lost_names(before: bytes, after: bytes) -> frozenset[str]:
     return bindings(old).names - bindings(new).names
 
 
-def breakages(rewrites: Sequence[Rewrite], roots: Optional[Sequence[str]], extra: Sequence[str] = ()) -> list[Breakage]:
+def breakages(
+    rewrites: Sequence[Rewrite],
+    roots: Optional[Sequence[str]],
+    extra: Sequence[str] = (),
+    exempt: frozenset[str] = frozenset(),
+) -> list[Breakage]:
     """What each rewrite would break. `roots`: the project's folders (or files); None when no project could
-    be found, so that any importable name a fix removes might be imported from somewhere."""
-    lost = {r.index: lost_names(r.before, r.after) for r in rewrites}
+    be found, so that any importable name a fix removes might be imported from somewhere. `exempt`: names
+    removed elsewhere, whose importers break whatever this fix does."""
+    lost = {r.index: lost_names(r.before, r.after) - exempt for r in rewrites}
     risky = [r for r in rewrites if lost[r.index]]
     if not risky:
         return []
