@@ -46,7 +46,7 @@ from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN, PARSE_ERROR
 from fsdp_unpatch.rules.declared.overrides import INSTALLER_CALL, OVERRIDE_REPLACEMENT, PATCH_INSTALLER
 from fsdp_unpatch.rules.declared.suppression import UNUSED_NOQA
 from fsdp_unpatch.run.groups import Groups
-from fsdp_unpatch.run.import_net import guard, roots_of
+from fsdp_unpatch.run.import_net import guard, report_broken_imports, roots_of
 from fsdp_unpatch.run.linking import (
     installer_aliases,
     keep_installers_still_used,
@@ -510,10 +510,12 @@ class Run:
             blocker = next((i for i in group if i in blockers), None)
             if blocker is not None:
                 hold_back(files, group, blocker, blockers[blocker])
-        if self.options.fix and self.guards_imports:
+        if self.guards_imports:
             paths = [str(unit.candidate.path) for unit in self.units]
-            buffers = [str(u.candidate.path) for u in self.units if u.candidate.data is not None]
-            guard(files, groups, paths, roots_of(self.options, paths, buffers))
+            buffers = {i: u.candidate.data for i, u in enumerate(self.units) if u.candidate.data is not None}
+            if self.options.fix:
+                guard(files, groups, paths, roots_of(self.options, paths, [paths[i] for i in buffers]))
+            report_broken_imports(files, paths, buffers, self.options)
         if self.options.write:
             commit_groups(files, groups)
         unsafe_left = sum(

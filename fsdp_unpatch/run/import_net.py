@@ -131,7 +131,7 @@ def _still_used_here(rewrite: Rewrite, lost: frozenset[str]) -> Optional[Breakag
     if not used:
         return None
     line, name = used[0]
-    return Breakage(rewrite.index, f"{_display(rewrite.path)}:{line} still uses {name}, which this fix removes")
+    return Breakage(rewrite.index, f"{shown_path(rewrite.path)}:{line} still uses {name}, which this fix removes")
 
 
 def _search(
@@ -163,7 +163,7 @@ def _search(
                             r.index,
                             Breakage(
                                 r.index,
-                                f"{_display(entry.paths[0])} cannot be read ({why}) and may import "
+                                f"{shown_path(entry.paths[0])} cannot be read ({why}) and may import "
                                 f"{_names(lost[r.index])}, which this fix removes",
                             ),
                         )
@@ -183,7 +183,7 @@ def _search(
             if tree is None:
                 found[r.index] = Breakage(
                     r.index,
-                    f"{_display(entry.paths[0])} cannot be parsed and may import "
+                    f"{shown_path(entry.paths[0])} cannot be parsed and may import "
                     f"{_names(lost[r.index])}, which this fix removes",
                 )
                 continue
@@ -191,7 +191,7 @@ def _search(
             if hit is not None:
                 path, line, name, module = hit
                 found[r.index] = Breakage(
-                    r.index, f"{_display(path)}:{line} imports {name} from {module}, which this fix removes"
+                    r.index, f"{shown_path(path)}:{line} imports {name} from {module}, which this fix removes"
                 )
     return [found[k] for k in sorted(found)]
 
@@ -214,7 +214,7 @@ def _names(names: frozenset[str]) -> str:
     return ", ".join(shown[:3]) + (f" (and {len(shown) - 3} more)" if len(shown) > 3 else "")
 
 
-def _display(path: str) -> str:
+def shown_path(path: str) -> str:
     relative = os.path.relpath(path)
     return path if relative.startswith("..") else relative
 
@@ -255,3 +255,33 @@ def guard(files: Sequence, groups: Sequence[Sequence[int]], paths: Sequence[str]
                 error_finding(files[index].display, SourceError(FIX_NOT_WRITTEN.code, breakage.message()))
             )
             hold_back(files, group_of.get(index, [index]), index, breakage.message())
+
+
+def report_broken_imports(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], options) -> None:
+    """FSU306 findings of a `check` run, added to `files` (README, Rules: broken-import)."""
+    from fsdp_unpatch.analysis.suppression import is_suppressed
+    from fsdp_unpatch.rules.broken_imports import findings
+    from fsdp_unpatch.rules.declared.broken_import import BROKEN_IMPORT
+
+    if not any(options.selected(BROKEN_IMPORT.code, f.display) for f in files):
+        return
+    read = [buffers.get(i) for i in range(len(paths))]
+    roots = roots_of(options, paths, [paths[i] for i in buffers])
+    for index, finding in findings(paths, [f.display for f in files], read, roots):
+        result = files[index]
+        if not options.selected(finding.code, result.display):
+            continue
+        data = read[index]
+        if data is None:
+            data = _read(paths[index])
+        lines = data.decode("utf-8", "replace").splitlines()
+        if not is_suppressed(lines, finding.span.line, finding.code):
+            result.findings.append(finding)
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
