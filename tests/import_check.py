@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import ast
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 
@@ -102,15 +100,3 @@ def unbound_imports(root: Path) -> list[str]:
                     continue
                 problems.append(f"{path.relative_to(root)}:{node.lineno}: from {base} import {alias.name}")
     return problems
-
-
-def import_modules(root: Path, modules: list[str]) -> subprocess.CompletedProcess:
-    """`python -c "import ..."` of `modules` with `root` first on sys.path, in a fresh interpreter."""
-    code = "; ".join(f"import {m}" for m in modules) or "pass"
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=root,
-        capture_output=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"},
-    )

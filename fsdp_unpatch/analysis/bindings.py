@@ -8,6 +8,7 @@ facts, so what the net protects is what the rule checks.
 from __future__ import annotations
 
 import ast
+import warnings
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
@@ -184,3 +185,12 @@ def _dotted(node: ast.expr) -> Optional[str]:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def parse(data: bytes) -> Optional[ast.Module]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like: the file's own business
+            return ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None

@@ -12,12 +12,11 @@ from __future__ import annotations
 import re
 from typing import Iterator, Optional, Sequence
 
-from fsdp_unpatch.analysis.bindings import Bindings, bindings, imports
+from fsdp_unpatch.analysis.bindings import Bindings, bindings, imports, parse
 from fsdp_unpatch.analysis.source import resolve_relative
 from fsdp_unpatch.model import Finding, Span
 from fsdp_unpatch.rules.declared.broken_import import BROKEN_IMPORT
-from fsdp_unpatch.run.identity import Project, ProjectFile, identity, project_files
-from fsdp_unpatch.run.import_net import parse, shown_path
+from fsdp_unpatch.run.identity import Project, ProjectFile, identity, project_files, roots_of, shown_path
 
 _FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;#]*)", re.MULTILINE)
 _IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?", re.MULTILINE)
@@ -182,3 +181,31 @@ def _check_file(data, display, module, is_package, by_module, project, targets) 
 
 def _where(entry: ProjectFile) -> str:
     return shown_path(entry.paths[0])
+
+
+def report(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], options) -> None:
+    """FSU306 findings of a `check` run, added to `files` (README, Rules: broken-import)."""
+    from fsdp_unpatch.analysis.suppression import is_suppressed
+
+    if not any(options.selected(BROKEN_IMPORT.code, f.display) for f in files):
+        return
+    read = [buffers.get(i) for i in range(len(paths))]
+    roots = roots_of(options, paths, [paths[i] for i in buffers])
+    for index, finding in findings(paths, [f.display for f in files], read, roots):
+        result = files[index]
+        if not options.selected(finding.code, result.display):
+            continue
+        data = read[index]
+        if data is None:
+            data = _read(paths[index])
+        lines = data.decode("utf-8", "replace").splitlines()
+        if not is_suppressed(lines, finding.span.line, finding.code):
+            result.findings.append(finding)
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""

@@ -41,12 +41,13 @@ from fsdp_unpatch.fixes.transaction import Change, commit_groups, error_finding,
 
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.model import FileResult, Finding, Fix, FixApplicability, RunOptions, RunResult, Span  # noqa: F401
-from fsdp_unpatch.rules import completeness
+from fsdp_unpatch.rules import broken_imports, completeness
 from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN, PARSE_ERROR
 from fsdp_unpatch.rules.declared.overrides import INSTALLER_CALL, OVERRIDE_REPLACEMENT, PATCH_INSTALLER
 from fsdp_unpatch.rules.declared.suppression import UNUSED_NOQA
 from fsdp_unpatch.run.groups import Groups
-from fsdp_unpatch.run.import_net import guard, report_broken_imports, roots_of
+from fsdp_unpatch.run.identity import roots_of
+from fsdp_unpatch.run.import_net import guard
 from fsdp_unpatch.run.linking import (
     installer_aliases,
     keep_installers_still_used,
@@ -515,7 +516,7 @@ class Run:
             buffers = {i: u.candidate.data for i, u in enumerate(self.units) if u.candidate.data is not None}
             if self.options.fix:
                 guard(files, groups, paths, roots_of(self.options, paths, [paths[i] for i in buffers]))
-            report_broken_imports(files, paths, buffers, self.options)
+            broken_imports.report(files, paths, buffers, self.options)
         if self.options.write:
             commit_groups(files, groups)
         unsafe_left = sum(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 # Folders that hold no code of the project's own (tools, environments, caches).
 _SKIPPED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages", "venv", "env"})
@@ -117,3 +117,19 @@ def find_root(path: str) -> Optional[str]:
 
     root = Found.of([path]).root
     return None if root is None else str(root)
+
+
+def shown_path(path: str) -> str:
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def roots_of(options, paths: Sequence[str], buffers: Sequence[str]) -> Optional[list[str]]:
+    """Where the project's files are: the project root of a partial run; the project above an editor's
+    buffer (None: none found); else what the run covers (the run's files)."""
+    if options.project_root is not None:
+        return [options.project_root]
+    if buffers:
+        root = find_root(buffers[0])
+        return None if root is None else [root]
+    return list(options.covered) or list(paths)

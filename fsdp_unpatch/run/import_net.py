@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import ast
 import os
-import warnings
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from fsdp_unpatch.analysis.bindings import bindings, imports
-from fsdp_unpatch.run.identity import Project, find_root, identity, module_name, project_files
+from fsdp_unpatch.analysis.bindings import bindings, imports, parse
+from fsdp_unpatch.run.identity import Project, identity, module_name, project_files, shown_path
 
 
 @dataclass(frozen=True)
@@ -42,15 +41,6 @@ class Breakage:
 
     def message(self) -> str:
         return f"{self.reason}; not written (no file of this fix's group was changed)"
-
-
-def parse(data: bytes) -> Optional[ast.Module]:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escapes and the like: the file's own business
-            return ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def lost_names(before: bytes, after: bytes) -> frozenset[str]:
@@ -214,22 +204,6 @@ def _names(names: frozenset[str]) -> str:
     return ", ".join(shown[:3]) + (f" (and {len(shown) - 3} more)" if len(shown) > 3 else "")
 
 
-def shown_path(path: str) -> str:
-    relative = os.path.relpath(path)
-    return path if relative.startswith("..") else relative
-
-
-def roots_of(options, paths: Sequence[str], buffers: Sequence[str]) -> Optional[list[str]]:
-    """Where the project's files are: the project root of a partial run; the project above an editor's
-    buffer (None: none found); else what the run covers (the run's files)."""
-    if options.project_root is not None:
-        return [options.project_root]
-    if buffers:
-        root = find_root(buffers[0])
-        return None if root is None else [root]
-    return list(options.covered) or list(paths)
-
-
 def guard(files: Sequence, groups: Sequence[Sequence[int]], paths: Sequence[str], roots) -> None:
     """Hold back every group with a fix that would break an importer (`files`: `FileResult`s, `paths`: their
     paths), until no planned fix does: a group held back gives its files' old content back to the search."""
@@ -255,33 +229,3 @@ def guard(files: Sequence, groups: Sequence[Sequence[int]], paths: Sequence[str]
                 error_finding(files[index].display, SourceError(FIX_NOT_WRITTEN.code, breakage.message()))
             )
             hold_back(files, group_of.get(index, [index]), index, breakage.message())
-
-
-def report_broken_imports(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], options) -> None:
-    """FSU306 findings of a `check` run, added to `files` (README, Rules: broken-import)."""
-    from fsdp_unpatch.analysis.suppression import is_suppressed
-    from fsdp_unpatch.rules.broken_imports import findings
-    from fsdp_unpatch.rules.declared.broken_import import BROKEN_IMPORT
-
-    if not any(options.selected(BROKEN_IMPORT.code, f.display) for f in files):
-        return
-    read = [buffers.get(i) for i in range(len(paths))]
-    roots = roots_of(options, paths, [paths[i] for i in buffers])
-    for index, finding in findings(paths, [f.display for f in files], read, roots):
-        result = files[index]
-        if not options.selected(finding.code, result.display):
-            continue
-        data = read[index]
-        if data is None:
-            data = _read(paths[index])
-        lines = data.decode("utf-8", "replace").splitlines()
-        if not is_suppressed(lines, finding.span.line, finding.code):
-            result.findings.append(finding)
-
-
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError:
-        return b""
