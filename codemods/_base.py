@@ -53,12 +53,15 @@ class ProjectFixes(BatchableMetadataProvider[Optional[dict]]):
         cls, root_path: Path, paths: Collection[str], timeout: Optional[int] = None, **kwargs
     ) -> Mapping[str, object]:
         from fsdp_unpatch.config.discovery import discover
+        from fsdp_unpatch.config.project import Project
         from fsdp_unpatch.model import RunOptions
         from fsdp_unpatch.run.batch import run
 
         catalog = load_catalog()
         version, _ = target_torch(None, catalog.newest_torch)
         cache: dict[str, dict] = {path: {"original": None, "fixed": {}} for path in paths}
+        # The import net searches the whole project, as `fsdp-unpatch fix PATHS` does (README, Safety).
+        partial_root = Project.of(sorted(paths)).partial_root(sorted(paths)) if paths else None
         for codemod in codemod_classes():
             codes = codemod.CODES
             options = RunOptions(
@@ -67,6 +70,8 @@ class ProjectFixes(BatchableMetadataProvider[Optional[dict]]):
                 unsafe_fixes=codemod.applies_unsafe_fixes(),
                 write=False,
                 selected=functools.partial(_among, codes=codes),
+                project_root=partial_root,
+                covered=tuple(sorted(paths)),
             )
             result = run(discover(sorted(paths)), catalog, options)
             for file in result.files:
@@ -124,4 +129,20 @@ class UnpatchCodemod(VisitorBasedCodemodCommand):
         ]
         if not chosen:
             return tree
-        return apply_edits(analysis, [edit for planned in chosen for edit in planned.edits])
+        fixed = apply_edits(analysis, [edit for planned in chosen for edit in planned.edits])
+        return fixed if self.breaks_nothing(tree, fixed) else tree
+
+    def removed_elsewhere(self) -> frozenset[str]:
+        """Names this module may stop binding because they are removed in another module anyway."""
+        return frozenset()
+
+    def breaks_nothing(self, tree: cst.Module, fixed: cst.Module) -> bool:
+        """A module transformed alone passes the import net over the project above it; with no project to
+        search (no file name, no `pyproject.toml` or `.git` above it), only a fix that unbinds nothing does."""
+        from fsdp_unpatch.run.identity import find_root
+        from fsdp_unpatch.run.import_net import Rewrite, breakages
+
+        filename = self.context.filename
+        root = find_root(filename) if filename else None
+        rewrite = Rewrite(0, filename or "module.py", tree.bytes, fixed.bytes)
+        return not breakages([rewrite], None if root is None else [root], exempt=self.removed_elsewhere())

@@ -40,6 +40,10 @@ class RemoveInstallerCalls(UnpatchCodemod):
         # Installers named on the command line were removed in files outside this run: analyse alone.
         return None if self.installers else super().project_result(tree)
 
+    def removed_elsewhere(self) -> frozenset[str]:
+        # An import of a named installer breaks once the installer is gone, whether or not it is deleted here.
+        return frozenset(q.rsplit(".", 1)[-1] for q in self.installers)
+
     def analyze(self, tree: cst.Module) -> FileAnalysis:
         analysis = super().analyze(tree)
         own = analysis.module_name + "."

@@ -28,6 +28,7 @@ def run_tree(
         fix=fix,
         write=write,
         unsafe_fixes=unsafe_fixes,
+        covered=(str(root),),  # as the command line gives it: the project the import net searches
         **({"selected": selected} if selected is not None else {}),
     )
     return run(discover([str(root)]), load_catalog(), options)

@@ -173,12 +173,16 @@ def test_check_from_stdin_uses_the_given_name(project: Path) -> None:
 
 
 def test_fix_from_stdin_writes_the_fixed_buffer_and_touches_no_file(project: Path, tmp_path: Path) -> None:
+    # A project root to search for importers of what the fix removes (README, Safety: without one, a buffer
+    # gets only fixes that unbind no name).
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\n')
     target = project / "pkg" / "patch.py"
     buffer = target.read_bytes()
     result = cli("fix", "--stdin-filename", "pkg/patch.py", "-", cwd=project, stdin=buffer)
     assert result.returncode == 0, result.stderr
     assert target.read_bytes() == buffer  # the file on disk is not the editor's buffer: left alone
     reference = make_project(tmp_path / "reference")
+    (reference / "pyproject.toml").write_text('[project]\nname = "reference"\n')  # a project of its own
     assert cli("fix", "pkg/patch.py", cwd=reference).returncode == 0
     assert result.stdout == (reference / "pkg" / "patch.py").read_bytes()
     assert b"Fixed 3" in result.stderr

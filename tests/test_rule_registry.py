@@ -113,7 +113,7 @@ def test_codes_selects_by_applicability_category_and_phase() -> None:
     assert {"FSU001", "FSU002", "FSU003", "FSU004", "FSU301"} <= safe
     assert "FSU005" not in safe and "FSU302" not in safe
     assert registry.codes(category="error") == {"FSU901", "FSU902", "FSU903", "FSU904"}
-    assert registry.codes(phase="run") == {"FSU004", "FSU301", "FSU302", "FSU303", "FSU304", "FSU305"}
+    assert registry.codes(phase="run") == {"FSU004", "FSU301", "FSU302", "FSU303", "FSU304", "FSU305", "FSU306"}
     assert registry.codes(fix="unsafe", category="review") == {"FSU005"}
 
 

@@ -104,6 +104,7 @@ def analyze_alone(candidate: Candidate, source: SourceFile, catalog: Catalog, op
 
     checkpoint()
     engine = Run(catalog, replace(options, write=False, screen=False))  # the caller screened it
+    engine.guards_imports = False  # the caller guards the whole run at once
     engine.load([replace(candidate, data=source.data)])
     engine.link()
     result = engine.results().files[0]
@@ -331,6 +332,15 @@ def run(
             items[index].outcome = Outcome(result)
         transactions += [[group[i] for i in members] for members in linked]
     files = [item.outcome.result for item in items]  # type: ignore[union-attr]
+    from fsdp_unpatch.rules import broken_imports
+    from fsdp_unpatch.run.identity import roots_of
+    from fsdp_unpatch.run.import_net import guard
+
+    paths = [str(item.candidate.path) for item in items]
+    buffers = {i: item.candidate.data for i, item in enumerate(items) if item.candidate.data is not None}
+    if options.fix:  # the import net: no fix breaks an import (README, Safety)
+        guard(files, transactions, paths, roots_of(options, paths, [paths[i] for i in buffers]))
+    broken_imports.report(files, paths, buffers, options)
     if options.fix and options.write:
         from fsdp_unpatch.fixes.transaction import commit_groups
 
@@ -399,7 +409,7 @@ def _run_linked(
                 return found, []
     from fsdp_unpatch.run.engine import run_together  # loads libcst: only when the group is not cached
 
-    together = run_together([item.candidate for item in group], catalog, options)
+    together = run_together([item.candidate for item in group], catalog, options, guard=False)  # run() guards
     if key is not None:
         cache.put(key, together.files)  # type: ignore[union-attr]
     return together.files, together.transactions

@@ -43,11 +43,13 @@ from fsdp_unpatch.fixes.transaction import Change, commit_groups, error_finding,
 
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.model import FileResult, Finding, Fix, FixApplicability, RunOptions, RunResult, Span  # noqa: F401
-from fsdp_unpatch.rules import completeness
+from fsdp_unpatch.rules import broken_imports, completeness
 from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN, PARSE_ERROR
 from fsdp_unpatch.rules.declared.overrides import INSTALLER_CALL, OVERRIDE_REPLACEMENT, PATCH_INSTALLER
 from fsdp_unpatch.rules.declared.suppression import UNUSED_NOQA
 from fsdp_unpatch.run.groups import Groups
+from fsdp_unpatch.run.identity import roots_of
+from fsdp_unpatch.run.import_net import guard
 from fsdp_unpatch.run.linking import (
     installer_aliases,
     keep_installers_still_used,
@@ -81,6 +83,7 @@ class Run:
         self.owners: dict[int, _Unit] = {}  # id(planned) -> the unit whose file it edits
         self.dependents: dict[int, list[Planned]] = {}  # id(planned) -> the fixes that require it
         self.regions: dict[tuple, tuple] = {}  # (id(unit), ids of edits) -> the regions they rewrite
+        self.guards_imports = True  # the import net over the project (`import_net.py`); off for a part of a run
 
     def analyze(self, unit: _Unit) -> None:
         assert unit.source is not None
@@ -564,6 +567,12 @@ class Run:
             blocker = next((i for i in group if i in blockers), None)
             if blocker is not None:
                 hold_back(files, group, blocker, blockers[blocker])
+        if self.guards_imports:
+            paths = [str(unit.candidate.path) for unit in self.units]
+            buffers = {i: u.candidate.data for i, u in enumerate(self.units) if u.candidate.data is not None}
+            if self.options.fix:
+                guard(files, groups, paths, roots_of(self.options, paths, [paths[i] for i in buffers]))
+            broken_imports.report(files, paths, buffers, self.options)
         if self.options.write:
             commit_groups(files, groups)
         unsafe_left = sum(
@@ -608,9 +617,13 @@ def _may_import(unreadable: _Unit, definer: _Unit) -> bool:
 _NEVER = Planned(PATCH_INSTALLER.code, cst.Pass(), "never applied")
 
 
-def run_together(candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions) -> RunResult:
-    """The engine over all `candidates` at once, in this process: the reference `run` must agree with."""
+def run_together(
+    candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, guard: bool = True
+) -> RunResult:
+    """The engine over all `candidates` at once, in this process: the reference `run` must agree with.
+    `guard=False`: a part of a run, whose caller runs the import net over the whole."""
     engine = Run(catalog, options)
+    engine.guards_imports = guard
     engine.load(candidates)
     engine.link()
     return engine.results()

@@ -1,0 +1,196 @@
+"""What a module binds at top level, and what it imports from other modules (CPython's `ast`, no libcst).
+
+Shared by the import safety net (`run/import_net.py`: which names a fix would unbind, which files import them)
+and FSU306 (`rules/broken_imports.py`: an import of a name its module no longer binds). Both read the same
+facts, so what the net protects is what the rule checks.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+from fsdp_unpatch.analysis.source import resolve_relative
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+@dataclass(frozen=True)
+class Bindings:
+    names: frozenset[str]
+    # The module may bind names no statement spells: `from x import *`, a module `__getattr__`,
+    # `globals()` or `sys.modules[__name__]` writes, `__all__` built at run time.
+    open: bool
+
+
+def bindings(tree: ast.Module) -> Bindings:
+    """Every name the module's top level may bind, in any statement form and any branch."""
+    names: set[str] = set()
+    is_open = False
+    for node in _top_level(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            is_open |= node.name == "__getattr__"
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    is_open = True
+                else:
+                    names.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("globals", "vars"):
+            is_open = True
+        elif isinstance(node, ast.Attribute) and node.attr == "modules":
+            is_open = True  # `sys.modules[__name__]`, `setattr(sys.modules[...], ...)`
+        elif hasattr(ast, "MatchAs") and isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+    for node in ast.walk(tree):  # `global x` in a function binds x at top level when it assigns it
+        if isinstance(node, ast.Global):
+            names.update(node.names)
+    return Bindings(frozenset(names), is_open)
+
+
+def _top_level(tree: ast.Module) -> Iterator[ast.AST]:
+    """The module's nodes outside functions, classes and lambdas (their own names and decorators included)."""
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, _SCOPES):
+            if not isinstance(node, ast.Lambda):
+                stack.extend(node.decorator_list)
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+@dataclass(frozen=True)
+class Imported:
+    """`name` read from module `module` at `line`: `from module import name`, or `alias.name` on an import."""
+
+    module: str
+    name: str
+    line: int
+    column: int  # 1-based, of the statement or the attribute read
+    guarded: bool  # under `if TYPE_CHECKING:` or in a `try` that handles the failure: a miss raises nothing
+    through: Optional[str] = None  # `x.name` after `from P import x`: P (x may be P's own name, not a module)
+
+
+def imports(tree: ast.Module, module: Optional[str], is_package: bool) -> list[Imported]:
+    """What the module reads from other modules, by either spelling:
+    `from M import n` (absolute or relative), and `x.n` where `x` is bound by `import M as x`,
+    `import M` (then `M.n` spelled out), or `from P import x` (a submodule `P.x`, or a name of P).
+    An alias is followed only when the module binds it once, at module level, and nothing else in the file
+    binds that name (a parameter, a local, an `except ... as`): `x.n` then surely reads the module."""
+    found: list[Imported] = []
+    aliases: dict[str, Optional[tuple[str, Optional[str]]]] = {}  # local name -> (module, P); None: ambiguous
+
+    def alias(name: str, target: str, through: Optional[str] = None) -> None:
+        aliases[name] = (target, through) if aliases.get(name, (target, through)) == (target, through) else None
+
+    for node, guarded, local in _statements(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = resolve_relative(module, is_package, node.level, node.module or "")
+            if base is None:
+                continue
+            for name in node.names:
+                if name.name == "*":
+                    continue
+                found.append(Imported(base, name.name, node.lineno, node.col_offset + 1, guarded))
+                if not guarded and not local:
+                    alias(name.asname or name.name, f"{base}.{name.name}" if base else name.name, base)
+        elif isinstance(node, ast.Import) and not guarded and not local:
+            for name in node.names:
+                if name.asname:
+                    alias(name.asname, name.name)
+                else:  # `import a.b` binds `a`, and is read spelled out: `a.b.n`
+                    alias(name.name, name.name)
+                    top = name.name.split(".")[0]
+                    alias(top, top)
+    if any(target is not None for target in aliases.values()):
+        found += _attribute_reads(tree, aliases)
+    return found
+
+
+def _statements(tree: ast.Module) -> Iterator[tuple[ast.stmt, bool, bool]]:
+    """Every statement with whether a failed import there is handled (`try`, `if TYPE_CHECKING:`), and
+    whether it lies in a function or class (its imports bind local names)."""
+    stack: list[tuple[ast.stmt, bool, bool]] = [(s, False, False) for s in reversed(tree.body)]
+    while stack:
+        node, guarded, local = stack.pop()
+        yield node, guarded, local
+        inner = guarded
+        nested = local or isinstance(node, _SCOPES)
+        if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            inner = True
+        elif isinstance(node, ast.If) and _type_checking(node.test):
+            stack.extend((s, guarded, local) for s in reversed(node.orelse))
+            stack.extend((s, True, local) for s in reversed(node.body))
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in reversed(getattr(node, field, None) or []):
+                if isinstance(child, ast.stmt):
+                    stack.append((child, inner, nested))
+                else:  # an except handler or a match case: their bodies
+                    stack.extend((s, inner, nested) for s in reversed(child.body))
+
+
+def _type_checking(test: ast.expr) -> bool:
+    name = test.attr if isinstance(test, ast.Attribute) else test.id if isinstance(test, ast.Name) else None
+    return name == "TYPE_CHECKING"
+
+
+def _attribute_reads(tree: ast.Module, aliases: dict[str, Optional[tuple[str, Optional[str]]]]) -> list[Imported]:
+    """`x.n` on a name bound by an import: (the module x stands for, n). A dotted `import a.b` is read as
+    `a.b.n`; only the first attribute after the module counts (`x.n.m` reads n from x). Not followed: dunder
+    attributes (`__name__`, `__file__`) every module has, and names the file binds otherwise too (a
+    parameter, a local, an `except ... as`), which may stand for another object there."""
+    reads: list[tuple[str, ast.Attribute]] = []
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.ctx, ast.Load) and not (node.attr.startswith("__") and node.attr.endswith("__")):
+                dotted = _dotted(node.value)
+                if dotted is not None and aliases.get(dotted) is not None:
+                    reads.append((dotted, node))
+        elif isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+    found = []
+    for dotted, node in reads:
+        target = aliases[dotted]
+        if target is not None and dotted.split(".")[0] not in bound:
+            found.append(Imported(target[0], node.attr, node.lineno, node.col_offset + 1, False, target[1]))
+    return found
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def parse(data: bytes) -> Optional[ast.Module]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like: the file's own business
+            return ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None

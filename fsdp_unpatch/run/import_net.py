@@ -1,0 +1,231 @@
+"""The import safety net (README, Safety: "No fix breaks an import").
+
+After every fix of a run is planned and before anything is written, every Python file of the project must
+still bind what the other files import from it. Only the names a planned fix unbinds matter: per changed file,
+its top-level names before and after (`analysis/bindings.py`, CPython's ast). The project's files are then
+searched by bytes for those names, and only the files that spell one of them and the changed module are
+parsed. Each file is reached once, under its identity, with every module name it has (`run/identity.py`);
+a file the fix changes is read as the fix leaves it.
+
+A fix that would break an importer is refused: its whole group is held back, and the changed file gets
+FSU903 naming the importer, its line and the name. Refusing, not widening the fix to the importer: the
+importer may lie outside the run (a file the user did not ask to change), be unreadable, or use the name in
+ways no fix of this tool can prove removable (a re-export, a subclass, a helper's call); the user decides.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from fsdp_unpatch.analysis.bindings import bindings, imports, parse
+from fsdp_unpatch.run.identity import Project, identity, module_name, project_files, shown_path
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One file's planned change: `after` is empty when the fix deletes the file."""
+
+    index: int
+    path: str
+    before: bytes
+    after: bytes
+
+
+@dataclass(frozen=True)
+class Breakage:
+    index: int  # the rewrite that would break the importer
+    reason: str
+
+    def message(self) -> str:
+        return f"{self.reason}; not written (no file of this fix's group was changed)"
+
+
+def lost_names(before: bytes, after: bytes) -> frozenset[str]:
+    """The top-level names `before` binds and `after` no longer does."""
+    old = parse(before)
+    if old is None:
+        return frozenset()  # the fix planned nothing it could prove on a file CPython does not parse
+    new = parse(after) if after else ast.Module(body=[], type_ignores=[])
+    if new is None:
+        return bindings(old).names
+    return bindings(old).names - bindings(new).names
+
+
+def breakages(
+    rewrites: Sequence[Rewrite],
+    roots: Optional[Sequence[str]],
+    extra: Sequence[str] = (),
+    exempt: frozenset[str] = frozenset(),
+) -> list[Breakage]:
+    """What each rewrite would break. `roots`: the project's folders (or files); None when no project could
+    be found, so that any importable name a fix removes might be imported from somewhere. `exempt`: names
+    removed elsewhere, whose importers break whatever this fix does."""
+    lost = {r.index: lost_names(r.before, r.after) - exempt for r in rewrites}
+    risky = [r for r in rewrites if lost[r.index]]
+    if not risky:
+        return []
+    if roots is None:
+        return [
+            Breakage(
+                r.index,
+                f"no project root (pyproject.toml or .git) above {r.path} to search for importers of "
+                f"{_names(lost[r.index])}, which this fix removes",
+            )
+            for r in risky
+        ]
+    found = {r.index: b for r in risky if (b := _still_used_here(r, lost[r.index])) is not None}
+    risky = [r for r in risky if r.index not in found]
+    if not risky:
+        return list(found.values())
+    project = project_files(roots, [*extra, *(r.path for r in rewrites)])
+    rewritten = {identity(r.path): r for r in rewrites}
+    modules: dict[int, set[str]] = {}
+    for r in risky:
+        names = {module_name(r.path)[0]}
+        entry = project.files.get(identity(r.path))
+        if entry is not None:
+            names.update(name for name, _ in entry.modules)
+        modules[r.index] = names
+    found.update((b.index, b) for b in _search(project, rewritten, risky, lost, modules))
+    return [found[k] for k in sorted(found)]
+
+
+def _still_used_here(rewrite: Rewrite, lost: frozenset[str]) -> Optional[Breakage]:
+    """A name the fix unbinds that the file itself still reads (`class TestMore(TestCopyIn)` when
+    `TestCopyIn` goes) and binds nowhere else, not even locally."""
+    tree = parse(rewrite.after) if rewrite.after else None
+    if tree is None:
+        return None
+    stored: set[str] = set()
+    loads: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                loads.setdefault(node.id, node.lineno)
+            else:
+                stored.add(node.id)
+        elif isinstance(node, ast.arg):
+            stored.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stored.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            stored.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            stored.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            stored.add(node.name)
+    used = sorted((line, name) for name, line in loads.items() if name in lost and name not in stored)
+    if not used:
+        return None
+    line, name = used[0]
+    return Breakage(rewrite.index, f"{shown_path(rewrite.path)}:{line} still uses {name}, which this fix removes")
+
+
+def _search(
+    project: Project,
+    rewritten: dict[object, Rewrite],
+    risky: list[Rewrite],
+    lost: dict[int, frozenset[str]],
+    modules: dict[int, set[str]],
+):
+    spelled = {r.index: [n.encode() for n in lost[r.index]] for r in risky}
+    # An importer spells the module's last part (`from .patch import n`, `import pkg.patch as p`), or imports
+    # from its own package (`from . import n`).
+    tails = {r.index: {m.rsplit(".", 1)[-1].encode() for m in modules[r.index]} for r in risky}
+    found: dict[int, Breakage] = {}
+    for entry in project.files.values():
+        mine = rewritten.get(entry.key)
+        if mine is not None:
+            data: Optional[bytes] = mine.after
+        else:
+            try:
+                with open(entry.paths[0], "rb") as handle:
+                    data = handle.read()
+            except OSError as error:
+                data = None
+                if os.path.isfile(entry.paths[0]):  # a file this run cannot read may import anything
+                    why = error.strerror or str(error)
+                    for r in risky:
+                        found.setdefault(
+                            r.index,
+                            Breakage(
+                                r.index,
+                                f"{shown_path(entry.paths[0])} cannot be read ({why}) and may import "
+                                f"{_names(lost[r.index])}, which this fix removes",
+                            ),
+                        )
+        if not data:
+            continue
+        suspects = [
+            r
+            for r in risky
+            if r.index not in found
+            and any(n in data for n in spelled[r.index])
+            and (b"from ." in data or any(t in data for t in tails[r.index]))
+        ]
+        if not suspects:
+            continue
+        tree = parse(data)
+        for r in suspects:
+            if tree is None:
+                found[r.index] = Breakage(
+                    r.index,
+                    f"{shown_path(entry.paths[0])} cannot be parsed and may import "
+                    f"{_names(lost[r.index])}, which this fix removes",
+                )
+                continue
+            hit = _first_import(tree, entry.paths, entry.modules, modules[r.index], lost[r.index], project.modules)
+            if hit is not None:
+                path, line, name, module = hit
+                found[r.index] = Breakage(
+                    r.index, f"{shown_path(path)}:{line} imports {name} from {module}, which this fix removes"
+                )
+    return [found[k] for k in sorted(found)]
+
+
+def _first_import(tree, paths, names, targets: set[str], lost: frozenset[str], every_module: set[str]):
+    """(importer path, line, name, module) of the first import of a lost name from a target module."""
+    for path, (name, is_package) in zip(paths, names):
+        for imported in imports(tree, name, is_package):
+            if (
+                imported.module in targets
+                and imported.name in lost
+                and f"{imported.module}.{imported.name}" not in every_module  # a submodule stays importable
+            ):
+                return path, imported.line, imported.name, imported.module
+    return None
+
+
+def _names(names: frozenset[str]) -> str:
+    shown = sorted(names)
+    return ", ".join(shown[:3]) + (f" (and {len(shown) - 3} more)" if len(shown) > 3 else "")
+
+
+def guard(files: Sequence, groups: Sequence[Sequence[int]], paths: Sequence[str], roots) -> None:
+    """Hold back every group with a fix that would break an importer (`files`: `FileResult`s, `paths`: their
+    paths), until no planned fix does: a group held back gives its files' old content back to the search."""
+    from fsdp_unpatch.analysis.source import SourceError
+    from fsdp_unpatch.fixes.transaction import error_finding, hold_back
+    from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
+
+    group_of = {i: list(g) for g in groups for i in g}
+    while True:
+        rewrites = [
+            Rewrite(i, paths[i], f.original, b"" if f.deleted else f.fixed)
+            for i, f in enumerate(files)
+            if f.fixed is not None and f.original is not None
+        ]
+        broken = breakages(rewrites, roots, paths)
+        if not broken:
+            return
+        for breakage in broken:
+            index = breakage.index
+            if files[index].fixed is None:
+                continue  # held back with an earlier one of its group
+            files[index].findings.append(
+                error_finding(files[index].display, SourceError(FIX_NOT_WRITTEN.code, breakage.message()))
+            )
+            hold_back(files, group_of.get(index, [index]), index, breakage.message())

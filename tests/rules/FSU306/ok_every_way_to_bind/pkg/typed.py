@@ -1,0 +1,1 @@
+"""Imported only under TYPE_CHECKING: names it lacks are never imported at run time."""
