@@ -158,6 +158,52 @@ def _left_over(statement: cst.CSTNode, dedicated: set[int]) -> bool:
     return True
 
 
+def _call_lines(module: cst.Module) -> dict[str, list[cst.SimpleStatementLine]]:
+    """Lines that only call a function by name (`test_x()`), at top level or in the `__main__` guard: a test
+    the fix deletes takes its calls with it."""
+    blocks = [module.body, *(body_statements(s.body) for s in module.body if _is_main_guard(s))]
+    found: dict[str, list[cst.SimpleStatementLine]] = {}
+    for block in blocks:
+        for line in block:
+            if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+                small = line.body[0]
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    if isinstance(small.value.func, cst.Name):
+                        found.setdefault(small.value.func.value, []).append(line)
+    return found
+
+
+def _not_named_elsewhere(
+    module: cst.Module, wanted: list[tuple[TestNode, str]], calls: dict[str, list[cst.SimpleStatementLine]]
+) -> list[tuple[TestNode, str]]:
+    """The tests that can go: a top-level test still named by code that stays (a subclass `TestMore(TestX)`,
+    a call inside an expression) would leave that code naming nothing, so it stays, and so, in turn, do the
+    tests that code names. Plain calls (`calls`) go with their test."""
+    top = {node.name.value for node, _ in wanted if node in module.body}
+    if not top:
+        return wanted
+    call_funcs = {id(line.body[0].value.func) for lines in calls.values() for line in lines}  # type: ignore[attr-defined]
+    definitions = {id(node.name) for node, _ in wanted}
+    uses: list[cst.Name] = []
+
+    class _Uses(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value in top and id(node) not in definitions and id(node) not in call_funcs:
+                uses.append(node)
+
+    module.visit(_Uses())
+    kept = list(wanted)
+    while True:
+        gone: set[int] = set()
+        for node, _ in kept:
+            gone |= _subtree_ids(node)
+        named = {use.value for use in uses if id(use) not in gone}
+        left = [(node, what) for node, what in kept if not (node in module.body and node.name.value in named)]
+        if len(left) == len(kept):
+            return kept
+        kept = left
+
+
 class _Planner:
     def __init__(self, analysis: FileAnalysis, references: FileReferences, installer_calls: set[int]):
         self.analysis = analysis
@@ -203,24 +249,29 @@ class _Planner:
 
     def tests(self, used_elsewhere: bool) -> None:
         tests: list[TestNode] = []
-        dedicated: list[TestNode] = []
+        wanted: list[tuple[TestNode, str]] = []  # (test, kind): what the fix would delete
         for statement in self.analysis.module.body:
             if _is_test_function(statement):
                 tests.append(statement)  # type: ignore[arg-type]
                 if self.is_dedicated(statement):  # type: ignore[arg-type]
-                    dedicated.append(statement)  # type: ignore[arg-type]
-                    self.delete_test(statement, "test")  # type: ignore[arg-type]
+                    wanted.append((statement, "test"))  # type: ignore[arg-type]
             elif _is_test_class(statement):
                 assert isinstance(statement, cst.ClassDef)
                 tests.append(statement)
                 methods = _test_methods(statement)
                 chosen = [m for m in methods if self.is_dedicated(m)]
                 if chosen and len(chosen) == len(methods):
-                    dedicated.append(statement)
-                    self.delete_test(statement, "test class")
+                    wanted.append((statement, "test class"))
                 else:
-                    for method in chosen:
-                        self.delete_test(method, "test")
+                    wanted += [(method, "test") for method in chosen]
+        calls = _call_lines(self.analysis.module)
+        dedicated: list[TestNode] = []
+        for node, what in _not_named_elsewhere(self.analysis.module, wanted, calls):
+            planned = self.delete_test(node, what)
+            if isinstance(node, cst.FunctionDef) and node in self.analysis.module.body:
+                planned.edits += [Edit(line) for line in calls.get(node.name.value, ())]
+            if node in self.analysis.module.body:
+                dedicated.append(node)
         if not dedicated or len(dedicated) != len(tests) or used_elsewhere:
             return
         ids = {id(t) for t in dedicated}
