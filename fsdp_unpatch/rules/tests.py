@@ -161,7 +161,10 @@ def _left_over(statement: cst.CSTNode, dedicated: set[int]) -> bool:
 def _call_lines(module: cst.Module) -> dict[str, list[cst.SimpleStatementLine]]:
     """Lines that only call a function by name (`test_x()`), at top level or in the `__main__` guard: a test
     the fix deletes takes its calls with it."""
-    blocks = [module.body, *(body_statements(s.body) for s in module.body if _is_main_guard(s))]
+    blocks = [
+        module.body,
+        *(body_statements(s.body) for s in module.body if isinstance(s, cst.If) and _is_main_guard(s)),
+    ]
     found: dict[str, list[cst.SimpleStatementLine]] = {}
     for block in blocks:
         for line in block:
