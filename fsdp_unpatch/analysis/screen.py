@@ -53,8 +53,9 @@ from fsdp_unpatch.catalog import Catalog
 MAX_DEPTH = 48
 # Callees (by last name) that may install, patch in a test, or register a kernel: `collect.REGISTRATION_CALLEES`
 # and `setattr` (`patterns.setattr_install`); `tests/test_tiers.py` checks that the two sets agree.
-CALLEES = frozenset({"setattr", "patch", "object", "impl", "register_kernel"})
-KERNEL_CALLEES = frozenset({"impl", "register_kernel"})  # `overrides.kernel_registrations`
+CALLEES = frozenset({"setattr", "patch", "object", "impl", "register_kernel", "setitem", "dict", "define", "custom_op"})
+# `overrides.kernel_registrations`, and the op definitions of a vendored copy (FSU203, `overrides.defined_ops`)
+KERNEL_CALLEES = frozenset({"impl", "register_kernel", "define", "custom_op"})
 _FOREACH_COPY, _FOREACH_COPY_QUALIFIED = "_foreach_copy_", "torch._foreach_copy_"
 
 
@@ -111,6 +112,9 @@ class Scan:
     stores: list[tuple[str, str]] = field(default_factory=list)  # (owner, attribute)
     calls: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (dotted arguments, strings)
     branch_calls: list[str] = field(default_factory=list)  # callees of one-call `if`/`else` branches
+    keys: list[str] = field(default_factory=list)  # string keys stored into (`sys.modules["torch...."] = m`)
+    bases: list[str] = field(default_factory=list)  # dotted base classes of class definitions
+    classes: list[str] = field(default_factory=list)  # names of class definitions
     kernel_call: bool = False  # an `impl` / `register_kernel` call
     too_deep: bool = False  # deeper than MAX_DEPTH: libcst's recursive visitors may fail on it
 
@@ -190,6 +194,9 @@ def scan(
                     for alias in node.names:
                         bind(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
         elif kind in _DEFINITIONS:
+            if kind is ast.ClassDef:
+                found.bases += [b for b in map(_dotted, node.bases) if b is not None]  # type: ignore[attr-defined]
+                found.classes.append(node.name)  # type: ignore[attr-defined]
             if module_name:
                 bind(node.name, f"{module_name}.{node.name}")  # type: ignore[attr-defined]
         elif kind is ast.Assign:
@@ -197,6 +204,11 @@ def scan(
             value = _dotted(node.value)
             if value is not None:
                 found.aliases += [(t.id, value) for t in node.targets if isinstance(t, ast.Name)]
+        elif kind is ast.Subscript:
+            assert isinstance(node, ast.Subscript)
+            if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant):
+                if isinstance(node.slice.value, str):
+                    found.keys.append(node.slice.value)
         elif kind is ast.If:
             assert isinstance(node, ast.If)
             # `if <test>: copy(...) else: copy(...)` (`patterns.same_device_copy`), callees qualified; any
@@ -255,6 +267,7 @@ class Screen:
         self.namespaces = tuple(sorted(n.encode() for n in words.op_namespaces))
         self.comment_words = tuple(w.lower().encode() for w in (words.rule_prefix, "fsdp-unpatch") if w)
         self.roots = tuple(catalog.fsdp2_roots)
+        self.fsdp2_classes = frozenset(catalog.classes)
         self.prefixes = self.roots + tuple(catalog.family_modules.values()) + ("torch.ops",)
 
     def reaches(self, qualified: str) -> bool:
@@ -293,6 +306,10 @@ class Screen:
         if bindings is None:
             return False
         native = any(module_name.startswith(root + ".") for root in self.roots)
+        if native:
+            found.bases.clear()  # FSDP2's own subclasses of its classes define it (FSU106 skips them too)
+        elif any(name in self.fsdp2_classes for name in found.classes):
+            return False  # may be a vendored copy of an FSDP2 module (FSU203)
         return not self.hits(found, bindings, self.spells_namespace(data) and not native)
 
     def spells_namespace(self, data: bytes) -> bool:
@@ -323,6 +340,11 @@ class Screen:
         for callee in found.branch_calls:
             if callee.endswith(_FOREACH_COPY) or _FOREACH_COPY_QUALIFIED in self._qualify(callee, bindings):
                 return True
+        if any(self.reaches(key) for key in found.keys):
+            return True  # may replace an FSDP2 module in `sys.modules` (FSU107)
+        for base in found.bases:
+            if any(self.reaches(q) for q in self._qualify(base, bindings)):
+                return True  # may subclass an FSDP2 class (FSU106)
         for owner, attribute in found.stores:
             if any(self.reaches(f"{q}.{attribute}") for q in self._qualify(owner, bindings)):
                 return True
