@@ -458,7 +458,8 @@ def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:
 
 def _alias_links(items: Sequence[_Item], prefilter) -> list[tuple[int, list[int]]]:
     """Files that may bind names to FSDP2 modules or classes, with the files of their package that may import
-    them (`engine.Run.link_module_aliases` decides exactly). Only the project's own modules: not torch."""
+    them (`engine.Run.link_module_aliases` decides exactly). Only the project's own modules (not torch), and
+    only importers that hold an FSDP token, as the engine: a file the unchanged index skips stays unread."""
     from fsdp_unpatch.analysis.prefilter import imports_from
     from fsdp_unpatch.analysis.source import module_name_for
 
@@ -479,7 +480,9 @@ def _alias_links(items: Sequence[_Item], prefilter) -> list[tuple[int, list[int]
         base = _package_folder(item.candidate.path, module)
         importers = []
         for j, other in enumerate(items):
-            if j == i or other.error is not None or base not in Path(os.path.abspath(other.candidate.path)).parents:
+            if j == i or not other.named_fsdp or other.error is not None:
+                continue
+            if base not in Path(os.path.abspath(other.candidate.path)).parents:
                 continue
             other_data = data_of(other)
             if other_data is not None and imports_from(other_data, module.rsplit(".", 1)[-1], names):

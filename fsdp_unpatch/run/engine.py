@@ -166,7 +166,9 @@ class Run:
     def link_module_aliases(self) -> None:
         """A file that imports a name another file binds to an FSDP2 module or class (`compat.py`:
         `fsm = torch...._fully_shard`; `from .compat import fsm; fsm.FSDPModule.x = f`) is analysed again as if
-        it spelled the full path. One step: an alias of an imported alias is not followed."""
+        it spelled the full path. One step: an alias of an imported alias is not followed, and the importing
+        file must hold an FSDP token (`fsdp`, an FSDP2 class name), as for the batch layer (`_alias_links`)."""
+        prefilter = prefilter_for(self.catalog)
         for unit in exporters_imported_elsewhere(self.units, self.catalog):
             self.analyze(unit)  # the prefilter drops a file that only binds aliases: analysed now, to know them
         exported = {
@@ -183,6 +185,8 @@ class Run:
                 continue
             data = unit.source.data
             if not any(module.encode() in data and local.encode() in data for module, local in spellings):
+                continue
+            if not prefilter.has_token(data):
                 continue
             if unit.analysis is not None:  # analysed already: again only if it imports another file's alias
                 foreign = [k for k in exported if k.rsplit(".", 1)[0] != unit.analysis.module_name]
@@ -565,6 +569,7 @@ def exporters_imported_elsewhere(units: Sequence[Any], catalog: Catalog) -> list
         if names and any(
             other is not unit
             and other.source is not None
+            and prefilter.has_token(other.source.data)
             and imports_from(other.source.data, module.rsplit(".", 1)[-1], names)
             for other in units
         ):
