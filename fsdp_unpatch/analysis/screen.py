@@ -54,8 +54,8 @@ MAX_DEPTH = 48
 # Callees (by last name) that may install, patch in a test, or register a kernel: `collect.REGISTRATION_CALLEES`
 # and `setattr` (`patterns.setattr_install`); `tests/test_tiers.py` checks that the two sets agree.
 CALLEES = frozenset({"setattr", "patch", "object", "impl", "register_kernel", "setitem", "dict", "define", "custom_op"})
-# `overrides.kernel_registrations`, and the op definitions of a vendored copy (FSU203, `overrides.defined_ops`)
-KERNEL_CALLEES = frozenset({"impl", "register_kernel", "define", "custom_op"})
+KERNEL_CALLEES = frozenset({"impl", "register_kernel"})  # `overrides.kernel_registrations`
+DEFINING_CALLEES = frozenset({"define", "custom_op"})  # op definitions of a vendored copy (`overrides.defined_ops`)
 _FOREACH_COPY, _FOREACH_COPY_QUALIFIED = "_foreach_copy_", "torch._foreach_copy_"
 
 
@@ -115,6 +115,7 @@ class Scan:
     keys: list[str] = field(default_factory=list)  # string keys stored into (`sys.modules["torch...."] = m`)
     bases: list[str] = field(default_factory=list)  # dotted base classes of class definitions
     classes: list[str] = field(default_factory=list)  # names of class definitions
+    definitions: list[tuple[str, list[str]]] = field(default_factory=list)  # `define` / `custom_op`: strings
     kernel_call: bool = False  # an `impl` / `register_kernel` call
     too_deep: bool = False  # deeper than MAX_DEPTH: libcst's recursive visitors may fail on it
 
@@ -243,6 +244,8 @@ def scan(
                     if isinstance(n, ast.Constant) and isinstance(n.value, str)
                 ]
                 found.calls.append((dotted, strings))
+                if last in DEFINING_CALLEES:
+                    found.definitions.append((last, strings))
         # `a and b and c` is one node here and a chain in libcst, one level per operand
         step = depth + (len(node.values) if kind is ast.BoolOp else 1)  # type: ignore[attr-defined]
         for name in node._fields:
@@ -306,11 +309,23 @@ class Screen:
         if bindings is None:
             return False
         native = any(module_name.startswith(root + ".") for root in self.roots)
-        if native:
-            found.bases.clear()  # FSDP2's own subclasses of its classes define it (FSU106 skips them too)
+        if module_name == "torch" or module_name.startswith("torch."):
+            found.bases.clear()  # torch's own subclasses and classes define FSDP2 (FSU106, FSU203 skip them too)
+            found.definitions.clear()
         elif any(name in self.fsdp2_classes for name in found.classes):
             return False  # may be a vendored copy of an FSDP2 module (FSU203)
+        if self.defines_ops(found, data):
+            return False  # may be a vendored copy of FSDP2's ops (FSU203)
         return not self.hits(found, bindings, self.spells_namespace(data) and not native)
+
+    def defines_ops(self, found: Scan, data: bytes) -> bool:
+        """`torch.library.define("fsdp::op", ...)` / `custom_op("fsdp::op")`, or `lib.define(...)` in a file that
+        spells an op namespace (its `Library("fsdp", "DEF")`)."""
+        prefixes = tuple(n.decode() + "::" for n in self.namespaces)
+        for callee, strings in found.definitions:
+            if any(s.startswith(prefixes) for s in strings) or (callee == "define" and self.spells_namespace(data)):
+                return True
+        return False
 
     def spells_namespace(self, data: bytes) -> bool:
         """Whether the file spells an op namespace (`fsdp`): FSU103 needs it as a literal."""

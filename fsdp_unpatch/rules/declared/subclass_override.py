@@ -9,7 +9,7 @@ assigned over the method, so the override rules cannot see it.
 A subclass that only the project's own code constructs is not reported: FSDP2 never runs its methods
 unless the project hands it over, and a hand-over through the project's own functions cannot be told
 apart from ordinary use of a subclass. Judged per file: the class and where it is installed must be in
-one file.
+one file. torch's own modules are skipped: their subclasses of FSDP2's classes are torch.
 """
 
 from __future__ import annotations
@@ -104,8 +104,8 @@ def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterato
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.catalog.symbols import load_symbols
 
-    if any(analysis.module_name.startswith(root + ".") for root in catalog.fsdp2_roots):
-        return  # FSDP2's own subclasses of its classes define it
+    if analysis.module_name == "torch" or analysis.module_name.startswith("torch."):
+        return  # torch's own subclasses of FSDP2's classes define it (`replicate_with_fsdp`)
     symbols = load_symbols()
     subclasses = []
     for cls in analysis.facts.subclasses:
