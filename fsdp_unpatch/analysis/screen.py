@@ -18,6 +18,9 @@ file): every finding goes through one of these, each checked with a superset of 
   file's own function names; an unbound name stands for itself, as in `names.ImportTable.qualify`.
 - a kernel registration (`impl`, `register_kernel`) outside FSDP2's own modules in a file that spells an
   op namespace (`fsdp`): FSU103 needs the namespace as a literal.
+- a `sys.modules` entry stored under a key in FSDP2 (FSU107), or a `setitem` / `dict` call whose strings
+  reach FSDP2 (FSU202); a class whose base resolves into FSDP2 (FSU106); outside torch, a class named like
+  an FSDP2 class or an op definition for an op namespace (`define`, `custom_op`: FSU203).
 - a same-device `_foreach_copy_` special case (FSU005): an `if`/`else` whose two branches are one call
   each (whatever the test), or a call with a `non_blocking` keyword or three arguments (the tweak written as
   one call), to a name that may stand for `torch._foreach_copy_` (or ends in `_foreach_copy_`).
