@@ -274,7 +274,10 @@ class Prefilter:
             direct.append(((words.rule_prefix.encode(),), re.compile(re.escape(words.rule_prefix.encode()) + rb"\d")))
         direct.append(((b"fsdp-unpatch",), re.compile(rb"fsdp-unpatch\s*:")))
         # a class named like an FSDP2 class: a vendored copy (FSU203) or a subclass of torch's (FSU106)
-        direct.append(((b"class",), re.compile(rb"\bclass[ \t]+(?:" + _words(words.classes) + rb")\b")))
+        for name in sorted(words.classes):  # the name first: `class` alone is in almost every file
+            direct.append(
+                ((name.encode(), b"class"), re.compile(rb"\bclass[ \t]+" + re.escape(name.encode()) + rb"\b"))
+            )
         # a `sys.modules` entry under torch.distributed replaced: `sys.modules["torch...."] = m`,
         # `monkeypatch.setitem(sys.modules, "torch....", m)`, `mock.patch.dict(sys.modules, {"torch....": m})`
         direct.append(
