@@ -72,6 +72,19 @@ def test_cross_file_findings_come_from_the_linked_phase(tmp_path: Path) -> None:
     assert ("_api_patches.py", "FSU004") in codes and ("_add_fsdp_patch.py", "FSU003") in codes
 
 
+def test_a_module_alias_bound_in_another_file_is_followed_by_the_linked_phase(tmp_path: Path) -> None:
+    """`compat.py` binds FSDP2 modules (the prefilter drops it: it patches nothing); `hooks.py` patches through
+    them: the batch layer links the two files and finds what the plain engine finds."""
+    import shutil
+
+    tree = tmp_path / "case"
+    shutil.copytree(ROOT / "tests" / "rules" / "FSU101" / "module_alias_from_another_file", tree)
+    expected = _plain(run_together(discover([str(tree)]), load_catalog(), _options()))
+    assert _plain(run(discover([str(tree)]), load_catalog(), _options())) == expected
+    result = run(discover([str(tree)]), load_catalog(), _options())
+    assert {(Path(f.path).name, f.code) for f in result.findings} >= {("hooks.py", "FSU101")}
+
+
 def test_fix_writes_the_same_files_with_and_without_a_pool(tmp_path: Path, always_pool) -> None:
     catalog = load_catalog()
     trees = {}

@@ -70,3 +70,26 @@ def test_a_kernel_registered_for_a_dispatch_key_held_in_a_variable(tmp_path) -> 
     findings = check_tree(tmp_path).findings
     assert [(f.code, f.span.line) for f in findings] == [("FSU103", 11)]
     assert "for a dispatch key of FSDP op `fsdp::all_gather_copy_in`" in findings[0].message
+
+
+def test_a_vendored_fsdp2_copy_gets_no_override_findings(tmp_path) -> None:
+    """A framework's own copy of FSDP2 (it defines the fsdp ops and FSDP2's classes) is recognised by what it
+    does, not by its path: one FSU203 per file, no override findings; a patch of torch's own FSDP2 in such a
+    file is still one."""
+    import shutil
+
+    case = Path(__file__).parent / "rules" / "FSU203" / "vendored_collectives"
+    shutil.copytree(case, tmp_path / "case")
+    findings = check_tree(tmp_path / "case").findings
+    assert sorted((f.code, f.path.rsplit("/", 1)[-1]) for f in findings) == [
+        ("FSU203", "collectives.py"),
+        ("FSU203", "param_group.py"),
+    ]
+    shim = tmp_path / "case" / "otherfw" / "torch_shim" / "fsdp" / "param_group.py"
+    shim.write_text(
+        shim.read_text()
+        + "\n\nimport torch.distributed.fsdp._fully_shard._fsdp_param_group as torch_group\n"
+        + "torch_group.FSDPParamGroup.finalize_backward = FSDPParamGroup.finalize_backward\n"
+    )
+    codes = sorted(f.code for f in check_tree(tmp_path / "case").findings)
+    assert "FSU203" in codes and any(code.startswith("FSU1") for code in codes), codes

@@ -70,6 +70,10 @@ def test_stage_two_rejects_files_that_only_mention_fsdp() -> None:
         b"@torch.library.impl(lib, 'all_gather_copy_in', 'PrivateUse1')\ndef k(): ...\n",
         b"from foo import copy_\nif a[0].device == b[0].device:\n    torch._foreach_copy_(a, b, True)\n",
         b"x = 1  # noqa: FSU001\n",
+        b"import sys\nsys.modules['torch.distributed.fsdp._fully_shard._fsdp_param'] = m\n",
+        b"monkeypatch.setitem(sys.modules, 'torch.distributed._composable.fsdp._fsdp_param', m)\n",
+        b'with mock.patch.dict(sys.modules, {"x": 1, "torch.distributed.fsdp._fully_shard._fsdp_common": m}):\n',
+        b"class FSDPParamGroup:\n    def finalize_backward(self):\n        pass\n",
     ],
 )
 def test_stage_two_keeps_every_override_shape(data: bytes) -> None:

@@ -85,7 +85,7 @@ def test_every_rule_is_declared_once_with_the_whole_anatomy() -> None:
     assert len({r.name for r in rules.values()}) == len(rules)
     for rule in rules.values():
         assert re.fullmatch(r"FSU\d{3}", rule.code)
-        assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name), rule.name
+        assert re.fullmatch(r"[a-z]+(-[a-z0-9]+)*", rule.name), rule.name  # kebab case; `vendored-fsdp2`
         assert rule.category in registry.CATEGORIES and rule.fix in registry.APPLICABILITIES
         assert rule.phase in ("file", "run") and set(rule.exports) <= set(registry.CROSS_FILE_KEYS)
         assert rule.summary and rule.messages and rule.planned_in

@@ -154,6 +154,24 @@ CASES = {
         "        torch._foreach_copy_(dst, src, non_blocking=True)\n    else:\n"
         "        torch._foreach_copy_(dst, src)\n"
     ),
+    "subclass-handed-to-fsdp2": (
+        "from torch.distributed.fsdp._fully_shard._fsdp_collectives import DefaultAllGather\n\n\n"
+        "class NpuAllGather(DefaultAllGather):\n    def __call__(self, *args):\n        return args\n\n\n"
+        "def enable(model):\n    model.set_custom_all_gather(NpuAllGather())\n"
+    ),
+    "sys-modules": "import sys\n\nsys.modules['torch.distributed.fsdp._fully_shard._fsdp_param'] = object()\n",
+    "sys-modules-setitem": (
+        "import sys\n\n\ndef test_it(monkeypatch):\n"
+        "    monkeypatch.setitem(sys.modules, 'torch.distributed._composable.fsdp._fsdp_param', None)\n"
+    ),
+    "vendored-ops": (
+        "from torch.library import Library\n\nlib = Library('fsdp', 'FRAGMENT')\n"
+        "lib.define('chunk_cat(Tensor[] tensors, int dim, int num_chunks, *, Tensor(a!) out) -> ()')\n"
+    ),
+    "vendored-class": (
+        "class FSDPParamGroup:\n    def finalize_backward(self):\n        pass\n\n"
+        "    def post_backward(self):\n        pass\n"
+    ),
     "patch-name": "from torch_npu.distributed.fsdp._add_fsdp_patch import _apply_fsdp_patch\n\n_apply_fsdp_patch()\n",
     "nested-lists": "x = " + "[" * 150 + "]" * 150 + "\n",
     "long-and": "x = " + " and ".join(["a"] * 20000) + "\n",

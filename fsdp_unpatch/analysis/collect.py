@@ -66,10 +66,18 @@ class Facts:
     methods: set[int] = field(default_factory=set)
     # `importlib.reload(module)` calls (matched by the callee's last name), with their enclosing function.
     reloads: list[tuple[cst.Call, Optional[cst.FunctionDef]]] = field(default_factory=list)
+    # `x.modules[key] = value` (a `sys.modules` entry replaced): the target, the value, the enclosing function.
+    module_entries: list[tuple[cst.Subscript, cst.BaseExpression, Optional[cst.FunctionDef]]] = field(
+        default_factory=list
+    )
+    # Classes with at least one base, and the methods defined directly in their body.
+    subclasses: list[cst.ClassDef] = field(default_factory=list)
 
 
 # Last names of callees that may register a kernel or patch something in a test.
-REGISTRATION_CALLEES = frozenset({"impl", "register_kernel", "patch", "object", "setattr"})
+REGISTRATION_CALLEES = frozenset(
+    {"impl", "register_kernel", "patch", "object", "setattr", "setitem", "dict", "define", "custom_op"}
+)
 
 
 class NameCounter(cst.CSTVisitor):
@@ -125,6 +133,12 @@ def _names_in(node: cst.BaseExpression) -> list[cst.Name]:
     return []
 
 
+def _names_modules(node: cst.BaseExpression) -> bool:
+    """`modules` or `x.modules`: what `sys.modules` may be spelled as (the rule resolves it)."""
+    name = dotted_name(node)
+    return name is not None and name.split(".")[-1] == "modules"
+
+
 def count_names(nodes: list[cst.CSTNode]) -> Counter:
     counter = NameCounter()
     for node in nodes:
@@ -164,6 +178,8 @@ class Collector(NameCounter):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         super().visit_ClassDef(node)
         self._class_bodies.append(node)
+        if node.bases:
+            self.facts.subclasses.append(node)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._class_bodies.pop()
@@ -205,6 +221,8 @@ class Collector(NameCounter):
                         statement=self._statement(node),
                     )
                 )
+            elif isinstance(target, cst.Subscript) and _names_modules(target.value):
+                self.facts.module_entries.append((target, node.value, self._function))
             elif isinstance(target, cst.Name) and dotted_name(node.value) is not None:
                 self.facts.aliases.append((target.value, node.value, self._function))
             elif isinstance(target, cst.Name) and target.value == "__all__":

@@ -7,7 +7,7 @@ of scope analysis.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Mapping, Optional
 
 import libcst as cst
 
@@ -34,9 +34,14 @@ def _module_name(node: cst.BaseExpression) -> str:
 class ImportTable:
     """Maps the local names of a file to the qualified names they stand for."""
 
-    def __init__(self, module: Optional[str] = None, is_package: bool = False) -> None:
+    def __init__(
+        self, module: Optional[str] = None, is_package: bool = False, linked: Optional[Mapping[str, str]] = None
+    ) -> None:
         self.module = module
         self.is_package = is_package
+        # Names other files of the run bind to FSDP2 modules or classes ("pkg.compat.fsm" ->
+        # "torch.distributed.fsdp._fully_shard._fully_shard"): what is imported from there is that.
+        self.linked = dict(linked or {})
         self.bindings: dict[str, str] = {}
         # local name -> the import statement and alias that bind it (for removing unused imports)
         self.sources: dict[str, list[cst.ImportAlias]] = {}
@@ -46,7 +51,7 @@ class ImportTable:
             full = _module_name(alias.name)
             if alias.asname is not None:
                 local = alias.asname.name.value  # type: ignore[union-attr]
-                self.bindings[local] = full
+                self.bindings[local] = self.relink(full)
             else:
                 local = full.split(".")[0]
                 self.bindings[local] = local
@@ -63,7 +68,7 @@ class ImportTable:
         for alias in node.names:
             name = _module_name(alias.name)
             local = alias.asname.name.value if alias.asname is not None else name  # type: ignore[union-attr]
-            self.bindings[local] = f"{module}.{name}" if module else name
+            self.bindings[local] = self.relink(f"{module}.{name}" if module else name)
             self.sources.setdefault(local, []).append(alias)
 
     def add_alias(self, local: str, qualified: str) -> None:
@@ -77,7 +82,17 @@ class ImportTable:
             return None
         head, _, rest = name.partition(".")
         bound = self.bindings.get(head, head)
-        return f"{bound}.{rest}" if rest else bound
+        return self.relink(f"{bound}.{rest}" if rest else bound)
+
+    def relink(self, qualified: str) -> str:
+        """`qualified` with a prefix that another file binds to FSDP2 replaced by what it stands for."""
+        if self.linked:
+            parts = qualified.split(".")
+            for end in range(len(parts), 0, -1):
+                prefix = ".".join(parts[:end])
+                if prefix in self.linked:
+                    return ".".join([self.linked[prefix], *parts[end:]])
+        return qualified
 
 
 def target_id(qualified: str, catalog: Catalog) -> Optional[str]:
@@ -96,6 +111,8 @@ def target_id(qualified: str, catalog: Catalog) -> Optional[str]:
     for root in catalog.fsdp2_roots:
         if qualified.startswith(root + "."):
             parts = qualified[len(root) + 1 :].split(".")
+            if parts[0] in catalog.classes:  # re-exported by the package root (`...fsdp.FSDPModule`)
+                parts.insert(0, catalog.classes[parts[0]])
             if len(parts) >= 3 and parts[1] in catalog.classes:
                 parts[0] = catalog.classes[parts[1]]
             return ".".join(parts)

@@ -21,7 +21,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from fsdp_unpatch import fingerprint
-from fsdp_unpatch.analysis import scoping
+from fsdp_unpatch.analysis import fallbacks, scoping
 from fsdp_unpatch.analysis.collect import Facts, RawCall, RawInstall, collect, count_names
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.names import ImportTable, dotted_name, is_fsdp2_private, target_id
@@ -71,6 +71,9 @@ class FileAnalysis:
     patched: list[completeness.Patched] = field(default_factory=list)
     # FSU401 findings and the counterpart each misses; dropped when another file patches it.
     incomplete: list[tuple[completeness.Incomplete, Planned]] = field(default_factory=list)
+    # Module-level names bound to an FSDP2 module or class (`fsm = torch...._fully_shard`): other files of the
+    # run that import them patch FSDP2 through them (`run/engine.py`, `link_module_aliases`).
+    module_aliases: dict[str, str] = field(default_factory=dict)
 
     _positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
     # For an excerpt of a large file (`excerpt.py`): the file's line for a line of the excerpt, and the names
@@ -138,10 +141,11 @@ class _Analyzer:
         catalog: Catalog,
         options: Options,
         excerpt: Optional[Excerpt] = None,
+        linked: Optional[Mapping[str, str]] = None,
     ):
         self.catalog = catalog
         self.options = options
-        table = ImportTable(module_name, is_package)
+        table = ImportTable(module_name, is_package, linked)
         self.result = FileAnalysis(module=module, module_name=module_name, facts=collect(module, table))
         if excerpt is not None:  # uses in the statements held aside count (the import clean-up reads them)
             self.result.facts.name_uses.update(excerpt.hidden.uses)
@@ -187,8 +191,14 @@ class _Analyzer:
 
     @functools.cached_property
     def module_bindings(self) -> Counter:
-        """Names bound at module level other than by imports (read once per file, on first need)."""
-        return _module_level_bindings(self.result.module)
+        """Names bound at module level other than by imports (read once per file, on first need); a
+        fallback that never runs on the target torch binds nothing (`fallbacks.py`)."""
+        bound = _module_level_bindings(self.result.module)
+        if any(isinstance(statement, cst.Try) for statement in self.result.module.body):
+            bound -= fallbacks.resolved_fallbacks(
+                self.result.module, self.catalog, load_symbols(), self.options.target_torch, _module_level_bindings
+            )
+        return bound
 
     def scope(self) -> fingerprint.Scope:
         """What the module's global names are bound to when its functions run: an import that the module
@@ -626,9 +636,11 @@ class _Analyzer:
     # other forms of override, and patch completeness -------------------------------------------------
     def plan_other_overrides(self) -> None:
         # FSDP2's own modules define the fsdp ops: their registrations are the native kernels, not overrides.
+        # So does a vendored copy of them, whatever its path: a kernel for an op the file defines is its own.
         native = any(self.result.module_name.startswith(root + ".") for root in self.catalog.fsdp2_roots)
+        defined = overrides.defined_ops(self.facts)
         for registration in overrides.kernel_registrations(self.facts):
-            if registration.namespace != "fsdp" or native:
+            if registration.namespace != "fsdp" or native or (registration.namespace, registration.op) in defined:
                 continue
             target = f"ops.fsdp.{registration.op}"
             kernel = (
@@ -690,7 +702,24 @@ class _Analyzer:
         target = self.resolve_target(install)[1]
         return target if target is not None and is_fsdp2_private(target, self.catalog) else None
 
+    def module_aliases(self) -> dict[str, str]:
+        """Module-level aliases and imports of FSDP2 modules and classes, which other files may import."""
+        table = self.facts.table
+        module_level = {local for local, _, function in self.facts.aliases if function is None} | set(table.sources)
+        found = {}
+        for local in module_level:
+            qualified = table.bindings.get(local)
+            target = target_id(qualified, self.catalog) if qualified else None
+            if qualified in self.catalog.fsdp2_roots or (
+                target is not None
+                and is_fsdp2_private(target, self.catalog)
+                and (target.count(".") == 0 or target.split(".")[-1] in self.catalog.classes)
+            ):
+                found[local] = qualified
+        return found  # type: ignore[return-value]
+
     def run(self) -> FileAnalysis:
+        self.result.module_aliases = self.module_aliases()
         pending: dict[str, list[tuple[RawInstall, Planned]]] = {}
         # New attributes and restores of saved originals are no overrides (scoping.py).
         self.verdicts = scoping.verdicts(self.facts, self.catalog, load_symbols(), self.fsdp2_target, self.line)
@@ -877,6 +906,8 @@ def analyze_module(
     catalog: Catalog,
     options: Options,
     excerpt: Optional[Excerpt] = None,
+    linked: Optional[Mapping[str, str]] = None,
 ) -> FileAnalysis:
-    """The findings of one module; `excerpt`: the module is the excerpt of a large file (`excerpt.py`)."""
-    return _Analyzer(module, module_name, is_package, catalog, options, excerpt).run()
+    """The findings of one module; `excerpt`: the module is the excerpt of a large file (`excerpt.py`);
+    `linked`: names other files of the run bind to FSDP2 (`ImportTable.linked`)."""
+    return _Analyzer(module, module_name, is_package, catalog, options, excerpt, linked).run()

@@ -11,8 +11,9 @@ only when it could hold a finding. Both stages over-approximate; they never reje
    an FSDP2 or patch package is always kept: relative imports reach the targets without spelling them.
 2. **shape** — a regular-expression test that the file could hold an install site (an assignment, `setattr`,
    `mock.patch`, `patch.object` whose owner is a name bound by an import or alias that mentions FSDP2, or a
-   dotted chain that spells it), a kernel registration for an FSDP op, a reference to a known patch part, a
-   same-device `_foreach_copy_` special case, or a suppression comment for this tool's codes.
+   dotted chain that spells it), a `sys.modules` entry under `torch.distributed`, a class named like an
+   FSDP2 class, a kernel registration for an FSDP op, a reference to a known patch part, a same-device
+   `_foreach_copy_` special case, or a suppression comment for this tool's codes.
 
 `tests/test_prefilter.py` proves soundness on every fixture that yields a finding. Cross-file work (calls of
 an installer removed elsewhere, references to a removed replacement) is driven by explicit names: `mentions`.
@@ -272,6 +273,19 @@ class Prefilter:
         if words.rule_prefix:
             direct.append(((words.rule_prefix.encode(),), re.compile(re.escape(words.rule_prefix.encode()) + rb"\d")))
         direct.append(((b"fsdp-unpatch",), re.compile(rb"fsdp-unpatch\s*:")))
+        # a class named like an FSDP2 class: a vendored copy (FSU203) or a subclass of torch's (FSU106)
+        for name in sorted(words.classes):  # the name first: `class` alone is in almost every file
+            direct.append(
+                ((name.encode(), b"class"), re.compile(rb"\bclass[ \t]+" + re.escape(name.encode()) + rb"\b"))
+            )
+        # a `sys.modules` entry under torch.distributed replaced: `sys.modules["torch...."] = m`,
+        # `monkeypatch.setitem(sys.modules, "torch....", m)`, `mock.patch.dict(sys.modules, {"torch....": m})`
+        direct.append(
+            (
+                (b"modules", b"torch.distributed."),
+                re.compile(rb"modules[\"']?\s*(?:\[|,\s*\{?)[^()\[\]]{0,300}?[\"']torch\.distributed\."),
+            )
+        )
         first_device = rb"\[\s*0\s*\]" + _DOT + rb"device\b"
         direct.append(
             (
@@ -375,6 +389,18 @@ class Prefilter:
                 aliases.add(alias[0])
         return aliases
 
+    def fsdp2_bindings(self, data: bytes) -> set[bytes]:
+        """Names the file may bind to something in FSDP2 (imports, `C = torch...._fsdp_collectives`): what
+        another file may import from it and patch through (over-approximated, as the rest of this class)."""
+        if not self.has_token(data):
+            return set()
+        bound = {n for n in self.imported_names(data) if not n.startswith(b".")}
+        for start, _ in self.mentions_of_fsdp2(data):
+            alias = _alias_at(data, start)
+            if alias is not None and self.reaches_fsdp2(alias[1]):
+                bound.add(alias[0])
+        return bound
+
     def reaches_fsdp2(self, dotted: bytes) -> bool:
         """`dotted` names an FSDP2 package, op namespace, or something in one (absolute paths only)."""
         name = dotted.decode("ascii", "replace")
@@ -426,6 +452,19 @@ def prefilter_for(catalog: Catalog) -> Prefilter:
     if found is None or found.vocabulary != Vocabulary.from_catalog(catalog):
         found = _PREFILTERS[id(catalog)] = Prefilter(catalog)
     return found
+
+
+def imports_from(data: bytes, module: str, names: Iterable[bytes]) -> bool:
+    """Whether the file may import one of `names` from the module whose last name is `module`:
+    `from ...module import name`, or `module.name` (after `import ...module` or `from . import module`)."""
+    segment = re.escape(module.encode())
+    for name in names:
+        word = re.escape(name)
+        if re.search(rb"\b" + segment + rb"[ \t]+import\b[^;#]*?\b" + word + rb"\b", data) or re.search(
+            rb"\b" + segment + rb"[ \t]*\.[ \t]*" + word + rb"\b", data
+        ):
+            return True
+    return False
 
 
 def mentions(data: bytes, names: Iterable[bytes]) -> bool:

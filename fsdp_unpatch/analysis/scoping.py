@@ -175,6 +175,10 @@ def _same(catalog: Catalog, target: str, held: str) -> bool:
     return held == target or held == catalog.twin_of(target)
 
 
+# Attributes that only name an object for display: a string stored there changes no behaviour.
+NAMING_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__"})
+
+
 def verdicts(
     facts: Facts, catalog: Catalog, symbols: SymbolTables, target_of: TargetOf, line_of: LineOf
 ) -> dict[int, Verdict]:
@@ -185,6 +189,13 @@ def verdicts(
     for install in facts.installs:
         target = target_of(install)
         if target is None or install.attribute == "__code__":
+            continue
+        if install.attribute in NAMING_DUNDERS and isinstance(
+            install.value, (cst.SimpleString, cst.ConcatenatedString)
+        ):
+            out[id(install)] = Verdict(
+                False
+            )  # renames for display (`FSDPModule.__module__ = "..."`): runs no other code
             continue
         held = originals.held(install.value, install.function)
         if held is not None and _same(catalog, target, held):

@@ -18,6 +18,9 @@ file): every finding goes through one of these, each checked with a superset of 
   file's own function names; an unbound name stands for itself, as in `names.ImportTable.qualify`.
 - a kernel registration (`impl`, `register_kernel`) outside FSDP2's own modules in a file that spells an
   op namespace (`fsdp`): FSU103 needs the namespace as a literal.
+- a `sys.modules` entry stored under a key in FSDP2 (FSU107), or a `setitem` / `dict` call whose strings
+  reach FSDP2 (FSU202); a class whose base resolves into FSDP2 (FSU106); outside torch, a class named like
+  an FSDP2 class or an op definition for an op namespace (`define`, `custom_op`: FSU203).
 - a same-device `_foreach_copy_` special case (FSU005): an `if`/`else` whose two branches are one call
   each (whatever the test), or a call with a `non_blocking` keyword or three arguments (the tweak written as
   one call), to a name that may stand for `torch._foreach_copy_` (or ends in `_foreach_copy_`).
@@ -53,8 +56,9 @@ from fsdp_unpatch.catalog import Catalog
 MAX_DEPTH = 48
 # Callees (by last name) that may install, patch in a test, or register a kernel: `collect.REGISTRATION_CALLEES`
 # and `setattr` (`patterns.setattr_install`); `tests/test_tiers.py` checks that the two sets agree.
-CALLEES = frozenset({"setattr", "patch", "object", "impl", "register_kernel"})
+CALLEES = frozenset({"setattr", "patch", "object", "impl", "register_kernel", "setitem", "dict", "define", "custom_op"})
 KERNEL_CALLEES = frozenset({"impl", "register_kernel"})  # `overrides.kernel_registrations`
+DEFINING_CALLEES = frozenset({"define", "custom_op"})  # op definitions of a vendored copy (`overrides.defined_ops`)
 _FOREACH_COPY, _FOREACH_COPY_QUALIFIED = "_foreach_copy_", "torch._foreach_copy_"
 
 
@@ -111,6 +115,10 @@ class Scan:
     stores: list[tuple[str, str]] = field(default_factory=list)  # (owner, attribute)
     calls: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (dotted arguments, strings)
     branch_calls: list[str] = field(default_factory=list)  # callees of one-call `if`/`else` branches
+    keys: list[str] = field(default_factory=list)  # string keys stored into (`sys.modules["torch...."] = m`)
+    bases: list[str] = field(default_factory=list)  # dotted base classes of class definitions
+    classes: list[str] = field(default_factory=list)  # names of class definitions
+    definitions: list[tuple[str, list[str]]] = field(default_factory=list)  # `define` / `custom_op`: strings
     kernel_call: bool = False  # an `impl` / `register_kernel` call
     too_deep: bool = False  # deeper than MAX_DEPTH: libcst's recursive visitors may fail on it
 
@@ -190,6 +198,9 @@ def scan(
                     for alias in node.names:
                         bind(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
         elif kind in _DEFINITIONS:
+            if kind is ast.ClassDef:
+                found.bases += [b for b in map(_dotted, node.bases) if b is not None]  # type: ignore[attr-defined]
+                found.classes.append(node.name)  # type: ignore[attr-defined]
             if module_name:
                 bind(node.name, f"{module_name}.{node.name}")  # type: ignore[attr-defined]
         elif kind is ast.Assign:
@@ -197,6 +208,11 @@ def scan(
             value = _dotted(node.value)
             if value is not None:
                 found.aliases += [(t.id, value) for t in node.targets if isinstance(t, ast.Name)]
+        elif kind is ast.Subscript:
+            assert isinstance(node, ast.Subscript)
+            if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant):
+                if isinstance(node.slice.value, str):
+                    found.keys.append(node.slice.value)
         elif kind is ast.If:
             assert isinstance(node, ast.If)
             # `if <test>: copy(...) else: copy(...)` (`patterns.same_device_copy`), callees qualified; any
@@ -231,6 +247,8 @@ def scan(
                     if isinstance(n, ast.Constant) and isinstance(n.value, str)
                 ]
                 found.calls.append((dotted, strings))
+                if last in DEFINING_CALLEES:
+                    found.definitions.append((last, strings))
         # `a and b and c` is one node here and a chain in libcst, one level per operand
         step = depth + (len(node.values) if kind is ast.BoolOp else 1)  # type: ignore[attr-defined]
         for name in node._fields:
@@ -255,6 +273,7 @@ class Screen:
         self.namespaces = tuple(sorted(n.encode() for n in words.op_namespaces))
         self.comment_words = tuple(w.lower().encode() for w in (words.rule_prefix, "fsdp-unpatch") if w)
         self.roots = tuple(catalog.fsdp2_roots)
+        self.fsdp2_classes = frozenset(catalog.classes)
         self.prefixes = self.roots + tuple(catalog.family_modules.values()) + ("torch.ops",)
 
     def reaches(self, qualified: str) -> bool:
@@ -293,7 +312,23 @@ class Screen:
         if bindings is None:
             return False
         native = any(module_name.startswith(root + ".") for root in self.roots)
+        if module_name == "torch" or module_name.startswith("torch."):
+            found.bases.clear()  # torch's own subclasses and classes define FSDP2 (FSU106, FSU203 skip them too)
+            found.definitions.clear()
+        elif any(name in self.fsdp2_classes for name in found.classes):
+            return False  # may be a vendored copy of an FSDP2 module (FSU203)
+        if self.defines_ops(found, data):
+            return False  # may be a vendored copy of FSDP2's ops (FSU203)
         return not self.hits(found, bindings, self.spells_namespace(data) and not native)
+
+    def defines_ops(self, found: Scan, data: bytes) -> bool:
+        """`torch.library.define("fsdp::op", ...)` / `custom_op("fsdp::op")`, or `lib.define(...)` in a file that
+        spells an op namespace (its `Library("fsdp", "DEF")`)."""
+        prefixes = tuple(n.decode() + "::" for n in self.namespaces)
+        for callee, strings in found.definitions:
+            if any(s.startswith(prefixes) for s in strings) or (callee == "define" and self.spells_namespace(data)):
+                return True
+        return False
 
     def spells_namespace(self, data: bytes) -> bool:
         """Whether the file spells an op namespace (`fsdp`): FSU103 needs it as a literal."""
@@ -323,6 +358,11 @@ class Screen:
         for callee in found.branch_calls:
             if callee.endswith(_FOREACH_COPY) or _FOREACH_COPY_QUALIFIED in self._qualify(callee, bindings):
                 return True
+        if any(self.reaches(key) for key in found.keys):
+            return True  # may replace an FSDP2 module in `sys.modules` (FSU107)
+        for base in found.bases:
+            if any(self.reaches(q) for q in self._qualify(base, bindings)):
+                return True  # may subclass an FSDP2 class (FSU106)
         for owner, attribute in found.stores:
             if any(self.reaches(f"{q}.{attribute}") for q in self._qualify(owner, bindings)):
                 return True

@@ -93,6 +93,13 @@ class SymbolTables:
             return None  # a function or a plain value: its attributes are not in the tables
         return self._lookup(table, name) & owner
 
+    def class_member(self, cls: str, name: str) -> Optional[frozenset[str]]:
+        """The minor releases in which FSDP2 class `cls` ("_fsdp_param.FSDPParam") has `name`, dunders
+        included (a subclass that defines it overrides it); None when the tables know no such class."""
+        module, _, short = cls.partition(".")
+        table = self._class_table(module, short) if short and "." not in short else None
+        return None if table is None else self._lookup(table, name)
+
     def describe(self, releases: frozenset[str]) -> str:
         return format_releases(releases, list(self.minors))
 

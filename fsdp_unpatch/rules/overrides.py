@@ -29,8 +29,11 @@ CodeOf = Callable[[cst.CSTNode], str]
 
 LIBRARY = "torch.library.Library"
 LIBRARY_IMPL = ("torch.library.impl", "torch.library.register_kernel")
+LIBRARY_DEFINE = ("torch.library.define", "torch.library.custom_op")
 # Callees (qualified, or as spelled for pytest fixtures) that patch an attribute for the span of a test.
 TEST_PATCHERS = ("mock.patch", "mock.patch.object", "monkeypatch.setattr", "mocker.patch", "mocker.patch.object")
+# Callees that replace `sys.modules` entries for the span of a test: (callee, the dict, the key or the new items).
+MODULE_PATCHERS = ("monkeypatch.setitem", "mock.patch.dict", "mocker.patch.dict")
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -63,6 +66,37 @@ def _positional(call: cst.Call) -> list[cst.BaseExpression]:
 
 def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+def _library_definitions(node: cst.BaseExpression, facts: Facts) -> Optional[str]:
+    """ "fsdp" for `lib` bound by `Library("fsdp", "DEF")` or `"FRAGMENT"`: a library that may define ops."""
+    call = facts.call_bindings.get(node.value) if isinstance(node, cst.Name) else None
+    if call is None or facts.table.qualify(call.func) != LIBRARY:
+        return None
+    args = _positional(call)
+    kind = _literal(args[1]) if len(args) > 1 else _literal(_keyword(call, "kind") or cst.Name("_"))
+    return _literal(args[0]) if args and kind in ("DEF", "FRAGMENT") else None
+
+
+def defined_ops(facts: Facts) -> dict[tuple[str, str], cst.Call]:
+    """Ops the file defines itself, (namespace, op) -> the defining call: `lib.define("op(...) -> ...")` on a
+    `Library(ns, "DEF" | "FRAGMENT")`, `torch.library.define("ns::op", ...)`, `@torch.library.custom_op("ns::op")`."""
+    found: dict[tuple[str, str], cst.Call] = {}
+    for call, _ in facts.registrations:
+        args = _positional(call)
+        schema = _literal(args[0]) if args else None
+        if schema is None:
+            continue
+        if facts.table.qualify(call.func) in LIBRARY_DEFINE:
+            split = _split_op(schema, None)
+        elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "define":
+            namespace = _library_definitions(call.func.value, facts)
+            split = _split_op(schema.split("(")[0].strip(), namespace) if namespace else None
+        else:
+            continue
+        if split is not None:
+            found.setdefault(split, call)
+    return found
 
 
 # kernel registrations ------------------------------------------------------------------------------
@@ -172,7 +206,33 @@ def _patcher(callee: Optional[str]) -> Optional[str]:
     return next((p for p in TEST_PATCHERS if callee == p or callee.endswith("." + p)), None)
 
 
+def _module_keys(call: cst.Call, facts: Facts) -> list[str]:
+    """The `sys.modules` keys `monkeypatch.setitem(sys.modules, "k", v)` or `patch.dict(sys.modules, {"k": v})` sets."""
+    args = _positional(call)
+    if len(args) < 2 or not (facts.table.qualify(args[0]) == "sys.modules" or _literal(args[0]) == "sys.modules"):
+        return []
+    if isinstance(args[1], cst.Dict):
+        keys = [_literal(e.key) for e in args[1].elements if isinstance(e, cst.DictElement)]
+        return [k for k in keys if k is not None]
+    key = _literal(args[1])
+    return [key] if key is not None else []
+
+
+def module_patches_in_tests(facts: Facts, catalog: Catalog, code_of: CodeOf) -> Iterator[Report]:
+    from fsdp_unpatch.rules.declared.module_replacement import fsdp2_module
+
+    for call, _ in facts.registrations:
+        callee = facts.table.qualify(call.func)
+        if callee is None or not any(callee == p or callee.endswith("." + p) for p in MODULE_PATCHERS):
+            continue
+        for key in _module_keys(call, facts):
+            module = fsdp2_module(key, catalog)
+            if module is not None:
+                yield TEST_PATCH.code, call, TEST_PATCH.message(call=_short(code_of(call)), target=module), module
+
+
 def patches_in_tests(facts: Facts, catalog: Catalog, code_of: CodeOf) -> Iterator[Report]:
+    yield from module_patches_in_tests(facts, catalog, code_of)
     for call, _ in facts.registrations:
         patcher = _patcher(facts.table.qualify(call.func))
         if patcher is None:

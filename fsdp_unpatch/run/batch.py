@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Generator, Iterable, Optional, Sequence
 
 from fsdp_unpatch.analysis.prefilter import prefilter_for
@@ -437,6 +438,8 @@ def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:
             others = patched_by.get(target, set()) - {i}
             if others:
                 join([i, *sorted(others)])
+    for exporter, importers in _alias_links(items, prefilter):
+        join([exporter, *importers])
     # A file that cannot be read may name anything: it is decided with every file whose fix deletes a name.
     unreadable = [i for i, item in enumerate(items) if item.error is not None]
     exporters = [i for i, o in outcomes if o.exports]
@@ -461,6 +464,50 @@ def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:
             if len(files) > 1:
                 join(files)
     return sorted(groups.members().values())
+
+
+def _alias_links(items: Sequence[_Item], prefilter) -> list[tuple[int, list[int]]]:
+    """Files that may bind names to FSDP2 modules or classes, with the files of their package that may import
+    them (`engine.Run.link_module_aliases` decides exactly). Only the project's own modules (not torch), and
+    only importers that hold an FSDP token, as the engine: a file the unchanged index skips stays unread."""
+    from fsdp_unpatch.analysis.prefilter import imports_from
+    from fsdp_unpatch.analysis.source import module_name_for
+
+    def data_of(item: _Item) -> Optional[bytes]:
+        return item.source.data if item.source is not None else _reread(item.candidate)
+
+    links = []
+    for i, item in enumerate(items):
+        if not item.named_fsdp or item.error is not None:
+            continue
+        module = module_name_for(item.candidate.path)[0]
+        if not module or module == "torch" or module.startswith("torch."):
+            continue
+        data = data_of(item)
+        names = prefilter.fsdp2_bindings(data) if data is not None else set()
+        if not names:
+            continue
+        base = _package_folder(item.candidate.path, module)
+        importers = []
+        for j, other in enumerate(items):
+            if j == i or not other.named_fsdp or other.error is not None:
+                continue
+            if base not in Path(os.path.abspath(other.candidate.path)).parents:
+                continue
+            other_data = data_of(other)
+            if other_data is not None and imports_from(other_data, module.rsplit(".", 1)[-1], names):
+                importers.append(j)
+        if importers:
+            links.append((i, importers))
+    return links
+
+
+def _package_folder(path: Path, module: str) -> Path:
+    """The folder holding the top package of `module` (the file's folder for a top-level module)."""
+    folder = Path(os.path.abspath(path)).parent
+    for _ in range(module.count(".")):
+        folder = folder.parent
+    return folder
 
 
 def _reread(candidate: Candidate) -> Optional[bytes]:

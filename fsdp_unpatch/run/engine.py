@@ -10,7 +10,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional, Sequence
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -19,7 +19,7 @@ from fsdp_unpatch.analysis.collect import count_names
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.excerpt import build as build_excerpt
 from fsdp_unpatch.analysis.plan import FileAnalysis, Planned, analyze_module, plan_installer_calls
-from fsdp_unpatch.analysis.prefilter import mentions, prefilter_for
+from fsdp_unpatch.analysis.prefilter import imports_from, mentions, prefilter_for
 from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import (
     MAX_PARSE_BYTES,
@@ -66,6 +66,7 @@ class _Unit:
     error: Optional[Finding] = None
     skipped: bool = False  # `# fsdp-unpatch: skip-file`: never analysed, reported or fixed
     excerpt: Optional[Excerpt] = None  # a large file analysed through an excerpt (`analysis/excerpt.py`)
+    linked: Optional[dict[str, str]] = None  # names other files bind to FSDP2 that this file imports
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         assert self.analysis is not None
@@ -105,7 +106,7 @@ class Run:
             return
         try:
             unit.analysis = analyze_module(
-                module, name, is_package, self.catalog, self.options.analysis, excerpt=unit.excerpt
+                module, name, is_package, self.catalog, self.options.analysis, excerpt=unit.excerpt, linked=unit.linked
             )
         except RecursionError:  # libcst's visitors recurse once per level of nesting
             unit.error = error_finding(
@@ -170,8 +171,42 @@ class Run:
             ):
                 self.analyze(unit)
 
+    def link_module_aliases(self) -> None:
+        """A file that imports a name another file binds to an FSDP2 module or class (`compat.py`:
+        `fsm = torch...._fully_shard`; `from .compat import fsm; fsm.FSDPModule.x = f`) is analysed again as if
+        it spelled the full path. One step: an alias of an imported alias is not followed, and the importing
+        file must hold an FSDP token (`fsdp`, an FSDP2 class name), as for the batch layer (`_alias_links`)."""
+        prefilter = prefilter_for(self.catalog)
+        for unit in exporters_imported_elsewhere(self.units, self.catalog):
+            self.analyze(unit)  # the prefilter drops a file that only binds aliases: analysed now, to know them
+        exported = {
+            f"{u.analysis.module_name}.{local}": qualified
+            for u in self.units
+            if u.analysis is not None and u.analysis.module_name and not _in_torch(u.analysis.module_name)
+            for local, qualified in u.analysis.module_aliases.items()
+        }
+        if not exported:
+            return
+        spellings = {tuple(key.rsplit(".", 2)[-2:]) for key in exported}  # (module's last name, local name)
+        for unit in self.units:
+            if unit.source is None or unit.error is not None or unit.skipped:
+                continue
+            data = unit.source.data
+            if not any(module.encode() in data and local.encode() in data for module, local in spellings):
+                continue
+            if not prefilter.has_token(data):
+                continue
+            if unit.analysis is not None:  # analysed already: again only if it imports another file's alias
+                foreign = [k for k in exported if k.rsplit(".", 1)[0] != unit.analysis.module_name]
+                bound = unit.analysis.table.bindings.values()
+                if not any(k == b or k.startswith(b + ".") or b.startswith(k + ".") for b in bound for k in foreign):
+                    continue
+            unit.linked = exported
+            self.analyze(unit)
+
     def link(self) -> None:
         """Cross-file decisions: installer calls elsewhere, references to removed patch symbols."""
+        self.link_module_aliases()
         self.widen()
         analyzed = [u for u in self.units if u.analysis is not None]
         installers = {
@@ -593,6 +628,34 @@ def _regions(unit: _Unit, edits: list) -> tuple:
         return tuple(regions)
     file_line = analysis.file_line  # regions of an excerpt: lines of the file
     return tuple(replace(r, line=file_line(r.line), end_line=file_line(r.end_line)) for r in regions)
+
+
+def exporters_imported_elsewhere(units: Sequence[Any], catalog: Catalog) -> list[Any]:
+    """Files not analysed yet that may bind names to FSDP2 modules or classes which another of `units`
+    imports from them (a project's own modules only: torch's re-exports are torch's)."""
+    prefilter = prefilter_for(catalog)
+    found = []
+    for unit in units:
+        if unit.analysis is not None or unit.source is None or unit.error is not None or unit.skipped:
+            continue
+        module = module_name_for(unit.candidate.path)[0]
+        if not module or _in_torch(module):
+            continue
+        names = prefilter.fsdp2_bindings(unit.source.data)
+        if names and any(
+            other is not unit
+            and other.source is not None
+            and prefilter.has_token(other.source.data)
+            and imports_from(other.source.data, module.rsplit(".", 1)[-1], names)
+            for other in units
+        ):
+            found.append(unit)
+    return found
+
+
+def _in_torch(module: str) -> bool:
+    """torch's own modules: their re-exports of FSDP2 names are torch's public API, not a project's aliases."""
+    return module == "torch" or module.startswith("torch.")
 
 
 def _top_package(path: Path) -> Optional[Path]:

@@ -363,7 +363,10 @@ TEST_PATCH = declare(
     ## What it does
     Reports `mock.patch("torch.distributed.fsdp._fully_shard._fsdp_collectives.foreach_reduce", ...)`,
     `mock.patch.object(FSDPParamGroup, "post_backward", ...)`, `monkeypatch.setattr(...)` and
-    `mocker.patch(...)` on an FSDP2 internal.
+    `mocker.patch(...)` on an FSDP2 internal, on either package path (`torch.distributed._composable.fsdp`
+    of torch 2.4-2.5 too, and the classes its root re-exports: `...fsdp.FSDPModule`), and an FSDP2
+    module replaced in `sys.modules` by a test (`monkeypatch.setitem(sys.modules, ...)`,
+    `mock.patch.dict(sys.modules, {...})`, or `sys.modules[...] = m` in a test module).
 
     ## Why
     They replace the internal only for the span of one test and restore it afterwards, but they depend

@@ -1,0 +1,103 @@
+"""Import fallbacks resolved with the catalog: which binding of a name a module's functions see.
+
+    try:
+        from torch.distributed.fsdp._fully_shard._fsdp_common import compiled_autograd_enabled
+    except ImportError:
+        def compiled_autograd_enabled(): ...
+
+The name is bound twice at module level, so on its own the analysis takes it for the module's own
+(`plan.py`, `scope`), and a copy calling it never equals upstream. But when the per-release symbol tables
+show that every import of the `try` succeeds on the torch release the proof is for (the target torch),
+the handler never runs there: the name is FSDP2's. A fallback whose import fails on that release (the name
+is not there yet, or no more, or the package path is another release's) is what runs: the module's own.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable, Optional
+
+import libcst as cst
+
+from fsdp_unpatch.analysis.names import dotted_name, target_id
+from fsdp_unpatch.analysis.patterns import body_statements
+from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.catalog.symbols import SymbolTables
+from fsdp_unpatch.catalog.versions import Version
+
+# The releases whose FSDP2 package is at each root: `_fully_shard` from torch 2.6; the old package before.
+ROOT_RELEASES = {
+    "torch.distributed.fsdp._fully_shard": (Version(2, 6), None),
+    "torch.distributed._composable.fsdp": (None, Version(2, 5)),
+}
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _catches_import_errors(handler: cst.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True  # a bare `except:`
+    kinds = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
+    return any((dotted_name(kind) or "").split(".")[-1] in IMPORT_ERRORS for kind in kinds)
+
+
+def _imports_succeed(
+    body: cst.BaseSuite, catalog: Catalog, symbols: SymbolTables, torch: Version
+) -> Optional[set[str]]:
+    """The local names a `try` body imports, when it holds only `from <FSDP2 module> import ...` statements
+    that all succeed on `torch`; else None."""
+    names: set[str] = set()
+    for statement in body_statements(body):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return None
+        for small in statement.body:
+            if not isinstance(small, cst.ImportFrom) or small.relative or small.module is None:
+                return None
+            if isinstance(small.names, cst.ImportStar):
+                return None
+            module = dotted_name(small.module) or ""
+            root = next((r for r in ROOT_RELEASES if module == r or module.startswith(r + ".")), None)
+            if root is None:
+                return None
+            first, last = ROOT_RELEASES[root]
+            if (first is not None and torch < first) or (last is not None and torch > last):
+                return None  # the package path is another release's
+            for alias in small.names:
+                name = dotted_name(alias.name) or ""
+                target = target_id(f"{module}.{name}", catalog)
+                releases = symbols.releases(target) if target else None
+                if not releases or (str(torch) not in releases and not _newer_than_tables(torch, symbols, releases)):
+                    return None
+                local = alias.asname.name if alias.asname is not None else alias.name
+                names.add(dotted_name(local) or name)
+    return names or None
+
+
+def _newer_than_tables(torch: Version, symbols: SymbolTables, releases: frozenset[str]) -> bool:
+    """A torch newer than every release the tables know is taken to be like the newest one."""
+    newest = symbols.minors[-1]
+    return torch > Version.parse(newest) and newest in releases
+
+
+def resolved_fallbacks(
+    module: cst.Module,
+    catalog: Catalog,
+    symbols: SymbolTables,
+    torch: Version,
+    count_bindings: Callable[[cst.Module], Counter],
+) -> Counter:
+    """How often each name is bound at module level in an `except ImportError:` handler that never runs on
+    `torch` (its `try` imports the name from FSDP2 and the import succeeds there); `count_bindings` counts
+    a block's bindings as the caller counts the module's."""
+    found: Counter = Counter()
+    for statement in module.body:
+        if not isinstance(statement, cst.Try) or statement.orelse is not None or statement.finalbody is not None:
+            continue
+        imported = _imports_succeed(statement.body, catalog, symbols, torch)
+        if imported is None:
+            continue
+        for handler in statement.handlers:
+            if not _catches_import_errors(handler):
+                continue
+            bound = count_bindings(cst.Module(body=[s for s in body_statements(handler.body)]))  # type: ignore[misc]
+            found.update({name: count for name, count in bound.items() if name in imported})
+    return found

@@ -1,0 +1,183 @@
+"""FSU106: a subclass of an FSDP2 class that overrides its methods, put where FSDP2 looks.
+
+`class NpuParam(FSDPParam)` that redefines `init_all_gather_outputs` changes what FSDP2 runs once FSDP2
+builds or is handed an `NpuParam`: when the class is assigned over FSDP2's name for it
+(`_fsdp_param_group.FSDPParam = NpuParam`, or `setattr`), or passed to FSDP2 (a call into an FSDP2 module,
+or an `FSDPModule` method such as `set_custom_all_gather(NpuAllGather())`). No attribute of FSDP2 is
+assigned over the method, so the override rules cannot see it.
+
+A subclass that only the project's own code constructs is not reported: FSDP2 never runs its methods
+unless the project hands it over, and a hand-over through the project's own functions cannot be told
+apart from ordinary use of a subclass. Judged per file: the class and where it is installed must be in
+one file. torch's own modules are skipped: their subclasses of FSDP2's classes are torch.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import TYPE_CHECKING, Iterator, Optional
+
+from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.plan import FileAnalysis, Options
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.catalog import Catalog
+
+
+@functools.cache
+def _upstream_digests() -> dict[str, dict[str, str]]:
+    """target id -> torch release -> digest of its upstream code (the fingerprinted targets only)."""
+    from fsdp_unpatch.fingerprint.upstream import DATA_PATH
+
+    with open(DATA_PATH, encoding="utf-8") as handle:
+        return json.load(handle).get("targets", {})
+
+
+def changed_in(target: str) -> list[str]:
+    """The torch releases whose upstream code of `target` differs from the release before (where known)."""
+    from fsdp_unpatch.fingerprint.upstream import version_key
+
+    digests = _upstream_digests().get(target, {})
+    releases = sorted(digests, key=version_key)
+    return [new for old, new in zip(releases, releases[1:]) if digests[old] != digests[new]]
+
+
+def fsdp2_class(qualified: Optional[str], catalog: Catalog) -> Optional[str]:
+    """The id of the FSDP2 class a qualified name stands for ("_fsdp_param.FSDPParam"), under any
+    module that imported it by name."""
+    from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
+    from fsdp_unpatch.catalog.symbols import load_symbols
+
+    target = target_id(qualified, catalog) if qualified else None
+    if target is None or not is_fsdp2_private(target, catalog) or target.count(".") != 1:
+        return None
+    name = target.split(".")[1]
+    if name in catalog.classes:
+        target = f"{catalog.classes[name]}.{name}"
+    return target if load_symbols().class_member(target, "__init__") is not None else None
+
+
+def _installs(analysis: FileAnalysis, catalog: Catalog) -> dict[str, cst.CSTNode]:
+    """Class names of the file handed to FSDP2 -> where: stored into an FSDP2 module or class, or passed
+    (the class, or an instance made on the spot) to a call into FSDP2 or to an `FSDPModule` method."""
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
+    from fsdp_unpatch.catalog.symbols import load_symbols
+
+    table = analysis.table
+
+    def into_fsdp2(node: cst.BaseExpression) -> bool:
+        qualified = table.qualify(node)
+        target = target_id(qualified, catalog) if qualified else None
+        return target is not None and is_fsdp2_private(target, catalog)
+
+    found: dict[str, cst.CSTNode] = {}
+    for install in analysis.facts.installs:
+        if isinstance(install.value, cst.Name) and into_fsdp2(install.owner):
+            found.setdefault(install.value.value, install.report)
+    module_methods = load_symbols().tables.get("_fully_shard.FSDPModule", {})
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            method = isinstance(func, cst.Attribute) and func.attr.value in module_methods
+            if not (method or into_fsdp2(func)):
+                return
+            for arg in node.args:
+                value = arg.value.func if isinstance(arg.value, cst.Call) else arg.value
+                if isinstance(value, cst.Name):
+                    found.setdefault(value.value, node)
+
+    analysis.module.visit(_Calls())
+    return found
+
+
+def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.patterns import body_statements
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.catalog.symbols import load_symbols
+
+    if analysis.module_name == "torch" or analysis.module_name.startswith("torch."):
+        return  # torch's own subclasses of FSDP2's classes define it (`replicate_with_fsdp`)
+    symbols = load_symbols()
+    subclasses = []
+    for cls in analysis.facts.subclasses:
+        found = [fsdp2_class(analysis.table.qualify(b.value), catalog) for b in cls.bases if b.keyword is None]
+        fsdp2_bases = [b for b in found if b is not None]
+        if fsdp2_bases:
+            subclasses.append((cls, fsdp2_bases))
+    if not subclasses:
+        return
+    installed = _installs(analysis, catalog)
+    for cls, bases in subclasses:
+        where = installed.get(cls.name.value)
+        if where is None:
+            continue
+        for statement in body_statements(cls.body):
+            if not isinstance(statement, cst.FunctionDef):
+                continue
+            name = statement.name.value
+            base, releases = next(((b, r) for b in bases if (r := symbols.class_member(b, name))), (None, None))
+            if base is None or releases is None:
+                continue  # a name no FSDP2 base defines: new, nothing overridden
+            target = f"{base}.{name}"
+            changed = changed_in(target)
+            message = SUBCLASS_OVERRIDE.message(
+                "changed" if changed else "default",
+                method=f"{cls.name.value}.{name}",
+                target=target,
+                releases=symbols.describe(releases),
+                changed=", ".join(changed),
+                cls=cls.name.value,
+                line=analysis.position(where).start.line,
+            )
+            yield Planned(SUBCLASS_OVERRIDE.code, statement.name, message, target)
+
+
+SUBCLASS_OVERRIDE = declare(
+    "FSU106",
+    "subclass-override",
+    category="review",
+    fix="none",
+    phase="file",
+    summary="A subclass of an FSDP2 class, handed to FSDP2, overrides one of its methods",
+    messages={
+        "default": "`{method}` overrides FSDP2 `{target}` (upstream in torch {releases}) and `{cls}` is handed "
+        "to FSDP2 at line {line}: review what the override changes",
+        "changed": "`{method}` overrides FSDP2 `{target}` (upstream in torch {releases}; its code changed in "
+        "torch {changed}) and `{cls}` is handed to FSDP2 at line {line}: review what the override changes",
+    },
+    planned_in="fsdp_unpatch.rules.declared.subclass_override (check)",
+    check=check,
+    doc="""
+    ## What it does
+    Reports each method of a subclass of an FSDP2 class (`FSDPParam`, `FSDPParamGroup`,
+    `DefaultAllGather`, ...) whose name the FSDP2 base defines in some torch release, when the file hands
+    the subclass to FSDP2: assigns it over an FSDP2 name (`_fsdp_param_group.FSDPParam = NpuParam`,
+    `setattr(...)`) or passes it, or an instance made on the spot, to a call into FSDP2 or to an
+    `FSDPModule` method (`model.set_custom_all_gather(NpuAllGather())`). The message names the torch
+    releases that define the method and, for the methods whose upstream code the tool keeps, the
+    releases in which that code changed.
+
+    ## Why
+    FSDP2 then runs the subclass's method in place of its own: an override as real as an assignment,
+    which a torch upgrade can break (the method changes, moves or disappears). A subclass that only
+    the project's own code constructs is not reported, nor a method FSDP2 never defines.
+
+    ## Example
+    ```python
+    class NpuParam(FSDPParam):
+        def init_all_gather_outputs(self, *args, **kwargs):  # FSU106
+            ...
+
+    _fsdp_param_group.FSDPParam = NpuParam
+    ```
+    """,
+)

@@ -1,0 +1,108 @@
+"""FSU203: a vendored copy or shim of an FSDP2 module, recognised by what it does, not by its path.
+
+Another framework may carry its own copy of FSDP2's collectives for torch releases that lack them: it
+defines the `fsdp::` ops (`Library("fsdp", "DEF")` then `lib.define(...)`, `torch.library.define`,
+`torch.library.custom_op`) and registers its own kernels for them, or it defines FSDP2's classes
+(`class FSDPParamGroup:`). That is where FSDP2 lives for that framework, not a patch of it: its kernel
+registrations for the ops it defines get no finding (`analysis/plan.py`), and this rule says, once, what
+the file is a copy of. An assignment into torch's own FSDP2 modules in such a file is still an override.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.plan import FileAnalysis, Options
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.catalog import Catalog
+
+
+def _modules_defining(op: str) -> list[str]:
+    """FSDP2 modules whose tables hold the op's Python side (`all_gather_copy_in_cuda`, `chunk_cat`)."""
+    from fsdp_unpatch.catalog.symbols import load_symbols
+
+    tables = load_symbols().tables
+    return [m for m, names in tables.items() if "." not in m and any(n == op or n.startswith(op + "_") for n in names)]
+
+
+def _copies_methods(cls: cst.ClassDef, fsdp2: str) -> bool:
+    """Most of the class's methods (two at least) are methods of the FSDP2 class it is named after: a copy,
+    not an unrelated class that happens to share the name."""
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.patterns import body_statements
+    from fsdp_unpatch.catalog.symbols import load_symbols
+
+    symbols = load_symbols()
+    methods = [s.name.value for s in body_statements(cls.body) if isinstance(s, cst.FunctionDef)]
+    shared = [name for name in methods if symbols.class_member(fsdp2, name)]
+    return len(shared) >= 2 and 2 * len(shared) >= len(methods)
+
+
+def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.rules.declared.subclass_override import fsdp2_class
+    from fsdp_unpatch.rules.overrides import defined_ops
+
+    if analysis.module_name == "torch" or analysis.module_name.startswith("torch."):
+        return  # torch itself is where FSDP2 lives, no copy of it
+    ops = {op: call for (namespace, op), call in defined_ops(analysis.facts).items() if namespace == "fsdp"}
+    classes = [
+        statement
+        for statement in analysis.module.body
+        if isinstance(statement, cst.ClassDef)
+        and statement.name.value in catalog.classes
+        and not any(fsdp2_class(analysis.table.qualify(b.value), catalog) for b in statement.bases)
+        and _copies_methods(statement, f"{catalog.classes[statement.name.value]}.{statement.name.value}")
+    ]
+    if not ops and not classes:
+        return
+    copied = sorted({m for op in ops for m in _modules_defining(op)} | {catalog.classes[c.name.value] for c in classes})
+    what = [f"op{'s' if len(ops) > 1 else ''} " + ", ".join(f"`fsdp::{op}`" for op in sorted(ops))] if ops else []
+    if classes:
+        names = ", ".join(f"`{c.name.value}`" for c in classes)
+        what.append(f"class{'es' if len(classes) > 1 else ''} {names}")
+    nodes = [*ops.values(), *classes]
+    first = min(nodes, key=lambda node: analysis.position(node).start.line)
+    message = VENDORED_FSDP2.message(what=" and ".join(what), modules=", ".join(f"`{m}`" for m in copied) or "FSDP2")
+    yield Planned(VENDORED_FSDP2.code, first.name if isinstance(first, cst.ClassDef) else first, message)
+
+
+VENDORED_FSDP2 = declare(
+    "FSU203",
+    "vendored-fsdp2",
+    category="keep",
+    fix="none",
+    phase="file",
+    summary="A vendored copy or shim of an FSDP2 module: it defines FSDP2's ops or classes itself",
+    messages="This file defines FSDP2's {what} itself: a vendored copy of {modules}; its kernels and "
+    "classes are its own definitions, not overrides (reported for information)",
+    planned_in="fsdp_unpatch.rules.declared.vendored (check)",
+    check=check,
+    doc="""
+    ## What it does
+    Reports once, at its first definition, a file outside torch that defines FSDP2's `fsdp::` ops
+    (`lib.define(...)` on a `Library("fsdp", "DEF" | "FRAGMENT")`, `torch.library.define("fsdp::op", ...)`,
+    `torch.library.custom_op("fsdp::op")`) or FSDP2's classes (`class FSDPParamGroup:`, not a subclass of
+    torch's), whatever its path.
+
+    ## Why
+    Such a file is where FSDP2 lives for the framework that ships it, not a patch of torch's FSDP2: its
+    kernel registrations for the ops it defines are not overrides and get no FSU103. Reported for
+    information (category keep: it never fails a run) so that a reader knows why the file has no
+    override findings. An assignment into torch's own FSDP2 modules in the same file is still reported.
+
+    ## Example
+    ```python
+    lib = Library("fsdp", "FRAGMENT")
+    lib.define("chunk_cat(Tensor[] tensors, int dim, int num_chunks, *, Tensor(a!) out) -> ()")  # FSU203
+    ```
+    """,
+)

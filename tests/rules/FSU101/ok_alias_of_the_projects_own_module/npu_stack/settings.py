@@ -1,0 +1,2 @@
+"""The project's own settings module."""
+FSDP_RESHARD = True
