@@ -195,9 +195,14 @@ class _Analyzer:
         fallback that never runs on the target torch binds nothing (`fallbacks.py`)."""
         bound = _module_level_bindings(self.result.module)
         if any(isinstance(statement, cst.Try) for statement in self.result.module.body):
-            bound -= fallbacks.resolved_fallbacks(
-                self.result.module, self.catalog, load_symbols(), self.options.target_torch, _module_level_bindings
-            )
+            # A fallback binds nothing only if it never runs on any release the project allows.
+            never_runs: Optional[Counter] = None
+            for torch in self.options.releases:
+                found = fallbacks.resolved_fallbacks(
+                    self.result.module, self.catalog, load_symbols(), torch, _module_level_bindings
+                )
+                never_runs = found if never_runs is None else never_runs & found
+            bound -= never_runs or Counter()
         return bound
 
     def scope(self) -> fingerprint.Scope:
