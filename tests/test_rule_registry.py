@@ -142,7 +142,7 @@ def test_the_batch_layer_computes_every_cross_file_key_a_rule_exports() -> None:
     from fsdp_unpatch.catalog.versions import Version
     from fsdp_unpatch.config.discovery import discover
     from fsdp_unpatch.model import RunOptions
-    from fsdp_unpatch.run.batch import cross_file_keys
+    from fsdp_unpatch.run.alone import cross_file_keys
     from fsdp_unpatch.run.engine import Run
 
     example = PACKAGE.parent / "examples" / "legacy_project" / "legacy_npu" / "distributed" / "fsdp"

@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 import pathspec
 
 from fsdp_unpatch.config.discovery import SKIPPED_DIRS
-from fsdp_unpatch.regular_files import read_regular
+from fsdp_unpatch.files.regular import read_regular
 
 
 def compile_patterns(lines: Sequence[str]) -> pathspec.PathSpec:

@@ -207,7 +207,7 @@ def _names(names: frozenset[str]) -> str:
 def guard(files: Sequence, groups: Sequence[Sequence[int]], paths: Sequence[str], roots) -> None:
     """Hold back every group with a fix that would break an importer (`files`: `FileResult`s, `paths`: their
     paths), until no planned fix does: a group held back gives its files' old content back to the search."""
-    from fsdp_unpatch.analysis.source import SourceError
+    from fsdp_unpatch.files.reading import SourceError
     from fsdp_unpatch.fixes.transaction import error_finding, hold_back
     from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
 
