@@ -1,4 +1,4 @@
-"""SIGKILL mid-group: the intent journal lets the next run finish the group (issue 25, item 4; README, Safety).
+"""SIGKILL mid-group: the intent journal lets the next run finish the group (issue 25, item 4; docs/safety.md).
 
 A real `fix` runs in a subprocess and kills itself with SIGKILL at one step of writing a three-file group
 (after the journal, before the first, second and third rename or in-place write, and after the last one). The

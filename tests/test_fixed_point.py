@@ -4,7 +4,7 @@ Over every fixture under tests/fixtures (each `fix/*.in.py` and `unchanged/*.py`
 the fingerprint fragments as modules), both examples and real torch-npu releases; with safe fixes only and with
 `--unsafe-fixes`. After a safe-only `fix`, no `remove` finding may still have a safe fix; after
 `fix --unsafe-fixes`, none may have any fix. And a safe `fix` followed by `fix --unsafe-fixes` ends where one
-`fix --unsafe-fixes` does (README, "What counts as removed").
+`fix --unsafe-fixes` does (docs/migration.md, "What counts as removed").
 """
 
 from __future__ import annotations

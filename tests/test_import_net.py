@@ -1,4 +1,4 @@
-"""No fix leaves code that no longer imports (issue 25, reproductions 1, 2, 3, 5 and 6; README, Safety).
+"""No fix leaves code that no longer imports (issue 25, reproductions 1, 2, 3, 5 and 6; docs/safety.md).
 
 Each test builds a tree the way the hostile campaign did (the bundled example, plus a second name for the patch
 module, a re-export, a single-file entry point, `--unsafe-fixes` on tests, an unreadable launcher), runs `fix`,

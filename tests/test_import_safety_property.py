@@ -1,4 +1,4 @@
-"""Property (issue 25): whatever importers a tree has, `fix` leaves it importing (README, Safety).
+"""Property (issue 25): whatever importers a tree has, `fix` leaves it importing (docs/safety.md).
 
 A sweep over the bundled example, the fixture trees and two real torch-npu releases (2.8.0, 2.9.1). Each tree
 first gets a dry run (`fix` without writing) to learn which modules a fix changes; then importers of those

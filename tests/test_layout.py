@@ -1,5 +1,5 @@
 """The package's import graph has no cycle (imports inside functions count; `if TYPE_CHECKING:` ones, which
-never run, do not). A cycle is where layers drift into each other: the layout (README, Development) keeps
+never run, do not). A cycle is where layers drift into each other: the layout (docs/development.md) keeps
 each stage importing only the ones it builds on."""
 
 from __future__ import annotations
