@@ -6,7 +6,10 @@ The project is the bundled legacy example (three collectives overrides: removabl
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -289,3 +292,25 @@ def test_the_cache_does_not_outlive_a_changed_declaration(tmp_path: Path) -> Non
     (project / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\ndependencies = ["torch>=2.6"]\n')
     second = cli_runner().invoke(main, ["check", *cache, str(project)])
     assert "FSU102" in second.output
+
+
+# --- special files ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_or_device_named_like_a_requirements_file_is_named_never_read(tmp_path: Path) -> None:
+    """`requirements*.txt` is found by a glob, which does not ask whether the name is a regular file: a FIFO
+    hung the run (deaf to SIGTERM) and a link to /dev/zero read without end."""
+    project = _example(tmp_path, '["torch==2.7.1"]')
+    os.mkfifo(project / "requirements-dev.txt")
+    (project / "requirements-zero.txt").symlink_to("/dev/zero")
+    run = subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", "check", "--no-cache", "--output-format", "concise", "."],
+        cwd=project,
+        capture_output=True,
+        timeout=30,
+    )
+    stderr = run.stderr.decode()
+    assert "Traceback" not in stderr and run.returncode == 1, stderr
+    assert "requirements-dev.txt: cannot be read" in stderr and "requirements-zero.txt: cannot be read" in stderr
+    assert "Target torch 2.7 (pyproject.toml: torch==2.7.1)" in run.stdout.decode()

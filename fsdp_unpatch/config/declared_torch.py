@@ -29,6 +29,7 @@ from packaging.version import InvalidVersion
 from packaging.version import Version as PackageVersion
 
 from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.regular_files import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -171,8 +172,8 @@ class Reader:
             return path.as_posix()
 
     def text(self, path: Path) -> Optional[str]:
-        try:
-            return path.read_text(encoding="utf-8")
+        try:  # a FIFO or a device found by the `requirements*.txt` glob would block or never end
+            return read_regular(path).decode("utf-8")
         except (OSError, UnicodeDecodeError) as error:
             self.problems.append(f"{self.relative(path)}: cannot be read ({error}); it is not used")
             return None
