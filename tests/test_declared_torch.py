@@ -314,3 +314,23 @@ def test_a_fifo_or_device_named_like_a_requirements_file_is_named_never_read(tmp
     assert "Traceback" not in stderr and run.returncode == 1, stderr
     assert "requirements-dev.txt: cannot be read" in stderr and "requirements-zero.txt: cannot be read" in stderr
     assert "Target torch 2.7 (pyproject.toml: torch==2.7.1)" in run.stdout.decode()
+
+
+def test_a_hostile_requirements_file_name_stays_on_its_line_in_the_summary_and_the_warnings(tmp_path: Path) -> None:
+    """The declaration's file name reaches the summary line and standard error: raw, a newline in it started
+    a line of its own there (a CI runner reads `::error ...` at the start of a line as a command)."""
+    project = _example(tmp_path)
+    hostile = "requirements-\n::error file=train.py::pwned\x1b[2J.txt"
+    (project / hostile).write_text("torch==2.7.1\ntorch==2.7.1#not-a-comment\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", "check", "--no-cache", "--output-format", "concise", "."],
+        cwd=project,
+        capture_output=True,
+        timeout=60,
+    )
+    stdout, stderr = run.stdout.decode(), run.stderr.decode()
+    assert run.returncode == 1, stderr
+    assert "\x1b" not in stdout + stderr
+    assert not [line for line in (stdout + stderr).splitlines() if line.startswith("::")]
+    assert "Target torch 2.7 (requirements-\\n::error file=train.py::pwned\\033[2J.txt: torch==2.7.1)" in stdout
+    assert "cannot read the requirement" in stderr
