@@ -184,6 +184,9 @@ class Reader:
         out = []
         for text in texts:
             text = text.strip()
+            name = _NAME.match(text)
+            if name is None or canonicalize_name(name.group(1)) not in TORCH_NAMES:
+                continue  # searching every requirement's line made a long list quadratic
             number = next((i for i, line in enumerate(numbered, 1) if text and text in line), 0)
             found = self.line(text, f"{self.relative(path)}:{number}" if number else self.relative(path))
             if found is not None:
