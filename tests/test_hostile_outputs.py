@@ -215,3 +215,14 @@ def test_junit_text_keeps_a_finding_on_one_line(tmp_path: Path) -> None:
     text = failure.firstChild.data
     assert "\n" not in text.strip() and text.startswith('"pkg\\n::error file=victim.py::pwned/victim.py":'), text
     assert not [line for line in shown.stdout.decode().splitlines() if line.lstrip().startswith("::")]
+
+
+def test_github_annotations_escape_every_control_character(tmp_path: Path) -> None:
+    """CR, LF and `%` were escaped as the runner's toolkit does, but an ESC reached the log raw (colours,
+    cursor moves in a terminal)."""
+    _hostile_tree(tmp_path, "a\x1b[2Kb\x7f")
+    shown = cli("check", "--output-format", "github", ".", cwd=tmp_path)
+    out = shown.stdout.decode()
+    assert shown.returncode == 1, out
+    assert "\x1b" not in out and "\x7f" not in out
+    assert "file=a\\033[2Kb\\177/victim.py," in out
