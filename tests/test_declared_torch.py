@@ -350,3 +350,18 @@ def test_a_huge_dependency_list_is_read_in_linear_time(tmp_path: Path) -> None:
     assert time.monotonic() - started < 5
     assert declared is not None and declared.origin == "pyproject.toml: torch==2.7.1" and not problems
     assert declared.where == "pyproject.toml:20003"
+
+
+def test_torch_npu_version_annotated_is_read_and_a_computed_one_is_named(tmp_path: Path) -> None:
+    """`__version__: str = "..."` is a literal too; a computed `__version__` cannot be read without running the
+    module, and was passed over in silence (the project's other declarations then decided for torch-npu itself)."""
+    (tmp_path / "torch_npu").mkdir()
+    (tmp_path / "requirements.txt").write_text("torch>=2.4\n")
+    (tmp_path / "torch_npu" / "version.py").write_text('__version__: str = "2.7.1.post11"\n')
+    declared, problems = declared_torch(tmp_path, KNOWN)
+    assert declared is not None and declared.origin == "torch_npu/version.py: torch-npu 2.7.1.post11"
+    assert not problems
+    (tmp_path / "torch_npu" / "version.py").write_text('MAJOR = "2.7"\n__version__ = MAJOR + ".1"\n')
+    declared, problems = declared_torch(tmp_path, KNOWN)
+    assert declared is not None and declared.origin == "requirements.txt: torch>=2.4"
+    assert problems == ["torch_npu/version.py:2: `__version__` is computed, not a string literal; it is not used"]

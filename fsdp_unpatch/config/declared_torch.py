@@ -316,7 +316,12 @@ class Reader:
             source = self.text(module)
             found = _assigned_string(source, "__version__") if source is not None else None
             if found is not None:
-                return self.own_version(found[0], f"torch_npu/version.py:{found[1]}")
+                literal, number = found
+                if literal is not None:
+                    return self.own_version(literal, f"torch_npu/version.py:{number}")
+                self.problems.append(
+                    f"torch_npu/version.py:{number}: `__version__` is computed, not a string literal; it is not used"
+                )
         plain = self.root / "version.txt"
         if plain.is_file():
             source = self.text(plain)
@@ -363,20 +368,23 @@ def _logical_lines(source: str) -> Iterator[tuple[int, str]]:
         yield start, pending
 
 
-def _assigned_string(source: str, name: str) -> Optional[tuple[str, int]]:
-    """The string literal a module assigns to `name` at its top level, and its line."""
+def _assigned_string(source: str, name: str) -> Optional[tuple[Optional[str], int]]:
+    """The string literal a module assigns (or annotates) to `name` at its top level, and its line; None for
+    the string when the value is computed."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return None
     for node in tree.body:
-        if (
-            isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str)
-        ):
-            return node.value.value, node.lineno
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            literal = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+            return literal, node.lineno
     return None
 
 
