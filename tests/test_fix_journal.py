@@ -244,3 +244,18 @@ def test_a_journal_of_an_earlier_run_with_this_process_id_is_finished(tmp_path: 
     monkeypatch.chdir(project)
     check_paths(["."], isolated=True)
     assert _tree(project) == reference[1]  # all-new; the journal is gone
+
+
+def test_a_journal_copied_with_its_tree_is_not_acted_on_from_the_copy(tmp_path: Path, reference) -> None:
+    """A tree copied after a crash carries the journal, which names the original's files: a run over the copy
+    finished the original (writing outside the run) and removed the journal, so the copy's own half-written
+    group was left with none."""
+    import shutil
+
+    project, path = _left_journal(tmp_path, reference)
+    copy = tmp_path / "copy"
+    shutil.copytree(project, copy)
+    original, copied = _tree(project), _tree(copy)
+    run = _run(tmp_path, copy, "check")
+    assert run.returncode == 2 and "not acted on" in run.stderr.decode(), run.stderr.decode()
+    assert _tree(project) == original and _tree(copy) == copied

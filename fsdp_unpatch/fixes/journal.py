@@ -202,9 +202,14 @@ def _read(journal: str, secret: Optional[bytes]) -> list[Entry]:
             raise ValueError
         if not hmac.compare_digest(record["signature"], sign(secret, FORMAT, record["entries"])):
             raise _Refused("it is not signed with your key (forged, or written by someone else)")
-        return [_entry(data) for data in record["entries"]]
+        entries = [_entry(data) for data in record["entries"]]
     except (OSError, ValueError, RecursionError, TypeError, KeyError):
         raise _Refused("it is not a journal this version wrote") from None
+    # `write` puts it beside the group's first file: elsewhere it was copied (with its tree) or moved
+    home = os.path.dirname(next((e.path for e in entries if e.new is not None), entries[0].path if entries else ""))
+    if os.path.realpath(home) != os.path.realpath(os.path.dirname(journal)):
+        raise _Refused(f"it was written for files in {quoted_path(home)}, not here (copied or moved)")
+    return entries
 
 
 def _entry(data: Any) -> Entry:
