@@ -230,3 +230,32 @@ def test_a_journal_whose_process_id_was_reused_is_finished(tmp_path: Path, refer
     finally:
         newcomer.kill()
         newcomer.wait()
+
+
+def test_a_journal_of_an_earlier_run_with_this_process_id_is_finished(tmp_path: Path, reference, monkeypatch) -> None:
+    """In a container every run can get the same process id (often 1): a journal left by a killed earlier run
+    then names the id of the run that reads it. It was taken for that run's own and skipped, run after run, and
+    the half-written group was checked as it stood."""
+    from fsdp_unpatch.api import check_paths
+
+    project, path = _left_journal(tmp_path, reference)
+    path.rename(project / f"{JOURNAL}{os.getpid()}.{path.name[len(JOURNAL) :].partition('.')[2]}")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(project)
+    check_paths(["."], isolated=True)
+    assert _tree(project) == reference[1]  # all-new; the journal is gone
+
+
+def test_a_journal_copied_with_its_tree_is_not_acted_on_from_the_copy(tmp_path: Path, reference) -> None:
+    """A tree copied after a crash carries the journal, which names the original's files: a run over the copy
+    finished the original (writing outside the run) and removed the journal, so the copy's own half-written
+    group was left with none."""
+    import shutil
+
+    project, path = _left_journal(tmp_path, reference)
+    copy = tmp_path / "copy"
+    shutil.copytree(project, copy)
+    original, copied = _tree(project), _tree(copy)
+    run = _run(tmp_path, copy, "check")
+    assert run.returncode == 2 and "not acted on" in run.stderr.decode(), run.stderr.decode()
+    assert _tree(project) == original and _tree(copy) == copied

@@ -515,7 +515,9 @@ class _Analyzer:
                 continue
             seen.add(id(function))
             qualified = f"{self.result.module_name}.{function.name.value}"
-            removable = self.is_top_level(function) and self.left_empty(function)
+            # An installer `__all__` exports is public: deleting it breaks `import *` and importers out of reach.
+            exported = function.name.value in self.facts.dunder_all
+            removable = self.is_top_level(function) and self.left_empty(function) and not exported
             installer = Installer(function, qualified, removable)
             if removable:
                 sites = [
