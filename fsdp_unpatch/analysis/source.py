@@ -23,9 +23,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Optional, TypeVar, Union
-
-from fsdp_unpatch.rules.declared.errors import FILE_TOO_LARGE, FIX_NOT_WRITTEN, PARSE_ERROR, READ_ERROR
+from typing import TYPE_CHECKING, Callable, Iterator, Literal, Optional, TypeVar, Union
 
 if TYPE_CHECKING:  # loaded by parse_source: reading files (and the prefilter) must not cost libcst's import
     import libcst as cst
@@ -53,12 +51,17 @@ _TOO_DEEP = (
 )
 
 
+# What went wrong with a file: it cannot be read (or decoded), it is too large to read, it does not parse, or
+# a fix cannot be written. The rules layer makes each kind its rule's finding (`rules/source_errors.py`).
+SourceErrorKind = Literal["read", "too-large", "parse", "write"]
+
+
 class SourceError(Exception):
     """A file that cannot be read, decoded, parsed or written; the message names the problem."""
 
-    def __init__(self, code: str, message: str, line: int = 1, column: int = 1) -> None:
+    def __init__(self, kind: SourceErrorKind, message: str, line: int = 1, column: int = 1) -> None:
         super().__init__(message)
-        self.code = code
+        self.kind = kind
         self.line = line
         self.column = column
 
@@ -94,14 +97,12 @@ def _read_error(path: Path, error: OSError) -> SourceError:
     if os.path.islink(path):
         target = os.readlink(path)
         if error.errno == errno.ENOENT:
-            return SourceError(
-                READ_ERROR.code, f"cannot read file: broken symbolic link (to {target!r}, which does not exist)"
-            )
+            return SourceError("read", f"cannot read file: broken symbolic link (to {target!r}, which does not exist)")
         if error.errno == errno.ELOOP:
-            return SourceError(READ_ERROR.code, f"cannot read file: symbolic link loop (to {target!r})")
+            return SourceError("read", f"cannot read file: symbolic link loop (to {target!r})")
     if error.errno == errno.ELOOP:
-        return SourceError(READ_ERROR.code, "cannot read file: symbolic link loop")
-    return SourceError(READ_ERROR.code, f"cannot read file: {error.strerror or error}")
+        return SourceError("read", "cannot read file: symbolic link loop")
+    return SourceError("read", f"cannot read file: {error.strerror or error}")
 
 
 def _megabytes(size: int) -> str:
@@ -113,10 +114,10 @@ def read_source(path: Path, display: str) -> SourceFile:
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):  # a FIFO would block a plain read forever
-            raise SourceError(READ_ERROR.code, f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
+            raise SourceError("read", f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
         if info.st_size > MAX_READ_BYTES:
             raise SourceError(
-                FILE_TOO_LARGE.code,
+                "too-large",
                 f"file too large to read: {_megabytes(info.st_size)} (the limit is {_megabytes(MAX_READ_BYTES)})",
             )
         read_ns = time.time_ns()  # before the stat: a change after this is newer than the stat's times
@@ -124,12 +125,12 @@ def read_source(path: Path, display: str) -> SourceFile:
         with open(descriptor, "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):  # replaced between the stat and the open
-                raise SourceError(READ_ERROR.code, f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
+                raise SourceError("read", f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
             data = handle.read(MAX_READ_BYTES + 1)
     except OSError as error:
         raise _read_error(path, error) from error
     if len(data) > MAX_READ_BYTES:
-        raise SourceError(FILE_TOO_LARGE.code, f"file too large to read: more than {_megabytes(MAX_READ_BYTES)}")
+        raise SourceError("too-large", f"file too large to read: more than {_megabytes(MAX_READ_BYTES)}")
     return SourceFile(
         path=path,
         display=display,
@@ -149,7 +150,7 @@ def read_candidate(candidate) -> SourceFile:
     if candidate.data is not None:
         return SourceFile(candidate.path, candidate.display, candidate.data, 0, len(candidate.data))
     if candidate.problem is not None:
-        raise SourceError(READ_ERROR.code, candidate.problem)
+        raise SourceError("read", candidate.problem)
     return read_source(candidate.path, candidate.display)
 
 
@@ -172,14 +173,14 @@ def _decode_error(data: bytes) -> Optional[SourceError]:
     try:
         encoding = declared_encoding(data)
     except SyntaxError as error:  # an unknown encoding in the cookie, or a cookie that contradicts the BOM
-        return SourceError(READ_ERROR.code, f"cannot decode file: {error}")
+        return SourceError("read", f"cannot decode file: {error}")
     try:
         codecs.lookup(encoding).decode(data)
     except UnicodeDecodeError as error:
         line, column = _line_column(data, error.start)
         bad = data[error.start : error.end][:4].hex(" ")
         return SourceError(
-            READ_ERROR.code,
+            "read",
             f"cannot decode file as {encoding}: byte(s) {bad} at line {line}, column "
             f"{column} ({error.reason}); declare the file's encoding with a PEP 263 comment "
             "or convert it",
@@ -201,17 +202,15 @@ def _python_error(data: bytes) -> tuple[Optional[SourceError], bool]:
             warnings.simplefilter("ignore")
             compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except (RecursionError, MemoryError):
-        return SourceError(
-            PARSE_ERROR.code, "too deeply nested to parse safely (CPython's parser gives up on it too)"
-        ), True
+        return SourceError("parse", "too deeply nested to parse safely (CPython's parser gives up on it too)"), True
     except SyntaxError as error:
         line, column = error.lineno or 1, error.offset or 1
         message = error.msg or str(error)
         if any(marker in message for marker in _TOO_DEEP):
-            return SourceError(PARSE_ERROR.code, f"too deeply nested to parse safely: {message}", line, column), True
-        return SourceError(PARSE_ERROR.code, f"syntax error: {message}", line, column), False
+            return SourceError("parse", f"too deeply nested to parse safely: {message}", line, column), True
+        return SourceError("parse", f"syntax error: {message}", line, column), False
     except ValueError as error:  # what the compiler refuses outright (NUL bytes are checked before)
-        return SourceError(PARSE_ERROR.code, f"syntax error: {error}"), False
+        return SourceError("parse", f"syntax error: {error}"), False
     return None, False
 
 
@@ -268,14 +267,14 @@ def parse_source(source: SourceFile) -> cst.Module:
     if nul >= 0:
         line, column = _line_column(data, nul)
         raise SourceError(
-            READ_ERROR.code,
+            "read",
             f"file contains a NUL byte at line {line}, column {column}: a binary file, not Python source",
             line,
             column,
         )
     if len(data) > MAX_PARSE_BYTES:
         raise SourceError(
-            FILE_TOO_LARGE.code,
+            "too-large",
             f"file too large to parse safely: {_megabytes(len(data))} (the limit is "
             f"{_megabytes(MAX_PARSE_BYTES)}; libcst needs about 600 times a file's size "
             "in memory)",
@@ -298,13 +297,11 @@ def parse_source(source: SourceFile) -> cst.Module:
             except (cst.ParserSyntaxError, RecursionError):
                 pass
         message = error.message.replace("parser error: ", "").replace("tokenizer error: ", "")
-        raise SourceError(PARSE_ERROR.code, f"syntax error: {message}", error.raw_line, error.raw_column + 1) from error
+        raise SourceError("parse", f"syntax error: {message}", error.raw_line, error.raw_column + 1) from error
     except RecursionError as error:
-        raise SourceError(
-            PARSE_ERROR.code, "too deeply nested to parse safely (libcst's parser gives up on it)"
-        ) from error
+        raise SourceError("parse", "too deeply nested to parse safely (libcst's parser gives up on it)") from error
     except (UnicodeDecodeError, LookupError, SyntaxError) as error:
-        raise SourceError(READ_ERROR.code, f"cannot decode file: {error}") from error
+        raise SourceError("read", f"cannot decode file: {error}") from error
 
 
 # libcst's native parser refuses a run of more implicitly joined string literals than about 3,500
@@ -580,7 +577,7 @@ def _discard(temporary: Optional[str]) -> None:
 
 
 def _write_error(error: OSError) -> SourceError:
-    return SourceError(FIX_NOT_WRITTEN.code, f"cannot write file: {error.strerror or error}; the file is unchanged")
+    return SourceError("write", f"cannot write file: {error.strerror or error}; the file is unchanged")
 
 
 def _writable(path: str, info: os.stat_result) -> bool:
@@ -682,7 +679,7 @@ def _overwrite(source: SourceFile, path: str, data: bytes) -> None:
         finally:
             os.close(descriptor)
         if changed_on_disk(source):
-            raise SourceError(FIX_NOT_WRITTEN.code, "file changed on disk while it was being fixed; not written")
+            raise SourceError("write", "file changed on disk while it was being fixed; not written")
         with open(path, "r+b") as handle:
             try:
                 handle.write(data)
@@ -699,7 +696,7 @@ def _overwrite(source: SourceFile, path: str, data: bytes) -> None:
                 except OSError:
                     kept, backup = backup, None
                     raise SourceError(
-                        FIX_NOT_WRITTEN.code,
+                        "write",
                         f"cannot write file: {error.strerror or error}; its old content is saved in {kept}",
                     ) from error
                 raise

@@ -1,4 +1,4 @@
-"""FSU306: imports of names their module, a file of the project, does not bind (`declared/broken_import.py`).
+"""FSU306: imports of names their module, a file of the project, does not bind (declared in `broken_import.py`).
 
 Kept cheap for big trees (torch's 2,285 files): the imports are first read from the bytes with a regular
 expression, a name is a suspect only when its module's bytes spell it nowhere as a binding could
@@ -15,7 +15,7 @@ from typing import Iterator, Optional, Sequence
 from fsdp_unpatch.analysis.bindings import Bindings, bindings, imports, parse
 from fsdp_unpatch.analysis.source import resolve_relative
 from fsdp_unpatch.model import Finding, Span
-from fsdp_unpatch.rules.declared.broken_import import BROKEN_IMPORT
+from fsdp_unpatch.rules.broken_import import BROKEN_IMPORT
 from fsdp_unpatch.run.identity import Project, ProjectFile, identity, project_files, roots_of, shown_path
 
 _FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;#]*)", re.MULTILINE)

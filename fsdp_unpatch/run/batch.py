@@ -28,8 +28,8 @@ from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import SourceFile, checkpoint
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate
-from fsdp_unpatch.fixes.transaction import error_finding
 from fsdp_unpatch.model import FileResult, Finding, Outcome, RunOptions, RunResult
+from fsdp_unpatch.rules.source_errors import error_finding
 from fsdp_unpatch.run.groups import Groups
 
 if TYPE_CHECKING:

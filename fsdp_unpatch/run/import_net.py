@@ -208,8 +208,8 @@ def guard(files: Sequence, groups: Sequence[Sequence[int]], paths: Sequence[str]
     """Hold back every group with a fix that would break an importer (`files`: `FileResult`s, `paths`: their
     paths), until no planned fix does: a group held back gives its files' old content back to the search."""
     from fsdp_unpatch.analysis.source import SourceError
-    from fsdp_unpatch.fixes.transaction import error_finding, hold_back
-    from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
+    from fsdp_unpatch.fixes.transaction import hold_back
+    from fsdp_unpatch.rules.source_errors import error_finding
 
     group_of = {i: list(g) for g in groups for i in g}
     while True:
@@ -225,7 +225,5 @@ def guard(files: Sequence, groups: Sequence[Sequence[int]], paths: Sequence[str]
             index = breakage.index
             if files[index].fixed is None:
                 continue  # held back with an earlier one of its group
-            files[index].findings.append(
-                error_finding(files[index].display, SourceError(FIX_NOT_WRITTEN.code, breakage.message()))
-            )
+            files[index].findings.append(error_finding(files[index].display, SourceError("write", breakage.message())))
             hold_back(files, group_of.get(index, [index]), index, breakage.message())
