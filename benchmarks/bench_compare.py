@@ -13,6 +13,11 @@ Per repetition, alternating on each corpus: `grep -rliF` and `rg -liF` with the 
 removed first) and with a warm one; then `fix` on a fresh copy of examples/legacy_project. Prints medians of
 wall time and each command's peak resident memory (the largest process), the ratio to grep, and the issue's targets.
 `--tool DIR` runs the tool from another checkout (PYTHONPATH=DIR), to compare two versions on the same corpora.
+
+Start-up (issue 23; `--startup-only` measures just this, in seconds): the import of the CLI (`import
+fsdp_unpatch.cli` as a whole process, beside `python -c pass`, and its own cumulative figure from
+`-X importtime`), and the one-file pre-commit case: `check --no-cache` on the example's patch file and on a
+file with no finding, each against `ruff check --no-cache` on the same file (both with a warm disk cache).
 """
 
 from __future__ import annotations
@@ -88,7 +93,10 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--only", default="", help="comma-separated corpus names (torch, torch-npu, x1, x10)")
+    parser.add_argument("--startup-only", action="store_true", help="only the import and one-file figures")
     arguments = parser.parse_args()
+    if arguments.startup_only:
+        return startup(arguments.repeat, dict(os.environ, PYTHONPATH=str(arguments.tool.resolve())))
 
     from fsdp_unpatch.analysis.prefilter import prefilter_for
     from fsdp_unpatch.catalog import load_catalog
@@ -200,6 +208,72 @@ def main() -> int:
     finally:
         if not arguments.keep and arguments.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
+
+
+# The one-file pre-commit case: the example's patch module, and a module with nothing to report.
+PATCH_FILE = EXAMPLE / "legacy_npu" / "distributed" / "fsdp" / "_add_fsdp_patch.py"
+CLEAN_SOURCE = "import os\n\n\ndef here():\n    return os.getcwd()\n"
+
+
+def _wall(command: list[str], cwd: Path, environment: dict) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
+    return time.perf_counter() - started
+
+
+def _import_ms(environment: dict) -> float:
+    """`import fsdp_unpatch.cli` by itself, from `-X importtime` (what the interpreter's start-up leaves out)."""
+    command = [sys.executable, "-X", "importtime", "-c", "import fsdp_unpatch.cli"]
+    lines = subprocess.run(command, capture_output=True, text=True, env=environment).stderr.splitlines()
+    cumulative = [line.split("|")[1] for line in lines if line.rstrip().endswith("| fsdp_unpatch.cli")]
+    return int(cumulative[-1]) / 1000 if cumulative else float("nan")
+
+
+def startup(repeat: int, environment: dict) -> int:
+    """Medians of `repeat` runs (after one warm-up each) of the start-up figures; the targets of issue 23."""
+    ruff = shutil.which("ruff")
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {machine()}")
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory(prefix="fsdp-unpatch-startup-") as folder:
+        work = Path(folder)
+        (work / "pyproject.toml").write_text("[project]\nname = 'bench-startup'\n")
+        shutil.copyfile(PATCH_FILE, work / "patch.py")
+        (work / "clean.py").write_text(CLEAN_SOURCE)
+        tool = [sys.executable, "-m", "fsdp_unpatch", "check", "--no-cache"]
+        commands = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "import fsdp_unpatch.cli": [sys.executable, "-c", "import fsdp_unpatch.cli"],
+            "check patch.py": tool + ["patch.py"],
+            "check clean.py": tool + ["clean.py"],
+        }
+        if ruff:
+            commands["ruff patch.py"] = [ruff, "check", "--no-cache", "--exit-zero", "-q", "patch.py"]
+            commands["ruff clean.py"] = [ruff, "check", "--no-cache", "--exit-zero", "-q", "clean.py"]
+        times: dict[str, list[float]] = {label: [] for label in commands}
+        for command in commands.values():
+            _wall(command, work, environment)  # warm-up: the disk cache, the bytecode cache
+        imports = []
+        for _ in range(repeat):
+            for label, command in commands.items():  # in turn, so that a drift of the machine hits all alike
+                times[label].append(_wall(command, work, environment))
+            imports.append(_import_ms(environment))
+    medians = {label: statistics.median(values) for label, values in times.items()}
+    for label, value in medians.items():
+        print(
+            f"{label:<26} {value:.3f} s (median of {repeat}; min {min(times[label]):.3f}, max {max(times[label]):.3f})"
+        )
+    import_ms = statistics.median(imports)
+    print(f"import of the CLI (-X importtime, cumulative): {import_ms:.0f} ms (median of {repeat})")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    goals = [("import of the CLI at most 60 ms", import_ms <= 60)]
+    for name in ("patch.py", "clean.py"):
+        if f"ruff {name}" in medians:
+            ratio = medians[f"check {name}"] / medians[f"ruff {name}"]
+            print(f"check / ruff on {name}: {ratio:.1f}x")
+            goals.append((f"one file ({name}) within 4x ruff check --no-cache", ratio <= 4))
+    for goal, met in goals:
+        print(f"{'met   ' if met else 'MISSED'} {goal}")
+    return 0
 
 
 def _fix(tool: list[str], example: Path, environment: dict) -> tuple[float, float, bytes]:
