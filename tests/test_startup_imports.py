@@ -12,13 +12,15 @@ from pathlib import Path
 
 # What a run with nothing to report must not pay for: rich's console (only to print a finding), libcst (only to
 # write a fix), the fingerprints (only to prove a copy), the TOML parser (the catalog is compiled), the pattern
-# library (only for exclude patterns and .gitignore files), and the test-only libraries.
+# library (only for exclude patterns and .gitignore files), importlib.metadata (the installed torch's version is
+# read from its dist-info), and the test-only libraries.
 HEAVY = (
     "rich",
     "libcst",
     "pathspec",
     "tomllib",
     "hypothesis",
+    "importlib.metadata",
     "fsdp_unpatch.data.compiled_upstream",
     "fsdp_unpatch.fingerprint.upstream",
     "fsdp_unpatch.codemods",
