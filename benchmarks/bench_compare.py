@@ -14,10 +14,10 @@ removed first) and with a warm one; then `fix` on a fresh copy of examples/legac
 wall time and each command's peak resident memory (the largest process), the ratio to grep, and the issue's targets.
 `--tool DIR` runs the tool from another checkout (PYTHONPATH=DIR), to compare two versions on the same corpora.
 
-Start-up (issue 23; `--startup-only` measures just this, in seconds): the import of the CLI (`import
-fsdp_unpatch.cli` as a whole process, beside `python -c pass`, and its own cumulative figure from
-`-X importtime`), and the one-file pre-commit case: `check --no-cache` on the example's patch file and on a
-file with no finding, each against `ruff check --no-cache` on the same file (both with a warm disk cache).
+Start-up (issue 23; `--startup-only` measures just this, in seconds): the import of the CLI and of the `check`
+command (as a whole process, beside `python -c pass`, and its own cumulative figure from `-X importtime`), and
+the one-file pre-commit case: `check` (its cache warm) and `check --no-cache` on the example's patch file and
+on a file with no finding, each against `ruff check --no-cache` on the same file (disk cache warm for both).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -221,12 +222,23 @@ def _wall(command: list[str], cwd: Path, environment: dict) -> float:
     return time.perf_counter() - started
 
 
-def _import_ms(environment: dict) -> float:
-    """`import fsdp_unpatch.cli` by itself, from `-X importtime` (what the interpreter's start-up leaves out)."""
-    command = [sys.executable, "-X", "importtime", "-c", "import fsdp_unpatch.cli"]
-    lines = subprocess.run(command, capture_output=True, text=True, env=environment).stderr.splitlines()
-    cumulative = [line.split("|")[1] for line in lines if line.rstrip().endswith("| fsdp_unpatch.cli")]
-    return int(cumulative[-1]) / 1000 if cumulative else float("nan")
+TOP_LEVEL_IMPORT = re.compile(r"^import time:\s+\d+ \|\s+(\d+) \| \S")  # one space: not nested
+
+
+def _top_level_ms(arguments: list[str], cwd: Path, environment: dict) -> float:
+    """The sum of the top-level imports `python -X importtime ARGUMENTS` reports, in ms."""
+    command = [sys.executable, "-X", "importtime", *arguments]
+    lines = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=environment).stderr.splitlines()
+    return sum(int(found.group(1)) for found in map(TOP_LEVEL_IMPORT.match, lines) if found) / 1000
+
+
+def _import_ms(cwd: Path, environment: dict) -> tuple[float, float]:
+    """What the CLI and the `check` command import before they run, and what a `check --no-cache clean.py`
+    imports in all, in ms from `-X importtime`, the interpreter's own start-up (`-c pass`) left out."""
+    start = _top_level_ms(["-c", "pass"], cwd, environment)
+    cli = _top_level_ms(["-c", "import fsdp_unpatch.cli, fsdp_unpatch.commands.lint"], cwd, environment)
+    run = _top_level_ms(["-m", "fsdp_unpatch", "check", "--no-cache", "clean.py"], cwd, environment)
+    return cli - start, run - start
 
 
 def startup(repeat: int, environment: dict) -> int:
@@ -239,12 +251,14 @@ def startup(repeat: int, environment: dict) -> int:
         (work / "pyproject.toml").write_text("[project]\nname = 'bench-startup'\n")
         shutil.copyfile(PATCH_FILE, work / "patch.py")
         (work / "clean.py").write_text(CLEAN_SOURCE)
-        tool = [sys.executable, "-m", "fsdp_unpatch", "check", "--no-cache"]
+        tool = [sys.executable, "-m", "fsdp_unpatch", "check"]
         commands = {
             "python -c pass": [sys.executable, "-c", "pass"],
-            "import fsdp_unpatch.cli": [sys.executable, "-c", "import fsdp_unpatch.cli"],
-            "check patch.py": tool + ["patch.py"],
+            "import fsdp_unpatch.cli": [sys.executable, "-c", "import fsdp_unpatch.cli, fsdp_unpatch.commands.lint"],
+            "check patch.py": tool + ["patch.py"],  # the cache warm: pre-commit runs on a file it saw before
+            "check --no-cache patch.py": tool + ["--no-cache", "patch.py"],
             "check clean.py": tool + ["clean.py"],
+            "check --no-cache clean.py": tool + ["--no-cache", "clean.py"],
         }
         if ruff:
             commands["ruff patch.py"] = [ruff, "check", "--no-cache", "--exit-zero", "-q", "patch.py"]
@@ -256,21 +270,24 @@ def startup(repeat: int, environment: dict) -> int:
         for _ in range(repeat):
             for label, command in commands.items():  # in turn, so that a drift of the machine hits all alike
                 times[label].append(_wall(command, work, environment))
-            imports.append(_import_ms(environment))
+            imports.append(_import_ms(work, environment))
     medians = {label: statistics.median(values) for label, values in times.items()}
     for label, value in medians.items():
         print(
             f"{label:<26} {value:.3f} s (median of {repeat}; min {min(times[label]):.3f}, max {max(times[label]):.3f})"
         )
-    import_ms = statistics.median(imports)
-    print(f"import of the CLI (-X importtime, cumulative): {import_ms:.0f} ms (median of {repeat})")
+    import_ms = statistics.median(cli for cli, _ in imports)
+    print(f"imports of the CLI and `check` (-X importtime): {import_ms:.0f} ms (median of {repeat})")
+    run_ms = statistics.median(run for _, run in imports)
+    print(f"imports of `check --no-cache clean.py`, all (-X importtime): {run_ms:.0f} ms (median of {repeat})")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     goals = [("import of the CLI at most 60 ms", import_ms <= 60)]
     for name in ("patch.py", "clean.py"):
-        if f"ruff {name}" in medians:
-            ratio = medians[f"check {name}"] / medians[f"ruff {name}"]
-            print(f"check / ruff on {name}: {ratio:.1f}x")
-            goals.append((f"one file ({name}) within 4x ruff check --no-cache", ratio <= 4))
+        for check in ("check", "check --no-cache"):
+            if f"ruff {name}" in medians:
+                ratio = medians[f"{check} {name}"] / medians[f"ruff {name}"]
+                print(f"{check} / ruff on {name}: {ratio:.1f}x")
+                goals.append((f"{check} {name} within 4x ruff check --no-cache", ratio <= 4))
     for goal, met in goals:
         print(f"{'met   ' if met else 'MISSED'} {goal}")
     return 0
