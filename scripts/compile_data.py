@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Write the data files as Python modules of plain literals, which load in about a millisecond.
+"""Write the data files as Python modules of plain literals, which load in under a millisecond.
 
-Parsing ``catalog.toml`` took about 0.2 s of every run; a module of literals is read from its bytecode
-cache instead. Each ``fsdp_unpatch/data/compiled_<name>.py`` holds ``DATA``, the source file's content as
-``tomllib`` / ``json`` read it, in the source's order. ``--check`` writes nothing and exits 1 when a compiled
+Parsing ``catalog.toml`` with tomllib took 20-28 ms (at load 9 on 2 CPUs); a module of literals is read from its
+bytecode cache instead. Each ``fsdp_unpatch/data/compiled_<name>.py`` holds ``DATA``, the source file's content
+as ``tomllib`` / ``json`` read it, in the source's order. ``--check`` writes nothing and exits 1 when a compiled
 module differs from what its source gives (a test runs it).
 
 Usage::

@@ -1,6 +1,6 @@
 """The data files, and their compiled forms: `compiled_<name>.py` holds `DATA`, the file's content as
 `tomllib` / `json` read it, written by `scripts/compile_data.py` (tests/test_compiled_data.py keeps them equal).
-A module of literals loads from its bytecode cache in about a millisecond; parsing catalog.toml took 0.2 s."""
+A module of literals loads from its bytecode cache in under a millisecond; tomllib took 20-28 ms on catalog.toml."""
 
 from __future__ import annotations
 
