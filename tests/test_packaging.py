@@ -58,6 +58,10 @@ def test_wheel_metadata_and_contents(dists) -> None:
         "fsdp_unpatch/py.typed",
         "fsdp_unpatch/data/catalog.toml",
         "fsdp_unpatch/data/upstream.json",
+        # the compiled forms a run reads (scripts/compile_data.py)
+        "fsdp_unpatch/data/compiled_catalog.py",
+        "fsdp_unpatch/data/compiled_symbols.py",
+        "fsdp_unpatch/data/compiled_upstream.py",
         "fsdp_unpatch/codemods/unpatch.py",
         f"fsdp_unpatch-{__version__}.dist-info/licenses/LICENSE",
     ):
