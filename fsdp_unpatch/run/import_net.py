@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import bindings, imports, parse
+from fsdp_unpatch.regular_files import read_regular
 from fsdp_unpatch.run.identity import Project, identity, module_name, project_files, shown_path
 
 
@@ -131,10 +132,12 @@ def _search(
     lost: dict[int, frozenset[str]],
     modules: dict[int, set[str]],
 ):
-    spelled = {r.index: [n.encode() for n in lost[r.index]] for r in risky}
+    spelled = {r.index: [n.encode("utf-8", "surrogateescape") for n in lost[r.index]] for r in risky}
     # An importer spells the module's last part (`from .patch import n`, `import pkg.patch as p`), or imports
     # from its own package (`from . import n`).
-    tails = {r.index: {m.rsplit(".", 1)[-1].encode() for m in modules[r.index]} for r in risky}
+    tails = {
+        r.index: {m.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for m in modules[r.index]} for r in risky
+    }
     found: dict[int, Breakage] = {}
     for entry in project.files.values():
         mine = rewritten.get(entry.key)
@@ -142,8 +145,7 @@ def _search(
             data: Optional[bytes] = mine.after
         else:
             try:
-                with open(entry.paths[0], "rb") as handle:
-                    data = handle.read()
+                data = read_regular(entry.paths[0])  # a FIFO or device is never opened for a blocking read
             except OSError as error:
                 data = None
                 if os.path.isfile(entry.paths[0]):  # a file this run cannot read may import anything

@@ -150,7 +150,7 @@ class _Linker:
     def used_elsewhere(self, unit: Unit) -> Callable[[], bool]:
         def check() -> bool:
             assert unit.analysis is not None
-            stem = unit.analysis.module_name.rsplit(".", 1)[-1].encode()
+            stem = unit.analysis.module_name.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape")
             return any(other is not unit and _mentions(other, [stem]) for other in self.units)
 
         return check
