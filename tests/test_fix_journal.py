@@ -102,9 +102,11 @@ def _killed_fix(tmp_path: Path, project: Path, step: int) -> None:
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
 
 
-@pytest.fixture
-def reference(tmp_path: Path) -> tuple[dict[str, bytes], dict[str, bytes], bytes]:
-    """The tree before and after an uninterrupted fix, and what `check` then says."""
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], dict[str, bytes], bytes]:
+    """The tree before and after an uninterrupted fix, and what `check` then says (the same for every test:
+    made once per module)."""
+    tmp_path = tmp_path_factory.mktemp("journal-reference")
     project = _project(tmp_path / "reference")
     before = _tree(project)
     fixed = _run(tmp_path, project, "fix")
