@@ -87,3 +87,20 @@ def test_the_package_has_no_import_cycle() -> None:
     graph = _graph()
     assert "fsdp_unpatch.run.batch" in graph and graph["fsdp_unpatch.run.batch"], "the graph was read"
     assert _cycles(graph) == []
+
+
+def test_the_package_list_in_pyproject_is_every_package_folder() -> None:
+    """setuptools builds from the listed packages: a listed folder that is gone breaks `pip install`, and a
+    folder left out is missing from the wheel."""
+    import re
+
+    root = PACKAGE.parent
+    text = (root / "pyproject.toml").read_text(encoding="utf-8")
+    listed = set(re.findall(r'"(fsdp_unpatch(?:\.\w+)*)"', text.split("packages = [", 1)[1].split("]", 1)[0]))
+    folders = {
+        ".".join(init.parent.relative_to(root).parts)
+        for init in PACKAGE.rglob("__init__.py")
+        if "__pycache__" not in str(init)
+    }
+    folders.add("fsdp_unpatch.codemods")  # mapped from the top-level `codemods/` folder (package-dir)
+    assert listed == folders
