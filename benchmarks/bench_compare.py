@@ -13,6 +13,11 @@ Per repetition, alternating on each corpus: `grep -rliF` and `rg -liF` with the 
 removed first) and with a warm one; then `fix` on a fresh copy of examples/legacy_project. Prints medians of
 wall time and each command's peak resident memory (the largest process), the ratio to grep, and the issue's targets.
 `--tool DIR` runs the tool from another checkout (PYTHONPATH=DIR), to compare two versions on the same corpora.
+
+Start-up (issue 23; `--startup-only` measures just this, in seconds): the import of the CLI and of the `check`
+command (as a whole process, beside `python -c pass`, and its own cumulative figure from `-X importtime`), and
+the one-file pre-commit case: `check` (its cache warm) and `check --no-cache` on the example's patch file and
+on a file with no finding, each against `ruff check --no-cache` on the same file (disk cache warm for both).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -88,7 +94,10 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--only", default="", help="comma-separated corpus names (torch, torch-npu, x1, x10)")
+    parser.add_argument("--startup-only", action="store_true", help="only the import and one-file figures")
     arguments = parser.parse_args()
+    if arguments.startup_only:
+        return startup(arguments.repeat, dict(os.environ, PYTHONPATH=str(arguments.tool.resolve())))
 
     from fsdp_unpatch.analysis.prefilter import prefilter_for
     from fsdp_unpatch.catalog import load_catalog
@@ -200,6 +209,88 @@ def main() -> int:
     finally:
         if not arguments.keep and arguments.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
+
+
+# The one-file pre-commit case: the example's patch module, and a module with nothing to report.
+PATCH_FILE = EXAMPLE / "legacy_npu" / "distributed" / "fsdp" / "_add_fsdp_patch.py"
+CLEAN_SOURCE = "import os\n\n\ndef here():\n    return os.getcwd()\n"
+
+
+def _wall(command: list[str], cwd: Path, environment: dict) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
+    return time.perf_counter() - started
+
+
+TOP_LEVEL_IMPORT = re.compile(r"^import time:\s+\d+ \|\s+(\d+) \| \S")  # one space: not nested
+
+
+def _top_level_ms(arguments: list[str], cwd: Path, environment: dict) -> float:
+    """The sum of the top-level imports `python -X importtime ARGUMENTS` reports, in ms."""
+    command = [sys.executable, "-X", "importtime", *arguments]
+    lines = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=environment).stderr.splitlines()
+    return sum(int(found.group(1)) for found in map(TOP_LEVEL_IMPORT.match, lines) if found) / 1000
+
+
+def _import_ms(cwd: Path, environment: dict) -> tuple[float, float]:
+    """What the CLI and the `check` command import before they run, and what a `check --no-cache clean.py`
+    imports in all, in ms from `-X importtime`, the interpreter's own start-up (`-c pass`) left out."""
+    start = _top_level_ms(["-c", "pass"], cwd, environment)
+    cli = _top_level_ms(["-c", "import fsdp_unpatch.cli, fsdp_unpatch.commands.lint"], cwd, environment)
+    run = _top_level_ms(["-m", "fsdp_unpatch", "check", "--no-cache", "clean.py"], cwd, environment)
+    return cli - start, run - start
+
+
+def startup(repeat: int, environment: dict) -> int:
+    """Medians of `repeat` runs (after one warm-up each) of the start-up figures; the targets of issue 23."""
+    ruff = shutil.which("ruff")
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {machine()}")
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory(prefix="fsdp-unpatch-startup-") as folder:
+        work = Path(folder)
+        (work / "pyproject.toml").write_text("[project]\nname = 'bench-startup'\n")
+        shutil.copyfile(PATCH_FILE, work / "patch.py")
+        (work / "clean.py").write_text(CLEAN_SOURCE)
+        tool = [sys.executable, "-m", "fsdp_unpatch", "check"]
+        commands = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "import fsdp_unpatch.cli": [sys.executable, "-c", "import fsdp_unpatch.cli, fsdp_unpatch.commands.lint"],
+            "check patch.py": tool + ["patch.py"],  # the cache warm: pre-commit runs on a file it saw before
+            "check --no-cache patch.py": tool + ["--no-cache", "patch.py"],
+            "check clean.py": tool + ["clean.py"],
+            "check --no-cache clean.py": tool + ["--no-cache", "clean.py"],
+        }
+        if ruff:
+            commands["ruff patch.py"] = [ruff, "check", "--no-cache", "--exit-zero", "-q", "patch.py"]
+            commands["ruff clean.py"] = [ruff, "check", "--no-cache", "--exit-zero", "-q", "clean.py"]
+        times: dict[str, list[float]] = {label: [] for label in commands}
+        for command in commands.values():
+            _wall(command, work, environment)  # warm-up: the disk cache, the bytecode cache
+        imports = []
+        for _ in range(repeat):
+            for label, command in commands.items():  # in turn, so that a drift of the machine hits all alike
+                times[label].append(_wall(command, work, environment))
+            imports.append(_import_ms(work, environment))
+    medians = {label: statistics.median(values) for label, values in times.items()}
+    for label, value in medians.items():
+        print(
+            f"{label:<26} {value:.3f} s (median of {repeat}; min {min(times[label]):.3f}, max {max(times[label]):.3f})"
+        )
+    import_ms = statistics.median(cli for cli, _ in imports)
+    print(f"imports of the CLI and `check` (-X importtime): {import_ms:.0f} ms (median of {repeat})")
+    run_ms = statistics.median(run for _, run in imports)
+    print(f"imports of `check --no-cache clean.py`, all (-X importtime): {run_ms:.0f} ms (median of {repeat})")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    goals = [("import of the CLI at most 60 ms", import_ms <= 60)]
+    for name in ("patch.py", "clean.py"):
+        for check in ("check", "check --no-cache"):
+            if f"ruff {name}" in medians:
+                ratio = medians[f"{check} {name}"] / medians[f"ruff {name}"]
+                print(f"{check} / ruff on {name}: {ratio:.1f}x")
+                goals.append((f"{check} {name} within 4x ruff check --no-cache", ratio <= 4))
+    for goal, met in goals:
+        print(f"{'met   ' if met else 'MISSED'} {goal}")
+    return 0
 
 
 def _fix(tool: list[str], example: Path, environment: dict) -> tuple[float, float, bytes]:

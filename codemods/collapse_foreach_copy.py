@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsdp_unpatch.rules.declared.overrides import SAME_DEVICE_COPY
+from fsdp_unpatch.rules.same_device_foreach_copy import SAME_DEVICE_COPY
 
 from ._base import UnpatchCodemod
 

@@ -13,7 +13,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from fsdp_unpatch.analysis.plan import FileAnalysis, plan_installer_calls
-from fsdp_unpatch.rules.declared.overrides import INSTALLER_CALL
+from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
 
 from ._base import UnpatchCodemod
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Print the README's "Real releases" table: fsdp-unpatch on every torch-npu release, as a new user runs it.
+"""Print the "Real releases" table of docs/real-releases.md: fsdp-unpatch on every torch-npu release, as a new user runs it.
 
 For each release (fetched and cached as in ``tests/realworld/``): the findings of ``check`` by category,
 what ``fix`` removed and changed, and the wall time of ``check --no-cache`` on the whole package (median of

@@ -51,6 +51,10 @@ WORKER_GROUPS = {
     "tests/test_examples_ci.py": "dists",
     # each release is migrated once per process (`migrate`, `_MIGRATIONS`)
     "tests/realworld/test_releases.py": "realworld",
+    # the first `fix` of each case is kept for the test after it (`_FIXED_ONCE`)
+    "tests/test_fixed_point.py": "fixed-point",
+    # each tree's dry run is made once per process (`_CHANGED`)
+    "tests/test_import_safety_property.py": "import-safety",
     # module-scoped fixtures
     "tests/test_no_torch.py": "test_no_torch",
     "tests/test_prefilter_search.py": "test_prefilter_search",
@@ -71,6 +75,17 @@ def pytest_xdist_make_scheduler(config, log):
             return WORKER_GROUPS.get(nodeid.split("::", 1)[0], nodeid)
 
     return FileGroupScheduling(config, log)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def memoised_upstream_comparison():
+    """The engine's comparisons with upstream answered from one memo per session (tests/session_caches.py)."""
+    from fsdp_unpatch import fingerprint
+    from tests.session_caches import memoised
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fingerprint, "compare_to_upstream", memoised(fingerprint.compare_to_upstream))
+        yield fingerprint.compare_to_upstream
 
 
 @pytest.fixture(scope="session")

@@ -173,7 +173,7 @@ def test_check_from_stdin_uses_the_given_name(project: Path) -> None:
 
 
 def test_fix_from_stdin_writes_the_fixed_buffer_and_touches_no_file(project: Path, tmp_path: Path) -> None:
-    # A project root to search for importers of what the fix removes (README, Safety: without one, a buffer
+    # A project root to search for importers of what the fix removes (docs/safety.md: without one, a buffer
     # gets only fixes that unbind no name).
     (project / "pyproject.toml").write_text('[project]\nname = "p"\n')
     target = project / "pkg" / "patch.py"

@@ -6,7 +6,10 @@ The project is the bundled legacy example (three collectives overrides: removabl
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -289,3 +292,76 @@ def test_the_cache_does_not_outlive_a_changed_declaration(tmp_path: Path) -> Non
     (project / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\ndependencies = ["torch>=2.6"]\n')
     second = cli_runner().invoke(main, ["check", *cache, str(project)])
     assert "FSU102" in second.output
+
+
+# --- special files ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_or_device_named_like_a_requirements_file_is_named_never_read(tmp_path: Path) -> None:
+    """`requirements*.txt` is found by a glob, which does not ask whether the name is a regular file: a FIFO
+    hung the run (deaf to SIGTERM) and a link to /dev/zero read without end."""
+    project = _example(tmp_path, '["torch==2.7.1"]')
+    os.mkfifo(project / "requirements-dev.txt")
+    (project / "requirements-zero.txt").symlink_to("/dev/zero")
+    run = subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", "check", "--no-cache", "--output-format", "concise", "."],
+        cwd=project,
+        capture_output=True,
+        timeout=30,
+    )
+    stderr = run.stderr.decode()
+    assert "Traceback" not in stderr and run.returncode == 1, stderr
+    assert "requirements-dev.txt: cannot be read" in stderr and "requirements-zero.txt: cannot be read" in stderr
+    assert "Target torch 2.7 (pyproject.toml: torch==2.7.1)" in run.stdout.decode()
+
+
+def test_a_hostile_requirements_file_name_stays_on_its_line_in_the_summary_and_the_warnings(tmp_path: Path) -> None:
+    """The declaration's file name reaches the summary line and standard error: raw, a newline in it started
+    a line of its own there (a CI runner reads `::error ...` at the start of a line as a command)."""
+    project = _example(tmp_path)
+    hostile = "requirements-\n::error file=train.py::pwned\x1b[2J.txt"
+    (project / hostile).write_text("torch==2.7.1\ntorch==2.7.1#not-a-comment\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", "check", "--no-cache", "--output-format", "concise", "."],
+        cwd=project,
+        capture_output=True,
+        timeout=60,
+    )
+    stdout, stderr = run.stdout.decode(), run.stderr.decode()
+    assert run.returncode == 1, stderr
+    assert "\x1b" not in stdout + stderr
+    assert not [line for line in (stdout + stderr).splitlines() if line.startswith("::")]
+    assert "Target torch 2.7 (requirements-\\n::error file=train.py::pwned\\033[2J.txt: torch==2.7.1)" in stdout
+    assert "cannot read the requirement" in stderr
+
+
+def test_a_huge_dependency_list_is_read_in_linear_time(tmp_path: Path) -> None:
+    """Each requirement's line was searched in the whole file before asking whether it names torch: 20,000
+    dependencies took about 25 s (quadratic); only torch's lines need a line number."""
+    import time
+
+    others = [f"package-number-{i}>=1.0" for i in range(20_000)]
+    (tmp_path / "pyproject.toml").write_text(
+        "[project]\ndependencies = [\n" + "".join(f'  "{x}",\n' for x in [*others, "torch==2.7.1"]) + "]\n"
+    )
+    started = time.monotonic()
+    declared, problems = declared_torch(tmp_path, KNOWN)
+    assert time.monotonic() - started < 5
+    assert declared is not None and declared.origin == "pyproject.toml: torch==2.7.1" and not problems
+    assert declared.where == "pyproject.toml:20003"
+
+
+def test_torch_npu_version_annotated_is_read_and_a_computed_one_is_named(tmp_path: Path) -> None:
+    """`__version__: str = "..."` is a literal too; a computed `__version__` cannot be read without running the
+    module, and was passed over in silence (the project's other declarations then decided for torch-npu itself)."""
+    (tmp_path / "torch_npu").mkdir()
+    (tmp_path / "requirements.txt").write_text("torch>=2.4\n")
+    (tmp_path / "torch_npu" / "version.py").write_text('__version__: str = "2.7.1.post11"\n')
+    declared, problems = declared_torch(tmp_path, KNOWN)
+    assert declared is not None and declared.origin == "torch_npu/version.py: torch-npu 2.7.1.post11"
+    assert not problems
+    (tmp_path / "torch_npu" / "version.py").write_text('MAJOR = "2.7"\n__version__ = MAJOR + ".1"\n')
+    declared, problems = declared_torch(tmp_path, KNOWN)
+    assert declared is not None and declared.origin == "requirements.txt: torch>=2.4"
+    assert problems == ["torch_npu/version.py:2: `__version__` is computed, not a string literal; it is not used"]

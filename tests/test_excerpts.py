@@ -328,7 +328,7 @@ def test_a_byte_order_mark_stays_first() -> None:
 
 def test_a_fix_that_loses_a_placeholder_is_not_written(tmp_path: Path, monkeypatch) -> None:
     """Defence in depth: were a fix to drop a placeholder, the file would miss statements; it is not written."""
-    from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
+    from fsdp_unpatch.rules.fix_not_written import FIX_NOT_WRITTEN
 
     project = _shape(tmp_path, "installer-called")
     before = (project / "pkg" / "patch.py").read_bytes()

@@ -1,4 +1,4 @@
-"""Every per-finding fix, as reported, applied alone leaves working code (README, Output formats: "One fix").
+"""Every per-finding fix, as reported, applied alone leaves working code (docs/output-formats.md, "One fix, applied alone").
 
 For each fixture tree, both examples and every rule case, each fix that SARIF (`fixes[].artifactChanges`) and
 JSON (`fix.edits`) report is applied alone to a copy of the files, the way a code-scanning service or an

@@ -1,4 +1,4 @@
-"""SIGKILL mid-group: the intent journal lets the next run finish the group (issue 25, item 4; README, Safety).
+"""SIGKILL mid-group: the intent journal lets the next run finish the group (issue 25, item 4; docs/safety.md).
 
 A real `fix` runs in a subprocess and kills itself with SIGKILL at one step of writing a three-file group
 (after the journal, before the first, second and third rename or in-place write, and after the last one). The
@@ -102,9 +102,11 @@ def _killed_fix(tmp_path: Path, project: Path, step: int) -> None:
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
 
 
-@pytest.fixture
-def reference(tmp_path: Path) -> tuple[dict[str, bytes], dict[str, bytes], bytes]:
-    """The tree before and after an uninterrupted fix, and what `check` then says."""
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], dict[str, bytes], bytes]:
+    """The tree before and after an uninterrupted fix, and what `check` then says (the same for every test:
+    made once per module)."""
+    tmp_path = tmp_path_factory.mktemp("journal-reference")
     project = _project(tmp_path / "reference")
     before = _tree(project)
     fixed = _run(tmp_path, project, "fix")
@@ -230,3 +232,32 @@ def test_a_journal_whose_process_id_was_reused_is_finished(tmp_path: Path, refer
     finally:
         newcomer.kill()
         newcomer.wait()
+
+
+def test_a_journal_of_an_earlier_run_with_this_process_id_is_finished(tmp_path: Path, reference, monkeypatch) -> None:
+    """In a container every run can get the same process id (often 1): a journal left by a killed earlier run
+    then names the id of the run that reads it. It was taken for that run's own and skipped, run after run, and
+    the half-written group was checked as it stood."""
+    from fsdp_unpatch.api import check_paths
+
+    project, path = _left_journal(tmp_path, reference)
+    path.rename(project / f"{JOURNAL}{os.getpid()}.{path.name[len(JOURNAL) :].partition('.')[2]}")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(project)
+    check_paths(["."], isolated=True)
+    assert _tree(project) == reference[1]  # all-new; the journal is gone
+
+
+def test_a_journal_copied_with_its_tree_is_not_acted_on_from_the_copy(tmp_path: Path, reference) -> None:
+    """A tree copied after a crash carries the journal, which names the original's files: a run over the copy
+    finished the original (writing outside the run) and removed the journal, so the copy's own half-written
+    group was left with none."""
+    import shutil
+
+    project, path = _left_journal(tmp_path, reference)
+    copy = tmp_path / "copy"
+    shutil.copytree(project, copy)
+    original, copied = _tree(project), _tree(copy)
+    run = _run(tmp_path, copy, "check")
+    assert run.returncode == 2 and "not acted on" in run.stderr.decode(), run.stderr.decode()
+    assert _tree(project) == original and _tree(copy) == copied

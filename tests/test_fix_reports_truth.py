@@ -1,4 +1,4 @@
-"""What `fix` reports is the fixed tree as it is (issue 12, finding 3; README, Safety).
+"""What `fix` reports is the fixed tree as it is (issue 12, finding 3; docs/safety.md).
 
 Before: the findings left over kept their pre-fix line numbers and included statements the fix had just deleted
 (a phantom finding past the end of a file, exit 1). Now `fix` analyses the changed tree again: its report equals

@@ -1,4 +1,4 @@
-"""A fix across files is all or nothing (issue 12, finding 2; README, Safety).
+"""A fix across files is all or nothing (issue 12, finding 2; docs/safety.md).
 
 The bundled example links two files: the patch module (`_add_fsdp_patch.py`, whose installer the fix deletes)
 and `_api_patches.py` (which calls the installer). When either cannot be edited, neither is.

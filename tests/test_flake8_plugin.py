@@ -85,7 +85,7 @@ def test_patch_installed():
 
 def test_flake8_and_check_agree_on_a_whole_tree(tmp_path: Path) -> None:
     """The real flake8 and `check` on the same tree: flake8 reports every non-keep finding of `check`
-    except the cross-file ones the README names, and nothing else; keep findings only when asked."""
+    except the cross-file ones docs/integrations.md names, and nothing else; keep findings only when asked."""
     tree = tmp_path / "legacy_project"
     shutil.copytree(ROOT / "examples" / "legacy_project", tree)
     (tree / "legacy_npu" / "uses_removed.py").write_text(USES_REMOVED)

@@ -202,3 +202,27 @@ def test_a_fifo_in_the_tree_in_place_of_a_settings_file_never_hangs_a_run(tmp_pa
     )
     assert "Traceback" not in run.stderr.decode()
     assert run.returncode in (1, 2), run.stderr.decode()  # findings, or the configuration named as unreadable
+
+
+def test_junit_text_keeps_a_finding_on_one_line(tmp_path: Path) -> None:
+    """The text of a failure was the path and message raw (only what XML forbids escaped): a newline in a folder
+    name put `::error ...` at the start of a line of the report, read as a command by a CI runner that shows it."""
+    _hostile_tree(tmp_path, "pkg\n::error file=victim.py::pwned")
+    shown = cli("check", "--output-format", "junit", ".", cwd=tmp_path)
+    assert shown.returncode == 1, shown.stderr.decode()
+    document = xml.dom.minidom.parseString(shown.stdout)
+    [failure, *_] = document.getElementsByTagName("failure")
+    text = failure.firstChild.data
+    assert "\n" not in text.strip() and text.startswith('"pkg\\n::error file=victim.py::pwned/victim.py":'), text
+    assert not [line for line in shown.stdout.decode().splitlines() if line.lstrip().startswith("::")]
+
+
+def test_github_annotations_escape_every_control_character(tmp_path: Path) -> None:
+    """CR, LF and `%` were escaped as the runner's toolkit does, but an ESC reached the log raw (colours,
+    cursor moves in a terminal)."""
+    _hostile_tree(tmp_path, "a\x1b[2Kb\x7f")
+    shown = cli("check", "--output-format", "github", ".", cwd=tmp_path)
+    out = shown.stdout.decode()
+    assert shown.returncode == 1, out
+    assert "\x1b" not in out and "\x7f" not in out
+    assert "file=a\\033[2Kb\\177/victim.py," in out

@@ -1,4 +1,4 @@
-"""No fix leaves code that no longer imports (issue 25, reproductions 1, 2, 3, 5 and 6; README, Safety).
+"""No fix leaves code that no longer imports (issue 25, reproductions 1, 2, 3, 5 and 6; docs/safety.md).
 
 Each test builds a tree the way the hostile campaign did (the bundled example, plus a second name for the patch
 module, a re-export, a single-file entry point, `--unsafe-fixes` on tests, an unreadable launcher), runs `fix`,
@@ -200,8 +200,12 @@ def test_unsafe_fixes_keep_a_test_class_that_a_kept_class_extends(tmp_path: Path
     (tmp_path / "test_classes.py").write_text(TEST_CLASSES)
     result = fix_tree(tmp_path, unsafe_fixes=True)
     text = (tmp_path / "test_classes.py").read_text()
+    # The class a kept class extends is not deleted (FSU303 keeps it); only its identity assertion goes (FSU302).
     assert "class TestMore(TestCopyIn)" in text and "class TestCopyIn:" in text
-    assert any("still uses TestCopyIn" in e for e in _errors(result)), _errors(result)
+    assert "_patched_all_gather_copy_in" not in text
+    assert _errors(result) == []
+    assert unbound_imports(tmp_path) == []
+    compile(text, "test_classes.py", "exec")
 
 
 # reproduction 6: unreadable paths outside the patch package -------------------------------------------

@@ -1,4 +1,4 @@
-"""Property (issue 25): whatever importers a tree has, `fix` leaves it importing (README, Safety).
+"""Property (issue 25): whatever importers a tree has, `fix` leaves it importing (docs/safety.md).
 
 A sweep over the bundled example, the fixture trees and two real torch-npu releases (2.8.0, 2.9.1). Each tree
 first gets a dry run (`fix` without writing) to learn which modules a fix changes; then importers of those
@@ -12,7 +12,8 @@ modules are added, one kind per case (or all at once for the releases):
 
 After `fix` the tree must still import: no `from M import n` of a tree module is left unbound that was bound
 before (`tests/import_check.py`, written apart from the tool), and every module that a fresh interpreter
-could import before (`python -c "import ..."`, torch installed, torch-npu not) still imports.
+could import before (a fresh interpreter, torch installed and loaded once for all: tests/import_probe.py; torch-npu
+not installed) still imports.
 """
 
 from __future__ import annotations
@@ -22,9 +23,8 @@ import errno
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -36,6 +36,7 @@ from fsdp_unpatch.files import writing
 from fsdp_unpatch.model import RunOptions, RunResult
 from fsdp_unpatch.run.batch import run
 from tests.import_check import unbound_imports
+from tests.import_probe import ImportProbe
 from tests.upstream import expand
 
 pytestmark = pytest.mark.slow
@@ -138,24 +139,17 @@ def _mutate(tree: Path, changed: list[Path], kinds: tuple[str, ...]) -> tuple[li
     return paths, unreadable
 
 
-def _importable(tree: Path) -> set[str]:
-    """The tree's modules a fresh interpreter imports (`python -c`), with the tree first on sys.path."""
+def _importable(tree: Path, probe: ImportProbe) -> set[str]:
+    """The tree's modules a fresh interpreter imports, with the tree first on sys.path (torch loaded)."""
     modules = sorted({_module(tree, p) for p in tree.rglob("*.py") if "probe_unreadable" not in p.name})
-    probe = (
-        "import importlib\n"
-        f"for name in {modules!r}:\n"
-        "    try:\n        importlib.import_module(name)\n    except BaseException:\n        continue\n"
-        "    print(name)\n"
-    )
-    ran = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"},
-    )
-    return set(ran.stdout.split())
+    return probe.importable(tree, modules)
+
+
+@pytest.fixture(scope="module")
+def probe():
+    server = ImportProbe()
+    yield server
+    server.close()
 
 
 def _refusing(monkeypatch, paths: set[str]) -> None:
@@ -177,20 +171,33 @@ def _refusing(monkeypatch, paths: set[str]) -> None:
     monkeypatch.setattr("builtins.open", refusing_builtin)
 
 
-def _check(tree_name: str, kinds: tuple[str, ...], tmp_path: Path, monkeypatch, dynamic: bool) -> None:
+# tree name -> the files (relative to the tree) a dry run of `fix` changes; made once, every kind asks it.
+_CHANGED: dict[str, list[str]] = {}
+
+
+def _changed(tree_name: str, tree: Path) -> list[Path]:
+    """The modules `fix` changes in a fresh copy of the tree (learned by a dry run)."""
+    if tree_name not in _CHANGED:
+        dry = _fix(tree, [tree], write=False)
+        changed = [Path(os.path.abspath(f.display)) for f in dry.files if f.fixed is not None]
+        _CHANGED[tree_name] = [p.relative_to(tree).as_posix() for p in changed]
+    return [tree / name for name in _CHANGED[tree_name]]
+
+
+def _check(tree_name: str, kinds: tuple[str, ...], tmp_path: Path, monkeypatch, probe: Optional[ImportProbe]) -> None:
+    """`probe`: also compare what a fresh interpreter imports (None: only the static check)."""
     tree = _copy_tree(tree_name, tmp_path)
-    dry = _fix(tree, [tree], write=False)
-    changed = [Path(os.path.abspath(f.display)) for f in dry.files if f.fixed is not None]
+    changed = _changed(tree_name, tree)
     assert changed or tree_name in ("audit", "verify"), "the tree has nothing to fix: the sweep tests nothing"
     paths, unreadable = _mutate(tree, changed, kinds)
     unbound_before = set(unbound_imports(tree))
-    importable_before = _importable(tree) if dynamic else set()
+    importable_before = _importable(tree, probe) if probe else set()
     _refusing(monkeypatch, unreadable)
     result = _fix(tree, paths)
     monkeypatch.undo()
     assert set(unbound_imports(tree)) - unbound_before == set()
-    if dynamic:
-        assert importable_before - _importable(tree) == set()
+    if probe:
+        assert importable_before - _importable(tree, probe) == set()
     if kinds == ("plain",):  # the net refuses no correct migration
         assert not [f for f in result.findings if "which this fix removes" in f.message]
 
@@ -200,11 +207,11 @@ TREES = ("example", "downstream", "fix", "audit", "verify")
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("tree_name", TREES)
-def test_fix_leaves_every_tree_importing(tree_name: str, kind: str, tmp_path: Path, monkeypatch) -> None:
-    _check(tree_name, (kind,), tmp_path, monkeypatch, dynamic=tree_name in ("example", "downstream"))
+def test_fix_leaves_every_tree_importing(tree_name: str, kind: str, tmp_path: Path, monkeypatch, probe) -> None:
+    _check(tree_name, (kind,), tmp_path, monkeypatch, probe if tree_name in ("example", "downstream") else None)
 
 
 @pytest.mark.parametrize("version", RELEASES)
 def test_fix_leaves_a_real_release_importing(version: str, tmp_path: Path, monkeypatch) -> None:
-    _check(version, ("plain",), tmp_path / "plain", monkeypatch, dynamic=False)
-    _check(version, KINDS[1:], tmp_path / "mutated", monkeypatch, dynamic=False)
+    _check(version, ("plain",), tmp_path / "plain", monkeypatch, None)
+    _check(version, KINDS[1:], tmp_path / "mutated", monkeypatch, None)

@@ -30,7 +30,7 @@ def codemod(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    # `fix` analyses the fixed tree again through the result cache (README, Safety): the cache is not source.
+    # `fix` analyses the fixed tree again through the result cache (docs/safety.md): the cache is not source.
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in sorted(root.rglob("*"))

@@ -38,6 +38,8 @@ def _no_torch_version(name):
         raise importlib.metadata.PackageNotFoundError(name)
     return _version(name)
 importlib.metadata.version = _no_torch_version
+from fsdp_unpatch.catalog import versions
+versions._dist_info_version = lambda name: (False, None)  # not the dist-info on disk: importlib.metadata, above
 class _Block:
     def find_spec(self, name, path=None, target=None):
         if _hidden(name):

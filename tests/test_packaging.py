@@ -58,6 +58,10 @@ def test_wheel_metadata_and_contents(dists) -> None:
         "fsdp_unpatch/py.typed",
         "fsdp_unpatch/data/catalog.toml",
         "fsdp_unpatch/data/upstream.json",
+        # the compiled forms a run reads (scripts/compile_data.py)
+        "fsdp_unpatch/data/compiled_catalog.py",
+        "fsdp_unpatch/data/compiled_symbols.py",
+        "fsdp_unpatch/data/compiled_upstream.py",
         "fsdp_unpatch/codemods/unpatch.py",
         f"fsdp_unpatch-{__version__}.dist-info/licenses/LICENSE",
     ):
@@ -153,9 +157,13 @@ def test_uvx_runs_from_the_wheel_and_from_a_git_tag(dists, tmp_path: Path) -> No
 
 
 def test_the_documented_release_tag_is_this_version() -> None:
-    """The README, the pre-commit example and the CI templates pin `v<version>`, the tag of this release."""
-    readme = (ROOT / "README.md").read_text()
-    assert re.findall(r"rev: (v[\d.]+)", readme) and set(re.findall(r"rev: (v[\d.]+)", readme)) == {TAG}
-    assert set(re.findall(r"@(v\d+\.\d+\.\d+)", readme)) == {TAG}
+    """The README and docs/, the pre-commit example and the CI templates pin `v<version>`, the tag of this
+    release."""
+    for page in [ROOT / "README.md", ROOT / "docs" / "integrations.md"]:
+        text = page.read_text()
+        assert re.findall(r"rev: (v[\d.]+)", text) and set(re.findall(r"rev: (v[\d.]+)", text)) == {TAG}, page
+        assert re.findall(r"@(v\d+\.\d+\.\d+)", text) and set(re.findall(r"@(v\d+\.\d+\.\d+)", text)) == {TAG}, page
+    docs = "".join(page.read_text() for page in (ROOT / "docs").glob("*.md"))
+    assert set(re.findall(r"rev: (v[\d.]+)", docs)) | set(re.findall(r"@(v\d+\.\d+\.\d+)", docs)) == {TAG}
     assert re.search(rf"rev: {re.escape(TAG)}\b", (ROOT / "examples" / "pre-commit-config.yaml").read_text())
     assert set(re.findall(r"@(v\d+\.\d+\.\d+)", (ROOT / "templates" / "gitlab-ci.yml").read_text())) == {TAG}

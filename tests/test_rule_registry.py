@@ -93,6 +93,42 @@ def test_every_rule_is_declared_once_with_the_whole_anatomy() -> None:
         assert sections == list(registry.DOC_SECTIONS), (rule.code, sections)
 
 
+def test_each_rule_is_its_own_module_named_after_it() -> None:
+    """One module a rule, found by walking the package: its file is the rule's name (`collective_override.py`
+    for FSU001), and it declares that rule alone; the shared modules declare none."""
+    import importlib
+
+    found = {module.rsplit(".", 1)[-1] for module in registry.rule_modules()}
+    assert found == {rule.name.replace("-", "_") for rule in registry.all_rules().values()}
+    for rule in registry.all_rules().values():
+        assert rule.module == rule.name.replace("-", "_"), rule.code
+    for shared in sorted(registry.SHARED_MODULES):
+        module = importlib.import_module(f"fsdp_unpatch.rules.{shared}")
+        assert not [v for v in vars(module).values() if isinstance(v, registry.Rule) and v.module == shared], shared
+    assert not list((PACKAGE / "rules").glob("declared/*.py"))  # (a stale __pycache__ may stay behind)
+
+
+def test_the_source_layer_names_no_rule_and_every_error_kind_is_a_rule() -> None:
+    """Reading, parsing and writing raise a typed error (its kind); the error rules make it a finding."""
+    from typing import get_args
+
+    from fsdp_unpatch.files.reading import SourceError, SourceErrorKind
+    from fsdp_unpatch.rules.source_errors import code_of_kind, error_finding
+
+    tree = ast.parse((PACKAGE / "analysis" / "source.py").read_text(encoding="utf-8"))
+    imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+    assert [m for m in imported if m.startswith("fsdp_unpatch.rules")] == []
+    assert set(code_of_kind()) == set(get_args(SourceErrorKind))
+    assert set(code_of_kind().values()) == registry.codes(category="error")
+    finding = error_finding("pkg/a.py", SourceError("parse", "syntax error: bad", 3, 5))
+    assert (finding.code, finding.message, finding.span.line, finding.span.column) == (
+        "FSU901",
+        "syntax error: bad",
+        3,
+        5,
+    )
+
+
 def test_a_code_range_says_the_category() -> None:
     ranges = {"0": {"remove", "review"}, "1": {"review"}, "2": {"keep"}, "3": {"remove", "review"}, "9": {"error"}}
     for rule in registry.all_rules().values():

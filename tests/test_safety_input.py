@@ -244,7 +244,9 @@ def test_unreadable_file(tmp_path: Path) -> None:
     )
     assert run.returncode == 2
     assert "secret.py:1:1: FSU902 [error] cannot read file: Permission denied" in run.stdout.decode()
-    assert (tmp_path / "good.py").read_text() == TAIL
+    # good.py is still checked, but its fix deletes names an unreadable file of the run may import: held back.
+    assert "good.py" in run.stdout.decode() and "secret.py cannot be read" in run.stdout.decode()
+    assert (tmp_path / "good.py").read_text() == removable() + TAIL
     os.chmod(secret, 0o644)
     assert secret.read_text() == removable() + TAIL
 

@@ -33,19 +33,18 @@ from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.fingerprint.normalise import local_names
 from fsdp_unpatch.rules import completeness, overrides
-from fsdp_unpatch.rules.declared.completeness import REDUNDANT_CLASS_PATCH, STALE_BY_NAME_IMPORT
-from fsdp_unpatch.rules.declared.overrides import (
-    COLLECTIVE_OVERRIDE,
-    ENHANCE_PATCH,
-    INSTALLER_CALL,
-    KERNEL_REGISTRATION,
-    NATIVE_PATH_TOO_OLD,
-    OVERRIDE_REPLACEMENT,
-    PATCH_INSTALLER,
-    SAME_DEVICE_COPY,
-    UNPROVEN_OVERRIDE,
-)
+from fsdp_unpatch.rules.collective_override import COLLECTIVE_OVERRIDE
+from fsdp_unpatch.rules.enhance_patch import ENHANCE_PATCH
+from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
+from fsdp_unpatch.rules.kernel_registration import KERNEL_REGISTRATION
+from fsdp_unpatch.rules.native_path_too_old import NATIVE_PATH_TOO_OLD
+from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
+from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
+from fsdp_unpatch.rules.redundant_class_patch import REDUNDANT_CLASS_PATCH
 from fsdp_unpatch.rules.registry import file_checks
+from fsdp_unpatch.rules.same_device_foreach_copy import SAME_DEVICE_COPY
+from fsdp_unpatch.rules.stale_by_name_import import STALE_BY_NAME_IMPORT
+from fsdp_unpatch.rules.unproven_override import UNPROVEN_OVERRIDE
 
 
 @dataclass
@@ -515,7 +514,9 @@ class _Analyzer:
                 continue
             seen.add(id(function))
             qualified = f"{self.result.module_name}.{function.name.value}"
-            removable = self.is_top_level(function) and self.left_empty(function)
+            # An installer `__all__` exports is public: deleting it breaks `import *` and importers out of reach.
+            exported = function.name.value in self.facts.dunder_all
+            removable = self.is_top_level(function) and self.left_empty(function) and not exported
             installer = Installer(function, qualified, removable)
             if removable:
                 sites = [

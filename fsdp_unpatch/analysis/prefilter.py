@@ -457,7 +457,7 @@ def prefilter_for(catalog: Catalog) -> Prefilter:
 def imports_from(data: bytes, module: str, names: Iterable[bytes]) -> bool:
     """Whether the file may import one of `names` from the module whose last name is `module`:
     `from ...module import name`, or `module.name` (after `import ...module` or `from . import module`)."""
-    segment = re.escape(module.encode())
+    segment = re.escape(module.encode("utf-8", "surrogateescape"))  # a file name need not be UTF-8
     for name in names:
         word = re.escape(name)
         if re.search(rb"\b" + segment + rb"[ \t]+import\b[^;#]*?\b" + word + rb"\b", data) or re.search(

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, TypeVar
 
 from fsdp_unpatch.files.reading import SourceError, SourceFile, decode_error, line_column, megabytes
-from fsdp_unpatch.rules.declared.errors import FILE_TOO_LARGE, PARSE_ERROR, READ_ERROR
 
 if TYPE_CHECKING:  # loaded by parse_source: reading files (and the prefilter) must not cost libcst's import
     import libcst as cst
@@ -50,17 +49,15 @@ def _python_error(data: bytes) -> tuple[Optional[SourceError], bool]:
             warnings.simplefilter("ignore")
             compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except (RecursionError, MemoryError):
-        return SourceError(
-            PARSE_ERROR.code, "too deeply nested to parse safely (CPython's parser gives up on it too)"
-        ), True
+        return SourceError("parse", "too deeply nested to parse safely (CPython's parser gives up on it too)"), True
     except SyntaxError as error:
         line, column = error.lineno or 1, error.offset or 1
         message = error.msg or str(error)
         if any(marker in message for marker in _TOO_DEEP):
-            return SourceError(PARSE_ERROR.code, f"too deeply nested to parse safely: {message}", line, column), True
-        return SourceError(PARSE_ERROR.code, f"syntax error: {message}", line, column), False
+            return SourceError("parse", f"too deeply nested to parse safely: {message}", line, column), True
+        return SourceError("parse", f"syntax error: {message}", line, column), False
     except ValueError as error:  # what the compiler refuses outright (NUL bytes are checked before)
-        return SourceError(PARSE_ERROR.code, f"syntax error: {error}"), False
+        return SourceError("parse", f"syntax error: {error}"), False
     return None, False
 
 
@@ -117,14 +114,14 @@ def parse_source(source: SourceFile) -> cst.Module:
     if nul >= 0:
         line, column = line_column(data, nul)
         raise SourceError(
-            READ_ERROR.code,
+            "read",
             f"file contains a NUL byte at line {line}, column {column}: a binary file, not Python source",
             line,
             column,
         )
     if len(data) > MAX_PARSE_BYTES:
         raise SourceError(
-            FILE_TOO_LARGE.code,
+            "too-large",
             f"file too large to parse safely: {megabytes(len(data))} (the limit is "
             f"{megabytes(MAX_PARSE_BYTES)}; libcst needs about 600 times a file's size "
             "in memory)",
@@ -147,13 +144,11 @@ def parse_source(source: SourceFile) -> cst.Module:
             except (cst.ParserSyntaxError, RecursionError):
                 pass
         message = error.message.replace("parser error: ", "").replace("tokenizer error: ", "")
-        raise SourceError(PARSE_ERROR.code, f"syntax error: {message}", error.raw_line, error.raw_column + 1) from error
+        raise SourceError("parse", f"syntax error: {message}", error.raw_line, error.raw_column + 1) from error
     except RecursionError as error:
-        raise SourceError(
-            PARSE_ERROR.code, "too deeply nested to parse safely (libcst's parser gives up on it)"
-        ) from error
+        raise SourceError("parse", "too deeply nested to parse safely (libcst's parser gives up on it)") from error
     except (UnicodeDecodeError, LookupError, SyntaxError) as error:
-        raise SourceError(READ_ERROR.code, f"cannot decode file: {error}") from error
+        raise SourceError("read", f"cannot decode file: {error}") from error
 
 
 # libcst's native parser refuses a run of more implicitly joined string literals than about 3,500

@@ -10,7 +10,7 @@ import tokenize
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Optional
 
-from fsdp_unpatch.rules.declared.suppression import UNUSED_NOQA
+from fsdp_unpatch.rules.unused_noqa import UNUSED_NOQA
 
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 SKIP_FILE = re.compile(rb"^[ \t]*#[ \t]*fsdp-unpatch:[ \t]*skip-file[ \t]*$", re.MULTILINE)

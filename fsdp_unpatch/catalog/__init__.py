@@ -7,15 +7,9 @@ and `Catalog.rule` read that registry, for the callers that hold a catalog.
 from __future__ import annotations
 
 import functools
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Optional
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python < 3.11
-    import tomli as tomllib
 
 if TYPE_CHECKING:
     from fsdp_unpatch.rules.registry import Rule
@@ -160,5 +154,6 @@ def _parse(data: dict) -> Catalog:
 
 @functools.cache
 def load_catalog(path: Path = CATALOG_PATH) -> Catalog:
-    with open(path, "rb") as handle:
-        return _parse(tomllib.load(handle))
+    from fsdp_unpatch.data import read_data
+
+    return _parse(read_data(path))

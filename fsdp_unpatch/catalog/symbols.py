@@ -9,15 +9,9 @@ generated from torch's sources by `scripts/gen_catalog_symbols.py`.
 from __future__ import annotations
 
 import functools
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Optional
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python < 3.11
-    import tomli as tomllib
 
 SYMBOLS_PATH = Path(__file__).resolve().parent.parent / "data" / "symbols.toml"
 OPEN = "*"  # a class table's marker: it inherits from outside FSDP2, so any name may exist there
@@ -106,6 +100,7 @@ class SymbolTables:
 
 @functools.cache
 def load_symbols(path: Path = SYMBOLS_PATH) -> SymbolTables:
-    with open(path, "rb") as handle:
-        data = tomllib.load(handle)
+    from fsdp_unpatch.data import read_data
+
+    data = read_data(path)
     return SymbolTables(tuple(data["releases"]["minors"]), data.get("tables", {}))

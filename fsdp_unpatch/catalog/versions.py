@@ -3,8 +3,10 @@ project declares, else the installed torch, else the newest known release."""
 
 from __future__ import annotations
 
-import importlib.metadata
+import importlib.machinery
+import os
 import re
+import sys
 from dataclasses import dataclass
 from typing import Optional
 
@@ -54,10 +56,60 @@ class TargetTorch:
 
 def installed_version() -> Optional[str]:
     """The installed torch's full version from package metadata ("2.13.0+cpu"); torch is never imported."""
+    found, version = _dist_info_version("torch")
+    if found:
+        return version
+    import importlib.metadata  # an egg, a zip or a custom finder: the general answer, at its import's cost
+
     try:
         return importlib.metadata.version("torch")
     except importlib.metadata.PackageNotFoundError:
         return None
+
+
+def _dist_info_version(name: str) -> tuple[bool, Optional[str]]:
+    """(True, version) from the first `<name>-*.dist-info/METADATA` in a folder of `sys.path`, which is what
+    importlib.metadata finds first; (True, None) when no folder has one and nothing else could: importing
+    importlib.metadata costs more than a whole run that finds nothing. (False, None): ask it."""
+    others = (finder for finder in sys.meta_path if finder is not importlib.machinery.PathFinder)
+    if any(hasattr(finder, "find_distributions") for finder in others):
+        return False, None  # a finder of its own can hold distributions
+    for entry in sys.path:
+        folder = entry or "."
+        if not os.path.isdir(folder):
+            if os.path.exists(folder):  # a zip archive
+                return False, None
+            continue
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for child in names:
+            low = child.lower()
+            if not low.endswith((".dist-info", ".egg-info")):
+                continue
+            # importlib.metadata's normalisation: the name before the first "-", runs of -_. as one "_"
+            if re.sub(r"[-_.]+", "_", low.rpartition(".")[0].partition("-")[0]) != name:
+                continue
+            if low.endswith(".egg-info"):
+                return False, None
+            return True, _metadata_version(os.path.join(folder, child, "METADATA"))
+    return True, None
+
+
+def _metadata_version(path: str) -> Optional[str]:
+    """The `Version:` header of a METADATA file (its headers end at the first empty line)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                if key.strip().lower() == "version":
+                    return value.strip()
+    except OSError:
+        pass
+    return None
 
 
 def installed_torch() -> Optional[Version]:

@@ -144,7 +144,7 @@ def _explain_target(catalog, target_id: str) -> str:
     twins = [f"{b.module}.{b.name}" for b in catalog.by_name_imports if f"{b.source}.{b.name}" == target_id]
     twins += [f"{b.source}.{b.name}" for b in catalog.by_name_imports if f"{b.module}.{b.name}" == target_id]
     if twins:
-        from fsdp_unpatch.rules.declared.completeness import STALE_BY_NAME_IMPORT
+        from fsdp_unpatch.rules.stale_by_name_import import STALE_BY_NAME_IMPORT
 
         twins_text = ", ".join(sorted(set(twins)))
         lines.append(f"Also bound by name as: {twins_text} (patch both; see {STALE_BY_NAME_IMPORT.code})")

@@ -29,6 +29,7 @@ from packaging.version import InvalidVersion
 from packaging.version import Version as PackageVersion
 
 from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.files.regular import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -171,8 +172,8 @@ class Reader:
             return path.as_posix()
 
     def text(self, path: Path) -> Optional[str]:
-        try:
-            return path.read_text(encoding="utf-8")
+        try:  # a FIFO or a device found by the `requirements*.txt` glob would block or never end
+            return read_regular(path).decode("utf-8")
         except (OSError, UnicodeDecodeError) as error:
             self.problems.append(f"{self.relative(path)}: cannot be read ({error}); it is not used")
             return None
@@ -183,6 +184,9 @@ class Reader:
         out = []
         for text in texts:
             text = text.strip()
+            name = _NAME.match(text)
+            if name is None or canonicalize_name(name.group(1)) not in TORCH_NAMES:
+                continue  # searching every requirement's line made a long list quadratic
             number = next((i for i, line in enumerate(numbered, 1) if text and text in line), 0)
             found = self.line(text, f"{self.relative(path)}:{number}" if number else self.relative(path))
             if found is not None:
@@ -312,7 +316,12 @@ class Reader:
             source = self.text(module)
             found = _assigned_string(source, "__version__") if source is not None else None
             if found is not None:
-                return self.own_version(found[0], f"torch_npu/version.py:{found[1]}")
+                literal, number = found
+                if literal is not None:
+                    return self.own_version(literal, f"torch_npu/version.py:{number}")
+                self.problems.append(
+                    f"torch_npu/version.py:{number}: `__version__` is computed, not a string literal; it is not used"
+                )
         plain = self.root / "version.txt"
         if plain.is_file():
             source = self.text(plain)
@@ -359,20 +368,23 @@ def _logical_lines(source: str) -> Iterator[tuple[int, str]]:
         yield start, pending
 
 
-def _assigned_string(source: str, name: str) -> Optional[tuple[str, int]]:
-    """The string literal a module assigns to `name` at its top level, and its line."""
+def _assigned_string(source: str, name: str) -> Optional[tuple[Optional[str], int]]:
+    """The string literal a module assigns (or annotates) to `name` at its top level, and its line; None for
+    the string when the value is computed."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return None
     for node in tree.body:
-        if (
-            isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str)
-        ):
-            return node.value.value, node.lineno
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            literal = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+            return literal, node.lineno
     return None
 
 

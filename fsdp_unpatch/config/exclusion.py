@@ -12,16 +12,19 @@ from __future__ import annotations
 import os
 import warnings
 from pathlib import Path
-from typing import Optional, Sequence
-
-import pathspec
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from fsdp_unpatch.config.discovery import SKIPPED_DIRS
 from fsdp_unpatch.files.regular import read_regular
 
+if TYPE_CHECKING:
+    import pathspec
+
 
 def compile_patterns(lines: Sequence[str]) -> pathspec.PathSpec:
     """gitwildmatch patterns (pathspec >= 1.0 renames the factory `gitignore`; both mean the same here)."""
+    import pathspec  # here, not at the top: it costs more to import than a whole run with no pattern
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return pathspec.PathSpec.from_lines("gitwildmatch", lines)
@@ -52,7 +55,8 @@ class Exclusion:
         self.root = Path(os.path.abspath(root))
         # `exclude` replaces the default folder names; `extend-exclude` adds to whichever applies.
         self.default_names = SKIPPED_DIRS if exclude is None else frozenset()
-        self.spec = _compile(list(exclude or ()) + list(extend_exclude))
+        patterns = list(exclude or ()) + list(extend_exclude)
+        self.spec: Optional[pathspec.PathSpec] = _compile(patterns) if patterns else None
         self.respect_gitignore = respect_gitignore
         self._gitignores: dict[Path, Optional[pathspec.PathSpec]] = {}
         self._tops: dict[Path, Path] = {}
@@ -63,7 +67,7 @@ class Exclusion:
         if is_dir and absolute.name in self.default_names:
             return True
         relative = self._relative(absolute, self.root)
-        if relative is not None and self.spec.patterns:
+        if relative is not None and self.spec is not None and self.spec.patterns:
             if self.spec.match_file(relative + ("/" if is_dir else "")):
                 return True
         return self.respect_gitignore and self._gitignored(absolute, is_dir)
@@ -72,7 +76,7 @@ class Exclusion:
         """Whether anything but the default folder names can exclude an entry of `folder`: an exclude
         pattern, or a `.gitignore` on the way up to the top of the work tree. When not, the walk spends
         nothing on the folder's entries (most folders of most trees)."""
-        if self.spec.patterns:
+        if self.spec is not None and self.spec.patterns:
             return True
         return self.respect_gitignore and bool(self._chain(Path(os.path.abspath(folder))))
 

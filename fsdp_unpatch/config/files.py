@@ -21,11 +21,6 @@ from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.config.settings import Settings, SettingsError, parse_codes, parse_per_file_ignores
 from fsdp_unpatch.files.regular import read_regular
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python < 3.11
-    import tomli as tomllib
-
 SECTION = "fsdp-unpatch"
 # key -> what its value must be (for the error message)
 KEYS = {
@@ -72,6 +67,10 @@ def _read(path: Path) -> dict:
     except UnicodeDecodeError as error:  # TOML is UTF-8; say where it is not
         line = data.count(b"\n", 0, error.start) + 1
         raise SettingsError(f"{path}: line {line}: not valid TOML (not UTF-8: byte {data[error.start]:#04x})") from None
+    if sys.version_info >= (3, 11):  # here, not at the top: a folder without pyproject.toml never needs it
+        import tomllib
+    else:  # pragma: no cover - exercised on Python < 3.11
+        import tomli as tomllib
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

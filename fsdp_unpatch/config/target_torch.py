@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 from fsdp_unpatch.catalog.versions import TargetTorch, Version, installed_version, known_releases
+from fsdp_unpatch.reporting.quoting import printable
 
 
 def choose(
@@ -31,19 +32,21 @@ def choose(
         from fsdp_unpatch.config.declared_torch import declared_torch
 
         asked = known + ((installed,) if installed is not None and installed not in known else ())
-        declared, warnings = declared_torch(root, asked)
+        declared, problems = declared_torch(root, asked)
+        # file names and requirement texts end up on one line of the summary or of standard error
+        warnings = [printable(problem) for problem in problems]
         if declared is not None:
             releases = tuple(sorted(declared.releases & set(known)))
             if releases:
                 if installed is not None and installed not in declared.releases:
                     warnings.append(
                         f"the installed torch {installed_text} is outside the torch the project declares "
-                        f"({declared.origin}); the target follows the declaration"
+                        f"({printable(declared.origin)}); the target follows the declaration"
                     )
-                return TargetTorch(releases, declared.origin), warnings
+                return TargetTorch(releases, printable(declared.origin)), warnings
             fallback = "the installed torch" if installed is not None else "the newest known release"
             warnings.append(
-                f"{declared.where}: {declared.texts} allows no torch release the catalog knows "
+                printable(f"{declared.where}: {declared.texts}") + " allows no torch release the catalog knows "
                 f"({known[0]} to {known[-1]}); the target is {fallback}"
             )
     if installed is not None:

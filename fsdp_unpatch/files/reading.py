@@ -13,21 +13,24 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
-
-from fsdp_unpatch.rules.declared.errors import FILE_TOO_LARGE, READ_ERROR
+from typing import Literal, Optional
 
 # A file larger than this is not even read: no Python module is this big, and reading it would cost its
 # size in memory twice over (the bytes and the prefilter's lower-cased copy).
 MAX_READ_BYTES = 64 * 1024 * 1024
 
 
+# What went wrong with a file: it cannot be read (or decoded), it is too large to read, it does not parse, or
+# a fix cannot be written. The rules layer makes each kind its rule's finding (`rules/source_errors.py`).
+SourceErrorKind = Literal["read", "too-large", "parse", "write"]
+
+
 class SourceError(Exception):
     """A file that cannot be read, decoded, parsed or written; the message names the problem."""
 
-    def __init__(self, code: str, message: str, line: int = 1, column: int = 1) -> None:
+    def __init__(self, kind: SourceErrorKind, message: str, line: int = 1, column: int = 1) -> None:
         super().__init__(message)
-        self.code = code
+        self.kind = kind
         self.line = line
         self.column = column
 
@@ -62,14 +65,12 @@ def _read_error(path: Path, error: OSError) -> SourceError:
     if os.path.islink(path):
         target = os.readlink(path)
         if error.errno == errno.ENOENT:
-            return SourceError(
-                READ_ERROR.code, f"cannot read file: broken symbolic link (to {target!r}, which does not exist)"
-            )
+            return SourceError("read", f"cannot read file: broken symbolic link (to {target!r}, which does not exist)")
         if error.errno == errno.ELOOP:
-            return SourceError(READ_ERROR.code, f"cannot read file: symbolic link loop (to {target!r})")
+            return SourceError("read", f"cannot read file: symbolic link loop (to {target!r})")
     if error.errno == errno.ELOOP:
-        return SourceError(READ_ERROR.code, "cannot read file: symbolic link loop")
-    return SourceError(READ_ERROR.code, f"cannot read file: {error.strerror or error}")
+        return SourceError("read", "cannot read file: symbolic link loop")
+    return SourceError("read", f"cannot read file: {error.strerror or error}")
 
 
 def megabytes(size: int) -> str:
@@ -82,10 +83,10 @@ def read_source(path: Path, display: str) -> SourceFile:
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):  # a FIFO would block a plain read forever
-            raise SourceError(READ_ERROR.code, f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
+            raise SourceError("read", f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
         if info.st_size > MAX_READ_BYTES:
             raise SourceError(
-                FILE_TOO_LARGE.code,
+                "too-large",
                 f"file too large to read: {megabytes(info.st_size)} (the limit is {megabytes(MAX_READ_BYTES)})",
             )
         read_ns = time.time_ns()  # before the stat: a change after this is newer than the stat's times
@@ -93,12 +94,12 @@ def read_source(path: Path, display: str) -> SourceFile:
         with open(descriptor, "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):  # replaced between the stat and the open
-                raise SourceError(READ_ERROR.code, f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
+                raise SourceError("read", f"cannot read file: it is {_kind(info.st_mode)}, not a regular file")
             data = handle.read(MAX_READ_BYTES + 1)
     except OSError as error:
         raise _read_error(path, error) from error
     if len(data) > MAX_READ_BYTES:
-        raise SourceError(FILE_TOO_LARGE.code, f"file too large to read: more than {megabytes(MAX_READ_BYTES)}")
+        raise SourceError("too-large", f"file too large to read: more than {megabytes(MAX_READ_BYTES)}")
     return SourceFile(
         path=path,
         display=display,
@@ -118,7 +119,7 @@ def read_candidate(candidate) -> SourceFile:
     if candidate.data is not None:
         return SourceFile(candidate.path, candidate.display, candidate.data, 0, len(candidate.data))
     if candidate.problem is not None:
-        raise SourceError(READ_ERROR.code, candidate.problem)
+        raise SourceError("read", candidate.problem)
     return read_source(candidate.path, candidate.display)
 
 
@@ -141,14 +142,14 @@ def decode_error(data: bytes) -> Optional[SourceError]:
     try:
         encoding = declared_encoding(data)
     except SyntaxError as error:  # an unknown encoding in the cookie, or a cookie that contradicts the BOM
-        return SourceError(READ_ERROR.code, f"cannot decode file: {error}")
+        return SourceError("read", f"cannot decode file: {error}")
     try:
         codecs.lookup(encoding).decode(data)
     except UnicodeDecodeError as error:
         line, column = line_column(data, error.start)
         bad = data[error.start : error.end][:4].hex(" ")
         return SourceError(
-            READ_ERROR.code,
+            "read",
             f"cannot decode file as {encoding}: byte(s) {bad} at line {line}, column "
             f"{column} ({error.reason}); declare the file's encoding with a PEP 263 comment "
             "or convert it",

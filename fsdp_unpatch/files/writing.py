@@ -13,7 +13,6 @@ import tempfile
 from typing import Optional
 
 from fsdp_unpatch.files.reading import SourceError, SourceFile
-from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
 
 TEMPORARY_SUFFIX = ".fsdp-unpatch.tmp"
 BACKUP_SUFFIX = ".fsdp-unpatch.bak"
@@ -61,7 +60,7 @@ def discard(temporary: Optional[str]) -> None:
 
 def write_error(error: OSError) -> SourceError:
     """The finding for a write that failed before the file changed."""
-    return SourceError(FIX_NOT_WRITTEN.code, f"cannot write file: {error.strerror or error}; the file is unchanged")
+    return SourceError("write", f"cannot write file: {error.strerror or error}; the file is unchanged")
 
 
 def writable(path: str, info: os.stat_result) -> bool:
@@ -165,7 +164,7 @@ def overwrite(source: SourceFile, path: str, data: bytes) -> None:
         finally:
             os.close(descriptor)
         if changed_on_disk(source):
-            raise SourceError(FIX_NOT_WRITTEN.code, "file changed on disk while it was being fixed; not written")
+            raise SourceError("write", "file changed on disk while it was being fixed; not written")
         with open(path, "r+b") as handle:
             try:
                 handle.write(data)
@@ -182,7 +181,7 @@ def overwrite(source: SourceFile, path: str, data: bytes) -> None:
                 except OSError:
                     kept, backup = backup, None
                     raise SourceError(
-                        FIX_NOT_WRITTEN.code,
+                        "write",
                         f"cannot write file: {error.strerror or error}; its old content is saved in {kept}",
                     ) from error
                 raise

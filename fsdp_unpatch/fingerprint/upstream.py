@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Union
 
+from fsdp_unpatch.data import read_data
 from fsdp_unpatch.fingerprint.normalise import dotted_name, is_library_impl, local_names
 from fsdp_unpatch.fingerprint.scope import Scope, module_bindings
 
@@ -337,8 +338,7 @@ def _installed_torch() -> Optional[tuple[str, Path]]:
 @functools.cache
 def default_upstream(path: str = str(DATA_PATH)) -> Upstream:
     """The data file, plus the installed torch when it is newer than every release in it."""
-    with open(path, encoding="utf-8") as f:
-        upstream = from_json(json.load(f))
+    upstream = from_json(read_data(path))
     installed = _installed_torch()
     if installed is None:
         return upstream

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from fsdp_unpatch.analysis.suppression import NOQA
-from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
 
 MARKED_CATEGORIES = ("remove", "review")
 _LINE_END = re.compile(r"(\r\n|\r|\n)?\Z")
@@ -101,7 +100,7 @@ def mark_files(result, quiet: bool = False) -> bool:
         try:
             source = read_source(Path(file.display), file.display)
             if source.data != file.original:
-                raise SourceError(FIX_NOT_WRITTEN.code, "file changed on disk while it was being checked; not written")
+                raise SourceError("write", "file changed on disk while it was being checked; not written")
             marked = mark(source.data, file.encoding, wanted)
             if marked.data != source.data:
                 write_atomic(source, marked.data)

@@ -44,6 +44,9 @@ FORMAT, VERSION = "fsdp-unpatch-journal", 1
 _NAME = re.compile(r"^" + re.escape(PREFIX) + r"(\d+)\.[A-Za-z0-9_]+" + re.escape(SUFFIX) + "$")
 _UNFINISHED = re.compile(r"^" + re.escape(PREFIX) + r"(\d+)\.[A-Za-z0-9_]+\.tmp$")  # killed while writing it
 _LIMIT = 512 * 1024 * 1024
+# The journals this process wrote and has not removed. The process id in a name does not tell: in a container
+# every run can get the same id, so a killed earlier run's journal would look like this run's own.
+_WRITTEN: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ def write(entries: list[Entry]) -> Optional[str]:
     record = {"format": FORMAT, "version": VERSION, "signature": sign(secret, FORMAT, value), "entries": value}
     folder = os.path.dirname(next((e.path for e in entries if e.new is not None), entries[0].path))
     descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f"{PREFIX}{os.getpid()}.", suffix=".tmp")
+    _WRITTEN.add(os.path.realpath(temporary))
     try:
         try:
             write_all(descriptor, json.dumps(record, separators=(",", ":")).encode())
@@ -96,12 +100,15 @@ def write(entries: list[Entry]) -> Optional[str]:
             os.close(descriptor)
         journal = temporary[: -len(".tmp")] + SUFFIX
         os.rename(temporary, journal)  # whole or absent: a half-written journal is never read
+        _WRITTEN.add(os.path.realpath(journal))
     except BaseException:
         try:
             os.unlink(temporary)
         except OSError:
             pass
         raise
+    finally:
+        _WRITTEN.discard(os.path.realpath(temporary))
     fsync_folder(folder)
     return journal
 
@@ -109,6 +116,7 @@ def write(entries: list[Entry]) -> Optional[str]:
 def remove(journal: Optional[str]) -> None:
     if journal is None:
         return
+    _WRITTEN.discard(os.path.realpath(journal))
     try:
         os.unlink(journal)
     except OSError:
@@ -140,7 +148,7 @@ def _writer_running(pid: int, path: str) -> bool:
     """Whether the run that wrote the journal at `path` may still be running. After a power loss its process
     id may belong to another process by now: one that started after the journal was written is not its writer."""
     if pid == os.getpid():
-        return True
+        return os.path.realpath(path) in _WRITTEN
     if not alive(pid):
         return False
     started = _start_time(pid)
@@ -187,9 +195,14 @@ def _read(journal: str, secret: Optional[bytes]) -> list[Entry]:
             raise ValueError
         if not hmac.compare_digest(record["signature"], sign(secret, FORMAT, record["entries"])):
             raise _Refused("it is not signed with your key (forged, or written by someone else)")
-        return [_entry(data) for data in record["entries"]]
+        entries = [_entry(data) for data in record["entries"]]
     except (OSError, ValueError, RecursionError, TypeError, KeyError):
         raise _Refused("it is not a journal this version wrote") from None
+    # `write` puts it beside the group's first file: elsewhere it was copied (with its tree) or moved
+    home = os.path.dirname(next((e.path for e in entries if e.new is not None), entries[0].path if entries else ""))
+    if os.path.realpath(home) != os.path.realpath(os.path.dirname(journal)):
+        raise _Refused(f"it was written for files in {quoted_path(home)}, not here (copied or moved)")
+    return entries
 
 
 def _entry(data: Any) -> Entry:

@@ -38,7 +38,7 @@ from fsdp_unpatch.files.writing import (
     write_error,
 )
 from fsdp_unpatch.fixes import journal
-from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
+from fsdp_unpatch.rules.source_errors import error_finding
 
 CHANGED = "file changed on disk while it was being fixed; not written"
 
@@ -67,7 +67,7 @@ def refusal(change: Change) -> Optional[SourceError]:
     if change.delete and os.path.islink(source.path):
         # Unlinking a link would leave its target, full, behind.
         return SourceError(
-            FIX_NOT_WRITTEN.code,
+            "write",
             "the fix empties this file, but it is a symbolic link; not deleted "
             f"(delete {os.path.realpath(source.path)} and the link yourself)",
         )
@@ -78,11 +78,11 @@ def refusal(change: Change) -> Optional[SourceError]:
         return write_error(error)
     if not writable(path, info):  # a read-only file says "do not touch", even to root
         if change.delete:
-            return SourceError(FIX_NOT_WRITTEN.code, "the fix empties this file, but it is read-only; not deleted")
-        return SourceError(FIX_NOT_WRITTEN.code, "file is read-only; not written (make it writable to apply the fix)")
+            return SourceError("write", "the fix empties this file, but it is read-only; not deleted")
+        return SourceError("write", "file is read-only; not written (make it writable to apply the fix)")
     if changed_on_disk(source):
         return SourceError(
-            FIX_NOT_WRITTEN.code,
+            "write",
             CHANGED if not change.delete else "file changed on disk while it was being fixed; not deleted",
         )
     return None
@@ -114,7 +114,7 @@ def _stage(position: int, change: Change) -> _Staged:
 def _swap(staged: _Staged) -> None:
     source = staged.change.source
     if changed_on_disk(source):  # the last look, right before the file changes
-        raise SourceError(FIX_NOT_WRITTEN.code, CHANGED)
+        raise SourceError("write", CHANGED)
     if staged.how == "rename":
         os.replace(staged.temporary, staged.path)  # type: ignore[arg-type]
         staged.temporary = None
@@ -204,7 +204,7 @@ def _roll_back(swapped: list[_Staged], failed: _Staged) -> None:
             raise Blocked(
                 failed.position,
                 SourceError(
-                    FIX_NOT_WRITTEN.code,
+                    "write",
                     f"cannot restore {item.change.source.display} after a failed write "
                     f"({error.strerror or error}); its old content is saved in {kept}",
                 ),
@@ -224,13 +224,6 @@ def _save_original(item: _Staged) -> str:
 
 
 # the run's side: groups of file results -----------------------------------------------------------
-def error_finding(display: str, error: SourceError):
-    from fsdp_unpatch.model import Finding, Span
-
-    span = Span(error.line, error.column, error.line, error.column)
-    return Finding(code=error.code, category="error", path=display, span=span, message=str(error))
-
-
 def hold_back(files: Sequence, group: Sequence[int], blocker: int, why: str) -> None:
     """No file of `group` is fixed; each one that had a fix says which file stopped it and why."""
     reason = why.split(";")[0]
@@ -243,7 +236,7 @@ def hold_back(files: Sequence, group: Sequence[int], blocker: int, why: str) -> 
                 error_finding(
                     result.display,
                     SourceError(
-                        FIX_NOT_WRITTEN.code,
+                        "write",
                         f"not fixed: this fix goes with {files[blocker].display}, which cannot be edited "
                         f"({reason}); no file of the group was changed",
                     ),

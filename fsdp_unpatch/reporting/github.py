@@ -3,19 +3,22 @@
     ::error file=pkg/patch.py,line=3,col=1,endLine=3,endColumn=40,title=fsdp-unpatch (FSU001)::message
 
 The runner turns these lines into annotations on the diff. Values are escaped as the runner's
-toolkit does: `%`, CR and LF everywhere, and `:` and `,` in properties as well.
+toolkit does: `%`, CR and LF everywhere, and `:` and `,` in properties as well; other control characters
+(an ESC) are written as C escapes (`\\033`).
 """
 
 from __future__ import annotations
 
 from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.reporting.quoting import printable
 
 COMMANDS = {"remove": "error", "review": "warning", "keep": "notice", "error": "error"}
 
 
 def escape_data(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # then the other control characters as C escapes: an ESC would reach the log raw
+    return printable(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(value: str) -> str:

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.reporting.quoting import xml_safe
+from fsdp_unpatch.reporting.quoting import printable, quoted_path, xml_safe
 
 
 def _case(suite: ET.Element, finding: Finding) -> tuple[int, int]:
@@ -24,7 +24,9 @@ def _case(suite: ET.Element, finding: Finding) -> tuple[int, int]:
         file=path,
         line=str(span.line),
     )
-    text = f"{path}:{span.line}:{span.column}: {finding.code} [{finding.category}] {message}"
+    # the text is one line, as `concise` prints it: a raw newline would start a line a CI runner may read
+    one_line = f"{quoted_path(finding.path)}:{span.line}:{span.column}: {finding.code} [{finding.category}]"
+    text = xml_safe(f"{one_line} {printable(finding.message)}")
     if finding.category == "error":
         ET.SubElement(case, "error", message=message, type=finding.code).text = text
         return 0, 1

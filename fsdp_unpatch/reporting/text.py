@@ -1,23 +1,29 @@
-"""Human-readable reports, rendered with rich: `path:line:col: CODE [category] message`."""
+"""Human-readable reports, rendered with rich: `path:line:col: CODE [category] message`.
+
+rich is imported only when a finding is printed: a run that finds nothing prints its summary as it is.
+"""
 
 from __future__ import annotations
 
 import functools
 import io
 from collections import Counter
-from typing import Callable
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from fsdp_unpatch.model import Finding, Replacement, RunResult
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.reporting.quoting import printable, quoted_path
 
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
 STYLES = {"remove": "bold red", "review": "bold yellow", "keep": "bold green", "error": "bold magenta"}
 
 
 def _console(buffer: io.StringIO, context: ReportContext) -> Console:
+    from rich.console import Console
+
     return Console(
         file=buffer,
         force_terminal=context.color,
@@ -28,7 +34,34 @@ def _console(buffer: io.StringIO, context: ReportContext) -> Console:
     )
 
 
+def _plain(text: str) -> bool:
+    """Whether rich would print `text` unchanged: no markup, no `:emoji:` code, no tab or control character."""
+    return text.isprintable() and "[" not in text and ":" not in text
+
+
+class _Output:
+    """Collects a report; makes rich's console only for what needs it (a finding), not for a plain summary."""
+
+    def __init__(self, context: ReportContext) -> None:
+        self.buffer = io.StringIO()
+        self._context = context
+        self._console: Optional[Console] = None
+
+    def print(self, renderable: Union[str, Text] = "", end: str = "\n") -> None:
+        if self._console is None and isinstance(renderable, str) and _plain(renderable):
+            self.buffer.write(renderable + end)
+            return
+        if self._console is None:
+            self._console = _console(self.buffer, self._context)
+        self._console.print(renderable, end=end)
+
+    def getvalue(self) -> str:
+        return self.buffer.getvalue()
+
+
 def _header(finding: Finding) -> Text:
+    from rich.text import Text
+
     text = Text()
     text.append(f"{quoted_path(finding.path)}:{finding.span.line}:{finding.span.column}:", style="bold")
     text.append(" ")
@@ -38,6 +71,8 @@ def _header(finding: Finding) -> Text:
 
 def _body(finding: Finding) -> Text:
     """`CODE [category] message (fixable)`."""
+    from rich.text import Text
+
     text = Text()
     text.append(f"{finding.code} ")
     text.append(f"[{finding.category}]", style=STYLES.get(finding.category, ""))
@@ -50,6 +85,8 @@ def _body(finding: Finding) -> Text:
 
 
 def _excerpt(lines: list[str], finding: Finding) -> Text:
+    from rich.text import Text
+
     text = Text()
     last = min(finding.span.end_line, finding.span.line + 2)
     width = len(str(last))
@@ -62,6 +99,8 @@ def _excerpt(lines: list[str], finding: Finding) -> Text:
 
 def _detail(detail: str) -> Text:
     """A diff against upstream, indented under the excerpt, lines coloured like `git diff`."""
+    from rich.text import Text
+
     text = Text()
     for line in detail.splitlines():
         style = (
@@ -116,6 +155,8 @@ PREVIEW_LINES = 6  # per side of a replacement; a deleted function would drown t
 def _fix_preview(finding: Finding, lines_of: Callable[[str], list[str]]) -> Text:
     """What the finding's fix would change, as diff lines under the finding (`check --show-fixes`), in its
     own file and in the other files whose edits it carries (named in the hunk header)."""
+    from rich.text import Text
+
     text = Text()
     assert finding.fix is not None
     for path, replacements in finding.fix.changes(finding.path):
@@ -127,6 +168,8 @@ def _fix_preview(finding: Finding, lines_of: Callable[[str], list[str]]) -> Text
 
 
 def _hunk(replacement: Replacement, lines: list[str], where: str) -> Text:
+    from rich.text import Text
+
     text = Text()
     deleted = [lines[n - 1] for n in range(replacement.line, replacement.end_line) if 1 <= n <= len(lines)]
     text.append(f"    @@ {where}line {replacement.line} @@\n", style="cyan")
@@ -168,8 +211,7 @@ def _lines_of(result: RunResult) -> Callable[[str], list[str]]:
 
 
 def full(result: RunResult, context: ReportContext) -> str:
-    buffer = io.StringIO()
-    console = _console(buffer, context)
+    console = _Output(context)
     lines_of = _lines_of(result)
     for file in result.files:
         lines = None
@@ -186,10 +228,10 @@ def full(result: RunResult, context: ReportContext) -> str:
             if context.show_fixes and not context.fix_mode and finding.fix is not None and file.original is not None:
                 console.print(_fix_preview(finding, lines_of), end="")
     _closing(console, result, context)
-    return buffer.getvalue()
+    return console.getvalue()
 
 
-def _closing(console: Console, result: RunResult, context: ReportContext) -> None:
+def _closing(console: _Output, result: RunResult, context: ReportContext) -> None:
     if context.show_fixes and context.fix_mode:
         console.print(fixes_applied(result, context.dry_run), end="")
     if not context.quiet:
@@ -197,18 +239,18 @@ def _closing(console: Console, result: RunResult, context: ReportContext) -> Non
 
 
 def concise(result: RunResult, context: ReportContext) -> str:
-    buffer = io.StringIO()
-    console = _console(buffer, context)
+    console = _Output(context)
     for finding in result.remaining:
         console.print(_header(finding))
     _closing(console, result, context)
-    return buffer.getvalue()
+    return console.getvalue()
 
 
 def grouped(result: RunResult, context: ReportContext) -> str:
     """ruff's `grouped`: a heading per file, then `  line:col CODE [category] message` under it."""
-    buffer = io.StringIO()
-    console = _console(buffer, context)
+    from rich.text import Text
+
+    console = _Output(context)
     for file in result.files:
         findings = sorted((f for f in file.findings if not f.fixed), key=Finding.sort_key)
         if not findings:
@@ -221,4 +263,4 @@ def grouped(result: RunResult, context: ReportContext) -> str:
             console.print(text)
         console.print()
     _closing(console, result, context)
-    return buffer.getvalue()
+    return console.getvalue()

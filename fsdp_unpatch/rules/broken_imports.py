@@ -1,4 +1,4 @@
-"""FSU306: imports of names their module, a file of the project, does not bind (`declared/broken_import.py`).
+"""FSU306: imports of names their module, a file of the project, does not bind (declared in `broken_import.py`).
 
 Kept cheap for big trees (torch's 2,285 files): the imports are first read from the bytes with a regular
 expression, a name is a suspect only when its module's bytes spell it nowhere as a binding could
@@ -14,8 +14,9 @@ from typing import Iterator, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import Bindings, bindings, imports, parse
 from fsdp_unpatch.analysis.source import resolve_relative
+from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.model import Finding, Span
-from fsdp_unpatch.rules.declared.broken_import import BROKEN_IMPORT
+from fsdp_unpatch.rules.broken_import import BROKEN_IMPORT
 from fsdp_unpatch.run.identity import Project, ProjectFile, identity, project_files, roots_of, shown_path
 
 _FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;#]*)", re.MULTILINE)
@@ -74,8 +75,7 @@ class _Targets:
             found = self.buffers.get(key)
             if found is None:
                 try:
-                    with open(path, "rb") as handle:
-                        found = handle.read()
+                    found = read_regular(path)  # a FIFO or device is never opened for a blocking read
                 except OSError:
                     found = b""
             self.data[key] = found
@@ -94,7 +94,7 @@ class _Targets:
             self.open[entry.key] = not data or any(word in data for word in _OPEN)
         if self.open[entry.key]:
             return True  # unreadable, or may bind names no statement spells: nothing is known
-        spelled = name.encode()
+        spelled = name.encode("utf-8", "surrogateescape")
         start = data.find(spelled)
         while start >= 0:
             end = start + len(spelled)
@@ -205,7 +205,6 @@ def report(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], opt
 
 def _read(path: str) -> bytes:
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular(path)
     except OSError:
         return b""

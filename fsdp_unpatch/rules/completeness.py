@@ -20,11 +20,9 @@ from fsdp_unpatch.analysis.collect import RawInstall
 from fsdp_unpatch.catalog import ByNameImport, Catalog
 from fsdp_unpatch.catalog.symbols import load_symbols, parse_releases
 from fsdp_unpatch.catalog.versions import Version
-from fsdp_unpatch.rules.declared.completeness import (
-    OP_DEFAULT_AFTER_PACKET,
-    OP_DEFAULT_NOT_REPLACED,
-    STALE_BY_NAME_IMPORT,
-)
+from fsdp_unpatch.rules.op_default_after_packet import OP_DEFAULT_AFTER_PACKET
+from fsdp_unpatch.rules.op_default_not_replaced import OP_DEFAULT_NOT_REPLACED
+from fsdp_unpatch.rules.stale_by_name_import import STALE_BY_NAME_IMPORT
 
 
 @dataclass(frozen=True)

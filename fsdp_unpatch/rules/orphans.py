@@ -20,7 +20,9 @@ from fsdp_unpatch.analysis.patterns import body_statements, is_docstring
 from fsdp_unpatch.analysis.plan import Edit, FileAnalysis, Installer, Options, Planned
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.versions import Version
-from fsdp_unpatch.rules.declared.overrides import OVERRIDE_REPLACEMENT, PATCH_INSTALLER, SAME_DEVICE_COPY
+from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
+from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
+from fsdp_unpatch.rules.same_device_foreach_copy import SAME_DEVICE_COPY
 
 
 def _top_level_function(analysis: FileAnalysis, name: str) -> Optional[cst.FunctionDef]:

@@ -2,8 +2,9 @@
 `__code__` swaps, and patches made by tests (`mock.patch`, `monkeypatch.setattr`).
 
 None of them is ever fixed: a kernel registration or a code swap changes what every caller runs, and a
-test patch is scoped to its test. They are reported so that users see every override. The override rules
-themselves are declared in `rules/declared/overrides.py`; the others are planned in `analysis/plan.py`.
+test patch is scoped to its test. They are reported so that users see every override. Each rule is
+declared in its own module (`kernel_registration.py`, ...); the other override rules are planned in
+`analysis/plan.py`.
 """
 
 from __future__ import annotations
@@ -17,11 +18,9 @@ from fsdp_unpatch.analysis.collect import Facts, RawInstall
 from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.versions import Version
-from fsdp_unpatch.rules.declared.overrides import (
-    CODE_OBJECT_SWAP,
-    KERNEL_REGISTRATION,
-    TEST_PATCH,
-)
+from fsdp_unpatch.rules.code_object_swap import CODE_OBJECT_SWAP
+from fsdp_unpatch.rules.kernel_registration import KERNEL_REGISTRATION
+from fsdp_unpatch.rules.test_patch import TEST_PATCH
 
 # (code, node to report, message, target id)
 Report = tuple[str, cst.CSTNode, str, Optional[str]]
@@ -219,7 +218,7 @@ def _module_keys(call: cst.Call, facts: Facts) -> list[str]:
 
 
 def module_patches_in_tests(facts: Facts, catalog: Catalog, code_of: CodeOf) -> Iterator[Report]:
-    from fsdp_unpatch.rules.declared.module_replacement import fsdp2_module
+    from fsdp_unpatch.rules.module_replacement import fsdp2_module
 
     for call, _ in facts.registrations:
         callee = facts.table.qualify(call.func)

@@ -18,7 +18,7 @@ from fsdp_unpatch.analysis.names import ImportTable, dotted_name
 from fsdp_unpatch.analysis.plan import Edit, FileAnalysis, Planned
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.fixes.module_edits import AddImport
-from fsdp_unpatch.rules.declared.references import REMOVED_SYMBOL_REFERENCE
+from fsdp_unpatch.rules.removed_symbol_reference import REMOVED_SYMBOL_REFERENCE
 from fsdp_unpatch.run.removals import RemovedSymbol
 
 

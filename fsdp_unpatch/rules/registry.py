@@ -1,5 +1,5 @@
-"""The rule registry: every rule is declared once, with `declare`, in the module of its family
-(`fsdp_unpatch/rules/declared/`).
+"""The rule registry: every rule is declared once, with `declare`, in its own module
+(`fsdp_unpatch/rules/<rule_name>.py`, `collective_override.py` for FSU001).
 
 A declaration carries everything the rest of the tool reads about a rule: its code and name, category,
 fix applicability, phase (decided per file, or across the files of a run), message template,
@@ -8,10 +8,12 @@ export to the batch layer, and where it is planned — its own `check` function 
 needs one file's facts), or the module that plans it. `fsdp-unpatch rules` / `explain`, the README's rules
 table, the codemods' code lists, the flake8 plugin and the SARIF rule metadata all read it.
 
-Every module of the `fsdp_unpatch.rules.declared` package is a rule family: `all_rules()` imports each one
-(their declarations run at import) and returns the rules by code. A new rule module needs no registration
-anywhere else. Those modules are data, cheap to import (no libcst): the configuration checks rule codes on
-runs that never parse a file.
+`all_rules()` walks the `fsdp_unpatch.rules` package (`pkgutil`) and imports each rule module (its
+declaration runs at import); a new rule module needs no registration anywhere else. The package's other
+modules (`SHARED_MODULES`: this one, the examples' types, and the family logic still shared by several
+rules) declare nothing and are not imported here. A rule module stays cheap to import (no libcst: a
+`check` imports what it needs when it runs): the configuration checks rule codes on runs that never parse
+a file.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ class Rule:
     exports: tuple[CrossFileKey, ...] = ()
     targets: Optional[TargetKind] = None
     check: Optional[Check] = field(default=None, compare=False)
-    family: str = ""  # the module that declares it (`overrides`, `completeness`, ...)
+    module: str = ""  # the rule's own module (`collective_override` for FSU001)
 
     def message(self, form: str = "default", /, **fields: object) -> str:
         """The message of one form, its placeholders filled: `RULE.message("wrapper", name=...)`."""
@@ -93,11 +95,11 @@ def declare(
     targets: Optional[TargetKind] = None,
     check: Optional[Check] = None,
 ) -> Rule:
-    """Record a rule; called once per rule, at the import of its family module."""
+    """Record a rule; called once per rule, at the import of its module."""
     forms = {"default": messages} if isinstance(messages, str) else dict(messages)
-    family = sys._getframe(1).f_globals["__name__"].rsplit(".", 1)[-1]
+    module = sys._getframe(1).f_globals["__name__"].rsplit(".", 1)[-1]
     rule = Rule(
-        code, name, category, fix, phase, summary, forms, _dedent(doc), planned_in, exports, targets, check, family
+        code, name, category, fix, phase, summary, forms, _dedent(doc), planned_in, exports, targets, check, module
     )
     if code in _DECLARED and _DECLARED[code] != rule:
         raise ValueError(f"rule {code} is declared twice")
@@ -111,19 +113,39 @@ def _dedent(text: str) -> str:
     return textwrap.dedent(text).strip()
 
 
-DECLARED_IN = "fsdp_unpatch.rules.declared"
+RULES_PACKAGE = "fsdp_unpatch.rules"
+# The modules of the package that are not rules: the registry, the examples' types, and the logic that
+# several rules still share (the planner calls it; each rule's `planned_in` points there).
+SHARED_MODULES = frozenset(
+    {
+        "registry",
+        "examples",
+        "source_errors",
+        "overrides",
+        "references",
+        "tests",
+        "strings",
+        "completeness",
+        "orphans",
+        "broken_imports",
+    }
+)
 
 
-def family_modules() -> list[str]:
-    """The modules that declare rules: every module of the `fsdp_unpatch.rules.declared` package."""
-    package = importlib.import_module(DECLARED_IN)
-    return sorted(f"{DECLARED_IN}.{info.name}" for info in pkgutil.iter_modules(package.__path__))
+def rule_modules() -> list[str]:
+    """The rule modules: every module of `fsdp_unpatch.rules` but the shared ones, found by walking it."""
+    package = importlib.import_module(RULES_PACKAGE)
+    return sorted(
+        f"{RULES_PACKAGE}.{info.name}"
+        for info in pkgutil.iter_modules(package.__path__)
+        if not info.ispkg and info.name not in SHARED_MODULES
+    )
 
 
 @functools.cache
 def all_rules() -> Mapping[str, Rule]:
     """Every declared rule, by code, in code order."""
-    for module in family_modules():
+    for module in rule_modules():
         importlib.import_module(module)
     return {code: _DECLARED[code] for code in sorted(_DECLARED)}
 
@@ -137,7 +159,6 @@ def codes(
     fix: Optional[Applicability] = None,
     category: Optional[Category] = None,
     phase: Optional[Phase] = None,
-    family: Optional[str] = None,
 ) -> frozenset[str]:
     """The codes of the rules that match every criterion given (`codes(fix="safe")`)."""
     return frozenset(
@@ -146,7 +167,6 @@ def codes(
         if (fix is None or r.fix == fix)
         and (category is None or r.category == category)
         and (phase is None or r.phase == phase)
-        and (family is None or r.family == family)
     )
 
 

@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
 from fsdp_unpatch.analysis.plan import FileAnalysis, Planned
-from fsdp_unpatch.rules.declared.strings import REMOVED_NAME_IN_STRING
+from fsdp_unpatch.rules.removed_name_in_string import REMOVED_NAME_IN_STRING
 
 StringPart = Union[cst.SimpleString, cst.FormattedStringText]
 

@@ -23,12 +23,10 @@ import libcst as cst
 from fsdp_unpatch.analysis.patterns import body_statements, is_docstring
 from fsdp_unpatch.analysis.plan import Edit, FileAnalysis, Planned
 from fsdp_unpatch.fixes.module_edits import DeleteFile
-from fsdp_unpatch.rules.declared.tests import (
-    PATCH_IDENTITY_ASSERTION,
-    REMOVED_FUNCTION_TEST,
-    REMOVED_FUNCTION_TEST_MODULE,
-)
+from fsdp_unpatch.rules.patch_identity_assertion import PATCH_IDENTITY_ASSERTION
 from fsdp_unpatch.rules.references import FileReferences, Reference
+from fsdp_unpatch.rules.removed_function_test import REMOVED_FUNCTION_TEST
+from fsdp_unpatch.rules.removed_function_test_module import REMOVED_FUNCTION_TEST_MODULE
 
 TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
 IDENTITY_ASSERT_METHODS = frozenset({"assertIs", "assertIsNot", "assertEqual", "assertNotEqual", "assertEquals"})

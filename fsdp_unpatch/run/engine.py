@@ -33,13 +33,15 @@ from fsdp_unpatch.files.reading import SourceError, SourceFile, declared_encodin
 from fsdp_unpatch.files.signals import checkpoint
 from fsdp_unpatch.fixes.edits import apply_edits, outermost, removed_uses, replacement_regions
 from fsdp_unpatch.fixes.module_edits import deletes_file
-from fsdp_unpatch.fixes.transaction import Change, commit_groups, error_finding, hold_back
+from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.model import FileResult, Finding, Fix, FixApplicability, RunOptions, RunResult, Span  # noqa: F401
 from fsdp_unpatch.rules import broken_imports, completeness
-from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN, PARSE_ERROR
-from fsdp_unpatch.rules.declared.overrides import INSTALLER_CALL, OVERRIDE_REPLACEMENT, PATCH_INSTALLER
+from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
+from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
+from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
+from fsdp_unpatch.rules.source_errors import error_finding
 from fsdp_unpatch.run.identity import roots_of
 from fsdp_unpatch.run.import_net import guard
 from fsdp_unpatch.run.linking import (
@@ -92,9 +94,7 @@ class Run:
         except RecursionError:  # libcst's visitors recurse once per level of nesting
             unit.error = error_finding(
                 unit.candidate.display,
-                SourceError(
-                    PARSE_ERROR.code, "too deeply nested to analyse (Python's recursion limit); the file is left alone"
-                ),
+                SourceError("parse", "too deeply nested to analyse (Python's recursion limit); the file is left alone"),
             )
 
     def excerpt(self, source: SourceFile, name: str, is_package: bool) -> Optional[Excerpt]:
@@ -346,15 +346,13 @@ class Run:
             self.block(
                 unit,
                 result,
-                SourceError(
-                    FIX_NOT_WRITTEN.code, "too deeply nested to rewrite (Python's recursion limit); not written"
-                ),
+                SourceError("write", "too deeply nested to rewrite (Python's recursion limit); not written"),
             )
             return
         # (a module the fix deletes whole has nothing to put back)
         data = fixed if unit.excerpt is None or deletes_file(edits) else unit.excerpt.splice(fixed)
         if data is None:
-            self.block(unit, result, SourceError(FIX_NOT_WRITTEN.code, "the fix lost a placeholder; not written"))
+            self.block(unit, result, SourceError("write", "the fix lost a placeholder; not written"))
             return
         if data == unit.source.data:
             return
@@ -362,9 +360,7 @@ class Run:
             # An excerpt's statements held aside parse on their own, at top level: the excerpt's parse covers them.
             on_big_stack(lambda: cst.parse_module(fixed))
         except Exception as error:  # the fix must never leave a file that does not parse
-            self.block(
-                unit, result, SourceError(FIX_NOT_WRITTEN.code, f"fixed text does not parse ({error}); not written")
-            )
+            self.block(unit, result, SourceError("write", f"fixed text does not parse ({error}); not written"))
             return
         result.deleted = deletes_file(edits)  # a test module left with nothing (FSU305)
         result.fixed = data

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import bindings, imports, parse
+from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.run.identity import Project, identity, module_name, project_files, shown_path
 
 
@@ -131,10 +132,12 @@ def _search(
     lost: dict[int, frozenset[str]],
     modules: dict[int, set[str]],
 ):
-    spelled = {r.index: [n.encode() for n in lost[r.index]] for r in risky}
+    spelled = {r.index: [n.encode("utf-8", "surrogateescape") for n in lost[r.index]] for r in risky}
     # An importer spells the module's last part (`from .patch import n`, `import pkg.patch as p`), or imports
     # from its own package (`from . import n`).
-    tails = {r.index: {m.rsplit(".", 1)[-1].encode() for m in modules[r.index]} for r in risky}
+    tails = {
+        r.index: {m.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for m in modules[r.index]} for r in risky
+    }
     found: dict[int, Breakage] = {}
     for entry in project.files.values():
         mine = rewritten.get(entry.key)
@@ -142,8 +145,7 @@ def _search(
             data: Optional[bytes] = mine.after
         else:
             try:
-                with open(entry.paths[0], "rb") as handle:
-                    data = handle.read()
+                data = read_regular(entry.paths[0])  # a FIFO or device is never opened for a blocking read
             except OSError as error:
                 data = None
                 if os.path.isfile(entry.paths[0]):  # a file this run cannot read may import anything
@@ -208,8 +210,8 @@ def guard(files: Sequence, groups: Sequence[Sequence[int]], paths: Sequence[str]
     """Hold back every group with a fix that would break an importer (`files`: `FileResult`s, `paths`: their
     paths), until no planned fix does: a group held back gives its files' old content back to the search."""
     from fsdp_unpatch.files.reading import SourceError
-    from fsdp_unpatch.fixes.transaction import error_finding, hold_back
-    from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
+    from fsdp_unpatch.fixes.transaction import hold_back
+    from fsdp_unpatch.rules.source_errors import error_finding
 
     group_of = {i: list(g) for g in groups for i in g}
     while True:
@@ -225,7 +227,5 @@ def guard(files: Sequence, groups: Sequence[Sequence[int]], paths: Sequence[str]
             index = breakage.index
             if files[index].fixed is None:
                 continue  # held back with an earlier one of its group
-            files[index].findings.append(
-                error_finding(files[index].display, SourceError(FIX_NOT_WRITTEN.code, breakage.message()))
-            )
+            files[index].findings.append(error_finding(files[index].display, SourceError("write", breakage.message())))
             hold_back(files, group_of.get(index, [index]), index, breakage.message())

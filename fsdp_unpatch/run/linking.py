@@ -27,8 +27,10 @@ from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned, plan_inst
 from fsdp_unpatch.analysis.prefilter import mentions
 from fsdp_unpatch.analysis.source import module_name_for
 from fsdp_unpatch.catalog import Catalog
-from fsdp_unpatch.rules.declared.overrides import INSTALLER_CALL, OVERRIDE_REPLACEMENT, PATCH_INSTALLER
+from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
 from fsdp_unpatch.rules.orphans import plan_orphans
+from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
+from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
 from fsdp_unpatch.rules.references import FileReferences, find_references, plan_rewrite
 from fsdp_unpatch.rules.strings import plan_strings
 from fsdp_unpatch.rules.tests import TestPlan, is_test_module, plan_tests
@@ -148,7 +150,7 @@ class _Linker:
     def used_elsewhere(self, unit: Unit) -> Callable[[], bool]:
         def check() -> bool:
             assert unit.analysis is not None
-            stem = unit.analysis.module_name.rsplit(".", 1)[-1].encode()
+            stem = unit.analysis.module_name.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape")
             return any(other is not unit and _mentions(other, [stem]) for other in self.units)
 
         return check

@@ -171,7 +171,8 @@ def removed_by(result: RunResult, catalog: Catalog, project: Path) -> Modules:
     """Per module, the replacement functions and installers this written fix deleted (modules the catalog
     already knows are left out: it remembers them itself), with the module's file relative to `project`."""
     from fsdp_unpatch.analysis.source import module_name_for
-    from fsdp_unpatch.rules.declared.overrides import OVERRIDE_REPLACEMENT, PATCH_INSTALLER
+    from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
+    from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
     from fsdp_unpatch.run.removals import called_target
 
     # What the record keeps of a fix's findings: a deleted replacement function and a deleted installer.

@@ -65,7 +65,10 @@ def importers_of(exported: dict[str, str], units: Sequence[Unit], catalog: Catal
         if unit.source is None or unit.error is not None or unit.skipped:
             continue
         data = unit.source.data
-        if not any(module.encode() in data and local.encode() in data for module, local in spellings):
+        if not any(
+            module.encode("utf-8", "surrogateescape") in data and local.encode("utf-8", "surrogateescape") in data
+            for module, local in spellings
+        ):
             continue
         if not prefilter.has_token(data):
             continue

@@ -8,7 +8,7 @@ from dataclasses import replace
 from fsdp_unpatch.analysis.suppression import NoqaCode, is_suppressed, noqa_code_positions, unused_noqa
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.model import Finding, RunOptions, Span
-from fsdp_unpatch.rules.declared.suppression import UNUSED_NOQA
+from fsdp_unpatch.rules.unused_noqa import UNUSED_NOQA
 from fsdp_unpatch.run.unit import Unit
 
 

@@ -12,8 +12,8 @@ import libcst as cst
 from fsdp_unpatch.analysis.plan import Planned
 from fsdp_unpatch.analysis.source import round_trips
 from fsdp_unpatch.files.reading import SourceError
-from fsdp_unpatch.rules.declared.errors import FIX_NOT_WRITTEN
-from fsdp_unpatch.rules.declared.overrides import OVERRIDE_REPLACEMENT, PATCH_INSTALLER
+from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
+from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
 from fsdp_unpatch.run.groups import Groups
 from fsdp_unpatch.run.unit import Unit
 
@@ -70,14 +70,14 @@ def why_not_written(unit: Unit) -> Optional[SourceError]:
     if getattr(unit.candidate, "leaves_roots", False):
         target = os.path.realpath(unit.candidate.path)
         return SourceError(
-            FIX_NOT_WRITTEN.code,
+            "write",
             f"symbolic link to a file outside the folders being fixed ({target}); "
             "not written (name the file itself to fix it)",
         )
     parsed = unit.source.data if unit.excerpt is None else unit.excerpt.text
     if not round_trips(unit.analysis.module, parsed):
         return SourceError(
-            FIX_NOT_WRITTEN.code,
+            "write",
             "libcst does not give back this file byte for byte (a form feed at the "
             "start of a line, lines that end in a lone carriage return, or more "
             "implicitly joined string literals than libcst's parser takes?); not written",

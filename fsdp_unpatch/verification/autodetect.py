@@ -77,7 +77,8 @@ def _installer(path: Path, line: int) -> Installer:
 def detect(path: str) -> Detected:
     """The installers under `path`, from the same analysis as `check` (its configuration applies)."""
     from fsdp_unpatch.api import check_paths
-    from fsdp_unpatch.rules.declared.overrides import ENHANCE_PATCH, PATCH_INSTALLER
+    from fsdp_unpatch.rules.enhance_patch import ENHANCE_PATCH
+    from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
 
     found = check_paths([path], select=[PATCH_INSTALLER.code, ENHANCE_PATCH.code])
     enhance = [_installer(Path(f.path), f.span.line) for f in found if f.code == ENHANCE_PATCH.code]

@@ -4,7 +4,7 @@ Nothing of them is kept in this repository: `pip download --no-deps` fetches the
 (``$FSDP_UNPATCH_RELEASES`` or the user cache folder), the ``torch_npu/**/*.py`` files are extracted once
 per release, and each test works on a fresh copy in a temporary git repository.
 
-Also used by ``scripts/real_releases.py`` (the README's "Real releases" table).
+Also used by ``scripts/real_releases.py`` (the table of docs/real-releases.md).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
+from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ COMPUTED_SETATTR = declare(
     summary="`setattr` on an FSDP2 module or class with an attribute name computed at run time",
     messages="`setattr({owner}, {name}, ...)` sets an attribute of FSDP2 internal `{target}` whose name is "
     "computed at run time: no rule can tell which internal it overrides; spell each override out",
-    planned_in="fsdp_unpatch.rules.declared.computed_setattr (check)",
+    planned_in="fsdp_unpatch.rules.computed_setattr (check)",
     check=check,
     doc="""
     ## What it does
@@ -67,3 +68,28 @@ COMPUTED_SETATTR = declare(
     ```
     """,
 )
+
+VALID = [
+    Valid(
+        """class Trainer:
+    def step(self):
+        return 1
+
+
+def wrap_all(names, wrap):
+    for name in names:
+        setattr(Trainer, name, wrap(getattr(Trainer, name)))
+"""
+    )
+]
+INVALID = [
+    Invalid(
+        """from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+
+def wrap_all(names, wrap):
+    for name in names:
+        setattr(FSDPParamGroup, name, wrap(getattr(FSDPParamGroup, name)))
+"""
+    )
+]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
+from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
@@ -48,8 +49,8 @@ def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterato
     import libcst as cst
 
     from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.rules.declared.subclass_override import fsdp2_class
     from fsdp_unpatch.rules.overrides import defined_ops
+    from fsdp_unpatch.rules.subclass_override import fsdp2_class
 
     if analysis.module_name == "torch" or analysis.module_name.startswith("torch."):
         return  # torch itself is where FSDP2 lives, no copy of it
@@ -84,7 +85,7 @@ VENDORED_FSDP2 = declare(
     summary="A vendored copy or shim of an FSDP2 module: it defines FSDP2's ops or classes itself",
     messages="This file defines FSDP2's {what} itself: a vendored copy of {modules}; its kernels and "
     "classes are its own definitions, not overrides (reported for information)",
-    planned_in="fsdp_unpatch.rules.declared.vendored (check)",
+    planned_in="fsdp_unpatch.rules.vendored_fsdp2 (check)",
     check=check,
     doc="""
     ## What it does
@@ -106,3 +107,28 @@ VENDORED_FSDP2 = declare(
     ```
     """,
 )
+
+VALID = [
+    Valid(
+        """import torch
+
+lib = torch.library.Library("adapter_ops", "FRAGMENT")
+lib.define("scale(Tensor t) -> Tensor")
+"""
+    )
+]
+INVALID = [
+    Invalid(
+        """import torch
+
+lib = torch.library.Library("fsdp", "FRAGMENT")
+lib.define("chunk_cat(Tensor[] tensors, int dim, int num_chunks, *, Tensor(a!) out) -> ()")
+
+
+@torch.library.impl(lib, "chunk_cat", "CUDA")
+def chunk_cat(tensors, dim, num_chunks, out):
+    torch._chunk_cat(tensors, dim, num_chunks, out=out)
+""",
+        path="shim/fsdp/ops.py",
+    )
+]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Optional
 
+from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterato
     import libcst as cst  # here, not at the top: the registry imports this module without parsing anything
 
     from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.rules.declared.overrides import TEST_PATCH
+    from fsdp_unpatch.rules.test_patch import TEST_PATCH
 
     in_tests = in_test_module(analysis.module_name)
     for target, value, _ in analysis.facts.module_entries:
@@ -70,7 +71,7 @@ MODULE_REPLACEMENT = declare(
     summary="An FSDP2 module replaced in `sys.modules`",
     messages="`{spelled}` replaces FSDP2 module `{module}` for every later import, FSDP2's own included: "
     "each of its names is overridden; review what the stand-in changes",
-    planned_in="fsdp_unpatch.rules.declared.module_replacement (check)",
+    planned_in="fsdp_unpatch.rules.module_replacement (check)",
     check=check,
     doc="""
     ## What it does
@@ -90,3 +91,22 @@ MODULE_REPLACEMENT = declare(
     ```
     """,
 )
+
+VALID = [
+    Valid(
+        """import sys
+import types
+
+sys.modules["adapter.plugins.extra"] = types.ModuleType("extra")
+"""
+    )
+]
+INVALID = [
+    Invalid(
+        """import sys
+import types
+
+sys.modules["torch.distributed.fsdp._fully_shard._fsdp_param"] = types.ModuleType("stand_in")
+"""
+    )
+]

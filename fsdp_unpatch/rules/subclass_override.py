@@ -18,6 +18,7 @@ import functools
 import json
 from typing import TYPE_CHECKING, Iterator, Optional
 
+from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ SUBCLASS_OVERRIDE = declare(
         "changed": "`{method}` overrides FSDP2 `{target}` (upstream in torch {releases}; its code changed in "
         "torch {changed}) and `{cls}` is handed to FSDP2 at line {line}: review what the override changes",
     },
-    planned_in="fsdp_unpatch.rules.declared.subclass_override (check)",
+    planned_in="fsdp_unpatch.rules.subclass_override (check)",
     check=check,
     doc="""
     ## What it does
@@ -181,3 +182,31 @@ SUBCLASS_OVERRIDE = declare(
     ```
     """,
 )
+
+VALID = [
+    Valid(
+        """from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+
+class LabelledGroup(FSDPParamGroup):
+    def label(self):
+        return "adapter"
+"""
+    )
+]
+INVALID = [
+    Invalid(
+        """from torch.distributed.fsdp._fully_shard import _fsdp_state
+from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+
+class SyncedGroup(FSDPParamGroup):
+    def finalize_backward(self):
+        super().finalize_backward()
+        print("synced")
+
+
+_fsdp_state.FSDPParamGroup = SyncedGroup
+"""
+    )
+]

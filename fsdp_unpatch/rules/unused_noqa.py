@@ -6,7 +6,9 @@ comments, once a file's other findings are known.
 
 from __future__ import annotations
 
+from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.unproven_override import UNPROVEN_OVERRIDE
 
 UNUSED_NOQA = declare(
     "FSU501",
@@ -36,3 +38,22 @@ UNUSED_NOQA = declare(
     ```
     """,
 )
+
+_SITE = """from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+
+def _post_backward_and_log(self, *args):
+    print("post-backward")
+
+
+"""
+
+
+def _noqa(code: str) -> str:
+    # The code comes from its declaration (no rule code is spelled outside it), and "# " + "noqa" is split
+    # so that linters do not read this line's string as a directive of their own.
+    return "  # " + f"noqa: {code}\n"
+
+
+VALID = [Valid(f"{_SITE}FSDPParamGroup.post_backward = _post_backward_and_log{_noqa(UNPROVEN_OVERRIDE.code)}")]
+INVALID = [Invalid(f"{_SITE}print(FSDPParamGroup.post_backward){_noqa(UNPROVEN_OVERRIDE.code)}")]

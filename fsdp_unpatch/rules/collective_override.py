@@ -1,0 +1,66 @@
+"""FSU001 (collective-override): install site of an FSDP2 collectives override that native FSDP2 now covers."""
+
+from __future__ import annotations
+
+from fsdp_unpatch.rules.examples import Invalid, Valid
+from fsdp_unpatch.rules.registry import declare
+
+COLLECTIVE_OVERRIDE = declare(
+    "FSU001",
+    "collective-override",
+    category="remove",
+    fix="safe",
+    phase="file",
+    summary="Install site of an FSDP2 collectives override that native FSDP2 now covers",
+    messages="`{spelled}` overrides `{target}`, which native FSDP2 now covers (`{replacement}` {proof}); "
+    "delete the override",
+    targets="remove",
+    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.classify_install)",
+    doc="""
+    ## What it does
+    Reports a statement that installs a replacement over an FSDP2 internal whose only NPU reason was a
+    same-device `torch._foreach_copy_(..., non_blocking=True)` (or a hard-coded NPU stream), when the
+    replacement is proven to be the upstream function plus the known NPU tweaks. The fix deletes the
+    install site.
+
+    ## Why
+    The backend's foreach-copy fast path now gives same-device copies device-async semantics, so native
+    FSDP2 runs as it does on CUDA; the override only freezes an old copy of upstream code.
+
+    Precondition: ship this with the op-plugin release whose `_foreach_copy_` fast path is device-async
+    (section 3.1 of the design review; `fsdp-unpatch doctor` checks it).
+
+    ## Example
+    ```python
+    FSDPParamGroup.finalize_backward = _patched_finalize_backward  # FSU001: deleted
+    ```
+    """,
+)
+
+VALID = [
+    Valid(
+        """from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+
+def _finalize_and_log(self):
+    print("finalize")
+
+
+FSDPParamGroup.finalize_backward = _finalize_and_log
+"""
+    )
+]
+INVALID = [
+    Invalid(
+        """import torch
+import torch.distributed as dist
+from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+
+# @upstream _fsdp_param_group.FSDPParamGroup.finalize_backward _adapter_finalize_backward npu-stream
+
+
+FSDPParamGroup.finalize_backward = _adapter_finalize_backward
+"""
+    )
+]

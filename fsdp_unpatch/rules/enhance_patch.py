@@ -1,0 +1,68 @@
+"""FSU201 (enhance-patch): install site of the NPU enhance patch, kept on purpose."""
+
+from __future__ import annotations
+
+from fsdp_unpatch.rules.examples import Invalid, Valid
+from fsdp_unpatch.rules.registry import declare
+
+ENHANCE_PATCH = declare(
+    "FSU201",
+    "enhance-patch",
+    category="keep",
+    fix="none",
+    phase="file",
+    summary="Install site of the NPU enhance patch, kept on purpose",
+    messages={
+        "default": "`{spelled}`: enhance patch, kept ({why})",
+        "configured": "`{spelled}` is declared intentional in the configuration",
+    },
+    targets="keep",
+    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.classify_install, classify_keep)",
+    doc="""
+    ## What it does
+    Reports the install sites of the enhance patch (FSDPMemCache, the allocate overrides, the
+    `foreach_reduce` wrapper, the post-forward / post-backward state handling, and before torch 2.9 the
+    `allocate_memory` override and the `foreach_all_gather` wrapper, installed by
+    `_apply_fsdp_enhance_patch`) and the overrides the configuration's `keep` declares intentional.
+
+    ## Why
+    They have no native counterpart. They stay byte-identical; this finding never fails a run.
+
+    ## Example
+    ```python
+    def _apply_fsdp_enhance_patch():
+        _fsdp_collectives.DefaultAllGather.allocate = _npu_allocate  # FSU201: kept
+    ```
+    """,
+)
+
+VALID = [
+    Valid(
+        """from torch.distributed.fsdp._fully_shard import _fsdp_collectives
+
+
+def allocate_from(pool, size):
+    return pool.get(tuple(size))
+
+
+print(_fsdp_collectives.DefaultAllGather.allocate)
+"""
+    )
+]
+INVALID = [
+    Invalid(
+        """import torch
+from torch.distributed.fsdp._fully_shard import _fsdp_collectives
+
+_pool = {}
+
+
+def _pooled_allocate(self, size, *, dtype, device):
+    return _pool.setdefault((tuple(size), dtype), torch.empty(*size, dtype=dtype, device=device))
+
+
+def _apply_fsdp_enhance_patch():
+    _fsdp_collectives.DefaultAllGather.allocate = _pooled_allocate
+"""
+    )
+]

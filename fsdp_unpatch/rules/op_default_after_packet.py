@@ -1,0 +1,64 @@
+"""FSU404 (op-default-after-packet): `.default` assigned after the op packet was replaced lands on the
+replacement function."""
+
+from __future__ import annotations
+
+from fsdp_unpatch.rules.examples import Invalid, Valid
+from fsdp_unpatch.rules.registry import declare
+
+OP_DEFAULT_AFTER_PACKET = declare(
+    "FSU404",
+    "op-default-after-packet",
+    category="review",
+    fix="none",
+    phase="file",
+    summary="`.default` assigned after the op packet was replaced: it lands on the replacement function",
+    messages="`torch.{packet}.default` is assigned after `torch.{packet}` was replaced, so it lands on the "
+    "replacement function, not on the op's overload; assign `.default` first",
+    planned_in="fsdp_unpatch.rules.completeness (op_default_problems)",
+    doc="""
+    ## What it does
+    Reports `torch.ops.<ns>.<op>.default = f` that comes after `torch.ops.<ns>.<op> = f` in the file; not when
+    the fix deletes that install site (FSU001): then the order is moot.
+
+    ## Why
+    After `torch.ops.fsdp.op = f`, the statement `torch.ops.fsdp.op.default = f` sets `f.default`, not the
+    op's overload, which keeps the original kernel. Assign `.default` first, then the packet (in a chained
+    assignment the leftmost target is assigned first: `torch.ops.fsdp.op.default = torch.ops.fsdp.op = f`).
+
+    ## Example
+    ```python
+    torch.ops.fsdp.all_gather_copy_in = _my_copy_in
+    torch.ops.fsdp.all_gather_copy_in.default = _my_copy_in  # FSU404
+    ```
+    """,
+)
+
+VALID = [
+    Valid(
+        """import torch
+
+
+def _chunk_cat(tensors, dim, num_chunks, *, out):
+    torch._chunk_cat(tensors, dim, num_chunks, out=out)
+
+
+torch.ops.fsdp.chunk_cat.default = _chunk_cat
+torch.ops.fsdp.chunk_cat = _chunk_cat
+"""
+    )
+]
+INVALID = [
+    Invalid(
+        """import torch
+
+
+def _chunk_cat(tensors, dim, num_chunks, *, out):
+    torch._chunk_cat(tensors, dim, num_chunks, out=out)
+
+
+torch.ops.fsdp.chunk_cat = _chunk_cat
+torch.ops.fsdp.chunk_cat.default = _chunk_cat
+"""
+    )
+]

@@ -1,0 +1,61 @@
+"""FSU403 (op-default-not-replaced): an op packet `torch.ops.<ns>.<op>` is replaced, its `.default` overload is not."""
+
+from __future__ import annotations
+
+from fsdp_unpatch.rules.examples import Invalid, Valid
+from fsdp_unpatch.rules.registry import declare
+
+OP_DEFAULT_NOT_REPLACED = declare(
+    "FSU403",
+    "op-default-not-replaced",
+    category="review",
+    fix="none",
+    phase="file",
+    summary="An op packet `torch.ops.<ns>.<op>` is replaced, its `.default` overload is not",
+    messages="`torch.{packet}` is replaced but its `.default` overload is not: callers of "
+    "`torch.{packet}.default` (traced and compiled graphs) still run the original op",
+    planned_in="fsdp_unpatch.rules.completeness (op_default_problems)",
+    doc="""
+    ## What it does
+    Reports the replacement of an op packet `torch.ops.<ns>.<op>` when the file does not also replace its
+    `.default` overload; not when the fix deletes that install site (FSU001): then it is moot.
+
+    ## Why
+    Code that calls `torch.ops.fsdp.all_gather_copy_in.default(...)`, and graphs traced or compiled before
+    the patch, reach the overload, not the packet: they keep running the original op. Replace `.default`
+    as well, before the packet (see FSU404).
+
+    ## Example
+    ```python
+    torch.ops.fsdp.all_gather_copy_in = _my_copy_in  # FSU403: `.default` still runs the original
+    ```
+    """,
+)
+
+VALID = [
+    Valid(
+        """import torch
+
+
+def _chunk_cat(tensors, dim, num_chunks, *, out):
+    torch._chunk_cat(tensors, dim, num_chunks, out=out)
+
+
+torch.ops.fsdp.chunk_cat.default = _chunk_cat
+torch.ops.fsdp.chunk_cat = _chunk_cat
+"""
+    )
+]
+INVALID = [
+    Invalid(
+        """import torch
+
+
+def _chunk_cat(tensors, dim, num_chunks, *, out):
+    torch._chunk_cat(tensors, dim, num_chunks, out=out)
+
+
+torch.ops.fsdp.chunk_cat = _chunk_cat
+"""
+    )
+]

@@ -1,0 +1,32 @@
+"""FSU302 (patch-identity-assertion): assertion that a removed collectives patch is installed."""
+
+from __future__ import annotations
+
+from fsdp_unpatch.rules.registry import declare
+
+PATCH_IDENTITY_ASSERTION = declare(
+    "FSU302",
+    "patch-identity-assertion",
+    category="remove",
+    fix="unsafe",
+    phase="run",
+    summary="Assertion that a removed collectives patch is installed",
+    messages="asserts that the collectives patch is installed ({names}); the migration removes it: delete the "
+    "assertion",
+    planned_in="fsdp_unpatch.rules.tests (plan_tests), called by fsdp_unpatch.run.linking",
+    doc="""
+    ## What it does
+    Reports `assert X is _patched_Y`, `assert X == _patched_Y`, `self.assertIs(X, _patched_Y)` (and their
+    negations). The fix deletes the assertion and the imports only it used; it is applied only with
+    `--unsafe-fixes`.
+
+    ## Why
+    They check that the patch is installed. Once the patch is gone the check is meaningless (and `is`
+    fails). Unsafe: it changes what a test suite checks.
+
+    ## Example
+    ```python
+    assert FSDPParamGroup.finalize_backward is _patched_finalize_backward  # FSU302: deleted
+    ```
+    """,
+)

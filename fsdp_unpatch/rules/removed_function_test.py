@@ -1,0 +1,34 @@
+"""FSU303 (removed-function-test): test whose purpose is to exercise a removed patch function."""
+
+from __future__ import annotations
+
+from fsdp_unpatch.rules.registry import declare
+
+REMOVED_FUNCTION_TEST = declare(
+    "FSU303",
+    "removed-function-test",
+    category="remove",
+    fix="unsafe",
+    phase="run",
+    summary="Test whose purpose is to exercise a removed patch function",
+    messages="{kind} `{name}` tests {names}, which the migration removes; delete it",
+    planned_in="fsdp_unpatch.rules.tests (plan_tests), called by fsdp_unpatch.run.linking",
+    exports=("deleted-names",),
+    doc="""
+    ## What it does
+    Reports a test function, method or class (in a `test_*.py` / `*_test.py` module) that calls or
+    otherwise uses a removed patch function, or that consists only of assertions that the patch is
+    installed (and calls of the removed installer). The fix deletes it; it is applied only with
+    `--unsafe-fixes`.
+
+    ## Why
+    The test has nothing left to test once the function is gone. Unsafe: it changes what a test suite
+    checks.
+
+    ## Example
+    ```python
+    def test_copy_in_is_non_blocking():  # FSU303: deleted
+        _patched_all_gather_copy_in(...)
+    ```
+    """,
+)

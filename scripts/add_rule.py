@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Scaffold a new per-file rule: its module, a case where it fires, a case where it must not, the README row.
+
+Writes `fsdp_unpatch/rules/<name>.py` (the declaration, a `check` that yields nothing yet, one `VALID` and
+one `INVALID` example), `tests/rules/<CODE>/<case>/example.py` and `tests/rules/<CODE>/ok_<case>/example.py`,
+then regenerates the README's rules table (`scripts/gen_readme_rules.py`). Nothing else is touched: the
+registry finds the module by walking the package. The new rule's cases and examples fail until its `check`
+is written and the snapshots are reviewed (README, "Adding a rule").
+
+Usage::
+
+    python scripts/add_rule.py FSU108 patched-hook --category review --fix none --phase file \\
+        --summary "An FSDP2 hook replaced by hand"
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from fsdp_unpatch.rules import registry  # noqa: E402
+
+MODULE = '''"""{code} ({name}): {summary_lower}."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from fsdp_unpatch.rules.examples import Invalid, Valid
+from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.plan import FileAnalysis
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
+
+
+def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """The findings of this rule in one analysed file (import libcst and the analysis here, not above)."""
+    # TODO: yield Planned(...) for each finding (with `edits` when the rule has a fix).
+    yield from ()
+
+
+{constant} = declare(
+    "{code}",
+    "{name}",
+    category="{category}",
+    fix="{fix}",
+    phase="{phase}",
+    summary="{summary}",
+    messages="TODO: the finding's message, with {{placeholders}}",
+    planned_in="fsdp_unpatch.rules.{module} (check)",
+    check=check,
+    doc="""
+    ## What it does
+    TODO: what the rule reports (and what its fix does).
+
+    ## Why
+    TODO: why it matters.
+
+    ## Example
+    ```python
+    TODO
+    ```
+    """,
+)
+
+# TODO: samples in your own words; an INVALID one may carry `fixed=`, the file after the fix.
+VALID = [Valid("x = 1\\n")]
+INVALID = [Invalid("x = 1  # TODO: code the rule fires on\\n")]
+'''
+
+FIRING_CASE = "# TODO: a project where {code} fires (README, Rule cases and snapshots).\nx = 1\n"
+OK_CASE = "# TODO: a project where {code} must not fire.\nx = 1\n"
+
+
+def module_name(name: str) -> str:
+    return name.replace("-", "_")
+
+
+def problems(code: str, name: str) -> list[str]:
+    """Why the code or name cannot be added (empty when both can)."""
+    rules = registry.all_rules()
+    found = []
+    if not re.fullmatch(r"FSU\d{3}", code):
+        found.append(f"{code}: a code is FSU and three digits")
+    elif code in rules:
+        found.append(f"{code} is taken by {rules[code].name}")
+    if not re.fullmatch(r"[a-z]+(-[a-z0-9]+)*", name):
+        found.append(f"{name}: a name is kebab-case (`collective-override`)")
+    elif any(rule.name == name for rule in rules.values()):
+        found.append(f"{name} is taken")
+    elif module_name(name) in registry.SHARED_MODULES:
+        found.append(f"{name}: `rules/{module_name(name)}.py` is a shared module")
+    return found
+
+
+def write_new(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "x", encoding="utf-8") as handle:  # never overwrite
+        handle.write(text)
+    print(f"wrote {path.relative_to(REPO)}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("code", help="the new rule's code (FSU108)")
+    parser.add_argument("name", help="its name, kebab-case (patched-hook); the module is rules/patched_hook.py")
+    parser.add_argument("--category", required=True, choices=registry.CATEGORIES)
+    parser.add_argument("--fix", required=True, choices=registry.APPLICABILITIES)
+    # A run-phase rule is planned by the linking step, not by a per-file `check`: scaffold that by hand.
+    parser.add_argument("--phase", required=True, choices=("file",))
+    parser.add_argument("--summary", default="TODO: one line on what the rule reports")
+    parser.add_argument("--case", default="fires", help="the firing case's folder name (its ok_ twin too)")
+    args = parser.parse_args()
+    found = problems(args.code, args.name)
+    if found:
+        print("\n".join(found), file=sys.stderr)
+        return 2
+    module = module_name(args.name)
+    summary = args.summary.replace('"', "'")
+    write_new(
+        REPO / "fsdp_unpatch" / "rules" / f"{module}.py",
+        MODULE.format(
+            code=args.code,
+            name=args.name,
+            category=args.category,
+            fix=args.fix,
+            phase=args.phase,
+            summary=summary,
+            summary_lower=summary[:1].lower() + summary[1:],
+            constant=module.upper(),
+            module=module,
+        ),
+    )
+    cases = REPO / "tests" / "rules" / args.code
+    write_new(cases / args.case / "example.py", FIRING_CASE.format(code=args.code))
+    write_new(cases / f"ok_{args.case}" / "example.py", OK_CASE.format(code=args.code))
+    subprocess.run([sys.executable, str(REPO / "scripts" / "gen_readme_rules.py")], check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""A `check` that finds nothing imports none of the heavy modules (issue 23, start-up in tens of milliseconds).
+
+The run happens in a fresh interpreter; at its exit the modules it loaded are written out and inspected.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+# What a run with nothing to report must not pay for: rich's console (only to print a finding), libcst (only to
+# write a fix), the fingerprints (only to prove a copy), the TOML parser (the catalog is compiled), the pattern
+# library (only for exclude patterns and .gitignore files), importlib.metadata (the installed torch's version is
+# read from its dist-info), and the test-only libraries.
+HEAVY = (
+    "rich",
+    "libcst",
+    "pathspec",
+    "tomllib",
+    "hypothesis",
+    "importlib.metadata",
+    "fsdp_unpatch.data.compiled_upstream",
+    "fsdp_unpatch.fingerprint.upstream",
+    "fsdp_unpatch.codemods",
+)
+
+_RUN = """
+import atexit, json, sys
+listing = sys.argv[1]
+atexit.register(lambda: open(listing, "w").write(json.dumps(sorted(sys.modules))))
+sys.argv = ["fsdp-unpatch", *sys.argv[2:]]
+from fsdp_unpatch.cli import main
+main()
+"""
+
+
+def _modules_of_a_run(tmp_path: Path, *args: str) -> tuple[int, set[str]]:
+    listing = tmp_path / "modules.json"
+    result = subprocess.run(
+        [sys.executable, "-c", _RUN, str(listing), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+    )
+    assert listing.is_file(), result.stderr
+    return result.returncode, set(json.loads(listing.read_text(encoding="utf-8")))
+
+
+def _loaded(modules: set[str], heavy: str) -> list[str]:
+    return sorted(m for m in modules if m == heavy or m.startswith(heavy + "."))
+
+
+def test_a_check_that_finds_nothing_imports_no_heavy_module(tmp_path: Path) -> None:
+    (tmp_path / "clean.py").write_text("import os\n\n\ndef here():\n    return os.getcwd()\n", encoding="utf-8")
+    status, modules = _modules_of_a_run(tmp_path, "check", "--no-cache", "clean.py")
+    assert status == 0
+    assert "fsdp_unpatch.commands.lint" in modules  # the run did happen in this process
+    assert {heavy: _loaded(modules, heavy) for heavy in HEAVY if _loaded(modules, heavy)} == {}
+
+
+def test_a_finding_still_brings_rich_in_to_print_it(tmp_path: Path) -> None:
+    # the hook above sees what a run imports: here a finding is printed, so rich is loaded
+    example = Path(__file__).resolve().parent.parent / "examples" / "legacy_project" / "legacy_npu"
+    patch = example / "distributed" / "fsdp" / "_add_fsdp_patch.py"
+    (tmp_path / "patch.py").write_bytes(patch.read_bytes())
+    status, modules = _modules_of_a_run(tmp_path, "check", "--no-cache", "patch.py")
+    assert status == 1
+    assert _loaded(modules, "rich")
