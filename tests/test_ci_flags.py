@@ -218,3 +218,12 @@ def test_stdin_buffer_follows_the_configured_excludes_of_its_name(project: Path)
 def test_stdin_usage_errors(project: Path) -> None:
     assert cli("check", "-", "pkg", cwd=project).returncode == 2
     assert cli("check", "--stdin-filename", "x.py", "pkg", cwd=project).returncode == 2
+
+
+def test_stdin_filename_alone_reads_standard_input(project: Path) -> None:
+    """As in ruff: `--stdin-filename NAME` with no path reads the buffer from standard input."""
+    buffer = expand(PATCH).encode()
+    alone = cli("check", "--output-format", "json", "--stdin-filename", "pkg/patch.py", cwd=project, stdin=buffer)
+    dashed = cli("check", "--output-format", "json", "--stdin-filename", "pkg/patch.py", "-", cwd=project, stdin=buffer)
+    assert alone.returncode == 1, alone.stderr
+    assert json.loads(alone.stdout) == json.loads(dashed.stdout) != []

@@ -102,3 +102,18 @@ def test_five_thousand_implicitly_joined_string_literals_parse(tmp_path: Path) -
     )
     assert "implicitly joined string literals" in fixed.stdout and fixed.returncode == 2
     assert (tmp_path / "table.py").read_bytes() == source.encode()  # refused whole, never half blank
+
+
+def test_a_gbk_file_is_told_its_coding_cookie_and_reads_with_it(tmp_path: Path) -> None:
+    """Chinese comments saved on a GBK system, without a cookie: FSU902 says which cookie declares the file;
+    with that cookie the file is checked like any other (and a byte GBK cannot read gets the general advice)."""
+    text = "# NPU 补丁：同设备拷贝\n" + removable()
+    (tmp_path / "patch_gbk.py").write_bytes(text.encode("gbk"))
+    (tmp_path / "not_gbk.py").write_bytes(removable().encode() + b"# \xff\xfe\n")
+    out = _check(tmp_path, "--output-format", "concise").stdout
+    assert "patch_gbk.py:1:1: FSU902" in out and "add `# -*- coding: gbk -*-` as its first or second line" in out
+    assert "not_gbk.py" in out and "declare the file's encoding with a PEP 263 comment" in out
+    (tmp_path / "not_gbk.py").unlink()
+    (tmp_path / "patch_gbk.py").write_bytes(("# -*- coding: gbk -*-\n" + text).encode("gbk"))
+    out = _check(tmp_path, "--output-format", "concise").stdout
+    assert "FSU902" not in out and "FSU001" in out

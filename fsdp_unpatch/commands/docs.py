@@ -51,12 +51,18 @@ def _print_table(title: str, columns: list[str], rows: list[list[str]], color: b
     from rich.console import Console
     from rich.table import Table
 
+    # Codes, names and targets are what `explain` takes back: never cut or folded. Only the last column, prose,
+    # folds; a pipe gets the width the whole names need (rich would give it 80 columns).
+    widths = [max([len(column), *(len(row[i]) for row in rows)]) for i, column in enumerate(columns)]
     table = Table(title=title, show_lines=False)
-    for column in columns:
-        table.add_column(column, overflow="fold")
+    for i, column in enumerate(columns):
+        whole = i < len(columns) - 1
+        table.add_column(column, overflow="fold", no_wrap=whole, min_width=widths[i] if whole else None)
     for row in rows:
         table.add_row(*row)
-    Console(no_color=not color, highlight=False, soft_wrap=False).print(table)
+    needed = sum(widths[:-1]) + 3 * len(columns) + 1 + 30  # borders and padding, and room for the prose
+    width = None if sys.stdout.isatty() else max(80, needed)
+    Console(no_color=not color, highlight=False, soft_wrap=False, width=width).print(table)
 
 
 @click.command()

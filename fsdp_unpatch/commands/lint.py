@@ -217,7 +217,7 @@ def _run_and_report(request: Request):
         _error("`-` (standard input) cannot be combined with other paths")
         return EXIT_ERROR, None
     if stdin_filename is not None and not from_stdin:
-        _error("--stdin-filename needs the path `-`")
+        _error("--stdin-filename names standard input: give it no path, or the path `-`")
         return EXIT_ERROR, None
     if request.add_noqa and (fix or from_stdin):
         _error(

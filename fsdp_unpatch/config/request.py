@@ -62,6 +62,8 @@ class Request:
     def from_options(cls, **options: Any) -> Request:
         """From click's keyword arguments (lists become tuples)."""
         values: dict[str, Any] = {name: tuple(v) if isinstance(v, list) else v for name, v in options.items()}
+        if values.get("stdin_filename") is not None and not values.get("paths"):
+            values["paths"] = (STDIN,)  # as in ruff: `--stdin-filename` alone reads standard input
         return cls(**values)
 
     @property

@@ -142,6 +142,8 @@ def decode_error(data: bytes) -> Optional[SourceError]:
     try:
         encoding = declared_encoding(data)
     except SyntaxError as error:  # an unknown encoding in the cookie, or a cookie that contradicts the BOM
+        if "invalid or missing encoding declaration" in str(error):  # first lines not UTF-8, and no cookie
+            return SourceError("read", f"cannot decode file: {error}; {_encoding_hint(data, 'utf-8')}")
         return SourceError("read", f"cannot decode file: {error}")
     try:
         codecs.lookup(encoding).decode(data)
@@ -151,9 +153,21 @@ def decode_error(data: bytes) -> Optional[SourceError]:
         return SourceError(
             "read",
             f"cannot decode file as {encoding}: byte(s) {bad} at line {line}, column "
-            f"{column} ({error.reason}); declare the file's encoding with a PEP 263 comment "
-            "or convert it",
+            f"{column} ({error.reason}); {_encoding_hint(data, encoding)}",
             line,
             column,
         )
     return None
+
+
+def _encoding_hint(data: bytes, encoding: str) -> str:
+    """How to make the file readable: a file without a cookie that reads as GBK (Chinese comments written on
+    a GBK system) is told the cookie that declares it."""
+    if encoding == "utf-8":
+        try:
+            data.decode("gbk")
+        except UnicodeDecodeError:
+            pass
+        else:
+            return "it reads as GBK: add `# -*- coding: gbk -*-` as its first or second line, or convert it to UTF-8"
+    return "declare the file's encoding with a PEP 263 comment or convert it"
