@@ -16,9 +16,10 @@ from fsdp_unpatch.config.discovery import discover
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.config.settings import Settings
 from fsdp_unpatch.model import FileResult, Finding, RunOptions, RunResult, Span
-from fsdp_unpatch.run import batch
+from fsdp_unpatch.run import pool
 from fsdp_unpatch.run.batch import Outcome, run
-from fsdp_unpatch.run.cache import CACHE_DIR, Cache, describe
+from fsdp_unpatch.run.cache import CACHE_DIR, Cache
+from fsdp_unpatch.run.cache_key import describe
 from fsdp_unpatch.run.engine import run_together
 from tests.upstream import expanded_copy
 
@@ -48,9 +49,9 @@ def _plain(result: RunResult) -> list:
 
 @pytest.fixture
 def always_pool(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(batch, "POOL_MIN_BYTES", 0)
-    monkeypatch.setattr(batch, "POOL_MIN_FILES", 1)
-    monkeypatch.setattr(batch, "_idle_cpus", lambda: 2)  # a busy machine would otherwise run alone
+    monkeypatch.setattr(pool, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(pool, "POOL_MIN_FILES", 1)
+    monkeypatch.setattr(pool, "idle_cpus", lambda: 2)  # a busy machine would otherwise run alone
 
 
 @pytest.mark.parametrize("fix", [False, True], ids=["check", "fix-diff"])
@@ -101,7 +102,7 @@ def test_fix_writes_the_same_files_with_and_without_a_pool(tmp_path: Path, alway
 
 def test_cli_json_is_the_same_with_one_and_two_jobs(tmp_path: Path) -> None:
     tree = expanded_copy(FIXTURES / "fix", tmp_path / "tree")
-    # enough source to parse that the pool is used (batch.POOL_MIN_BYTES)
+    # enough source to parse that the pool is used (pool.POOL_MIN_BYTES)
     filler = "\n".join(f"# filler line {i} " + "x" * 60 for i in range(400)) + "\n"
     for path in sorted(tree.glob("*.in.py")):
         path.write_text(path.read_text() + filler)
@@ -284,6 +285,7 @@ def test_the_engine_does_not_import_the_batch_layer() -> None:
     """One direction only: the batch layer (and the cache, the session) call the engine, never the reverse."""
     package = Path(__file__).resolve().parent.parent / "fsdp_unpatch"
     batch_layer = {"fsdp_unpatch.run.batch", "fsdp_unpatch.run.cache", "fsdp_unpatch.run.session"}
+    batch_layer |= {"fsdp_unpatch.run.alone", "fsdp_unpatch.run.pool", "fsdp_unpatch.run.cache_key"}
     engine_side = [package / "run" / "engine.py", package / "run" / "linking.py", package / "model.py"]
     engine_side += sorted((package / "analysis").glob("*.py")) + sorted((package / "rules").glob("*.py"))
     engine_side += sorted((package / "fixes").glob("*.py"))
@@ -294,16 +296,16 @@ def test_the_engine_does_not_import_the_batch_layer() -> None:
 
 
 def test_the_pool_is_used_only_with_work_enough_and_a_free_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(batch, "_idle_cpus", lambda: 2)
-    assert batch.pool_size(2, 10, 10 * batch.POOL_MIN_BYTES) == 2
-    assert batch.pool_size(2, 1, 10 * batch.POOL_MIN_BYTES) == 1  # one file: nothing to share
-    assert batch.pool_size(2, 10, batch.POOL_MIN_BYTES - 1) == 1  # too little to parse
-    assert batch.pool_size(1, 10, 10 * batch.POOL_MIN_BYTES) == 1  # --jobs 1
-    monkeypatch.setattr(batch, "_idle_cpus", lambda: 1)  # the other CPU is busy
-    assert batch.pool_size(2, 10, 10 * batch.POOL_MIN_BYTES) == 1
+    monkeypatch.setattr(pool, "idle_cpus", lambda: 2)
+    assert pool.pool_size(2, 10, 10 * pool.POOL_MIN_BYTES) == 2
+    assert pool.pool_size(2, 1, 10 * pool.POOL_MIN_BYTES) == 1  # one file: nothing to share
+    assert pool.pool_size(2, 10, pool.POOL_MIN_BYTES - 1) == 1  # too little to parse
+    assert pool.pool_size(1, 10, 10 * pool.POOL_MIN_BYTES) == 1  # --jobs 1
+    monkeypatch.setattr(pool, "idle_cpus", lambda: 1)  # the other CPU is busy
+    assert pool.pool_size(2, 10, 10 * pool.POOL_MIN_BYTES) == 1
     monkeypatch.undo()  # the CPUs the load average leaves free
-    monkeypatch.setattr(batch.os, "getloadavg", lambda: (0.2, 0.0, 0.0))
-    monkeypatch.setattr(batch, "default_jobs", lambda: 2)
-    assert batch._idle_cpus() == 2
-    monkeypatch.setattr(batch.os, "getloadavg", lambda: (2.5, 0.0, 0.0))
-    assert batch._idle_cpus() == 1
+    monkeypatch.setattr(pool.os, "getloadavg", lambda: (0.2, 0.0, 0.0))
+    monkeypatch.setattr(pool, "default_jobs", lambda: 2)
+    assert pool.idle_cpus() == 2
+    monkeypatch.setattr(pool.os, "getloadavg", lambda: (2.5, 0.0, 0.0))
+    assert pool.idle_cpus() == 1

@@ -39,7 +39,7 @@ def step():
     if steps[0] == kill_at:
         os.kill(os.getpid(), signal.SIGKILL)
     steps[0] += 1
-real_replace, real_overwrite = os.replace, transaction._overwrite
+real_replace, real_overwrite = os.replace, transaction.overwrite
 real_remove = getattr(journal, "remove", lambda path: None)
 def replace(source, target, *args, **kwargs):
     if os.path.realpath(target) in group:
@@ -52,7 +52,7 @@ def remove(path):
     if path is not None and steps[0] == kill_at:
         os.kill(os.getpid(), signal.SIGKILL)
     return real_remove(path)
-os.replace, transaction._overwrite, journal.remove = replace, overwrite, remove
+os.replace, transaction.overwrite, journal.remove = replace, overwrite, remove
 from fsdp_unpatch.cli import main
 sys.argv = ["fsdp-unpatch", "fix", "--isolated", "--no-cache", "--jobs", "1", "."]
 main()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from fsdp_unpatch.analysis import source as sourcefile
+from fsdp_unpatch.files import writing
 from fsdp_unpatch.fixes import transaction
 from tests.helpers import fix_tree
 
@@ -91,7 +91,7 @@ def test_an_unreadable_file_that_may_name_the_deleted_installer_holds_back_the_g
             raise PermissionError(errno.EACCES, "Permission denied", path)
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(sourcefile.os, "open", refusing_open)
+    monkeypatch.setattr(writing.os, "open", refusing_open)
     before = _tree(project)
     result = fix_tree(project)
     _assert_group_held_back(project, before, result, "_api_patches.py", "Permission denied")
@@ -174,9 +174,9 @@ def test_leftover_temporaries_of_a_killed_run_are_removed_by_the_next_fix(tmp_pa
     project = _project(tmp_path)
     folder = (project / PATCH).parent
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    leftover = folder / f".{PATCH.name}.{dead.stdout.strip()}.abc123{sourcefile.TEMPORARY_SUFFIX}"
+    leftover = folder / f".{PATCH.name}.{dead.stdout.strip()}.abc123{writing.TEMPORARY_SUFFIX}"
     leftover.write_text("half a fix")
-    alive = folder / f".{PATCH.name}.{os.getpid()}.xyz789{sourcefile.TEMPORARY_SUFFIX}"  # a live writer's
+    alive = folder / f".{PATCH.name}.{os.getpid()}.xyz789{writing.TEMPORARY_SUFFIX}"  # a live writer's
     alive.write_text("being written")
     fix_tree(project)
     assert not leftover.exists()

@@ -210,7 +210,7 @@ def test_unsafe_fixes_keep_a_test_class_that_a_kept_class_extends(tmp_path: Path
 
 # reproduction 6: unreadable paths outside the patch package -------------------------------------------
 def test_an_unreadable_launcher_holds_back_the_installer_deletion(tmp_path: Path, monkeypatch) -> None:
-    from fsdp_unpatch.analysis import source as sourcefile
+    from fsdp_unpatch.files import writing
 
     project = _project(tmp_path)
     launcher = str(_launcher(project, "legacy_npu.distributed.fsdp._add_fsdp_patch"))
@@ -226,7 +226,7 @@ def test_an_unreadable_launcher_holds_back_the_installer_deletion(tmp_path: Path
             raise PermissionError(errno.EACCES, "Permission denied", path)
         return real_builtin(path, *args, **kwargs)
 
-    monkeypatch.setattr(sourcefile.os, "open", refusing)
+    monkeypatch.setattr(writing.os, "open", refusing)
     monkeypatch.setattr("builtins.open", refusing_builtin)
     result = fix_tree(project)
     monkeypatch.undo()

@@ -28,11 +28,11 @@ from typing import Optional
 
 import pytest
 
-from fsdp_unpatch.analysis import source as sourcefile
 from fsdp_unpatch.analysis.plan import Options
 from fsdp_unpatch.catalog import load_catalog
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.discovery import discover
+from fsdp_unpatch.files import writing
 from fsdp_unpatch.model import RunOptions, RunResult
 from fsdp_unpatch.run.batch import run
 from tests.import_check import unbound_imports
@@ -167,7 +167,7 @@ def _refusing(monkeypatch, paths: set[str]) -> None:
             raise PermissionError(errno.EACCES, "Permission denied", name)
         return real_builtin(name, *args, **kwargs)
 
-    monkeypatch.setattr(sourcefile.os, "open", refusing)
+    monkeypatch.setattr(writing.os, "open", refusing)
     monkeypatch.setattr("builtins.open", refusing_builtin)
 
 

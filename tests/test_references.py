@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fsdp_unpatch.analysis.source import SourceError, read_source
+from fsdp_unpatch.files.reading import SourceError, read_source
 from fsdp_unpatch.fixes.module_edits import delete_file
 from tests.helpers import check_tree, fix_tree
 from tests.upstream import expand

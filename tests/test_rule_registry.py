@@ -112,7 +112,7 @@ def test_the_source_layer_names_no_rule_and_every_error_kind_is_a_rule() -> None
     """Reading, parsing and writing raise a typed error (its kind); the error rules make it a finding."""
     from typing import get_args
 
-    from fsdp_unpatch.analysis.source import SourceError, SourceErrorKind
+    from fsdp_unpatch.files.reading import SourceError, SourceErrorKind
     from fsdp_unpatch.rules.source_errors import code_of_kind, error_finding
 
     tree = ast.parse((PACKAGE / "analysis" / "source.py").read_text(encoding="utf-8"))
@@ -178,7 +178,7 @@ def test_the_batch_layer_computes_every_cross_file_key_a_rule_exports() -> None:
     from fsdp_unpatch.catalog.versions import Version
     from fsdp_unpatch.config.discovery import discover
     from fsdp_unpatch.model import RunOptions
-    from fsdp_unpatch.run.batch import cross_file_keys
+    from fsdp_unpatch.run.alone import cross_file_keys
     from fsdp_unpatch.run.engine import Run
 
     example = PACKAGE.parent / "examples" / "legacy_project" / "legacy_npu" / "distributed" / "fsdp"

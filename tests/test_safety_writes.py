@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fsdp_unpatch.analysis import source as sourcefile
+from fsdp_unpatch.files import reading, writing
 from tests.helpers import fix_tree
 from tests.patch_texts import GUARDED_FIXED, guarded, removable
 
@@ -173,7 +173,7 @@ def test_hard_link_write_failure_restores_the_old_content(tmp_path: Path, monkey
             raise OSError(errno.EIO, "Input/output error")
         real_fsync(descriptor)
 
-    monkeypatch.setattr(sourcefile.os, "fsync", failing_fsync)
+    monkeypatch.setattr(writing.os, "fsync", failing_fsync)
     result = fix_tree(tmp_path)
     errors = [f.message for f in result.findings if f.code == "FSU903"]
     assert errors and "Input/output error" in errors[0] and "unchanged" in errors[0]
@@ -204,8 +204,8 @@ def test_write_goes_through_a_flushed_temporary_in_the_same_folder(tmp_path: Pat
         events.append(("replace", str(source), str(destination), Path(source).read_text()))
         real_replace(source, destination)
 
-    monkeypatch.setattr(sourcefile.os, "fsync", fsync)
-    monkeypatch.setattr(sourcefile.os, "replace", replace)
+    monkeypatch.setattr(writing.os, "fsync", fsync)
+    monkeypatch.setattr(writing.os, "replace", replace)
     target, result = _fix_one(tmp_path, (HEAD + removable() + TAIL).encode())
     assert result.changed
     replaced = [e for e in events if e[0] == "replace"]
@@ -222,7 +222,7 @@ def test_failed_rename_leaves_the_file_and_no_temporary(tmp_path: Path, monkeypa
     def no_space(source, destination) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(sourcefile.os, "replace", no_space)
+    monkeypatch.setattr(writing.os, "replace", no_space)
     data = (HEAD + removable() + TAIL).encode()
     target, result = _fix_one(tmp_path, data)
     errors = [f.message for f in result.findings if f.code == "FSU903"]
@@ -236,7 +236,7 @@ def test_keyboard_interrupt_inside_a_write_leaves_the_file_whole(tmp_path: Path,
     def interrupted(descriptor: int) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sourcefile.os, "fsync", interrupted)
+    monkeypatch.setattr(writing.os, "fsync", interrupted)
     data = (HEAD + removable() + TAIL).encode()
     target = tmp_path / "module.py"
     target.write_bytes(data)
@@ -272,7 +272,7 @@ def test_ctrl_c_during_a_write_waits_until_the_write_is_done(tmp_path: Path, mon
         delivered_before_rename.append(True)  # no KeyboardInterrupt yet: the signal is held
         real_replace(source, destination)
 
-    monkeypatch.setattr(sourcefile.os, "replace", replace_after_sigint)
+    monkeypatch.setattr(writing.os, "replace", replace_after_sigint)
     target = tmp_path / "module.py"
     target.write_text(HEAD + removable() + TAIL)
     with pytest.raises(KeyboardInterrupt):
@@ -289,8 +289,8 @@ def test_emptied_file_behind_a_symbolic_link_is_not_deleted(tmp_path: Path) -> N
     (tmp_path / "real_test.py").write_text("x = 1\n")
     link = tmp_path / "test_link.py"
     link.symlink_to("real_test.py")
-    with pytest.raises(sourcefile.SourceError, match="symbolic link; not deleted"):
-        delete_file(sourcefile.read_source(link, "test_link.py"))
+    with pytest.raises(reading.SourceError, match="symbolic link; not deleted"):
+        delete_file(reading.read_source(link, "test_link.py"))
     assert link.is_symlink() and (tmp_path / "real_test.py").read_text() == "x = 1\n"
 
 
@@ -300,8 +300,8 @@ def test_emptied_read_only_file_is_not_deleted(tmp_path: Path) -> None:
     path = tmp_path / "test_frozen.py"
     path.write_text("x = 1\n")
     os.chmod(path, 0o444)
-    with pytest.raises(sourcefile.SourceError, match="read-only; not deleted"):
-        delete_file(sourcefile.read_source(path, "test_frozen.py"))
+    with pytest.raises(reading.SourceError, match="read-only; not deleted"):
+        delete_file(reading.read_source(path, "test_frozen.py"))
     assert path.read_text() == "x = 1\n"
 
 
@@ -325,7 +325,7 @@ def test_ctrl_c_handed_to_another_thread_still_waits_until_the_write_is_done(
         delivered_before_rename.append(True)
         real_replace(source, destination)
 
-    monkeypatch.setattr(sourcefile.os, "replace", replace_after_sigint)
+    monkeypatch.setattr(writing.os, "replace", replace_after_sigint)
     target = tmp_path / "module.py"
     target.write_text(HEAD + removable() + TAIL)
     try:

@@ -18,7 +18,8 @@ from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.model import RunOptions
 from fsdp_unpatch.run import batch
 from fsdp_unpatch.run.batch import run
-from fsdp_unpatch.run.cache import RACY_NS, Cache, Unchanged, describe
+from fsdp_unpatch.run.cache import RACY_NS, Cache, Unchanged
+from fsdp_unpatch.run.cache_key import describe
 
 PATCH = (
     "import torch.distributed.fsdp._fully_shard._fsdp_param_group as g\n\n\n"

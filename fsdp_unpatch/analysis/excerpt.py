@@ -55,16 +55,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
+from fsdp_unpatch.analysis.holes import HOLE, Excerpt, placeholder_for
 from fsdp_unpatch.analysis.screen import Detail, Scan, Screen, scan
+from fsdp_unpatch.analysis.statement_shape import DEFINITION_TYPES, block_facts, kind_of, module_level_targets
 
 _PIECE = 64 * 1024  # bytes CPython parses at a time
-HOLE = b"__fsdp_unpatch_hole_"
 _CONTINUATION = re.compile(rb"(?:else|elif|except|finally)\b")
 _WORD = re.compile(r"\w+")
 # What libcst does not give back byte for byte (`source.round_trips`): a form feed at the start of a line, a
 # line that ends in a lone carriage return.
 _NOT_GIVEN_BACK = re.compile(rb"(?:^|[\r\n])\f|\r(?!\n)")
-_BLOCK_FIELDS = ("body", "handlers", "orelse", "finalbody", "cases")
 
 
 @dataclass(eq=False)
@@ -87,53 +87,9 @@ class _Part:
     # below it belong to that block's footer).
     last_indent: Optional[bytes] = None
     block_indent: Optional[bytes] = None  # the indentation of its first indented block, if it has one
-    kind: str = "quiet"  # what the module-shape rules see in it (`_kind`)
+    kind: str = "quiet"  # what the module-shape rules see in it (`statement_shape.kind_of`)
     statements: list[ast.stmt] = field(default_factory=list)  # while its piece is read; then emptied
     kept: bool = False
-
-
-@dataclass
-class Excerpt:
-    """The text libcst parses in place of the file, and what is needed to put the file back together."""
-
-    text: bytes
-    holes: list[tuple[bytes, bytes]]  # (placeholder, the original statements), in file order
-    hole_lines: list[int]  # the file line where each hole starts
-    hidden: Detail  # the names the statements held aside use, spell and assign
-    anchors: list[tuple[int, int]]  # (excerpt line, file line) where a stretch of lines starts
-    file_lines: int
-    seeded: bool  # some statement can hold a finding (not only imports and the docstring)
-
-    def file_line(self, line: int) -> int:
-        """The line of the file where line `line` of the excerpt is (a placeholder: where its hole starts)."""
-        at = bisect.bisect_right(self.anchors, (line, float("inf"))) - 1
-        excerpt_start, file_start = self.anchors[max(at, 0)]
-        return file_start + (line - excerpt_start)
-
-    def may_hide(self, names: Iterable[str]) -> bool:
-        """Whether statements held aside may use one of `names`: they spell it, or the file imports it under
-        another name (`from m import name as go`; kept imports are never held aside)."""
-        encoded = [name.encode() for name in names]
-        if any(name in original for _, original in self.holes for name in encoded):
-            return True
-        renamed = re.compile(rb"\b(?:%s)\s+as\s" % b"|".join(re.escape(name) for name in encoded))
-        return bool(encoded) and renamed.search(self.text) is not None
-
-    def holes_spelling(self, word: bytes) -> list[tuple[int, bytes]]:
-        """(first line, original text) of the holes that spell `word`."""
-        return [(line, original) for line, (_, original) in zip(self.hole_lines, self.holes) if word in original]
-
-    def splice(self, fixed: bytes) -> Optional[bytes]:
-        """The file for a fixed excerpt: each placeholder replaced by its statements; None when one is missing."""
-        out, position = [], 0
-        for placeholder, original in self.holes:
-            found = fixed.find(placeholder, position)
-            if found < 0:
-                return None
-            out += [fixed[position:found], original]
-            position = found + len(placeholder)
-        out.append(fixed[position:])
-        return b"".join(out)
 
 
 def _line_starts(data: bytes) -> list[int]:
@@ -207,82 +163,6 @@ def statements(data: bytes) -> Iterator[tuple[int, ast.stmt]]:
             yield base, statement
 
 
-def _indented(node: ast.stmt, data: bytes, starts: list[int], base: int) -> bool:
-    """Whether a block's first statement starts its own line (an indented block, not `if x: pass`)."""
-    offset = starts[base + node.lineno - 1]
-    return data[offset : offset + node.col_offset].strip() == b""
-
-
-def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
-    """The statement's blocks in source order (an `elif` is an `if` inside `orelse`)."""
-    blocks: list[list[ast.stmt]] = []
-    for name in _BLOCK_FIELDS:
-        value = getattr(statement, name, None)
-        if not value:
-            continue
-        if name in ("handlers", "cases"):
-            blocks += [clause.body for clause in value]
-        else:
-            blocks.append(value)
-    return blocks
-
-
-def _prefix(node: ast.stmt, data: bytes, starts: list[int], base: int) -> bytes:
-    offset = starts[base + node.lineno - 1]
-    return data[offset : offset + node.col_offset]
-
-
-def _last_block(statement: ast.stmt, data: bytes, starts: list[int], base: int) -> Optional[list[ast.stmt]]:
-    """The block the statement's text ends with (of its last `elif`, for a chain)."""
-    while True:
-        blocks = _blocks(statement)
-        if not blocks:
-            return None
-        last = blocks[-1]
-        chained = isinstance(statement, ast.If) and last is statement.orelse and len(last) == 1
-        if chained and isinstance(last[0], ast.If):
-            offset = starts[base + last[0].lineno - 1] + last[0].col_offset
-            if data[offset : offset + 4] == b"elif":
-                statement = last[0]
-                continue
-        return last
-
-
-def _block_facts(
-    statement: ast.stmt, data: bytes, starts: list[int], base: int
-) -> tuple[Optional[bytes], Optional[bytes]]:
-    """(the indentation of the indented block its text ends with, else None; of its first indented block)."""
-    first_indent = None
-    stack = [statement]
-    while stack and first_indent is None:
-        node = stack.pop(0)
-        for block in _blocks(node):
-            if _indented(block[0], data, starts, base):
-                first_indent = _prefix(block[0], data, starts, base)
-                break
-            stack.extend(block)  # a one-line suite holds simple statements only; kept for clarity
-    last = _last_block(statement, data, starts, base)
-    if last is None or not _indented(last[0], data, starts, base):
-        return None, first_indent
-    return _prefix(last[0], data, starts, base), first_indent
-
-
-def _module_level_targets(statement: ast.stmt) -> set[str]:
-    """Names a top-level statement binds at module level (blocks of `if`/`try`/`for`/`with` included)."""
-    found: set[str] = set()
-    stack: list[ast.AST] = [statement]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            found.add(node.id)
-        stack.extend(ast.iter_child_nodes(node))
-    return found
-
-
 # The nodes `_note` reads (match patterns bind names too).
 _NOTED = frozenset(
     {ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.Import, ast.ImportFrom, ast.Global}
@@ -331,64 +211,6 @@ def _note(part: _Part, node: ast.AST) -> None:
                 detail.names.add(name)
 
 
-_DEFINITION_TYPES = (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom, ast.Pass)
-
-
-def _is_test(statement: ast.stmt) -> bool:
-    """A test function or test class, as `rules/tests.py` tells them."""
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return statement.name.startswith("test")
-    if isinstance(statement, ast.ClassDef):
-        methods = [s for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        named = statement.name.startswith("Test") or bool(statement.bases)
-        return named and any(m.name.startswith("test") for m in methods)
-    return False
-
-
-def _is_docstring(statement: ast.Expr, source: bytes) -> bool:
-    """A string (or bytes) literal alone, as `patterns.is_docstring` tells it on libcst's tree, where a
-    concatenation with an f-string is one (libcst decides: CPython joins the parts into one f-string)."""
-    value = statement.value
-    if isinstance(value, ast.Constant):
-        return isinstance(value.value, (str, bytes))
-    if not isinstance(value, ast.JoinedStr):
-        return False
-    import libcst as cst
-
-    try:
-        line = cst.parse_statement(source.decode("utf-8"))
-    except (cst.ParserSyntaxError, UnicodeDecodeError):
-        return False
-    body = list(getattr(line, "body", []))
-    return len(body) == 1 and isinstance(body[0], cst.Expr) and isinstance(body[0].value, cst.ConcatenatedString)
-
-
-def _is_quiet(statement: ast.stmt, source: bytes) -> bool:
-    """What a module keeps without it mattering (`rules/tests.py::_left_over`): assignments and imports, a
-    string, a `__name__` guard, a guarded import. `source`: the statement's lines."""
-    if isinstance(statement, _DEFINITION_TYPES):
-        return True
-    if isinstance(statement, ast.Expr):
-        return _is_docstring(statement, source)
-    if isinstance(statement, ast.If) and isinstance(statement.test, ast.Compare):
-        sides = [statement.test.left, *statement.test.comparators]
-        return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides)
-    if isinstance(statement, ast.Try):
-        blocks = [statement.body, *(h.body for h in statement.handlers)]
-        return all(isinstance(s, _DEFINITION_TYPES) for block in blocks for s in block)
-    return False
-
-
-def _kind(statement: ast.stmt, source: bytes) -> str:
-    """What the module-shape rules (new imports go before the first definition; a test module left with
-    nothing) see in a statement: "test", "definition" (other functions and classes), "quiet" or "other"."""
-    if _is_test(statement):
-        return "test"
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return "definition"
-    return "quiet" if _is_quiet(statement, source) else "other"
-
-
 def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Optional[tuple[list[_Part], list[int]]]:
     starts = _line_starts(data)
     parts: list[_Part] = []
@@ -408,10 +230,10 @@ def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Op
                 part.last = max(part.last, last)
                 part.statements.append(statement)
                 # several statements on a line are no docstring: quiet only when each assigns or imports
-                part.kind = "quiet" if all(isinstance(s, _DEFINITION_TYPES) for s in part.statements) else "other"
+                part.kind = "quiet" if all(isinstance(s, DEFINITION_TYPES) for s in part.statements) else "other"
             else:
                 source = data[starts[first - 1] : starts[last]]
-                part = _Part(first, last, kind=_kind(statement, source), statements=[statement])
+                part = _Part(first, last, kind=kind_of(statement, source), statements=[statement])
                 parts.append(part)
             scan(
                 statement,
@@ -423,7 +245,7 @@ def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Op
                 (_NOTED, functools.partial(_note, part)),
                 lines,
             )
-            part.defines |= _module_level_targets(statement)
+            part.defines |= module_level_targets(statement)
             part.binds |= part.defines
             part.top_import = isinstance(statement, (ast.Import, ast.ImportFrom))
             part.docstring = not parts[:-1] and (
@@ -431,7 +253,7 @@ def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Op
                 and isinstance(statement.value, ast.Constant)
                 and isinstance(statement.value.value, str)
             )
-            part.last_indent, indent = _block_facts(statement, data, starts, base)
+            part.last_indent, indent = block_facts(statement, data, starts, base)
             part.block_indent = part.block_indent or indent
         for part in parts[new:]:
             part.statements = []  # the piece's tree goes now
@@ -570,38 +392,6 @@ def _close(parts: list[_Part]) -> None:
             keep(other)
 
 
-# One placeholder statement per kind of statement a hole holds (`_kind`), on one line each; the last one
-# ends in an indented block when the hole does (the block's footer: comments indented below it), and so does
-# the one for the statement holding the file's first indented block (libcst takes the module's indentation
-# from it).
-_STUBS = {
-    # kind: (simple form, block form) around the placeholder's name
-    "test": (b"def test%s(): pass", b"def test%s():"),
-    "definition": (b"def %s(): pass", b"def %s():"),
-    "quiet": (b"%s = None", b'if __name__ == "%s":'),
-    "other": (b"%s", b"if %s:"),
-}
-
-
-def _placeholder(number: int, run: list[_Part], newline: bytes, indent: bytes, first_block: Optional[_Part]) -> bytes:
-    """The statements standing for `run`: one per kind (`_STUBS`), on one line each, but the last one, which
-    ends in a block indented as the run's does (if it does), and the one of the file's first indented block,
-    indented as the file's is (`indent`)."""
-    name = HOLE + str(number).encode() + b"__"
-    wanted: list[tuple[str, Optional[bytes]]] = []  # (kind, indentation of its block form, or None)
-    for part in run:
-        if all(kind != part.kind for kind, _ in wanted):
-            wanted.append((part.kind, indent if part is first_block else None))
-    last = (run[-1].kind, run[-1].last_indent)
-    if wanted[-1] != last:
-        wanted.append(last)
-    lines = []
-    for kind, block in wanted:
-        simple, header = _STUBS[kind]
-        lines.append(simple % name if block is None else header % name + newline + block + b"pass")
-    return newline.join(lines) + newline
-
-
 def _assemble(data: bytes, starts: list[int], parts: list[_Part], seeded: bool) -> Excerpt:
     first_indent = next((p for p in parts if p.block_indent is not None), None)
     indent = first_indent.block_indent if first_indent is not None and first_indent.block_indent else b"    "
@@ -629,7 +419,7 @@ def _assemble(data: bytes, starts: list[int], parts: list[_Part], seeded: bool) 
         line_end = data[starts[first - 1] : starts[first]]
         newline = b"\r\n" if line_end.endswith(b"\r\n") else line_end[-1:] if line_end[-1:] in (b"\n", b"\r") else b"\n"
         holds_first_block = first_indent if any(part is first_indent for part in run) else None
-        placeholder = _placeholder(len(holes), run, newline, indent, holds_first_block)
+        placeholder = placeholder_for(len(holes), run, newline, indent, holds_first_block)
         if not original.endswith((b"\n", b"\r")):  # the file's last line has no line ending: nor has this
             placeholder = placeholder[: -len(newline)]
         anchors.append((excerpt_line, first))

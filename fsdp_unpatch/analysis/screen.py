@@ -48,8 +48,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES, _decode_error, module_name_for, resolve_relative
+from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES, module_name_for, resolve_relative
 from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.files.reading import decode_error
 
 # A deeper syntax tree is left to libcst: its visitors recurse several frames per level and may end in
 # "too deeply nested to analyse" (FSU901), which this tier must not hide. Ordinary code stays below 30.
@@ -293,7 +294,7 @@ class Screen:
         lowered = data.lower()
         if any(word in lowered for word in self.comment_words):
             return False
-        if _decode_error(data) is not None:
+        if decode_error(data) is not None:
             return False
         try:
             with warnings.catch_warnings():

@@ -33,7 +33,8 @@ def audit() -> None:
 )
 def foreach_copy(paths: tuple[str, ...], output_format: str) -> None:
     """Every `torch._foreach_copy_` call site under PATHS (default: the current folder)."""
-    from fsdp_unpatch.analysis.copy_audit import as_json, audit_paths, markdown
+    from fsdp_unpatch.audit.call_sites import audit_paths
+    from fsdp_unpatch.audit.report import as_json, markdown
     from fsdp_unpatch.catalog import load_catalog
     from fsdp_unpatch.config.discovery import MissingPath, discover
 

@@ -167,7 +167,7 @@ def _fixing(function):
 
 
 def _execute(request: Request) -> int:
-    from fsdp_unpatch.analysis.source import termination_as_interrupt
+    from fsdp_unpatch.files.signals import termination_as_interrupt
 
     received: list[str] = []
     try:
@@ -272,7 +272,7 @@ def _run_and_report(request: Request):
             from fsdp_unpatch.run.progress import tracked
 
             candidates = tracked(plan.candidates)  # an iterator: `fix` analyses `plan.candidates` again, not this
-        from fsdp_unpatch.analysis.source import at_checkpoints
+        from fsdp_unpatch.files.signals import at_checkpoints
 
         with at_checkpoints():  # signals stop the run between files and between groups, never inside libcst
             result = execute(plan, request.jobs, candidates)  # after a written fix: the tree as it is now

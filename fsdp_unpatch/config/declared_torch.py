@@ -29,7 +29,7 @@ from packaging.version import InvalidVersion
 from packaging.version import Version as PackageVersion
 
 from fsdp_unpatch.catalog.versions import Version
-from fsdp_unpatch.regular_files import read_regular
+from fsdp_unpatch.files.regular import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
 from fsdp_unpatch.config.discovery import SKIPPED_DIRS
-from fsdp_unpatch.regular_files import read_regular
+from fsdp_unpatch.files.regular import read_regular
 
 if TYPE_CHECKING:
     import pathspec

@@ -19,7 +19,7 @@ from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.project import start_folder
 from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.config.settings import Settings, SettingsError, parse_codes, parse_per_file_ignores
-from fsdp_unpatch.regular_files import read_regular
+from fsdp_unpatch.files.regular import read_regular
 
 SECTION = "fsdp-unpatch"
 # key -> what its value must be (for the error message)

@@ -87,7 +87,7 @@ def mark_files(result, quiet: bool = False) -> bool:
 
     import click
 
-    from fsdp_unpatch.analysis.source import SourceError, read_source
+    from fsdp_unpatch.files.reading import SourceError, read_source
     from fsdp_unpatch.fixes.transaction import write_atomic
 
     added = files = 0

@@ -32,18 +32,11 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from fsdp_unpatch.analysis.source import (
-    BACKUP_SUFFIX,
-    _alive,
-    _flushed_copy,
-    _fsync_folder,
-    _write_all,
-    remove_leftovers,
-    signals_deferred,
-)
-from fsdp_unpatch.regular_files import open_regular
+from fsdp_unpatch.files.regular import open_regular
+from fsdp_unpatch.files.signals import signals_deferred
+from fsdp_unpatch.files.signing import sign, user_secret
+from fsdp_unpatch.files.writing import BACKUP_SUFFIX, alive, flushed_copy, fsync_folder, remove_leftovers, write_all
 from fsdp_unpatch.reporting.quoting import printable, quoted_path
-from fsdp_unpatch.signing import sign, user_secret
 
 PREFIX = ".fsdp-unpatch-journal."
 SUFFIX = ".json"
@@ -101,7 +94,7 @@ def write(entries: list[Entry]) -> Optional[str]:
     _WRITTEN.add(os.path.realpath(temporary))
     try:
         try:
-            _write_all(descriptor, json.dumps(record, separators=(",", ":")).encode())
+            write_all(descriptor, json.dumps(record, separators=(",", ":")).encode())
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
@@ -116,7 +109,7 @@ def write(entries: list[Entry]) -> Optional[str]:
         raise
     finally:
         _WRITTEN.discard(os.path.realpath(temporary))
-    _fsync_folder(folder)
+    fsync_folder(folder)
     return journal
 
 
@@ -128,7 +121,7 @@ def remove(journal: Optional[str]) -> None:
         os.unlink(journal)
     except OSError:
         return
-    _fsync_folder(os.path.dirname(journal))
+    fsync_folder(os.path.dirname(journal))
 
 
 # the next run ---------------------------------------------------------------------------------------------
@@ -156,7 +149,7 @@ def _writer_running(pid: int, path: str) -> bool:
     id may belong to another process by now: one that started after the journal was written is not its writer."""
     if pid == os.getpid():
         return os.path.realpath(path) in _WRITTEN
-    if not _alive(pid):
+    if not alive(pid):
         return False
     started = _start_time(pid)
     try:
@@ -248,7 +241,7 @@ def _finish(entry: Entry) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         return
-    os.replace(_flushed_copy(entry.path, entry.new, info), entry.path)
+    os.replace(flushed_copy(entry.path, entry.new, info), entry.path)
 
 
 def _drop_backups(journal: str, entries: list[Entry]) -> None:
@@ -292,7 +285,7 @@ def repair(folders: Iterable[str]) -> Repair:
                 for entry in pending:
                     _finish(entry)
                 for folder in sorted({os.path.dirname(e.path) for e in pending}):
-                    _fsync_folder(folder)
+                    fsync_folder(folder)
                 remove(journal)
         except OSError as error:
             outcome.problems.append(

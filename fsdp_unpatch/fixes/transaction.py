@@ -22,22 +22,20 @@ import os
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from fsdp_unpatch.analysis.source import (
+from fsdp_unpatch.files.reading import SourceError, SourceFile
+from fsdp_unpatch.files.signals import checkpoint, signals_deferred
+from fsdp_unpatch.files.writing import (
     BACKUP_SUFFIX,
-    SourceError,
-    SourceFile,
-    _discard,
-    _flushed_copy,
-    _fsync_folder,
-    _keeps_owner,
-    _overwrite,
-    _temporary,
-    _writable,
-    _write_error,
     changed_on_disk,
-    checkpoint,
+    discard,
+    flushed_copy,
+    fsync_folder,
+    keeps_owner,
+    new_temporary,
+    overwrite,
     remove_leftovers,
-    signals_deferred,
+    writable,
+    write_error,
 )
 from fsdp_unpatch.fixes import journal
 from fsdp_unpatch.rules.source_errors import error_finding
@@ -77,8 +75,8 @@ def refusal(change: Change) -> Optional[SourceError]:
     try:
         info = os.stat(path)
     except OSError as error:
-        return _write_error(error)
-    if not _writable(path, info):  # a read-only file says "do not touch", even to root
+        return write_error(error)
+    if not writable(path, info):  # a read-only file says "do not touch", even to root
         if change.delete:
             return SourceError("write", "the fix empties this file, but it is read-only; not deleted")
         return SourceError("write", "file is read-only; not written (make it writable to apply the fix)")
@@ -106,10 +104,10 @@ def _stage(position: int, change: Change) -> _Staged:
     info = os.stat(path)
     if change.delete:
         return _Staged(position, change, path, info, "delete")
-    if info.st_nlink > 1 or not _keeps_owner(info):
+    if info.st_nlink > 1 or not keeps_owner(info):
         return _Staged(position, change, path, info, "overwrite")
     staged = _Staged(position, change, path, info, "rename")
-    staged.temporary = _flushed_copy(path, change.data, info)
+    staged.temporary = flushed_copy(path, change.data, info)
     return staged
 
 
@@ -121,14 +119,14 @@ def _swap(staged: _Staged) -> None:
         os.replace(staged.temporary, staged.path)  # type: ignore[arg-type]
         staged.temporary = None
     elif staged.how == "overwrite":
-        _overwrite(source, staged.path, staged.change.data)
+        overwrite(source, staged.path, staged.change.data)
     else:
-        descriptor, aside = _temporary(staged.path, BACKUP_SUFFIX)
+        descriptor, aside = new_temporary(staged.path, BACKUP_SUFFIX)
         os.close(descriptor)
         try:
             os.replace(source.path, aside)  # atomic: the file is gone, its old self kept until the group is done
         except BaseException:
-            _discard(aside)
+            discard(aside)
             raise
         staged.aside = aside
 
@@ -146,7 +144,7 @@ def _restore(staged: _Staged) -> None:
             handle.flush()
             os.fsync(handle.fileno())
     else:
-        os.replace(_flushed_copy(staged.path, original, staged.info), staged.path)
+        os.replace(flushed_copy(staged.path, original, staged.info), staged.path)
 
 
 def commit(changes: Sequence[Change]) -> None:
@@ -164,31 +162,31 @@ def commit(changes: Sequence[Change]) -> None:
             try:
                 staged.append(_stage(position, change))
             except OSError as error:
-                raise Blocked(position, _write_error(error)) from error
+                raise Blocked(position, write_error(error)) from error
         with signals_deferred():  # from the journal on: a Ctrl-C cannot leave a journal of a group never begun
             try:  # before the first rename: what the next run needs to finish the group if this one is killed
                 # (one file needs none: its rename is atomic, and an in-place write keeps a backup)
                 intent = journal.write([_entry(item) for item in staged]) if len(staged) > 1 else None
             except OSError as error:
-                raise Blocked(0, _write_error(error)) from error
+                raise Blocked(0, write_error(error)) from error
             swapped: list[_Staged] = []
             for item in staged:
                 try:
                     _swap(item)
                 except (OSError, SourceError) as error:
-                    failure = error if isinstance(error, SourceError) else _write_error(error)
+                    failure = error if isinstance(error, SourceError) else write_error(error)
                     _roll_back(swapped, item)
                     raise Blocked(item.position, failure) from error
                 swapped.append(item)
             for item in swapped:
                 if item.aside is not None:
-                    _discard(item.aside)
+                    discard(item.aside)
                     item.aside = None
             for folder in sorted({os.path.dirname(item.path) for item in swapped}):
-                _fsync_folder(folder)
+                fsync_folder(folder)
     finally:
         for item in staged:
-            _discard(item.temporary)
+            discard(item.temporary)
         journal.remove(intent)  # the group is done, or undone
 
 
@@ -212,12 +210,12 @@ def _roll_back(swapped: list[_Staged], failed: _Staged) -> None:
                 ),
             ) from error
     for folder in sorted({os.path.dirname(item.path) for item in swapped}):
-        _fsync_folder(folder)  # the old files are back on disk before the journal goes
+        fsync_folder(folder)  # the old files are back on disk before the journal goes
 
 
 def _save_original(item: _Staged) -> str:
     try:
-        descriptor, backup = _temporary(item.path, BACKUP_SUFFIX)
+        descriptor, backup = new_temporary(item.path, BACKUP_SUFFIX)
         with open(descriptor, "wb") as handle:
             handle.write(item.change.source.data)
         return backup
@@ -272,7 +270,7 @@ def write_atomic(source: SourceFile, data: bytes) -> None:
     - Normally: a temporary file in the same folder gets the data, is flushed to disk (fsync), takes
       the original's permission bits (and owner), and is renamed over the original.
     - A file with several hard links, or one whose owner the new file could not get, is written in
-      place instead so that it keeps its identity: see `_overwrite`.
+      place instead so that it keeps its identity: see `overwrite`.
     - The file changed on disk since it was read: not written (FSU903). The check runs right before
       the rename, after the slow part.
     - Ctrl-C and termination signals wait until the write is done or undone. On any error the file is

@@ -14,8 +14,8 @@ from typing import Iterator, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import Bindings, bindings, imports, parse
 from fsdp_unpatch.analysis.source import resolve_relative
+from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.model import Finding, Span
-from fsdp_unpatch.regular_files import read_regular
 from fsdp_unpatch.rules.broken_import import BROKEN_IMPORT
 from fsdp_unpatch.run.identity import Project, ProjectFile, identity, project_files, roots_of, shown_path
 

@@ -1,5 +1,5 @@
 """A file that could not be checked or fixed, as a finding: the `SourceError` that reading, parsing or
-writing raised (`analysis/source.py`, `fixes/`, `run/`) carries its kind; the error rule that declares that
+writing raised (`files/`, `analysis/source.py`, `fixes/`, `run/`) carries its kind; the error rule that declares that
 kind (`SOURCE_ERROR` in `parse_error.py`, `read_error.py`, ...) gives the finding its code."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from fsdp_unpatch.rules.registry import RULES_PACKAGE, all_rules
 
 if TYPE_CHECKING:
-    from fsdp_unpatch.analysis.source import SourceError
+    from fsdp_unpatch.files.reading import SourceError
     from fsdp_unpatch.model import Finding
 
 

@@ -25,39 +25,18 @@ from typing import TYPE_CHECKING, Callable, Generator, Iterable, Optional, Seque
 
 from fsdp_unpatch.analysis.prefilter import prefilter_for
 from fsdp_unpatch.analysis.screen import screen_for
-from fsdp_unpatch.analysis.source import SourceFile, checkpoint
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate
+from fsdp_unpatch.files.reading import SourceFile
+from fsdp_unpatch.files.signals import checkpoint
 from fsdp_unpatch.model import FileResult, Finding, Outcome, RunOptions, RunResult
 from fsdp_unpatch.rules.source_errors import error_finding
+from fsdp_unpatch.run.alone import analyze_all
 from fsdp_unpatch.run.groups import Groups
+from fsdp_unpatch.run.pool import WORKER, forked_map, pool_size
 
 if TYPE_CHECKING:
     from fsdp_unpatch.run.cache import Cache
-
-# The pool pays for itself (fork, libcst in each worker) only with this much source to parse, and only on
-# CPUs that are idle: measured on this project's 2-core machine with the other core busy, two workers were
-# slower than one at every size (1 to 6 files of 13 KB or 64 KB: e.g. 6 x 64 KB took 8.1 s in the pool,
-# 6.0 s alone), so the pool is used only when the load average leaves a second CPU free.
-POOL_MIN_BYTES = 200_000
-POOL_MIN_FILES = 4
-
-
-def _idle_cpus() -> int:
-    """CPUs this process may use that the 1-minute load average leaves free (this process counts as one)."""
-    cpus = default_jobs()
-    try:
-        load = os.getloadavg()[0]
-    except (OSError, AttributeError):  # no load average on this platform: trust the CPU count
-        return cpus
-    return max(1, min(cpus, int(cpus - load + 1)))
-
-
-def pool_size(workers: int, jobs: int, size: int, min_jobs: int = POOL_MIN_FILES) -> int:
-    """How many worker processes to use for `jobs` pieces of work of `size` bytes in all; 1: no pool."""
-    if workers <= 1 or jobs < min_jobs or size < POOL_MIN_BYTES:
-        return 1
-    return max(1, min(workers, jobs, _idle_cpus()))
 
 
 @dataclass
@@ -69,89 +48,6 @@ class _Item:
     cache_key: Optional[str] = None
     named_fsdp: bool = False  # passed the prefilter's first stage (holds one of its tokens)
     error: Optional[Finding] = field(default=None, repr=False)
-
-
-def cross_file_keys(engine) -> dict[str, frozenset[str]]:
-    """What a one-file engine run exports to the other files, by cross-file key: the keys the rule
-    registry's rules declare (`Rule.exports`, `rules.registry.CrossFileKey`); see the module docstring."""
-    import libcst as cst
-
-    from fsdp_unpatch.run.removals import from_run
-
-    analyses = [u.analysis for u in engine.units if u.analysis is not None]
-    names: set[str] = set(from_run(engine.catalog, analyses).names())
-    patched: set[str] = set()
-    missing: set[str] = set()
-    for analysis in analyses:
-        names.update(i.qualified.rsplit(".", 1)[-1] for i in analysis.installers)
-        names.update(analysis.replacements)
-        for planned in analysis.planned:
-            for edit in planned.edits:
-                node = edit.node
-                if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                    names.add(node.name.value)
-        patched.update(p.target for p in getattr(analysis, "patched", ()))
-        missing.update(item.missing for item, _ in getattr(analysis, "incomplete", ()))
-    return {
-        "deleted-names": frozenset(names),
-        "patched-targets": frozenset(patched),
-        "unpatched-twins": frozenset(missing),
-    }
-
-
-def analyze_alone(candidate: Candidate, source: SourceFile, catalog: Catalog, options: RunOptions) -> Outcome:
-    """The engine over this one file; the fix is computed, never written (the caller decides)."""
-    from fsdp_unpatch.run.engine import Run
-
-    checkpoint()
-    engine = Run(catalog, replace(options, write=False, screen=False))  # the caller screened it
-    engine.guards_imports = False  # the caller guards the whole run at once
-    engine.load([replace(candidate, data=source.data)])
-    engine.link()
-    result = engine.results().files[0]
-    keys = cross_file_keys(engine)
-    names = prefilter_for(catalog).vocabulary.patch_names
-    together = any(name.encode() in source.data for name in names)
-    return Outcome(result, keys["deleted-names"], together, keys["patched-targets"], keys["unpatched-twins"])
-
-
-# worker processes ---------------------------------------------------------------------------------
-_WORKER: dict = {}
-
-
-def _init_worker(catalog: Catalog, options: RunOptions) -> None:
-    _WORKER["catalog"], _WORKER["options"] = catalog, options
-
-
-def _work(job: tuple[Candidate, SourceFile]) -> Outcome:
-    candidate, source = job
-    return analyze_alone(candidate, source, _WORKER["catalog"], _WORKER["options"])
-
-
-def _analyze_all(
-    jobs: Sequence[tuple[Candidate, SourceFile]], catalog: Catalog, options: RunOptions, workers: int
-) -> list[Outcome]:
-    size = sum(len(source.data) for _, source in jobs)
-    workers = pool_size(workers, len(jobs), size)
-    if workers <= 1:
-        return [analyze_alone(c, s, catalog, options) for c, s in jobs]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    import libcst  # noqa: F401 - loaded once here, inherited by the forked workers
-
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    # Largest first, so that no worker is left with a big file at the end; results come back in order.
-    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1].data))
-    with ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_init_worker, initargs=(catalog, options)
-    ) as pool:
-        outcomes = list(pool.map(_work, [jobs[i] for i in order], chunksize=1))
-    ordered: list[Optional[Outcome]] = [None] * len(jobs)
-    for position, outcome in zip(order, outcomes):
-        ordered[position] = outcome
-    return ordered  # type: ignore[return-value]
 
 
 # the run ------------------------------------------------------------------------------------------
@@ -206,7 +102,7 @@ def _signals_to_the_main_thread() -> None:
 
 
 def _read(candidate: Candidate):
-    from fsdp_unpatch.analysis.source import SourceError, read_candidate
+    from fsdp_unpatch.files.reading import SourceError, read_candidate
 
     try:
         return read_candidate(candidate)
@@ -299,7 +195,7 @@ def run(
                 recorded.files.setdefault(display, entry)
         if recorded.files != unchanged.files:  # type: ignore[union-attr]
             cache.put(cache.unchanged_key(), recorded)  # type: ignore[union-attr]
-    outcomes = _analyze_all(
+    outcomes = analyze_all(
         [(i.candidate, i.source) for i in pending if i.source is not None],  # pending items were all read
         catalog,
         options,
@@ -353,7 +249,7 @@ def run(
 
 
 def _linked_work(group: Sequence[_Item]) -> tuple[list[FileResult], list[list[int]]]:
-    return _run_linked(group, _WORKER["catalog"], _WORKER["options"], _WORKER.get("cache"))
+    return _run_linked(group, WORKER["catalog"], WORKER["options"], WORKER.get("cache"))
 
 
 def _run_groups(
@@ -364,21 +260,11 @@ def _run_groups(
     workers = pool_size(workers, len(groups), size, min_jobs=2)
     if workers <= 1:
         return [_run_linked(group, catalog, options, cache) for group in groups]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    import libcst  # noqa: F401 - loaded once here, inherited by the forked workers
-
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    _WORKER["cache"] = cache  # inherited by the forked workers
+    WORKER["cache"] = cache  # inherited by the forked workers
     try:
-        with ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_init_worker, initargs=(catalog, options)
-        ) as pool:
-            return list(pool.map(_linked_work, groups, chunksize=1))
+        return forked_map(_linked_work, groups, workers, catalog, options)
     finally:
-        _WORKER.pop("cache", None)
+        WORKER.pop("cache", None)
 
 
 def _run_linked(
@@ -513,10 +399,3 @@ def _package_folder(path: Path, module: str) -> Path:
 def _reread(candidate: Candidate) -> Optional[bytes]:
     source = _read(candidate)
     return getattr(source, "data", None)
-
-
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)

@@ -22,10 +22,8 @@ verified is a miss, never an error.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
-import importlib.util
 import json
 import os
 import re
@@ -36,88 +34,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from fsdp_unpatch.regular_files import open_regular
-from fsdp_unpatch.signing import _secret_file, sign, unsafe_folder, user_secret
+from fsdp_unpatch.files.regular import open_regular
+from fsdp_unpatch.files.signing import secret_file, sign, unsafe_folder, user_secret
+from fsdp_unpatch.run.cache_key import build_digest, catalog_digest
 
 CACHE_DIR = ".fsdp_unpatch_cache"
 ENTRIES = "entries"
 # Everything the cache folder may hold of ours (`memory.py` keeps `removed.json` there, and `removed.lock`
 # to update it); `clean` removes these and nothing else.
 OWN_FILES = frozenset({ENTRIES, "removed.json", "removed.lock", ".gitignore", "CACHEDIR.TAG"})
-PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the fsdp_unpatch package
-DATA_DIR = PACKAGE_DIR / "data"
 FORMAT, VERSION = "fsdp-unpatch-cache", 2
 _GITIGNORE = "# Created by fsdp-unpatch automatically.\n*\n"
 _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This is the fsdp-unpatch cache.\n"
 _KEY = re.compile(r"^[0-9a-f]{64}$")
-
-
-def catalog_digest(files: Iterable[Path] = ()) -> str:
-    """Hash of the data the analysis reads (catalog, fingerprints): a changed catalog invalidates everything."""
-    digest = hashlib.sha256()
-    for path in sorted(files) or sorted(p for p in DATA_DIR.iterdir() if p.is_file()):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-@functools.cache
-def build_digest() -> str:
-    """Hash of the installed tool itself: every file of the package and its codemods, code and data."""
-    digest = hashlib.sha256()
-    # `fsdp_unpatch.codemods` installs inside the package; in an editable install it stays in the
-    # repository's `codemods/` folder. Found without importing it (that would import libcst).
-    codemods = importlib.util.find_spec("fsdp_unpatch.codemods")
-    roots = [PACKAGE_DIR]
-    for location in (codemods.submodule_search_locations or []) if codemods else []:
-        if PACKAGE_DIR not in Path(location).resolve().parents:
-            roots.append(Path(location).resolve())
-    for root in roots:
-        if not root.is_dir():
-            continue
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".pyo"):
-                digest.update(str(path.relative_to(root.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def outside_digest(project_root: Optional[str], covered: Iterable[str]) -> str:
-    """Paths, sizes and modification times of the project's files outside a partial run ("" for a whole run)."""
-    if project_root is None:
-        return ""
-    from fsdp_unpatch.config.discovery import outside_files
-
-    digest = hashlib.sha256()
-    for path in sorted(outside_files(project_root, covered)):
-        try:
-            info = os.stat(path)
-        except OSError:
-            continue  # unreadable: the run says so itself
-        digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}\0".encode())
-    return digest.hexdigest()
-
-
-def describe(*values) -> str:
-    """A canonical text for settings and options (sets sorted, callables left out): part of the cache key."""
-    import dataclasses
-
-    def plain(value):
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return {
-                f.name: plain(getattr(value, f.name))
-                for f in dataclasses.fields(value)
-                if not callable(getattr(value, f.name))
-            }
-        if isinstance(value, (set, frozenset)):
-            return sorted((plain(v) for v in value), key=repr)
-        if isinstance(value, (list, tuple)):
-            return [plain(v) for v in value]
-        if isinstance(value, dict):
-            return {str(k): plain(v) for k, v in value.items()}
-        if value is None or isinstance(value, (bool, int, float, str)):
-            return value
-        return str(value)
-
-    return json.dumps([plain(v) for v in values], sort_keys=True)
 
 
 # where it may live ---------------------------------------------------------------------------------------
@@ -376,7 +305,7 @@ class Cache:
         self.problem = unsafe_folder(self.folder) or unsafe_folder(self.entries) or foreign_folder(self.folder)
         self.secret = user_secret()
         if self.problem is None and self.secret is None:
-            self.problem = f"no private place for its signing key ({_secret_file().parent})"
+            self.problem = f"no private place for its signing key ({secret_file().parent})"
         if self.problem is not None:
             self.problem = f"not using the cache at {self.folder}: {self.problem}"
         # everything every entry depends on, besides the file itself

@@ -8,35 +8,29 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence
+from dataclasses import replace
+from typing import Iterable, Optional
 
 import libcst as cst
-from libcst.metadata import CodeRange
 
 from fsdp_unpatch.analysis.collect import count_names
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.excerpt import build as build_excerpt
-from fsdp_unpatch.analysis.plan import FileAnalysis, Planned, analyze_module, plan_installer_calls
-from fsdp_unpatch.analysis.prefilter import imports_from, mentions, prefilter_for
+from fsdp_unpatch.analysis.plan import Planned, analyze_module, plan_installer_calls
+from fsdp_unpatch.analysis.prefilter import mentions, prefilter_for
 from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import (
     MAX_PARSE_BYTES,
-    SourceError,
-    SourceFile,
-    checkpoint,
-    declared_encoding,
     keep_line_endings,
     module_name_for,
     on_big_stack,
     parse_source,
-    read_candidate,
-    round_trips,
 )
-from fsdp_unpatch.analysis.suppression import NoqaCode, is_suppressed, noqa_code_positions, skips_file, unused_noqa
+from fsdp_unpatch.analysis.suppression import is_suppressed, skips_file
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate, outside_files
+from fsdp_unpatch.files.reading import SourceError, SourceFile, declared_encoding, read_candidate
+from fsdp_unpatch.files.signals import checkpoint
 from fsdp_unpatch.fixes.edits import apply_edits, outermost, removed_uses, replacement_regions
 from fsdp_unpatch.fixes.module_edits import deletes_file
 from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
@@ -48,8 +42,6 @@ from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
 from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
 from fsdp_unpatch.rules.source_errors import error_finding
-from fsdp_unpatch.rules.unused_noqa import UNUSED_NOQA
-from fsdp_unpatch.run.groups import Groups
 from fsdp_unpatch.run.identity import roots_of
 from fsdp_unpatch.run.import_net import guard
 from fsdp_unpatch.run.linking import (
@@ -58,37 +50,26 @@ from fsdp_unpatch.run.linking import (
     keep_replacements_still_used,
     link_references,
 )
-
-
-@dataclass
-class _Unit:
-    candidate: Candidate
-    source: Optional[SourceFile] = None
-    analysis: Optional[FileAnalysis] = None
-    error: Optional[Finding] = None
-    skipped: bool = False  # `# fsdp-unpatch: skip-file`: never analysed, reported or fixed
-    excerpt: Optional[Excerpt] = None  # a large file analysed through an excerpt (`analysis/excerpt.py`)
-    linked: Optional[dict[str, str]] = None  # names other files bind to FSDP2 that this file imports
-
-    def position(self, node: cst.CSTNode) -> CodeRange:
-        assert self.analysis is not None
-        return self.analysis.position(node)
+from fsdp_unpatch.run.module_aliases import exported_aliases, exporters_imported_elsewhere, importers_of
+from fsdp_unpatch.run.noqa_findings import unused_noqa_findings
+from fsdp_unpatch.run.unit import Unit
+from fsdp_unpatch.run.write_groups import why_not_written, write_groups
 
 
 class Run:
     def __init__(self, catalog: Catalog, options: RunOptions) -> None:
         self.catalog = catalog
         self.options = options
-        self.units: list[_Unit] = []
+        self.units: list[Unit] = []
         self.applied: dict[int, list[Planned]] = {}  # id(unit) -> the fixes applied to it
         self.blockers: dict[int, str] = {}  # id(unit) -> why its planned fix cannot be made
         self.seeds: set[str] = set()  # names the run removes: an excerpt keeps the statements spelling them
-        self.owners: dict[int, _Unit] = {}  # id(planned) -> the unit whose file it edits
+        self.owners: dict[int, Unit] = {}  # id(planned) -> the unit whose file it edits
         self.dependents: dict[int, list[Planned]] = {}  # id(planned) -> the fixes that require it
         self.regions: dict[tuple, tuple] = {}  # (id(unit), ids of edits) -> the regions they rewrite
         self.guards_imports = True  # the import net over the project (`import_net.py`); off for a part of a run
 
-    def analyze(self, unit: _Unit) -> None:
+    def analyze(self, unit: Unit) -> None:
         assert unit.source is not None
         if unit.skipped:
             return
@@ -156,7 +137,7 @@ class Run:
         screen = screen_for(self.catalog) if self.options.screen else None
         for candidate in candidates:
             checkpoint()
-            unit = _Unit(candidate)
+            unit = Unit(candidate)
             self.units.append(unit)
             try:
                 unit.source = read_candidate(candidate)
@@ -174,36 +155,11 @@ class Run:
     def link_module_aliases(self) -> None:
         """A file that imports a name another file binds to an FSDP2 module or class (`compat.py`:
         `fsm = torch...._fully_shard`; `from .compat import fsm; fsm.FSDPModule.x = f`) is analysed again as if
-        it spelled the full path. One step: an alias of an imported alias is not followed, and the importing
-        file must hold an FSDP token (`fsdp`, an FSDP2 class name), as for the batch layer (`_alias_links`)."""
-        prefilter = prefilter_for(self.catalog)
+        it spelled the full path (`module_aliases.py`)."""
         for unit in exporters_imported_elsewhere(self.units, self.catalog):
             self.analyze(unit)  # the prefilter drops a file that only binds aliases: analysed now, to know them
-        exported = {
-            f"{u.analysis.module_name}.{local}": qualified
-            for u in self.units
-            if u.analysis is not None and u.analysis.module_name and not _in_torch(u.analysis.module_name)
-            for local, qualified in u.analysis.module_aliases.items()
-        }
-        if not exported:
-            return
-        spellings = {tuple(key.rsplit(".", 2)[-2:]) for key in exported}  # (module's last name, local name)
-        for unit in self.units:
-            if unit.source is None or unit.error is not None or unit.skipped:
-                continue
-            data = unit.source.data
-            if not any(
-                module.encode("utf-8", "surrogateescape") in data and local.encode("utf-8", "surrogateescape") in data
-                for module, local in spellings
-            ):
-                continue
-            if not prefilter.has_token(data):
-                continue
-            if unit.analysis is not None:  # analysed already: again only if it imports another file's alias
-                foreign = [k for k in exported if k.rsplit(".", 1)[0] != unit.analysis.module_name]
-                bound = unit.analysis.table.bindings.values()
-                if not any(k == b or k.startswith(b + ".") or b.startswith(k + ".") for b in bound for k in foreign):
-                    continue
+        exported = exported_aliases(self.units)
+        for unit in importers_of(exported, self.units, self.catalog):
             unit.linked = exported
             self.analyze(unit)
 
@@ -308,11 +264,11 @@ class Run:
         gone = removed.get(id(unit), Counter())
         return any(uses[name] > 0 and left[name] - gone[name] > 0 for name in names)
 
-    def replacements(self, unit: _Unit, planned: Planned) -> tuple[tuple, tuple]:
+    def replacements(self, unit: Unit, planned: Planned) -> tuple[tuple, tuple]:
         """What this fix alone changes: (regions of its own file, (path, regions) of each other file)."""
         if not self.options.replacements:
             return (), ()
-        by_unit: dict[int, tuple[_Unit, list]] = {}
+        by_unit: dict[int, tuple[Unit, list]] = {}
         for current in self.carried(planned):
             owner = self.owners.get(id(current), unit)
             by_unit.setdefault(id(owner), (owner, []))[1].extend(current.edits)
@@ -329,7 +285,7 @@ class Run:
                 elsewhere.append((owner.candidate.display, regions))
         return own, tuple(sorted(elsewhere))
 
-    def finish(self, unit: _Unit, memo: dict[int, bool], selected: set[int]) -> FileResult:
+    def finish(self, unit: Unit, memo: dict[int, bool], selected: set[int]) -> FileResult:
         display = unit.candidate.display
         result = FileResult(display, original=unit.source.data if unit.source else None)
         if unit.error is not None:
@@ -367,7 +323,7 @@ class Run:
             self.apply(unit, result, by_planned)
         return result
 
-    def apply(self, unit: _Unit, result: FileResult, by_planned: list[tuple[Planned, Finding]]) -> None:
+    def apply(self, unit: Unit, result: FileResult, by_planned: list[tuple[Planned, Finding]]) -> None:
         """Plan the file's new content; written later, with its group (`transaction.py`)."""
         applied = [
             (p, f)
@@ -378,7 +334,7 @@ class Run:
             return
         assert unit.analysis is not None and unit.source is not None
         self.applied[id(unit)] = [p for p, _ in applied]
-        refusal = self.refusal(unit)
+        refusal = why_not_written(unit)
         if refusal is not None:
             self.block(unit, result, refusal)
             return
@@ -412,73 +368,10 @@ class Run:
         for _, finding in applied:
             finding.fixed = True
 
-    def block(self, unit: _Unit, result: FileResult, error: SourceError) -> None:
+    def block(self, unit: Unit, result: FileResult, error: SourceError) -> None:
         """This file's fix cannot be made: neither can those of its group."""
         result.findings.append(error_finding(result.display, error))
         self.blockers[id(unit)] = str(error)
-
-    def transactions(self) -> tuple[list[list[int]], dict[int, str]]:
-        """The groups of files whose fixes are written all or nothing, and why a file blocks its group.
-
-        Two files are in one group when a fix in one requires a fix in the other (a replacement and
-        its references, an installer and its calls), or when one cannot be parsed and names a definition
-        the other's fix deletes, or cannot be read and lies in the definer's package (`_may_import`): then
-        the definition stays, since that file would break.
-        """
-        position = {id(unit): i for i, unit in enumerate(self.units)}
-        owner = {id(p): position[id(u)] for u in self.units if u.analysis is not None for p in u.analysis.planned}
-        groups = Groups()
-
-        deleted: list[tuple[bytes, int]] = []
-        for key, applied in self.applied.items():
-            here = position[key]
-            groups.add(here)
-            seen: set[int] = set()
-            stack = list(applied)
-            while stack:
-                planned = stack.pop()
-                if id(planned) in seen:
-                    continue
-                seen.add(id(planned))
-                there = owner.get(id(planned))
-                if there is not None and there != here:
-                    groups.join([there, here])
-                stack.extend(planned.requires)
-            deleted += [
-                (p.node.value.encode(), here)
-                for p in applied
-                if p.code in (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code) and isinstance(p.node, cst.Name)
-            ]
-        blockers = {position[key]: why for key, why in self.blockers.items()}
-        for index, unit in enumerate(self.units):
-            if unit.error is None:
-                continue
-            data = unit.source.data if unit.source is not None else None  # None: not even readable
-            for name, definer in deleted:
-                if name in data if data is not None else _may_import(unit, self.units[definer]):
-                    groups.join([definer, index])
-                    blockers[index] = unit.error.message
-        return sorted(groups.members().values()), blockers
-
-    def refusal(self, unit: _Unit) -> Optional[SourceError]:
-        """Why a fix of this file must not be written, whatever it is."""
-        assert unit.analysis is not None and unit.source is not None
-        if getattr(unit.candidate, "leaves_roots", False):
-            target = os.path.realpath(unit.candidate.path)
-            return SourceError(
-                "write",
-                f"symbolic link to a file outside the folders being fixed ({target}); "
-                "not written (name the file itself to fix it)",
-            )
-        parsed = unit.source.data if unit.excerpt is None else unit.excerpt.text
-        if not round_trips(unit.analysis.module, parsed):
-            return SourceError(
-                "write",
-                "libcst does not give back this file byte for byte (a form feed at the "
-                "start of a line, lines that end in a lone carriage return, or more "
-                "implicitly joined string literals than libcst's parser takes?); not written",
-            )
-        return None
 
     def selection(self) -> set[int]:
         selected: set[int] = set()
@@ -533,56 +426,6 @@ class Run:
                     planned.requires.append(_NEVER)
                     planned.message += f"; kept for now: {os.path.relpath(path)} (not in this run) names it"
 
-    def noqa_comments(self, unit: _Unit, text: str) -> list[NoqaCode]:
-        """The file's `# noqa` codes. An excerpt's file is tokenized through the excerpt and the holes that
-        spell `noqa` (tokenizing 4 MB of Python takes seconds); their lines are the file's."""
-        excerpt = unit.excerpt
-        if excerpt is None:
-            return noqa_code_positions(text)
-        assert unit.analysis is not None
-        encoding = unit.analysis.module.encoding
-        found = [
-            replace(c, line=excerpt.file_line(c.line))
-            for c in noqa_code_positions(excerpt.text.decode(encoding, "replace"))
-        ]
-        for first_line, original in excerpt.holes_spelling(b"noqa"):
-            found += [
-                replace(c, line=first_line + c.line - 1)
-                for c in noqa_code_positions(original.decode(encoding, "replace"))
-            ]
-        return found
-
-    def unused_noqa(self, unit: _Unit) -> list[Finding]:
-        """FSU501 findings for `# noqa` codes on lines where the analysis found no such finding."""
-        display = unit.candidate.display
-        if unit.source is None or unit.skipped or unit.error is not None or b"noqa" not in unit.source.data:
-            return []
-        if not self.options.selected(UNUSED_NOQA.code, display):
-            return []
-        encoding = unit.analysis.module.encoding if unit.analysis is not None else "utf-8"
-        text = unit.source.data.decode(encoding, "replace")
-        found: dict[int, set[str]] = {}
-        for planned in unit.analysis.planned if unit.analysis is not None else ():
-            found.setdefault(unit.position(planned.node).start.line, set()).add(planned.code)
-        lines = text.splitlines()
-        rule = self.catalog.rule(UNUSED_NOQA.code)
-        return [
-            Finding(
-                code=UNUSED_NOQA.code,
-                category=rule.category,
-                path=display,
-                span=Span(noqa.line, noqa.column, noqa.line, noqa.end_column),
-                message=message,
-            )
-            for noqa, message in unused_noqa(
-                self.noqa_comments(unit, text),
-                found,
-                lambda code: self.options.selected(code, display),
-                self.catalog.rules,
-            )
-            if not is_suppressed(lines, noqa.line, UNUSED_NOQA.code)
-        ]
-
     def results(self) -> RunResult:
         selected = self.selection()
         self.keep_called_installers(selected)
@@ -595,8 +438,8 @@ class Run:
         memo: dict[int, bool] = {}
         files = [self.finish(unit, memo, selected) for unit in self.units]
         for unit, file_result in zip(self.units, files):
-            file_result.findings.extend(self.unused_noqa(unit))
-        groups, blockers = self.transactions()
+            file_result.findings.extend(unused_noqa_findings(unit, self.options, self.catalog))
+        groups, blockers = write_groups(self.units, self.applied, self.blockers)
         for group in groups:
             blocker = next((i for i in group if i in blockers), None)
             if blocker is not None:
@@ -618,7 +461,7 @@ class Run:
         return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0, transactions=groups)
 
 
-def _regions(unit: _Unit, edits: list) -> tuple:
+def _regions(unit: Unit, edits: list) -> tuple:
     """The line regions of `unit`'s file that `edits` (edits of that file) rewrite, with their new text."""
     analysis = unit.analysis
     assert analysis is not None
@@ -627,52 +470,6 @@ def _regions(unit: _Unit, edits: list) -> tuple:
         return tuple(regions)
     file_line = analysis.file_line  # regions of an excerpt: lines of the file
     return tuple(replace(r, line=file_line(r.line), end_line=file_line(r.end_line)) for r in regions)
-
-
-def exporters_imported_elsewhere(units: Sequence[Any], catalog: Catalog) -> list[Any]:
-    """Files not analysed yet that may bind names to FSDP2 modules or classes which another of `units`
-    imports from them (a project's own modules only: torch's re-exports are torch's)."""
-    prefilter = prefilter_for(catalog)
-    found = []
-    for unit in units:
-        if unit.analysis is not None or unit.source is None or unit.error is not None or unit.skipped:
-            continue
-        module = module_name_for(unit.candidate.path)[0]
-        if not module or _in_torch(module):
-            continue
-        names = prefilter.fsdp2_bindings(unit.source.data)
-        if names and any(
-            other is not unit
-            and other.source is not None
-            and prefilter.has_token(other.source.data)
-            and imports_from(other.source.data, module.rsplit(".", 1)[-1], names)
-            for other in units
-        ):
-            found.append(unit)
-    return found
-
-
-def _in_torch(module: str) -> bool:
-    """torch's own modules: their re-exports of FSDP2 names are torch's public API, not a project's aliases."""
-    return module == "torch" or module.startswith("torch.")
-
-
-def _top_package(path: Path) -> Optional[Path]:
-    """The outermost package folder (folders with `__init__.py`) holding the module at `path`."""
-    folder, top = path.resolve().parent, None
-    while (folder / "__init__.py").is_file() and folder.parent != folder:
-        folder, top = folder.parent, folder
-    return top
-
-
-def _may_import(unreadable: _Unit, definer: _Unit) -> bool:
-    """Whether a file that cannot be read might import what `definer`'s fix deletes: it is a regular file
-    (a broken link or a pipe is no module) inside the definer's own top-level package, where its callers live."""
-    path = unreadable.candidate.path
-    if not os.path.isfile(path):
-        return False
-    package = _top_package(definer.candidate.path)
-    return package is not None and package in Path(os.path.realpath(path)).parents
 
 
 # A requirement never met: a fix that requires it is not applied (the finding is still reported).

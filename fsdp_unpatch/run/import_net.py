@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import bindings, imports, parse
-from fsdp_unpatch.regular_files import read_regular
+from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.run.identity import Project, identity, module_name, project_files, shown_path
 
 
@@ -209,7 +209,7 @@ def _names(names: frozenset[str]) -> str:
 def guard(files: Sequence, groups: Sequence[Sequence[int]], paths: Sequence[str], roots) -> None:
     """Hold back every group with a fix that would break an importer (`files`: `FileResult`s, `paths`: their
     paths), until no planned fix does: a group held back gives its files' old content back to the search."""
-    from fsdp_unpatch.analysis.source import SourceError
+    from fsdp_unpatch.files.reading import SourceError
     from fsdp_unpatch.fixes.transaction import hold_back
     from fsdp_unpatch.rules.source_errors import error_finding
 

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from fsdp_unpatch.catalog import Catalog, PatchModule
+from fsdp_unpatch.files.regular import open_regular
+from fsdp_unpatch.files.signing import canonical, unsafe_folder, user_secret
 from fsdp_unpatch.model import RunResult
-from fsdp_unpatch.regular_files import open_regular
 from fsdp_unpatch.run.cache import UNREADABLE, foreign_folder, prepare_folder, read_signed_json, write_signed_json
-from fsdp_unpatch.signing import canonical, unsafe_folder, user_secret
 
 FILE, LOCK = "removed.json", "removed.lock"
 FORMAT, VERSION = "fsdp-unpatch-removed", 2

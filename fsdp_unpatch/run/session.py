@@ -151,7 +151,8 @@ def _cache_folder(paths: Sequence[str], request: Request) -> Path:
 
 def _cache(paths: Sequence[str], settings, options, request: Request, remembered: str) -> Cache:
     from fsdp_unpatch.config.project import Project
-    from fsdp_unpatch.run.cache import Cache, catalog_digest, describe, outside_digest
+    from fsdp_unpatch.run.cache import Cache
+    from fsdp_unpatch.run.cache_key import catalog_digest, describe, outside_digest
 
     return Cache(
         Project.of(paths).folder,
@@ -172,7 +173,8 @@ def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int]) -> RunRes
     from dataclasses import replace
 
     from fsdp_unpatch.run import memory
-    from fsdp_unpatch.run.batch import default_jobs, run
+    from fsdp_unpatch.run.batch import run
+    from fsdp_unpatch.run.pool import default_jobs
 
     # What this fix removed from modules the catalog does not know is remembered for later runs, this one first.
     project = Path(plan.memory.project) if plan.memory is not None else Path.cwd()
@@ -203,7 +205,8 @@ def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int]) -> RunRes
 def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResult:
     """Run the plan. After a fix that was written, what is left is what the tree holds now (`analysed_again`);
     the result's `written` keeps what the fix itself did (its files' old and new bytes, for diffs)."""
-    from fsdp_unpatch.run.batch import default_jobs, run
+    from fsdp_unpatch.run.batch import run
+    from fsdp_unpatch.run.pool import default_jobs
 
     result = run(
         plan.candidates if candidates is None else candidates,

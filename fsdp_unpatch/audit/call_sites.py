@@ -1,20 +1,5 @@
-"""The `_foreach_copy_` impact audit: every call site, what kind it is, whether it can reach the fast path.
-
-Removing the NPU collectives patch relies on the backend's same-device `_foreach_copy_` fast path being
-device-async (design review, section 3.1). That change reaches every caller of `torch._foreach_copy_`, not
-only FSDP2: the review had to list them by hand (section 5.4). This module lists them from the code:
-
-- call sites of `torch._foreach_copy_` (any import spelling, `torch.ops.aten._foreach_copy_`);
-- compiler registrations naming `aten._foreach_copy` (`register_foreach_pointwise(aten._foreach_copy, copy)`);
-- mocks of it (`mock.patch("torch._foreach_copy_")`, `patch.object(torch, "_foreach_copy_")`,
-  `monkeypatch.setattr(...)`).
-
-For a call, the devices of destination and source are read from the code where they can be told
-(`device="npu"`, `.to("cpu")`, `.cpu()`/`.npu()`, `pin_memory`, factories on the default device, views and
-`*_like` of a tensor whose device is known, through local assignments); the fast path needs both on the same
-device (and the same dtype and layout, which the audit does not see). `non_blocking` decides what a copy that
-does not take the fast path does.
-"""
+"""Finding `_foreach_copy_` call sites (calls, compiler registrations, mocks) in one file, telling their kind
+and whether they can reach the backend's same-device fast path, and what to re-test."""
 
 from __future__ import annotations
 
@@ -27,6 +12,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from fsdp_unpatch.analysis.names import ImportTable, dotted_name
+from fsdp_unpatch.audit.devices import Devices, Operand, assignments_in, one_line, same_device_verdict, string_value
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.rules.tests import is_test_module
 
@@ -53,70 +39,6 @@ RETEST = {
     "mocked": "keep it (it checks the call structure only); add a test with the real call",
 }
 
-# Calls whose result lives where their first tensor lives.
-_SAME_AS_INPUT_FUNCTIONS = frozenset(
-    {
-        "torch.split",
-        "torch.chunk",
-        "torch.narrow",
-        "torch.empty_like",
-        "torch.zeros_like",
-        "torch.ones_like",
-        "torch.rand_like",
-        "torch.randn_like",
-        "torch.full_like",
-        "torch.flatten",
-        "torch.cat",
-        "torch.stack",
-    }
-)
-_SAME_AS_RECEIVER_METHODS = frozenset(
-    {
-        "split",
-        "chunk",
-        "narrow",
-        "view",
-        "reshape",
-        "clone",
-        "detach",
-        "contiguous",
-        "flatten",
-        "t",
-        "float",
-        "half",
-        "bfloat16",
-        "to_dense",
-        "new_empty",
-        "new_zeros",
-        "new_ones",
-        "new_full",
-        "copy_",
-        "unbind",
-    }
-)
-_DEVICE_METHODS = {"cpu": "cpu", "npu": "npu", "cuda": "cuda", "pin_memory": "pinned cpu"}
-_FACTORIES = frozenset(
-    {
-        "torch.empty",
-        "torch.zeros",
-        "torch.ones",
-        "torch.randn",
-        "torch.rand",
-        "torch.randint",
-        "torch.arange",
-        "torch.full",
-        "torch.tensor",
-        "torch.linspace",
-    }
-)
-
-
-@dataclass(frozen=True)
-class Operand:
-    expression: str
-    device: Optional[str]  # "npu", "cpu", "pinned cpu", "cuda", ... None: not visible in the code
-    evidence: str  # how the device was told (`.to("cpu")`), or why it could not be
-
 
 @dataclass(frozen=True)
 class CallSite:
@@ -137,98 +59,6 @@ class CallSite:
         data = asdict(self)
         data["kind_label"] = KINDS[self.kind]
         return data
-
-
-def _one_line(code: str, limit: int = 90) -> str:
-    text = " ".join(code.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _string(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
-def _device_text(node: cst.BaseExpression, table: ImportTable) -> Optional[str]:
-    """`"npu:0"` -> npu; `torch.device("cpu")` -> cpu; anything else: None."""
-    literal = _string(node)
-    if literal is None and isinstance(node, cst.Call) and table.qualify(node.func) == "torch.device" and node.args:
-        literal = _string(node.args[0].value)
-    if literal is None:
-        return None
-    return literal.split(":", 1)[0].strip() or None
-
-
-class _Devices:
-    """Tells the device of a tensor (list) expression from the code around it, when it can."""
-
-    def __init__(self, table: ImportTable, code, assignments: dict[str, list[cst.BaseExpression]]):
-        self.table = table
-        self.code = code
-        self.assignments = assignments
-
-    def of(self, node: cst.BaseExpression, depth: int = 0) -> tuple[Optional[str], str]:
-        if depth > 6:
-            return None, "too many steps to follow"
-        if isinstance(node, (cst.List, cst.Tuple)):
-            found = [self.of(e.value, depth + 1) for e in node.elements]
-            devices = {d for d, _ in found}
-            if len(devices) == 1 and None not in devices:
-                return found[0]
-            return None, "elements on different or unknown devices"
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
-            # `[f(t) for t in xs]`: for its device, `t` stands for the list `xs` it comes from.
-            target = node.for_in.target
-            if isinstance(target, cst.Name):
-                inner = _Devices(self.table, self.code, {**self.assignments, target.value: [node.for_in.iter]})
-                return inner.of(node.elt, depth + 1)
-            return self.of(node.elt, depth + 1)
-        if isinstance(node, cst.Name):
-            values = self.assignments.get(node.value, [])
-            if len(values) == 1:
-                return self.of(values[0], depth + 1)
-            return (
-                None,
-                f"`{node.value}` comes from outside this function"
-                if not values
-                else f"`{node.value}` is assigned more than once",
-            )
-        if isinstance(node, cst.Call):
-            return self.of_call(node, depth)
-        return None, f"`{_one_line(self.code(node), 40)}` (not visible here)"
-
-    def of_call(self, call: cst.Call, depth: int) -> tuple[Optional[str], str]:
-        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-        if "device" in keywords:
-            device = _device_text(keywords["device"], self.table)
-            shown = _one_line(self.code(keywords["device"]), 30)
-            return (device, f"`device={shown}`") if device else (None, f"`device={shown}` (not a literal)")
-        pinned = keywords.get("pin_memory")
-        if isinstance(pinned, cst.Name) and pinned.value == "True":
-            return "pinned cpu", "`pin_memory=True`"
-        func = call.func
-        qualified = self.table.qualify(func)
-        if isinstance(func, cst.Attribute):
-            method = func.attr.value
-            if method == "to":
-                positional = [a.value for a in call.args if a.keyword is None]
-                for value in positional:
-                    device = _device_text(value, self.table)
-                    if device:
-                        return device, f"`.to({_one_line(self.code(value), 30)})`"
-                return None, "`.to(...)` with a device not visible here"
-            if method in _DEVICE_METHODS and qualified not in _FACTORIES:
-                return _DEVICE_METHODS[method], f"`.{method}()`"
-            if method in _SAME_AS_RECEIVER_METHODS and qualified not in _SAME_AS_INPUT_FUNCTIONS:
-                device, evidence = self.of(func.value, depth + 1)
-                return device, evidence
-        if qualified in _SAME_AS_INPUT_FUNCTIONS and call.args:
-            return self.of(call.args[0].value, depth + 1)
-        if qualified in _FACTORIES:
-            return "cpu", f"`{qualified}(...)` on the default device"
-        return None, f"`{_one_line(self.code(call), 40)}` (not visible here)"
 
 
 MaybeExpression = Optional[cst.BaseExpression]
@@ -276,7 +106,7 @@ class _Scanner(cst.CSTVisitor):
             self.calls.append((node, scopes, "registration"))
 
     def _is_mock(self, node: cst.Call, qualified: str) -> bool:
-        strings = [_string(a.value) for a in node.args[:2]]
+        strings = [string_value(a.value) for a in node.args[:2]]
         if qualified in MOCKS or qualified.endswith("monkeypatch.setattr") or qualified.endswith("mocker.patch"):
             if strings and strings[0] in FOREACH_COPY:
                 return True
@@ -303,25 +133,6 @@ def _imports(module: cst.Module, table: ImportTable) -> None:
     module.visit(_Imports())
 
 
-def _assignments(scope: Optional[cst.CSTNode]) -> dict[str, list[cst.BaseExpression]]:
-    found: dict[str, list[cst.BaseExpression]] = {}
-    if scope is None:
-        return found
-
-    class _Assigns(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    found.setdefault(target.target.value, []).append(node.value)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            if isinstance(node.target, cst.Name) and node.value is not None:
-                found.setdefault(node.target.value, []).append(node.value)
-
-    scope.visit(_Assigns())
-    return found
-
-
 def _function_name(scopes: tuple[cst.CSTNode, ...]) -> str:
     names = [s.name.value for s in scopes if isinstance(s, (cst.FunctionDef, cst.ClassDef))]
     return ".".join(names) or "<module>"
@@ -337,13 +148,6 @@ def _fsdp2_function_names(catalog: Catalog) -> frozenset[str]:
         elif parts[:2] == ["ops", "fsdp"] and len(parts) >= 3:
             names.add(parts[2])
     return frozenset(n for n in names if len(n) >= 12)  # long enough to be told apart inside another name
-
-
-def _same_device_verdict(destination: Operand, source: Operand) -> tuple[str, str]:
-    if destination.device and source.device:
-        same = destination.device.split(" ")[0] == source.device.split(" ")[0]
-        return ("yes", "same device") if same else ("no", "host-device copy")
-    return "unknown", "devices not visible here"
 
 
 class _FileAudit:
@@ -382,17 +186,17 @@ class _FileAudit:
     def site(self, call: cst.Call, scopes, what: str, table: ImportTable, start) -> CallSite:
         function = _function_name(scopes)
         kind = self.kind_of(what, function, scopes)
-        code = _one_line(self.module.code_for_node(call))
+        code = one_line(self.module.code_for_node(call))
         destination = source = None
         non_blocking_text = None
         if what == "call":
             scope = next((s for s in reversed(scopes) if isinstance(s, cst.FunctionDef)), None)
-            devices = _Devices(table, self.module.code_for_node, _assignments(scope))
+            devices = Devices(table, self.module.code_for_node, assignments_in(scope))
             dst, src, non_blocking = _copy_operands(call)
             if dst is not None:
-                destination = Operand(_one_line(self.module.code_for_node(dst), 40), *devices.of(dst))
+                destination = Operand(one_line(self.module.code_for_node(dst), 40), *devices.of(dst))
             if src is not None:
-                source = Operand(_one_line(self.module.code_for_node(src), 40), *devices.of(src))
+                source = Operand(one_line(self.module.code_for_node(src), 40), *devices.of(src))
             if non_blocking is not None:
                 non_blocking_text = self.module.code_for_node(non_blocking)
         in_test = self.test_module or any(
@@ -428,7 +232,7 @@ class _FileAudit:
                 RETEST[kind],
             )
         assert destination is not None and source is not None
-        verdict, why = _same_device_verdict(destination, source)
+        verdict, why = same_device_verdict(destination, source)
         devices = (
             f"dst {destination.device or '?'} ({destination.evidence}), src {source.device or '?'} ({source.evidence})"
         )
@@ -460,7 +264,8 @@ class _FileAudit:
 
 def audit_paths(candidates: Iterable, catalog: Catalog) -> tuple[list[CallSite], list[str]]:
     """(call sites sorted by path and line, error messages naming the files that could not be read)."""
-    from fsdp_unpatch.analysis.source import SourceError, module_name_for, parse_source, read_source
+    from fsdp_unpatch.analysis.source import module_name_for, parse_source
+    from fsdp_unpatch.files.reading import SourceError, read_source
 
     sites: list[CallSite] = []
     errors: list[str] = []
@@ -477,33 +282,3 @@ def audit_paths(candidates: Iterable, catalog: Catalog) -> tuple[list[CallSite],
         sites.extend(_FileAudit(candidate.display, module, name, is_test_module(Path(candidate.path)), catalog).sites())
     sites.sort(key=lambda s: (s.path, s.line, s.column))
     return sites, errors
-
-
-# reports -----------------------------------------------------------------------------------------------
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def markdown(sites: list[CallSite]) -> str:
-    files = len({s.path for s in sites})
-    lines = [
-        f"`torch._foreach_copy_` call sites: {len(sites)} in {files} file{'s' if files != 1 else ''}.",
-        "",
-        "| Call site | Kind | Same-device fast path | What decides it | Re-test |",
-        "| --- | --- | --- | --- | --- |",
-    ]
-    for site in sites:
-        where = f"`{site.path}:{site.line}` `{site.function}`: `{site.code}`"
-        lines.append(
-            f"| {_cell(where)} | {KINDS[site.kind]} | {site.fast_path} | {_cell(site.decided_by)} | "
-            f"{_cell(site.retest or '-')} |"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def as_json(sites: list[CallSite]) -> str:
-    import json
-
-    return json.dumps([s.to_dict() for s in sites], indent=2) + "\n"

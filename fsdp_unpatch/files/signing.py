@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
-from fsdp_unpatch.regular_files import open_regular
+from fsdp_unpatch.files.regular import open_regular
 
 
 def unsafe_folder(folder: Path) -> Optional[str]:
@@ -38,7 +38,7 @@ def unsafe_folder(folder: Path) -> Optional[str]:
     return None
 
 
-def _secret_file() -> Path:
+def secret_file() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "fsdp-unpatch" / "secret"
 
@@ -71,7 +71,7 @@ def _publish_secret(path: Path) -> None:
 
 def user_secret() -> Optional[bytes]:
     """This user's signing key for cache entries, created on first use (None: no safe place to keep one)."""
-    path = _secret_file()
+    path = secret_file()
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         if unsafe_folder(path.parent) is not None:

@@ -1,0 +1,80 @@
+"""Phase 1 of a run (`batch.py`): each file through the engine alone, in worker processes when it pays, giving
+its result and the keys by which other files could change it (`Outcome`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional, Sequence
+
+from fsdp_unpatch.analysis.prefilter import prefilter_for
+from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.config.discovery import Candidate
+from fsdp_unpatch.files.reading import SourceFile
+from fsdp_unpatch.files.signals import checkpoint
+from fsdp_unpatch.model import Outcome, RunOptions
+from fsdp_unpatch.run.pool import WORKER, forked_map, pool_size
+
+
+def cross_file_keys(engine) -> dict[str, frozenset[str]]:
+    """What a one-file engine run exports to the other files, by cross-file key: the keys the rule
+    registry's rules declare (`Rule.exports`, `rules.registry.CrossFileKey`); see `batch.py`'s docstring."""
+    import libcst as cst
+
+    from fsdp_unpatch.run.removals import from_run
+
+    analyses = [u.analysis for u in engine.units if u.analysis is not None]
+    names: set[str] = set(from_run(engine.catalog, analyses).names())
+    patched: set[str] = set()
+    missing: set[str] = set()
+    for analysis in analyses:
+        names.update(i.qualified.rsplit(".", 1)[-1] for i in analysis.installers)
+        names.update(analysis.replacements)
+        for planned in analysis.planned:
+            for edit in planned.edits:
+                node = edit.node
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                    names.add(node.name.value)
+        patched.update(p.target for p in getattr(analysis, "patched", ()))
+        missing.update(item.missing for item, _ in getattr(analysis, "incomplete", ()))
+    return {
+        "deleted-names": frozenset(names),
+        "patched-targets": frozenset(patched),
+        "unpatched-twins": frozenset(missing),
+    }
+
+
+def analyze_alone(candidate: Candidate, source: SourceFile, catalog: Catalog, options: RunOptions) -> Outcome:
+    """The engine over this one file; the fix is computed, never written (the caller decides)."""
+    from fsdp_unpatch.run.engine import Run
+
+    checkpoint()
+    engine = Run(catalog, replace(options, write=False, screen=False))  # the caller screened it
+    engine.guards_imports = False  # the caller guards the whole run at once
+    engine.load([replace(candidate, data=source.data)])
+    engine.link()
+    result = engine.results().files[0]
+    keys = cross_file_keys(engine)
+    names = prefilter_for(catalog).vocabulary.patch_names
+    together = any(name.encode() in source.data for name in names)
+    return Outcome(result, keys["deleted-names"], together, keys["patched-targets"], keys["unpatched-twins"])
+
+
+def _work(job: tuple[Candidate, SourceFile]) -> Outcome:
+    candidate, source = job
+    return analyze_alone(candidate, source, WORKER["catalog"], WORKER["options"])
+
+
+def analyze_all(
+    jobs: Sequence[tuple[Candidate, SourceFile]], catalog: Catalog, options: RunOptions, workers: int
+) -> list[Outcome]:
+    size = sum(len(source.data) for _, source in jobs)
+    workers = pool_size(workers, len(jobs), size)
+    if workers <= 1:
+        return [analyze_alone(c, s, catalog, options) for c, s in jobs]
+    # Largest first, so that no worker is left with a big file at the end; results come back in order.
+    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1].data))
+    outcomes = forked_map(_work, [jobs[i] for i in order], workers, catalog, options)
+    ordered: list[Optional[Outcome]] = [None] * len(jobs)
+    for position, outcome in zip(order, outcomes):
+        ordered[position] = outcome
+    return ordered  # type: ignore[return-value]

@@ -1,0 +1,30 @@
+"""One file of a run as the engine holds it: the candidate, its bytes, its analysis (or why there is none)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+from libcst.metadata import CodeRange
+
+from fsdp_unpatch.analysis.excerpt import Excerpt
+from fsdp_unpatch.analysis.plan import FileAnalysis
+from fsdp_unpatch.config.discovery import Candidate
+from fsdp_unpatch.files.reading import SourceFile
+from fsdp_unpatch.model import Finding
+
+
+@dataclass
+class Unit:
+    candidate: Candidate
+    source: Optional[SourceFile] = None
+    analysis: Optional[FileAnalysis] = None
+    error: Optional[Finding] = None
+    skipped: bool = False  # `# fsdp-unpatch: skip-file`: never analysed, reported or fixed
+    excerpt: Optional[Excerpt] = None  # a large file analysed through an excerpt (`analysis/excerpt.py`)
+    linked: Optional[dict[str, str]] = None  # names other files bind to FSDP2 that this file imports
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        assert self.analysis is not None
+        return self.analysis.position(node)
