@@ -12,6 +12,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
+from fsdp_unpatch.analysis.same_device import dotted_name
 from fsdp_unpatch.analysis.source import resolve_relative
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -154,7 +155,7 @@ def _attribute_reads(tree: ast.Module, aliases: dict[str, Optional[tuple[str, Op
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute):
             if isinstance(node.ctx, ast.Load) and not (node.attr.startswith("__") and node.attr.endswith("__")):
-                dotted = _dotted(node.value)
+                dotted = dotted_name(node.value)
                 if dotted is not None and aliases.get(dotted) is not None:
                     reads.append((dotted, node))
         elif isinstance(node, ast.Name):
@@ -174,17 +175,6 @@ def _attribute_reads(tree: ast.Module, aliases: dict[str, Optional[tuple[str, Op
         if target is not None and dotted.split(".")[0] not in bound:
             found.append(Imported(target[0], node.attr, node.lineno, node.col_offset + 1, False, target[1]))
     return found
-
-
-def _dotted(node: ast.expr) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def parse(data: bytes) -> Optional[ast.Module]:

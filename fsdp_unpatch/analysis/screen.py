@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+from fsdp_unpatch.analysis.same_device import dotted_name
 from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES, module_name_for, resolve_relative
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.files.reading import decode_error
@@ -61,17 +62,6 @@ CALLEES = frozenset({"setattr", "patch", "object", "impl", "register_kernel", "s
 KERNEL_CALLEES = frozenset({"impl", "register_kernel"})  # `overrides.kernel_registrations`
 DEFINING_CALLEES = frozenset({"define", "custom_op"})  # op definitions of a vendored copy (`overrides.defined_ops`)
 _FOREACH_COPY, _FOREACH_COPY_QUALIFIED = "_foreach_copy_", "torch._foreach_copy_"
-
-
-def _dotted(node: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _last_name(node: ast.AST) -> Optional[str]:
@@ -200,13 +190,13 @@ def scan(
                         bind(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
         elif kind in _DEFINITIONS:
             if kind is ast.ClassDef:
-                found.bases += [b for b in map(_dotted, node.bases) if b is not None]  # type: ignore[attr-defined]
+                found.bases += [b for b in map(dotted_name, node.bases) if b is not None]  # type: ignore[attr-defined]
                 found.classes.append(node.name)  # type: ignore[attr-defined]
             if module_name:
                 bind(node.name, f"{module_name}.{node.name}")  # type: ignore[attr-defined]
         elif kind is ast.Assign:
             assert isinstance(node, ast.Assign)
-            value = _dotted(node.value)
+            value = dotted_name(node.value)
             if value is not None:
                 found.aliases += [(t.id, value) for t in node.targets if isinstance(t, ast.Name)]
         elif kind is ast.Subscript:
@@ -220,27 +210,27 @@ def scan(
             # test, so that the spellings of the same-device test (`==`, `!=`, `not (...)`) all count
             first, second = _single_call(node.body), _single_call(node.orelse)
             if first is not None and second is not None:
-                found.branch_calls += [c for c in (_dotted(first.func), _dotted(second.func)) if c is not None]
+                found.branch_calls += [c for c in (dotted_name(first.func), dotted_name(second.func)) if c is not None]
         elif kind is ast.Attribute:
             assert isinstance(node, ast.Attribute)
             if detail is not None:
                 detail.names.add(node.attr)
             if isinstance(node.ctx, ast.Store):
-                owner = _dotted(node.value)
+                owner = dotted_name(node.value)
                 if owner is not None:
                     found.stores.append((owner, node.attr))
         elif kind is ast.Call:
             assert isinstance(node, ast.Call)
             # the tweak as one call: `copy(dst, src, non_blocking=<same-device test>)`
             if len(node.args) >= 3 or any(k.arg == "non_blocking" for k in node.keywords):
-                callee = _dotted(node.func)
+                callee = dotted_name(node.func)
                 if callee is not None:
                     found.branch_calls.append(callee)
             last = _last_name(node.func)
             if last in CALLEES:
                 found.kernel_call = found.kernel_call or last in KERNEL_CALLEES
                 arguments = [*node.args, *(k.value for k in node.keywords)]
-                dotted = [d for d in map(_dotted, arguments) if d is not None]
+                dotted = [d for d in map(dotted_name, arguments) if d is not None]
                 strings = [
                     n.value
                     for a in arguments
