@@ -141,6 +141,8 @@ def _check_file(data, display, module, is_package, by_module, project, targets) 
         entries = by_module.get(target)
         if not entries or f"{target}.{name}" in project.modules:
             continue  # outside the project, or a submodule
+        if any(package for e in entries for m, package in e.modules if m == target):
+            continue  # a package's name may be a submodule that is no Python source (`_C`, a compiled extension)
         if not any(targets.may_bind(e, name) for e in entries):
             suspects.add((target, name))
     if not suspects:

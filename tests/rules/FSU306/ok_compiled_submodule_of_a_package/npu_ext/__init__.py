@@ -1,0 +1,1 @@
+"""The package; its `_C` is a compiled extension built next to this file, not Python source."""
