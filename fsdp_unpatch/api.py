@@ -26,7 +26,18 @@ from fsdp_unpatch.config.request import STDIN, Request
 from fsdp_unpatch.model import Finding, Fix, Span
 from fsdp_unpatch.run.session import UsageError, execute, prepare
 
-__all__ = ["Finding", "Fix", "FixResult", "Span", "UsageError", "check_paths", "check_source", "fix_paths"]
+__all__ = [
+    "Finding",
+    "Fix",
+    "FixResult",
+    "FixedSource",
+    "Span",
+    "UsageError",
+    "check_paths",
+    "check_source",
+    "fix_paths",
+    "fix_source",
+]
 
 
 @dataclass(frozen=True)
@@ -41,6 +52,15 @@ class FixResult:
 
     def diff(self) -> bytes:
         return b"".join(self.diffs[path] for path in self.changed)
+
+
+@dataclass(frozen=True)
+class FixedSource:
+    """What `fix_source` made of a module's source: the new source (the old one, byte for byte, when nothing
+    was fixed) and the findings left."""
+
+    source: bytes
+    remaining: list[Finding]
 
 
 def _settings(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude) -> dict:
@@ -116,6 +136,37 @@ def check_source(
         (STDIN,), stdin_filename=path, replacements=True, no_cache=True, config=config, isolated=isolated, **settings
     )
     return execute(prepare(request, data), 1).remaining
+
+
+def fix_source(
+    source: Union[str, bytes],
+    path: str = "module.py",
+    *,
+    unsafe_fixes: bool = False,
+    select: Union[str, Iterable[str], None] = None,
+    ignore: Union[str, Iterable[str], None] = None,
+    target_torch: Optional[str] = None,
+    config: Optional[str] = None,
+    isolated: bool = False,
+) -> FixedSource:
+    """One module's source with its fixes applied (or unchanged, byte for byte), as if it were `path` (whose
+    configuration applies; the file is never read or written): what `fix --stdin-filename PATH -` prints,
+    and the findings it reports (an error, FSU903, says why a fix that another file depends on was held back)."""
+    data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
+    settings = _settings(select, ignore, None, None, target_torch, None, None)
+    request = Request(
+        (STDIN,),
+        stdin_filename=path,
+        fix=True,
+        unsafe_fixes=unsafe_fixes,
+        no_cache=True,
+        config=config,
+        isolated=isolated,
+        **settings,
+    )
+    result = execute(prepare(request, data), 1)
+    fixed = result.files[0].fixed if result.files else None
+    return FixedSource(data if fixed is None else fixed, result.remaining)
 
 
 def fix_paths(

@@ -23,6 +23,7 @@ COMMANDS = {
     "doctor": ("fsdp_unpatch.commands.doctor:doctor", "Check what the migration depends on, on this machine."),
     "audit": ("fsdp_unpatch.commands.audit:audit", "Audit call sites the migration reaches (`audit foreach-copy`)."),
     "clean": ("fsdp_unpatch.commands.cache:clean", "Remove the cache."),
+    "server": ("fsdp_unpatch.commands.server:server", "Run the language server (LSP over stdio) for editors."),
 }
 
 

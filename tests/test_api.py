@@ -8,7 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from fsdp_unpatch.api import Finding, FixResult, Span, UsageError, check_paths, check_source, fix_paths
+from fsdp_unpatch.api import (
+    Finding,
+    FixedSource,
+    FixResult,
+    Span,
+    UsageError,
+    check_paths,
+    check_source,
+    fix_paths,
+    fix_source,
+)
 from tests.integration import cli, make_project
 
 
@@ -52,6 +62,22 @@ def test_check_source_is_the_stdin_filename_run(project: Path, monkeypatch: pyte
     assert [f.to_dict() for f in check_source(source.decode(), "pkg/patch.py")] == expected
     broken = check_source("import torch\ndef f(:\ntorch.ops.fsdp.x = 1\n", "bad.py")
     assert [(f.code, f.category) for f in broken] == [("FSU901", "error")]
+
+
+def test_fix_source_is_the_stdin_filename_fix(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / "pyproject.toml").write_text('[project]\nname = "project"\n')  # a root to look for importers in
+    source = (project / "pkg" / "patch.py").read_bytes()
+    printed = cli("fix", "--stdin-filename", "pkg/patch.py", "-", cwd=project, stdin=source).stdout
+    monkeypatch.chdir(project)
+    done = fix_source(source, "pkg/patch.py")
+    assert isinstance(done, FixedSource) and done.source == printed != source
+    assert done.remaining == [] and fix_source(source.decode(), "pkg/patch.py") == done
+    assert (project / "pkg" / "patch.py").read_bytes() == source  # the file is never written
+    kept = (project / "pkg" / "enhance.py").read_bytes()
+    assert fix_source(kept, "pkg/enhance.py").source == kept  # nothing to fix: the same bytes back
+    assert [f.code for f in fix_source(kept, "pkg/enhance.py").remaining] == ["FSU201"]
+    with pytest.raises(UsageError, match="unknown rule code or prefix 'NOPE'"):
+        fix_source(source, "pkg/patch.py", select="NOPE")
 
 
 def test_fix_paths_dry_run_then_fix(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 # What a run with nothing to report must not pay for: rich's console (only to print a finding), libcst (only to
 # write a fix), the fingerprints (only to prove a copy), the TOML parser (the catalog is compiled), the pattern
 # library (only for exclude patterns and .gitignore files), importlib.metadata (the installed torch's version is
-# read from its dist-info), and the test-only libraries.
+# read from its dist-info), the language server's libraries, and the test-only libraries.
 HEAVY = (
     "rich",
     "libcst",
@@ -24,6 +24,8 @@ HEAVY = (
     "fsdp_unpatch.data.compiled_upstream",
     "fsdp_unpatch.fingerprint.upstream",
     "fsdp_unpatch.codemods",
+    "pygls",  # the language server's (`fsdp-unpatch server`)
+    "lsprotocol",
 )
 
 _RUN = """

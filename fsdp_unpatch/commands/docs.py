@@ -138,6 +138,22 @@ def _explain_rule(catalog, code: str) -> str:
     return "\n".join(lines)
 
 
+def explain_markdown(code: str) -> str:
+    """What `explain CODE` says, as Markdown (the language server's hover)."""
+    rule = _rules()[code]
+    lines = [
+        f"**{rule.code}** ({rule.name}): {rule.summary}",
+        "",
+        f"Category: {rule.category}; fix: {rule.fix}",
+        "",
+        rule.doc,
+    ]
+    targets = sorted(t.id for t in _targets_of(_catalog(), code))
+    if targets:
+        lines += ["", "Targets: " + ", ".join(f"`{target}`" for target in targets)]
+    return "\n".join(lines)
+
+
 def _explain_target(catalog, target_id: str) -> str:
     target = catalog.targets[target_id]
     lines = [target_id, "", f"Category: {target.category}", f"Native: {target.native}"]

@@ -1,0 +1,88 @@
+"""`fsdp-unpatch server`: a language server over standard input and output (pygls).
+
+It analyses each open buffer when it is opened, changed and saved, publishes the findings as diagnostics,
+offers the fixes as code actions and the rules' explanations on hover, and clears a buffer's diagnostics
+when it is closed. Imported only by that command, so `check` and `fix` never load pygls.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from fsdp_unpatch import __version__
+from fsdp_unpatch.integrations.lsp_features import (
+    FIX_ALL,
+    Analysis,
+    analyse,
+    code_actions,
+    diagnostics,
+    hover,
+)
+from fsdp_unpatch.integrations.lsp_text import Units
+
+UNTITLED = "untitled.py"  # the name a buffer with no file is analysed under (the working folder's settings)
+
+
+def build() -> LanguageServer:
+    server = LanguageServer("fsdp-unpatch", __version__)
+    analyses: dict[str, Analysis] = {}  # by document URI: the last analysis of its text
+
+    def units() -> Units:
+        return server.workspace.position_codec.client_num_units
+
+    def refresh(uri: str) -> None:
+        document = server.workspace.get_text_document(uri)
+        analysis = analyses[uri] = analyse(document.path or UNTITLED, document.source)
+        server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=diagnostics(analysis, units()), version=document.version
+            )
+        )
+
+    def current(uri: str) -> Analysis:
+        """The analysis of the buffer's text as it is now (a request may come before the change's diagnostics)."""
+        text = server.workspace.get_text_document(uri).source
+        analysis = analyses.get(uri)
+        if analysis is None or analysis.text != text:
+            refresh(uri)
+        return analyses[uri]
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        refresh(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        refresh(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        refresh(params.text_document.uri)  # the project's configuration may have changed meanwhile
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        analyses.pop(uri, None)
+        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
+    )
+    def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        asked = server.client_capabilities.text_document
+        disabled = bool(asked and asked.code_action and asked.code_action.disabled_support)
+        return code_actions(current(uri), uri, params.range, params.context.only, units(), disabled)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def on_hover(params: types.HoverParams) -> types.Hover | None:
+        point = (params.position.line, params.position.character)
+        return hover(current(params.text_document.uri), point, units())
+
+    return server
+
+
+def serve() -> None:
+    build().start_io()

@@ -1,0 +1,240 @@
+"""`fsdp-unpatch server`: a language server that an LSP client (`tests/lsp_client.py`, JSON-RPC over the
+server's standard input and output) drives as an editor does."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fsdp_unpatch.api import check_source
+from fsdp_unpatch.integrations.lsp_features import analyse, code_actions
+from fsdp_unpatch.integrations.lsp_text import decoded, encoded, end_of, position, split_lines
+from tests.integration import cli
+from tests.lsp_client import Client, apply_edits
+from tests.upstream import expand
+
+# A training stack's overrides: one upstream copy with the NPU tweak (removed with its install site), one
+# override that differs from upstream (review), and the enhance patch (kept byte for byte).
+OVERRIDES = '''\
+"""Collective overrides of a training stack."""
+import torch
+from torch.distributed.fsdp._fully_shard import _fsdp_collectives as collectives
+from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam, ShardedState
+from typing import cast
+
+# @upstream _fsdp_collectives._get_param_all_gather_inputs _npu_inputs same-device
+
+
+def _pooled_allocate(self, size, *, dtype, device):
+    return self.pool.take(size, dtype, device)
+
+
+def install():
+    collectives._get_param_all_gather_inputs = _npu_inputs
+    collectives.DefaultAllGather.allocate = _pooled_allocate
+
+
+def _apply_fsdp_enhance_patch():
+    collectives.DefaultReduceScatter.allocate = _pooled_allocate
+'''
+
+WARNING, HINT, ERROR = 2, 4, 1
+FIX_ALL = "source.fixAll.fsdp-unpatch"
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Path:
+    root = tmp_path / "stack"
+    (root / "stack").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "stack"\ndependencies = ["torch>=2.10"]\n')
+    (root / "stack" / "overrides.py").write_text(expand(OVERRIDES))
+    return root
+
+
+@pytest.fixture
+def client(stack: Path):
+    started = Client(stack)
+    yield started
+    started.kill()
+
+
+def _initialize(client: Client, root: Path, disabled_support: bool = False) -> dict:
+    capabilities = {"textDocument": {"codeAction": {"disabledSupport": disabled_support}}}
+    result = client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": capabilities})
+    client.notify("initialized", {})
+    return result["capabilities"]
+
+
+def _open(client: Client, uri: str, text: str) -> dict:
+    client.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}
+    )
+    return client.notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)
+
+
+def _change(client: Client, uri: str, version: int, text: str) -> dict:
+    client.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]},
+    )
+    return client.notification(
+        "textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p.get("version") == version
+    )
+
+
+def _actions(client: Client, uri: str, where: dict, only=None) -> list[dict]:
+    context: dict = {"diagnostics": []}
+    if only is not None:
+        context["only"] = only
+    return client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": where, "context": context})
+
+
+def _codes(published: dict) -> list[str]:
+    return [d["code"] for d in published["diagnostics"]]
+
+
+def test_an_editor_session(stack: Path, client: Client, tmp_path: Path) -> None:
+    path = stack / "stack" / "overrides.py"
+    uri, text = path.as_uri(), path.read_text()
+
+    capabilities = _initialize(client, stack)
+    assert capabilities["codeActionProvider"]["codeActionKinds"] == ["quickfix", FIX_ALL]
+    assert capabilities["hoverProvider"] is True
+    assert capabilities["textDocumentSync"]["openClose"] and capabilities["textDocumentSync"]["save"]
+
+    # didOpen: the findings of `check --stdin-filename`, at the same places (LSP counts from 0)
+    published = _open(client, uri, text)
+    expected = [f.to_dict() for f in check_source(text, str(path))]
+    assert _codes(published) == [f["code"] for f in expected] == ["FSU002", "FSU001", "FSU101", "FSU201"]
+    for diagnostic, finding in zip(published["diagnostics"], expected):
+        assert diagnostic["message"] == finding["message"]
+        assert diagnostic["range"]["start"] == {"line": finding["line"] - 1, "character": finding["column"] - 1}
+        assert diagnostic["range"]["end"] == {"line": finding["end_line"] - 1, "character": finding["end_column"] - 1}
+        assert diagnostic["source"] == "fsdp-unpatch"
+        assert diagnostic["codeDescription"]["href"].startswith("https://")
+    assert [d["severity"] for d in published["diagnostics"]] == [WARNING, WARNING, WARNING, HINT]
+
+    # the fix-all action is `fix`: applied to the buffer it gives what `fix` writes in a copy of the project
+    everything = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    (fix_all,) = _actions(client, uri, everything, only=["source.fixAll"])
+    assert fix_all["kind"] == FIX_ALL
+    copy = shutil.copytree(stack, tmp_path / "copy")
+    assert cli("fix", "--no-cache", "stack/overrides.py", cwd=copy).returncode == 1  # the review finding is left
+    assert apply_edits(text, fix_all["edit"]["changes"][uri]).encode() == (copy / "stack" / "overrides.py").read_bytes()
+
+    # a quick fix for the install site: its edits, with the fixes it carries, leave a module that parses
+    install = published["diagnostics"][1]
+    actions = _actions(client, uri, install["range"])
+    quick = [a for a in actions if a["kind"] == "quickfix"]
+    assert [a["diagnostics"][0]["code"] for a in quick] == ["FSU001"]
+    assert [a["kind"] for a in actions if a["kind"] != "quickfix"] == [FIX_ALL]
+    fixed_once = apply_edits(text, quick[0]["edit"]["changes"][uri])
+    ast.parse(fixed_once)
+    assert "FSU001" not in [f.code for f in check_source(fixed_once, str(path))]
+    assert (
+        "def _apply_fsdp_enhance_patch():\n    collectives.DefaultReduceScatter.allocate = _pooled_allocate\n"
+        in fixed_once
+    )
+    assert _actions(client, uri, everything, only=["quickfix"]) == []  # nothing fixable on the first line
+
+    # hover: the rule's explanation on a finding, nothing elsewhere
+    shown = client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": install["range"]["start"]})
+    assert shown["contents"]["kind"] == "markdown"
+    assert shown["contents"]["value"].startswith("**FSU001** (collective-override)")
+    assert "## What it does" in shown["contents"]["value"]
+    assert shown["range"] == install["range"]
+    assert client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": everything["start"]}) is None
+
+    # didChange: analysed again; columns are UTF-16 code units (the clef is two, one code point)
+    review = published["diagnostics"][2]
+    line = review["range"]["start"]["line"]
+    lines = text.splitlines(keepends=True)
+    lines[line] = lines[line].replace("    collectives.", '    clef = "\U0001d11e"; collectives.', 1)
+    changed = _change(client, uri, 2, "".join(lines))
+    assert _codes(changed) == _codes(published)
+    moved = changed["diagnostics"][2]["range"]["start"]
+    assert moved == {"line": line, "character": review["range"]["start"]["character"] + len('clef = "xx"; ')}
+
+    # a buffer that does not parse: one diagnostic that says so, and no action
+    broken = text.replace("def install():", "def install(:", 1)
+    (error,) = _change(client, uri, 3, broken)["diagnostics"]
+    assert (error["code"], error["severity"]) == ("FSU901", ERROR)
+    assert "syntax" in error["message"]
+    assert _actions(client, uri, error["range"]) == []
+
+    # didSave analyses again; didClose clears the buffer's diagnostics
+    _change(client, uri, 4, text)
+    client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+    assert _codes(client.notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)) == _codes(
+        published
+    )
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    assert client.notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)["diagnostics"] == []
+
+    assert client.close() == 0
+
+
+def test_a_fix_that_fix_holds_back_is_not_offered(tmp_path: Path) -> None:
+    # Outside any project (no pyproject.toml, no .git) `fix` cannot look for importers of what it would
+    # delete, so it changes nothing: the server offers no fix, or (to a client that shows them) a
+    # disabled fix-all action that says why.
+    loose = tmp_path / "loose" / "overrides.py"
+    loose.parent.mkdir()
+    loose.write_text(expand(OVERRIDES))
+    uri, text = loose.as_uri(), loose.read_text()
+    client = Client(loose.parent)
+    try:
+        _initialize(client, loose.parent, disabled_support=True)
+        published = _open(client, uri, text)
+        assert "FSU001" in _codes(published)
+        (held,) = _actions(client, uri, published["diagnostics"][1]["range"])
+        assert held["kind"] == FIX_ALL and "edit" not in held
+        assert "no project root" in held["disabled"]["reason"]
+        assert client.close() == 0
+    finally:
+        client.kill()
+    everything = ((0, 0), (0, 0))
+    from lsprotocol import types
+
+    asked = types.Range(types.Position(*everything[0]), types.Position(*everything[1]))
+    assert code_actions(analyse(str(loose), text), uri, asked, None, len, show_disabled=False) == []
+
+
+def test_lines_and_positions_as_lsp_counts_them() -> None:
+    text = "a = 1\r\nb = '\U0001d11e'; c\rd\x0ce\nlast"
+    lines = split_lines(text)
+    assert lines == ["a = 1\r\n", "b = '\U0001d11e'; c\r", "d\x0ce\n", "last"]  # a form feed breaks no line
+
+    def utf16(part: str) -> int:
+        return len(part.encode("utf-16-le")) // 2
+
+    assert position(lines, 2, 10, utf16) == (1, 10)  # 1-based code points: column 10 is `c`, after a 2-unit clef
+    assert position(lines, 2, 10, len) == (1, 9)
+    assert end_of(lines, utf16) == (3, 4)  # after the last character: no line break ends the text
+    assert end_of(split_lines("x\n"), utf16) == (1, 0)
+    assert end_of([], utf16) == (0, 0)
+    assert position(lines, 5, 1, utf16) == (3, 4)  # an edit that runs to the end of the file
+
+
+def test_the_buffer_is_encoded_as_its_file_declares() -> None:
+    declared = "# -*- coding: latin-1 -*-\nname = 'caf\u00e9'\n"
+    assert encoded(declared) == (declared.encode("latin-1"), "iso-8859-1")
+    assert decoded(*encoded(declared)) == declared
+    assert encoded("name = 'caf\u00e9'\n") == ("name = 'caf\u00e9'\n".encode(), "utf-8")
+    cannot = "# -*- coding: latin-1 -*-\nname = '\u20ac'\n"  # the euro sign has no latin-1 byte
+    assert encoded(cannot) == (cannot.encode(), "utf-8")
+
+
+def test_without_pygls_the_server_says_what_to_install(tmp_path: Path) -> None:
+    blocked = "import sys; sys.modules['pygls'] = sys.modules['lsprotocol'] = None; "
+    run = "sys.argv = ['fsdp-unpatch', 'server']; from fsdp_unpatch.cli import main; main()"
+    result = subprocess.run([sys.executable, "-c", blocked + run], cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "fsdp-unpatch: error: the language server needs " in result.stderr
+    assert "pip install 'fsdp-unpatch[lsp]'" in result.stderr
+    assert "Traceback" not in result.stderr
