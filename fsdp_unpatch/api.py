@@ -127,13 +127,22 @@ def check_source(
     target_torch: Optional[str] = None,
     config: Optional[str] = None,
     isolated: bool = False,
+    in_project: bool = False,
 ) -> list[Finding]:
     """The findings for one module's source, reported under `path` (whose configuration applies; the file
-    need not exist and is never read). Single-file analysis: what `check --stdin-filename PATH -` gives."""
+    need not exist and is never read). Single-file analysis: what `check --stdin-filename PATH -` gives;
+    with `in_project=True`, what `check PATH` gives were the file this source (an editor's buffer)."""
     data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
     settings = _settings(select, ignore, None, None, target_torch, None, None)
     request = Request(
-        (STDIN,), stdin_filename=path, replacements=True, no_cache=True, config=config, isolated=isolated, **settings
+        (STDIN,),
+        stdin_filename=path,
+        in_project=in_project,
+        replacements=True,
+        no_cache=True,
+        config=config,
+        isolated=isolated,
+        **settings,
     )
     return execute(prepare(request, data), 1).remaining
 
@@ -148,15 +157,18 @@ def fix_source(
     target_torch: Optional[str] = None,
     config: Optional[str] = None,
     isolated: bool = False,
+    in_project: bool = False,
 ) -> FixedSource:
     """One module's source with its fixes applied (or unchanged, byte for byte), as if it were `path` (whose
     configuration applies; the file is never read or written): what `fix --stdin-filename PATH -` prints,
-    and the findings it reports (an error, FSU903, says why a fix that another file depends on was held back)."""
+    and the findings it reports (an error, FSU903, says why a fix that another file depends on was held back).
+    With `in_project=True`, what `fix PATH` writes were the file this source (an editor's buffer)."""
     data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
     settings = _settings(select, ignore, None, None, target_torch, None, None)
     request = Request(
         (STDIN,),
         stdin_filename=path,
+        in_project=in_project,
         fix=True,
         unsafe_fixes=unsafe_fixes,
         no_cache=True,

@@ -80,6 +80,25 @@ def test_fix_source_is_the_stdin_filename_fix(project: Path, monkeypatch: pytest
         fix_source(source, "pkg/patch.py", select="NOPE")
 
 
+def test_a_source_in_its_project_is_what_check_and_fix_make_of_its_file(tmp_path: Path, monkeypatch) -> None:
+    """`in_project=True`: the source is planned as the file it names, part of its project (an editor's
+    buffer): another file calls the example's installer, so it is kept for now, as by `check FILE`."""
+    import shutil
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "legacy_project"
+    patch = "legacy_npu/distributed/fsdp/_add_fsdp_patch.py"
+    checked, fixed = shutil.copytree(example, tmp_path / "checked"), shutil.copytree(example, tmp_path / "fixed")
+    source = (checked / patch).read_bytes()
+    (checked / patch).write_text("# what the file on disk holds is not read\n")
+    expected = json.loads(cli("check", "--output-format", "json", "--no-cache", patch, cwd=fixed).stdout)
+    assert cli("fix", "--no-cache", patch, cwd=fixed).returncode == 1
+    monkeypatch.chdir(checked)
+    assert [f.to_dict() for f in check_source(source, patch, in_project=True)] == expected
+    assert fix_source(source, patch, in_project=True).source == (fixed / patch).read_bytes() != source
+    alone = fix_source(source, patch)  # as `fix --stdin-filename`: the installer's caller holds the group back
+    assert alone.source == source and [f.code for f in alone.remaining if f.category == "error"] == ["FSU903"]
+
+
 def test_fix_paths_dry_run_then_fix(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     twin = make_project(tmp_path / "twin")
     expected_diff = cli("fix", "--diff", "pkg", cwd=twin).stdout

@@ -109,7 +109,7 @@ def test_an_editor_session(stack: Path, client: Client, tmp_path: Path) -> None:
 
     # didOpen: the findings of `check --stdin-filename`, at the same places (LSP counts from 0)
     published = _open(client, uri, text)
-    expected = [f.to_dict() for f in check_source(text, str(path))]
+    expected = [f.to_dict() for f in check_source(text, str(path), in_project=True)]
     assert _codes(published) == [f["code"] for f in expected] == ["FSU002", "FSU001", "FSU101", "FSU201"]
     for diagnostic, finding in zip(published["diagnostics"], expected):
         assert diagnostic["message"] == finding["message"]
@@ -167,16 +167,40 @@ def test_an_editor_session(stack: Path, client: Client, tmp_path: Path) -> None:
     assert "syntax" in error["message"]
     assert _actions(client, uri, error["range"]) == []
 
-    # didSave analyses again; didClose clears the buffer's diagnostics
-    _change(client, uri, 4, text)
+    # didSave analyses again, with the configuration as it is now; didClose clears the buffer's diagnostics
+    assert _codes(_change(client, uri, 4, text)) == _codes(published)
+    with (stack / "pyproject.toml").open("a") as configuration:
+        configuration.write('\n[tool.fsdp-unpatch]\nignore = ["FSU101"]\n')
     client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
-    assert _codes(client.notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)) == _codes(
-        published
-    )
+    saved = client.notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)
+    assert _codes(saved) == ["FSU002", "FSU001", "FSU201"]
     client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     assert client.notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)["diagnostics"] == []
 
     assert client.close() == 0
+
+
+def test_the_bundled_example_is_fixed_as_fix_fixes_its_file(tmp_path: Path) -> None:
+    # `_api_patches.py` calls the installer of `_add_fsdp_patch.py`: `fix` on that file alone keeps the
+    # installer for now and removes the rest; so do the diagnostics and the fix-all action of its buffer.
+    example = shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "legacy_project", tmp_path / "a")
+    patch = example / "legacy_npu" / "distributed" / "fsdp" / "_add_fsdp_patch.py"
+    uri, text = patch.as_uri(), patch.read_text()
+    client = Client(example)
+    try:
+        _initialize(client, example, disabled_support=True)
+        published = _open(client, uri, text)
+        (installer,) = [d for d in published["diagnostics"] if d["code"] == "FSU003"]
+        assert installer["message"].endswith("kept for now: legacy_npu/_api_patches.py (not in this run) names it")
+        assert [a["kind"] for a in _actions(client, uri, installer["range"])] == [FIX_ALL]  # no quick fix for it
+        (fix_all,) = _actions(client, uri, installer["range"], only=[FIX_ALL])
+        assert client.close() == 0
+    finally:
+        client.kill()
+    copy = shutil.copytree(example, tmp_path / "b")
+    assert cli("fix", "--no-cache", str(patch.relative_to(example)), cwd=copy).returncode == 1
+    fixed = (copy / patch.relative_to(example)).read_bytes()
+    assert apply_edits(text, fix_all["edit"]["changes"][uri]).encode() == fixed != text.encode()
 
 
 def test_a_fix_that_fix_holds_back_is_not_offered(tmp_path: Path) -> None:

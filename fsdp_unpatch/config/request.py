@@ -17,6 +17,9 @@ STDIN = "-"
 class Request:
     paths: tuple[str, ...] = (".",)  # `-`: the source comes from a buffer (standard input, an editor)
     stdin_filename: Optional[str] = None  # the name the buffer is reported and configured under
+    # The buffer is planned as that file, part of its project, as `check FILE` plans it (a deletion that
+    # a file outside the run names is kept for now), not as a module alone (the language server)
+    in_project: bool = False
 
     # what the run does
     fix: bool = False

@@ -1,8 +1,8 @@
 """What the language server answers, built from one analysis of a buffer: diagnostics, code actions, hover.
 
-The analysis is the engine's, through the Python API: the findings of `check --stdin-filename PATH -`
-and the source `fix --stdin-filename PATH -` prints, for the buffer's text under its file's path (whose
-configuration applies). Nothing here analyses code itself.
+The analysis is the engine's, through the Python API (`check_source`, `fix_source`): what `check PATH`
+reports and what `fix PATH` writes, were the file PATH the buffer's text (its configuration applies, and
+its project: a deletion that another file still names is kept for now). Nothing here analyses code itself.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class Analysis:
         if self._fix is None:
             data, encoding = encoded(self.text)
             try:
-                done = fix_source(data, self.path)
+                done = fix_source(data, self.path, in_project=True)
             except UsageError as error:
                 self._fix = None, str(error)
             else:
@@ -77,7 +77,7 @@ class Analysis:
 def analyse(path: str, text: str) -> Analysis:
     data, _ = encoded(text)
     try:
-        return Analysis(path, text, check_source(data, path))
+        return Analysis(path, text, check_source(data, path, in_project=True))
     except UsageError as error:
         return Analysis(path, text, problem=str(error))
 

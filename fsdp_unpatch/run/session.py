@@ -121,13 +121,25 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
         selected=settings.is_selected,
         # SARIF and the like show every fix's replacements; `check --show-fixes` shows what fix would change
         replacements=request.replacements or (request.show_fixes and not request.fix),
-        project_root=None if from_buffer else Project.of(paths).partial_root(paths),
-        covered=() if from_buffer else tuple(p for p in request.paths if p not in missing),
+        project_root=_buffer_root(request) if from_buffer else Project.of(paths).partial_root(paths),
+        covered=_buffer_scope(request) if from_buffer else tuple(p for p in request.paths if p not in missing),
     )
     cache = None
     if not request.fix and not from_buffer and not request.no_cache:
         cache = _cache(paths, settings, options, request, memory.digest(remembered))
     return Plan(catalog, settings, target, candidates, options, cache, missing, request, record, warnings, repair)
+
+
+def _buffer_scope(request: Request) -> tuple[str, ...]:
+    """What a buffer run covers: with `in_project`, the file the buffer stands for (its project is the rest)."""
+    return (request.stdin_filename,) if request.in_project and request.stdin_filename else ()
+
+
+def _buffer_root(request: Request) -> Optional[str]:
+    from fsdp_unpatch.config.project import Project
+
+    scope = _buffer_scope(request)
+    return Project.of(list(scope)).partial_root(scope) if scope else None
 
 
 def _repair(paths: Sequence[str], candidates: Sequence[Candidate]) -> Repair:
