@@ -17,9 +17,9 @@ TIMEOUT = 120.0  # seconds; the shared test machine can be slow, a healthy answe
 
 
 class Client:
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, command: Optional[list[str]] = None) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "fsdp_unpatch", "server"],
+            command or [sys.executable, "-m", "fsdp_unpatch", "server"],
             cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -43,7 +43,10 @@ class Client:
                     return
                 if not line.strip():
                     break
-                name, _, value = line.decode("ascii").partition(":")
+                name, colon, value = line.decode("ascii", "replace").partition(":")
+                if not colon or name.strip().lower() not in ("content-length", "content-type"):
+                    self._incoming.put({"bad header": line.decode("ascii", "replace")})  # not the protocol
+                    return
                 headers[name.strip().lower()] = value.strip()
             self._incoming.put(json.loads(stream.read(int(headers["content-length"]))))
 
@@ -61,6 +64,7 @@ class Client:
         if message is None:
             stderr = self.process.stderr.read().decode("utf-8", "replace") if self.process.stderr else ""
             raise AssertionError(f"the server closed its output:\n{stderr}")
+        assert "bad header" not in message, f"the server wrote outside the protocol: {message['bad header']!r}"
         if "method" in message and "id" in message:  # a request of the server's: accept it
             self._send({"id": message["id"], "result": None})
         elif "method" in message:

@@ -174,6 +174,12 @@ def test_an_editor_session(stack: Path, client: Client, tmp_path: Path) -> None:
     client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
     saved = client.notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)
     assert _codes(saved) == ["FSU002", "FSU001", "FSU201"]
+    # a configuration the engine refuses: one diagnostic that names it, at the top of the buffer
+    (stack / "pyproject.toml").write_text('[tool.fsdp-unpatch]\nselect = ["NOPE"]\n')
+    client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+    (refused,) = client.notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)["diagnostics"]
+    assert refused["severity"] == ERROR and "NOPE" in refused["message"]
+    assert refused["message"].startswith("fsdp-unpatch: ") and refused["range"]["start"] == {"line": 0, "character": 0}
     client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     assert client.notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)["diagnostics"] == []
 
@@ -227,6 +233,23 @@ def test_a_fix_that_fix_holds_back_is_not_offered(tmp_path: Path) -> None:
 
     asked = types.Range(types.Position(*everything[0]), types.Position(*everything[1]))
     assert code_actions(analyse(str(loose), text), uri, asked, None, len, show_disabled=False) == []
+
+
+def test_a_stray_print_does_not_corrupt_the_protocol(stack: Path) -> None:
+    # standard output carries the protocol: what the analysis prints goes to standard error
+    noisy = (
+        "import fsdp_unpatch.api as api; real = api.check_source; "
+        "api.check_source = lambda *a, **k: (print('stray output'), real(*a, **k))[1]; "
+        "import sys; sys.argv = ['fsdp-unpatch', 'server']; from fsdp_unpatch.cli import main; main()"
+    )
+    client = Client(stack, [sys.executable, "-c", noisy])
+    try:
+        _initialize(client, stack)
+        path = stack / "stack" / "overrides.py"
+        assert "FSU001" in _codes(_open(client, path.as_uri(), path.read_text()))
+        assert client.close() == 0
+    finally:
+        client.kill()
 
 
 def test_lines_and_positions_as_lsp_counts_them() -> None:

@@ -7,6 +7,8 @@ when it is closed. Imported only by that command, so `check` and `fix` never loa
 
 from __future__ import annotations
 
+import sys
+
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
@@ -85,4 +87,6 @@ def build() -> LanguageServer:
 
 
 def serve() -> None:
-    build().start_io()
+    protocol = sys.stdout.buffer
+    sys.stdout = sys.stderr  # standard output carries the protocol: a stray print must not corrupt it
+    build().start_io(sys.stdin.buffer, protocol)
