@@ -74,6 +74,16 @@ class Client:
     def notify(self, method: str, params: Any) -> None:
         self._send({"method": method, "params": params})
 
+    def notify_at_once(self, notifications: list[tuple[str, Any]]) -> None:
+        """Several notifications in one write, as a fast typist's editor sends them."""
+        frames = b""
+        for method, params in notifications:
+            body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode("utf-8")
+            frames += b"Content-Length: %d\r\n\r\n" % len(body) + body
+        assert self.process.stdin is not None
+        self.process.stdin.write(frames)
+        self.process.stdin.flush()
+
     def request(self, method: str, params: Any) -> Any:
         self._next_id += 1
         self._send({"id": self._next_id, "method": method, "params": params})

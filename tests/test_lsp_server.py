@@ -160,15 +160,27 @@ def test_an_editor_session(stack: Path, client: Client, tmp_path: Path) -> None:
     moved = changed["diagnostics"][2]["range"]["start"]
     assert moved == {"line": line, "character": review["range"]["start"]["character"] + len('clef = "xx"; ')}
 
+    # a burst of changes is analysed once, at its last version
+    burst = [(f"# keystroke {n}\n" + text, 3 + n) for n in range(3)]
+    client.notify_at_once(
+        [
+            ("textDocument/didChange", {"textDocument": {"uri": uri, "version": v}, "contentChanges": [{"text": t}]})
+            for t, v in burst
+        ]
+    )
+    last = client.notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)
+    first = published["diagnostics"][0]["range"]["start"]["line"]
+    assert last["version"] == 5 and last["diagnostics"][0]["range"]["start"]["line"] == first + 1
+
     # a buffer that does not parse: one diagnostic that says so, and no action
     broken = text.replace("def install():", "def install(:", 1)
-    (error,) = _change(client, uri, 3, broken)["diagnostics"]
+    (error,) = _change(client, uri, 6, broken)["diagnostics"]
     assert (error["code"], error["severity"]) == ("FSU901", ERROR)
     assert "syntax" in error["message"]
     assert _actions(client, uri, error["range"]) == []
 
     # didSave analyses again, with the configuration as it is now; didClose clears the buffer's diagnostics
-    assert _codes(_change(client, uri, 4, text)) == _codes(published)
+    assert _codes(_change(client, uri, 7, text)) == _codes(published)
     with (stack / "pyproject.toml").open("a") as configuration:
         configuration.write('\n[tool.fsdp-unpatch]\nignore = ["FSU101"]\n')
     client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})

@@ -7,6 +7,7 @@ when it is closed. Imported only by that command, so `check` and `fix` never loa
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 from lsprotocol import types
@@ -23,6 +24,7 @@ from fsdp_unpatch.integrations.lsp_features import (
 )
 from fsdp_unpatch.integrations.lsp_text import Units
 
+SETTLE = 0.2  # seconds after a change before it is analysed, so that a burst of keystrokes is analysed once
 UNTITLED = "untitled.py"  # the name a buffer with no file is analysed under (the working folder's settings)
 
 
@@ -54,9 +56,15 @@ def build() -> LanguageServer:
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
         refresh(params.text_document.uri)
 
+    def refresh_if_latest(uri: str, version: int) -> None:
+        if uri in analyses and server.workspace.get_text_document(uri).version == version:  # open, not changed since
+            refresh(uri)
+
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        refresh(params.text_document.uri)
+        # While one change is analysed, the next ones wait in the pipe; only the latest of them is analysed.
+        document = params.text_document
+        asyncio.get_running_loop().call_later(SETTLE, refresh_if_latest, document.uri, document.version)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
