@@ -264,6 +264,22 @@ def test_a_stray_print_does_not_corrupt_the_protocol(stack: Path) -> None:
         client.kill()
 
 
+def test_the_server_stops_when_its_editor_goes_away(tmp_path: Path) -> None:
+    # an editor that dies sends no `exit`: the end of the server's input stops it, nothing is left running
+    server = subprocess.Popen(
+        [sys.executable, "-m", "fsdp_unpatch", "server"], cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        assert server.stdin is not None
+        server.stdin.close()
+        assert server.wait(timeout=60) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+        if server.stdout is not None:
+            server.stdout.close()
+
+
 def test_lines_and_positions_as_lsp_counts_them() -> None:
     text = "a = 1\r\nb = '\U0001d11e'; c\rd\x0ce\nlast"
     lines = split_lines(text)
