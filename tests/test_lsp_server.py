@@ -301,6 +301,8 @@ def test_the_buffer_is_encoded_as_its_file_declares() -> None:
     assert encoded(declared) == (declared.encode("latin-1"), "iso-8859-1")
     assert decoded(*encoded(declared)) == declared
     assert encoded("name = 'caf\u00e9'\n") == ("name = 'caf\u00e9'\n".encode(), "utf-8")
+    marked = "\ufeffname = 1\n"  # a byte order mark left in the text is written once, not twice
+    assert encoded(marked) == (b"\xef\xbb\xbfname = 1\n", "utf-8")
     cannot = "# -*- coding: latin-1 -*-\nname = '\u20ac'\n"  # the euro sign has no latin-1 byte
     assert encoded(cannot) == (cannot.encode(), "utf-8")
 

@@ -32,6 +32,8 @@ def encoded(text: str) -> tuple[bytes, str]:
     head = "".join(split_lines(text)[:2]).encode("utf-8", "replace")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(head).readline)
+        if encoding == "utf-8-sig":  # a byte order mark the editor kept is a character of the text already
+            encoding = "utf-8"
         return text.encode(encoding), encoding
     except (SyntaxError, LookupError, UnicodeError):
         return text.encode("utf-8", "surrogateescape"), "utf-8"
