@@ -116,7 +116,7 @@ def test_an_editor_session(stack: Path, client: Client, tmp_path: Path) -> None:
         assert diagnostic["range"]["start"] == {"line": finding["line"] - 1, "character": finding["column"] - 1}
         assert diagnostic["range"]["end"] == {"line": finding["end_line"] - 1, "character": finding["end_column"] - 1}
         assert diagnostic["source"] == "fsdp-unpatch"
-        assert diagnostic["codeDescription"]["href"].startswith("https://")
+        assert diagnostic["codeDescription"]["href"].endswith("/docs/rules.md#" + finding["code"].lower())
     assert [d["severity"] for d in published["diagnostics"]] == [WARNING, WARNING, WARNING, HINT]
 
     # the fix-all action is `fix`: applied to the buffer it gives what `fix` writes in a copy of the project

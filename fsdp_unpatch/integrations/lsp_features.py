@@ -40,8 +40,9 @@ SEVERITY = {
 
 
 def rule_url(code: str) -> str:
-    """Where a rule is documented: the README's rules section (`explain CODE` and the hover say it all)."""
-    return f"{HOMEPAGE}/blob/main/README.md#rules"
+    """The rule's section of docs/rules.md, whose anchor is its code in lower case (the rule reference that
+    issue 24, item 5 adds there, which the JSON `url` and SARIF `helpUri` point to as well)."""
+    return f"{HOMEPAGE}/blob/main/docs/rules.md#{code.lower()}"
 
 
 @dataclass
