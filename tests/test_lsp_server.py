@@ -313,5 +313,5 @@ def test_without_pygls_the_server_says_what_to_install(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-c", blocked + run], cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 2
     assert "fsdp-unpatch: error: the language server needs " in result.stderr
-    assert "pip install 'fsdp-unpatch[lsp]'" in result.stderr
+    assert "install fsdp-unpatch with its `lsp` extra, or `pip install pygls`" in result.stderr
     assert "Traceback" not in result.stderr

@@ -19,7 +19,8 @@ def server() -> None:
         if error.name not in NEEDS:
             raise
         click.echo(
-            f"fsdp-unpatch: error: the language server needs {error.name}: pip install 'fsdp-unpatch[lsp]'",
+            f"fsdp-unpatch: error: the language server needs {error.name}: install fsdp-unpatch with its `lsp` "
+            "extra, or `pip install pygls`",
             err=True,
         )
         sys.exit(EXIT_ERROR)
