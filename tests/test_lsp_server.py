@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -63,8 +64,10 @@ def client(stack: Path):
     started.kill()
 
 
-def _initialize(client: Client, root: Path, disabled_support: bool = False) -> dict:
-    capabilities = {"textDocument": {"codeAction": {"disabledSupport": disabled_support}}}
+def _initialize(client: Client, root: Path, disabled_support: bool = False, encodings: Optional[list] = None) -> dict:
+    capabilities: dict = {"textDocument": {"codeAction": {"disabledSupport": disabled_support}}}
+    if encodings is not None:
+        capabilities["general"] = {"positionEncodings": encodings}
     result = client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": capabilities})
     client.notify("initialized", {})
     return result["capabilities"]
@@ -224,16 +227,23 @@ def test_the_bundled_example_is_fixed_as_fix_fixes_its_file(tmp_path: Path) -> N
 def test_a_fix_that_fix_holds_back_is_not_offered(tmp_path: Path) -> None:
     # Outside any project (no pyproject.toml, no .git) `fix` cannot look for importers of what it would
     # delete, so it changes nothing: the server offers no fix, or (to a client that shows them) a
-    # disabled fix-all action that says why.
+    # disabled fix-all action that says why. This client counts positions in code points (UTF-32).
     loose = tmp_path / "loose" / "overrides.py"
     loose.parent.mkdir()
-    loose.write_text(expand(OVERRIDES))
+    loose.write_text(
+        expand(OVERRIDES).replace(
+            "    collectives.DefaultAllGather", '    clef = "\U0001d11e"; collectives.DefaultAllGather'
+        )
+    )
     uri, text = loose.as_uri(), loose.read_text()
     client = Client(loose.parent)
     try:
-        _initialize(client, loose.parent, disabled_support=True)
+        assert _initialize(client, loose.parent, True, ["utf-32", "utf-16"])["positionEncoding"] == "utf-32"
         published = _open(client, uri, text)
         assert "FSU001" in _codes(published)
+        (review,) = [f for f in check_source(text, str(loose), in_project=True) if f.code == "FSU101"]
+        (shown,) = [d for d in published["diagnostics"] if d["code"] == "FSU101"]
+        assert shown["range"]["start"] == {"line": review.span.line - 1, "character": review.span.column - 1}
         (held,) = _actions(client, uri, published["diagnostics"][1]["range"])
         assert held["kind"] == FIX_ALL and "edit" not in held
         assert "no project root" in held["disabled"]["reason"]
