@@ -50,7 +50,7 @@ FIX_ALL = "source.fixAll.fsdp-unpatch"
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Path:
-    root = tmp_path / "stack"
+    root = tmp_path / "training stack"  # a space: the URIs quote it (%20)
     (root / "stack").mkdir(parents=True)
     (root / "pyproject.toml").write_text('[project]\nname = "stack"\ndependencies = ["torch>=2.10"]\n')
     (root / "stack" / "overrides.py").write_text(expand(OVERRIDES))

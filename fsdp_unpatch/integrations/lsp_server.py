@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import Optional
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -31,6 +32,7 @@ UNTITLED = "untitled.py"  # the name a buffer with no file is analysed under (th
 def build() -> LanguageServer:
     server = LanguageServer("fsdp-unpatch", __version__)
     analyses: dict[str, Analysis] = {}  # by document URI: the last analysis of its text
+    opened: set[str] = set()  # the URIs of the open documents, as the client spells them
 
     def units() -> Units:
         return server.workspace.position_codec.client_num_units
@@ -54,10 +56,11 @@ def build() -> LanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        opened.add(params.text_document.uri)
         refresh(params.text_document.uri)
 
     def refresh_if_latest(uri: str, version: int) -> None:
-        if uri in analyses and server.workspace.get_text_document(uri).version == version:  # open, not changed since
+        if uri in opened and server.workspace.get_text_document(uri).version == version:  # not changed since
             refresh(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -73,6 +76,7 @@ def build() -> LanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
+        opened.discard(uri)
         analyses.pop(uri, None)
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -87,7 +91,7 @@ def build() -> LanguageServer:
         return code_actions(current(uri), uri, params.range, params.context.only, units(), disabled)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def on_hover(params: types.HoverParams) -> types.Hover | None:
+    def on_hover(params: types.HoverParams) -> Optional[types.Hover]:
         point = (params.position.line, params.position.character)
         return hover(current(params.text_document.uri), point, units())
 
