@@ -62,6 +62,8 @@ def test_every_format_is_registered_and_offered_by_the_cli(project: Path) -> Non
         "pylint",
         "grouped",
         "markdown",
+        "rdjson",
+        "azure",
     }
     for name in FORMATS:
         result = cli("check", "--output-format", name, cwd=project)

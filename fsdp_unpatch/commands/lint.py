@@ -86,9 +86,10 @@ def _common(function):
         click.option(
             "--config",
             "config",
-            metavar="FILE",
-            type=click.Path(dir_okay=False),
-            help="Read the settings from FILE instead of the nearest pyproject.toml.",
+            multiple=True,
+            metavar="FILE|KEY=VALUE",
+            help="Read the settings from FILE instead of the nearest configuration file; or override one "
+            "setting, as TOML (`--config 'select = [\"FSU0\"]'`). Repeatable.",
         ),
         click.option("--isolated", is_flag=True, help="Ignore every configuration file."),
         click.option("--extend-select", multiple=True, metavar="CODES", help="Rule codes or prefixes to add."),
@@ -160,6 +161,16 @@ def _fixing(function):
         click.option(
             "--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when the fix changed a file, even if nothing remains."
         ),
+        click.option(
+            "--fixable",
+            multiple=True,
+            metavar="CODES",
+            help="Only these rules' fixes are applied and counted (replaces the configured list; default: all).",
+        ),
+        click.option(
+            "--unfixable", multiple=True, metavar="CODES", help="Rules whose fixes are never applied or counted."
+        ),
+        click.option("--ignore-noqa", is_flag=True, help="Ignore `# noqa` comments: report what they suppress."),
     ]
     for option in reversed(options):
         function = option(function)
