@@ -50,6 +50,7 @@ class Request:
     # what the command line prints, and how it exits
     output_format: str = "full"
     output_file: Optional[str] = None
+    extra_output: tuple[str, ...] = ()  # FORMAT:FILE, more reports of the same run
     show_source: bool = True
     show_fixes: bool = False
     statistics: bool = False
