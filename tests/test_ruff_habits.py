@@ -67,6 +67,7 @@ def test_inline_config_applies_with_isolated_too(project: Path) -> None:
         ("select = ['XYZ9']", "unknown rule code or prefix 'XYZ9'"),
         ("select = [", "--config 'select = [': neither a file nor a valid `KEY = VALUE` TOML setting"),
         ("nothing-here.toml", "--config nothing-here.toml: no such file"),
+        ("pkg", "--config pkg: a folder, not a configuration file"),
         ("select = ['FSU1']\nignore = ['FSU2']", "one `KEY = VALUE` setting a --config"),
     ],
 )
@@ -265,3 +266,17 @@ def test_azure_escapes_what_would_end_a_property_or_the_line() -> None:
         "##vso[task.logissue type=warning;sourcepath=a%3Bb%5Dc.py;linenumber=3;columnnumber=1;code=FSU101;]"
         "100%AZP25 sure%0Anot]; really%0D"
     )
+
+
+def test_the_cache_keeps_ignore_noqa_and_unfixable_apart(project: Path) -> None:
+    patch = project / "pkg" / "patch.py"
+    patch.write_text(patch.read_text().replace(INSTALL_SITE, INSTALL_SITE.rstrip("\n") + "  # noqa: FSU001\n"))
+
+    def cached(*args: str) -> dict[str, bool]:
+        result = cli("check", "--output-format", "json", *args, "pkg", cwd=project)
+        return {f["code"]: f["fix"] is not None for f in json.loads(result.stdout)}
+
+    assert "FSU001" not in cached()
+    assert cached("--ignore-noqa") == {"FSU001": True, "FSU002": True, "FSU003": True, "FSU201": False}
+    assert cached("--ignore-noqa", "--unfixable", "FSU0") == dict.fromkeys(ALL, False)
+    assert "FSU001" not in cached()

@@ -29,8 +29,9 @@ def _toml(value: str) -> dict:
     try:
         return tomllib.loads(value)
     except tomllib.TOMLDecodeError as error:
-        if "=" not in value:  # a path that is not there, most likely
-            raise SettingsError(f"--config {value}: no such file") from None
+        if "=" not in value:  # a path that is not there (or not a file), most likely
+            problem = "a folder, not a configuration file" if os.path.isdir(value) else "no such file"
+            raise SettingsError(f"--config {value}: {problem}") from None
         raise SettingsError(
             f"{label(value)}: neither a file nor a valid `KEY = VALUE` TOML setting ({error})"
         ) from None
