@@ -10,6 +10,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
+from fsdp_unpatch import rule_url
 from fsdp_unpatch.reporting.quoting import git_quoted
 
 if TYPE_CHECKING:
@@ -104,12 +105,17 @@ class Finding:
             "end_line": self.span.end_line,
             "end_column": self.span.end_column,
             "message": self.message,
+            "url": rule_url(self.code),  # the rule's section of the docs
             "fix": None if self.fix is None else self.fix.to_dict(self.path),
             "detail": self.detail,
         }
 
 
 def _everything(code: str, path: str) -> bool:
+    return True
+
+
+def _every_rule(code: str) -> bool:
     return True
 
 
@@ -124,6 +130,8 @@ class RunOptions:
     unsafe_fixes: bool = False
     replacements: bool = False  # attach each fix's replacement regions (SARIF, --show-fixes)
     selected: Callable[[str, str], bool] = _everything  # (code, path) -> reported?
+    fixable: Callable[[str], bool] = _every_rule  # code -> may its fixes be applied (and counted)?
+    ignore_noqa: bool = False  # `--ignore-noqa`: no noqa comment suppresses anything
     # A run over part of a project (a pre-commit hook passes a few files): the project's root and the
     # paths the run covers. A definition that a project file outside them still names is not deleted.
     project_root: Optional[str] = None

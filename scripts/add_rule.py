@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Scaffold a new per-file rule: its module, a case where it fires, a case where it must not, the README row.
+"""Scaffold a new per-file rule: its module, a case where it fires, a case where it must not, the README row
+and its section of the docs' rule reference.
 
 Writes `fsdp_unpatch/rules/<name>.py` (the declaration, a `check` that yields nothing yet, one `VALID` and
 one `INVALID` example), `tests/rules/<CODE>/<case>/example.py` and `tests/rules/<CODE>/ok_<case>/example.py`,
-then regenerates the README's rules table (`scripts/gen_readme_rules.py`). Nothing else is touched: the
-registry finds the module by walking the package. The new rule's cases and examples fail until its `check`
-is written and the snapshots are reviewed (README, "Adding a rule").
+then regenerates the README's rules table and docs/rules.md's rule reference (`scripts/gen_readme_rules.py`).
+Nothing else is touched: the registry finds the module by walking the package. The new rule's cases and
+examples fail until its `check` is written and the snapshots are reviewed (README, "Adding a rule").
 
 Usage::
 

@@ -20,7 +20,8 @@ def copy_of_repo(tmp_path: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", ".fsdp_unpatch_cache")
     for part in ("fsdp_unpatch", "scripts", "tests/rules"):
         shutil.copytree(REPO / part, copy / part, ignore=ignore)
-    for name in ("README.md", "pyproject.toml"):
+    for name in ("README.md", "pyproject.toml", "docs/rules.md"):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, copy / name)
     return copy
 
@@ -54,6 +55,7 @@ def test_the_scaffold_touches_only_the_rule_module_its_cases_and_the_readme(scaf
         "tests/rules/FSU199/fires/example.py",
         "tests/rules/FSU199/ok_fires/example.py",
         "README.md",
+        "docs/rules.md",  # the rule's section of the reference, which its findings' `url` links
     }
     readme_before = before["README.md"].decode().splitlines()
     readme_after = after["README.md"].decode().splitlines()

@@ -37,9 +37,10 @@ def venv_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_workflow_inputs_run_against_a_patched_project(dists, venv_bin: Path, tmp_path: Path) -> None:
     project = make_project(tmp_path / "project")
-    inputs = {**_action_step()["with"], "package": str(dists.wheel)}
-    install, report, annotate = run_action_steps(project, venv_bin, inputs, tmp_path / "summary.md")
-    assert install.returncode == report.returncode == 0
-    assert annotate.returncode == 1 and annotate.stdout.startswith("::")  # the job fails on findings
+    inputs = {**_action_step()["with"], "version": str(dists.wheel)}
+    run = run_action_steps(project, venv_bin, inputs, tmp_path / "summary.md")
+    install, check = run.steps
+    assert install.returncode == 0
+    assert check.returncode == 1 and check.stdout.startswith("::")  # the job fails on findings
     assert json.loads((project / "fsdp-unpatch.sarif").read_text())["runs"][0]["results"]
     assert "target torch 2.9" in (tmp_path / "summary.md").read_text()

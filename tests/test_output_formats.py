@@ -62,6 +62,8 @@ def test_every_format_is_registered_and_offered_by_the_cli(project: Path) -> Non
         "pylint",
         "grouped",
         "markdown",
+        "rdjson",
+        "azure",
     }
     for name in FORMATS:
         result = cli("check", "--output-format", name, cwd=project)
@@ -328,3 +330,33 @@ def test_a_fix_shows_the_imports_of_its_own_file_only(tmp_path: Path) -> None:
     )
     assert finding.fix is not None and finding.fix.replacements
     assert not any("import" in r.content for r in finding.fix.replacements)
+
+
+def test_extra_outputs_are_the_formats_of_the_same_run(project: Path) -> None:
+    """One run, several reports (the GitHub Action's annotations, SARIF, summary and counts): each extra file
+    holds what that format alone prints."""
+    result = cli(
+        "check",
+        "--no-cache",
+        "--output-format",
+        "github",
+        "--extra-output",
+        "sarif:out/report.sarif",
+        "--extra-output",
+        "markdown:summary.md",
+        "--extra-output",
+        "json:findings.json",
+        cwd=project,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == cli("check", "--no-cache", "--output-format", "github", cwd=project).stdout
+    for name, path in (("sarif", "out/report.sarif"), ("json", "findings.json"), ("markdown", "summary.md")):
+        alone = cli("check", "--no-cache", "--output-format", name, cwd=project).stdout.decode()
+        written = (project / path).read_text(encoding="utf-8")
+        took = re.compile(r"Took \d+\.\d+ s")
+        assert took.sub("Took N s", written) == took.sub("Took N s", alone), name
+    assert (
+        "--extra-output: expected FORMAT:FILE" in cli("check", "--extra-output", "sarif", cwd=project).stderr.decode()
+    )
+    unknown = cli("check", "--extra-output", "yaml:x.yml", cwd=project)
+    assert unknown.returncode == 2 and b"--extra-output: unknown format 'yaml'" in unknown.stderr

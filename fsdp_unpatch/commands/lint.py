@@ -55,6 +55,12 @@ def _common(function):
             help="Write the report to FILE instead of standard output.",
         ),
         click.option(
+            "--extra-output",
+            multiple=True,
+            metavar="FORMAT:FILE",
+            help="Also write the report in FORMAT to FILE, from the same run (repeatable).",
+        ),
+        click.option(
             "--color",
             type=click.Choice(COLOR_CHOICES),
             help="Colour the text output: auto (default: a terminal, or FORCE_COLOR set; never with "
@@ -86,9 +92,10 @@ def _common(function):
         click.option(
             "--config",
             "config",
-            metavar="FILE",
-            type=click.Path(dir_okay=False),
-            help="Read the settings from FILE instead of the nearest pyproject.toml.",
+            multiple=True,
+            metavar="FILE|KEY=VALUE",
+            help="Read the settings from FILE instead of the nearest configuration file; or override one "
+            "setting, as TOML (`--config 'select = [\"FSU0\"]'`). Repeatable.",
         ),
         click.option("--isolated", is_flag=True, help="Ignore every configuration file."),
         click.option("--extend-select", multiple=True, metavar="CODES", help="Rule codes or prefixes to add."),
@@ -160,6 +167,16 @@ def _fixing(function):
         click.option(
             "--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when the fix changed a file, even if nothing remains."
         ),
+        click.option(
+            "--fixable",
+            multiple=True,
+            metavar="CODES",
+            help="Only these rules' fixes are applied and counted (replaces the configured list; default: all).",
+        ),
+        click.option(
+            "--unfixable", multiple=True, metavar="CODES", help="Rules whose fixes are never applied or counted."
+        ),
+        click.option("--ignore-noqa", is_flag=True, help="Ignore `# noqa` comments: report what they suppress."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -225,10 +242,18 @@ def _run_and_report(request: Request):
             + ("--fix, --fix-only or --diff" if fix else "standard input")
         )
         return EXIT_ERROR, None
+    from fsdp_unpatch.reporting import extra_outputs
+
+    try:
+        extras = extra_outputs.parse(request.extra_output)
+    except ValueError as error:
+        _error(str(error))
+        return EXIT_ERROR, None
     if request.output_file is None and not _open_stream(sys.stdout):  # `>&-`: said before touching a file
         _error("standard output is closed; nothing was done (give --output-file, or redirect to /dev/null)")
         return EXIT_ERROR, None
-    request = replace(request, replacements=output_format in NEEDS_REPLACEMENTS)
+    formats = {output_format, *(name for name, _ in extras)}
+    request = replace(request, replacements=bool(formats & NEEDS_REPLACEMENTS))
     stdin_data = sys.stdin.buffer.read() if from_stdin and not (request.show_settings or request.show_files) else b""
     try:
         plan = prepare(request, stdin_data if from_stdin else None)
@@ -297,6 +322,11 @@ def _run_and_report(request: Request):
             out.flush()  # a full disk answers here, not at exit
         except OSError as error:
             _unwritable_report(request, result, error)
+            return EXIT_ERROR, result
+        try:
+            extra_outputs.write(extras, result, context)
+        except OSError as error:
+            _error(f"--extra-output {error.filename}: {error.strerror or error}")
             return EXIT_ERROR, result
         if request.add_noqa:
             from fsdp_unpatch.fixes.add_noqa import mark_files

@@ -1,9 +1,12 @@
-"""The configuration file: `[tool.fsdp-unpatch]` in the nearest `pyproject.toml`, or `--config FILE`.
+"""The configuration file: `.fsdp-unpatch.toml`, `fsdp-unpatch.toml` or `[tool.fsdp-unpatch]` in `pyproject.toml`.
 
-The nearest `pyproject.toml` with a `[tool.fsdp-unpatch]` table is searched upward from the first path
-given (or the current folder); its folder is the project root that relative patterns start from.
-`--config FILE` names the file instead: a `pyproject.toml` (its `[tool.fsdp-unpatch]` table) or any other
-TOML file (its `[tool.fsdp-unpatch]` table, else its top level). Command-line flags win over the file.
+Found as ruff finds `.ruff.toml`, `ruff.toml` and `pyproject.toml`: upward from the first path given (or the
+current folder), the first folder holding one of them wins, and in a folder the standalone files come first
+(`.fsdp-unpatch.toml`, then `fsdp-unpatch.toml`; their keys at the top level, without the table prefix; an
+empty one still counts), then a `pyproject.toml` with a `[tool.fsdp-unpatch]` table. The file's folder is the
+project root that relative patterns start from. `--config FILE` names the file instead: a `pyproject.toml`
+(its `[tool.fsdp-unpatch]` table) or any other TOML file (its `[tool.fsdp-unpatch]` table, else its top
+level); `--config KEY=VALUE` settings (`inline.py`) override the file's, and command-line flags win over both.
 """
 
 from __future__ import annotations
@@ -16,12 +19,15 @@ from typing import Any, Optional, Sequence
 
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.config import inline
 from fsdp_unpatch.config.project import start_folder
 from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.config.settings import Settings, SettingsError, parse_codes, parse_per_file_ignores
 from fsdp_unpatch.files.regular import read_regular
 
 SECTION = "fsdp-unpatch"
+# the standalone files, in the order a folder's files are tried (pyproject.toml comes after them)
+STANDALONE = (".fsdp-unpatch.toml", "fsdp-unpatch.toml")
 # key -> what its value must be (for the error message)
 KEYS = {
     "select": "a list of rule codes or prefixes",
@@ -34,7 +40,10 @@ KEYS = {
     "keep": "a list of catalog target ids",
     "respect-gitignore": "true or false",
     "force-exclude": "true or false",
+    "fixable": "a list of rule codes or prefixes",
+    "unfixable": "a list of rule codes or prefixes",
 }
+CODE_LISTS = ("select", "ignore", "extend-select", "fixable", "unfixable")
 
 
 @dataclass(frozen=True)
@@ -51,7 +60,7 @@ def _section(data: dict, path: Path, explicit: bool) -> Optional[dict]:
     tool = data.get("tool")
     if isinstance(tool, dict) and SECTION in tool:
         return tool[SECTION]
-    if explicit and path.name != "pyproject.toml":
+    if (explicit or path.name in STANDALONE) and path.name != "pyproject.toml":
         return data
     return None
 
@@ -80,9 +89,13 @@ def _read(path: Path) -> dict:
 
 
 def find_config(paths: Sequence[str], cwd: Optional[str] = None) -> Optional[Path]:
-    """The nearest `pyproject.toml` with a `[tool.fsdp-unpatch]` table, upward from the first path."""
+    """The nearest standalone file or `pyproject.toml` with a `[tool.fsdp-unpatch]` table, upward from the
+    first path."""
     start = start_folder(paths, cwd)  # the project's rule, links resolved (`project.py`)
     for folder in (start, *start.parents):
+        for name in STANDALONE:
+            if (folder / name).is_file():
+                return folder / name
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             # A pyproject.toml that is not TOML (or not UTF-8) may hold our table, broken header and all:
@@ -93,9 +106,9 @@ def find_config(paths: Sequence[str], cwd: Optional[str] = None) -> Optional[Pat
     return None
 
 
-def _strings(value: Any, key: str, path: Path) -> list[str]:
+def _strings(value: Any, key: str, where: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise SettingsError(f"{path}: `{key}` must be {KEYS[key]}, not {value!r}")
+        raise SettingsError(f"{where}: `{key}` must be {KEYS[key]}, not {value!r}")
     return value
 
 
@@ -109,21 +122,28 @@ def load_config(path: Path, catalog: Catalog, explicit: bool = True) -> FileConf
         return FileConfig(path)
     if not isinstance(section, dict):
         raise SettingsError(f"{path}: [tool.{SECTION}] must be a table")
+    table = f" in [tool.{SECTION}]" if section is not data else ""
+    return FileConfig(path, checked(section, str(path), table, catalog))
+
+
+def checked(section: dict, source: str, table: str, catalog: Catalog) -> dict[str, Any]:
+    """The settings of `section` (a file's table, or one `--config KEY=VALUE`), checked and converted;
+    SettingsError naming `source` (the file, or the option), the key and the problem."""
     known = sorted(catalog.rules)
     values: dict[str, Any] = {}
     for key, value in section.items():
-        where = f"{path}: `{key}`"
+        where = f"{source}: `{key}`"
         if key not in KEYS:
-            raise SettingsError(f"{path}: unknown key `{key}` in [tool.{SECTION}] (known: {', '.join(KEYS)})")
-        if key in ("select", "ignore", "extend-select"):
-            values[key] = parse_codes(_strings(value, key, path), where, known)
+            raise SettingsError(f"{source}: unknown key `{key}`{table} (known: {', '.join(KEYS)})")
+        if key in CODE_LISTS:
+            values[key] = parse_codes(_strings(value, key, source), where, known)
         elif key in ("exclude", "extend-exclude"):
-            values[key] = tuple(_strings(value, key, path))
+            values[key] = tuple(_strings(value, key, source))
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
             values[key] = tuple(
-                (glob, parse_codes(_strings(codes, key, path), f"{where} for {glob!r}", known))
+                (glob, parse_codes(_strings(codes, key, source), f"{where} for {glob!r}", known))
                 for glob, codes in value.items()
             )
         elif key == "target-torch":
@@ -135,7 +155,7 @@ def load_config(path: Path, catalog: Catalog, explicit: bool = True) -> FileConf
                 raise SettingsError(f"{where}: {error}") from None
             values[key] = value
         elif key == "keep":
-            unknown = [t for t in _strings(value, key, path) if t not in catalog.targets]
+            unknown = [t for t in _strings(value, key, source) if t not in catalog.targets]
             if unknown:
                 raise SettingsError(f"{where}: unknown target id {unknown[0]!r} (see `fsdp-unpatch rules --targets`)")
             values[key] = frozenset(value)
@@ -143,13 +163,14 @@ def load_config(path: Path, catalog: Catalog, explicit: bool = True) -> FileConf
             if not isinstance(value, bool):
                 raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
             values[key] = value
-    return FileConfig(path, values)
+    return values
 
 
-def resolve(flags: Request, file: Optional[FileConfig], catalog: Catalog) -> Settings:
-    """Command-line flags over the file over the defaults (`--select` replaces the file's selection)."""
+def resolve(flags: Request, file: Optional[FileConfig], catalog: Catalog, inline: Optional[dict] = None) -> Settings:
+    """Command-line flags over the `--config KEY=VALUE` settings (`inline`) over the file over the defaults
+    (`--select` replaces the file's selection, `--fixable` its fixable rules)."""
     known = sorted(catalog.rules)
-    values = file.values if file is not None else {}
+    values = {**(file.values if file is not None else {}), **(inline or {})}
     select = parse_codes(flags.select, "--select", known)
     extend_select = parse_codes(flags.extend_select, "--extend-select", known)
     if not select:
@@ -174,18 +195,28 @@ def resolve(flags: Request, file: Optional[FileConfig], catalog: Catalog) -> Set
         if flags.respect_gitignore is not None
         else values.get("respect-gitignore", True),
         force_exclude=flags.force_exclude or values.get("force-exclude", False),
+        fixable=parse_codes(flags.fixable, "--fixable", known) or values.get("fixable", ("FSU",)),
+        unfixable=values.get("unfixable", ()) + parse_codes(flags.unfixable, "--unfixable", known),
         root=str(file.root) if file is not None else ".",
         config=str(file.path) if file is not None else None,
     )
 
 
 def settings_for(paths: Sequence[str], request: Request, catalog: Catalog) -> Settings:
-    """The run's settings: `--config FILE`, else the nearest pyproject.toml (none with `--isolated`)."""
-    if request.config is not None:
-        file: Optional[FileConfig] = load_config(Path(request.config), catalog, explicit=True)
+    """The run's settings: `--config FILE`, else the nearest configuration file (none with `--isolated`),
+    under the `--config KEY=VALUE` settings."""
+    named, settings = inline.split(request.config_options)
+    if named is not None and request.config is not None and named != request.config:
+        raise SettingsError(f"--config: one configuration file at most, not {request.config} and {named}")
+    overrides: dict[str, Any] = {}
+    for value, table in settings:
+        overrides.update(checked(table, inline.label(value), "", catalog))
+    config = request.config or named
+    if config is not None:
+        file: Optional[FileConfig] = load_config(Path(config), catalog, explicit=True)
     elif request.isolated:
         file = None
     else:
         found = find_config(paths)
         file = load_config(found, catalog, explicit=False) if found is not None else None
-    return resolve(request, file, catalog)
+    return resolve(request, file, catalog, overrides)

@@ -31,7 +31,9 @@ class Request:
     jobs: Optional[int] = None
 
     # the settings, over the configuration file
-    config: Optional[str] = None
+    config: Optional[str] = None  # the configuration file (the Python API's `config=`)
+    # The command line's `--config` values: a configuration file or an inline `KEY = VALUE` setting each.
+    config_options: tuple[str, ...] = ()
     isolated: bool = False
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
@@ -41,6 +43,9 @@ class Request:
     target_torch: Optional[str] = None
     respect_gitignore: Optional[bool] = None
     force_exclude: bool = False
+    fixable: tuple[str, ...] = ()  # replaces the configured fixable rules
+    unfixable: tuple[str, ...] = ()  # adds to the configured unfixable rules
+    ignore_noqa: bool = False  # report what noqa comments suppress
     # GLOB:CODES entries: `per_file_ignores` replaces the file's table, `extend_per_file_ignores` adds to it
     per_file_ignores: tuple[str, ...] = ()
     extend_per_file_ignores: tuple[str, ...] = ()
@@ -48,6 +53,7 @@ class Request:
     # what the command line prints, and how it exits
     output_format: str = "full"
     output_file: Optional[str] = None
+    extra_output: tuple[str, ...] = ()  # FORMAT:FILE, more reports of the same run
     show_source: bool = True
     show_fixes: bool = False
     statistics: bool = False
@@ -65,6 +71,8 @@ class Request:
     def from_options(cls, **options: Any) -> Request:
         """From click's keyword arguments (lists become tuples)."""
         values: dict[str, Any] = {name: tuple(v) if isinstance(v, list) else v for name, v in options.items()}
+        if isinstance(values.get("config"), tuple):  # click's repeated `--config`: files and inline settings
+            values["config_options"] = values.pop("config")
         if values.get("stdin_filename") is not None and not values.get("paths"):
             values["paths"] = (STDIN,)  # as in ruff: `--stdin-filename` alone reads standard input
         return cls(**values)

@@ -36,6 +36,9 @@ class Settings:
     keep: frozenset[str] = field(default_factory=frozenset)
     respect_gitignore: bool = True
     force_exclude: bool = False
+    # Rules whose fixes are applied and counted (ruff's `fixable`/`unfixable`: a code in both is unfixable).
+    fixable: tuple[str, ...] = ("FSU",)
+    unfixable: tuple[str, ...] = ()
     root: str = "."  # the project root: the configuration file's folder, else the current folder
     config: Optional[str] = None  # the configuration file read, if any
 
@@ -54,6 +57,10 @@ class Settings:
                 if any(code.startswith(c) for c in codes) and _glob(glob).match_file(relative):
                     return False
         return True
+
+    def is_fixable(self, code: str) -> bool:
+        """Whether `code`'s fixes may be applied: a prefix in `fixable` names it and none in `unfixable` does."""
+        return any(code.startswith(p) for p in self.fixable) and not any(code.startswith(p) for p in self.unfixable)
 
     def relative(self, path: str) -> str:
         """`path` relative to the project root, with `/` (as written for globs); absolute when outside it."""

@@ -36,7 +36,10 @@ def settings_text(plan: Plan, request: Request) -> str:
         ("respect-gitignore", settings.respect_gitignore),
         ("force-exclude", settings.force_exclude),
         ("keep", settings.keep),
+        ("fixable", settings.fixable),
+        ("unfixable", settings.unfixable),
         ("unsafe-fixes", request.unsafe_fixes),
+        ("ignore-noqa", request.ignore_noqa),
         ("cache-dir", cache),
     ]
     return "".join(f"{key} = {_value(value)}\n" for key, value in rows)

@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 
 from lsprotocol import types
 
-from fsdp_unpatch import HOMEPAGE
+from fsdp_unpatch import rule_url
 from fsdp_unpatch.api import Finding, UsageError, check_source, fix_source
 from fsdp_unpatch.integrations.lsp_text import (
     Position,
@@ -37,12 +37,6 @@ SEVERITY = {
     "review": types.DiagnosticSeverity.Warning,
     "keep": types.DiagnosticSeverity.Hint,
 }
-
-
-def rule_url(code: str) -> str:
-    """The rule's section of docs/rules.md, whose anchor is its code in lower case (the rule reference that
-    issue 24, item 5 adds there, which the JSON `url` and SARIF `helpUri` point to as well)."""
-    return f"{HOMEPAGE}/blob/main/docs/rules.md#{code.lower()}"
 
 
 @dataclass

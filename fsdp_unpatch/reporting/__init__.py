@@ -46,11 +46,15 @@ FORMATS = {
     "pylint": "fsdp_unpatch.reporting.pylint:pylint_report",
     "grouped": "fsdp_unpatch.reporting.text:grouped",
     "markdown": "fsdp_unpatch.reporting.markdown:markdown_report",
+    "rdjson": "fsdp_unpatch.reporting.rdjson:rdjson_report",
+    "azure": "fsdp_unpatch.reporting.azure:azure_report",
 }
 # formats meant for programs: no colour, no progress bar, no summary on standard output
-MACHINE_FORMATS = frozenset({"json", "json-lines", "sarif", "github", "junit", "gitlab", "pylint", "markdown"})
-# formats whose fixes carry replacement regions (JSON: `fix.edits`)
-NEEDS_REPLACEMENTS = frozenset({"sarif", "json", "json-lines"})
+MACHINE_FORMATS = frozenset(
+    {"json", "json-lines", "sarif", "github", "junit", "gitlab", "pylint", "markdown", "rdjson", "azure"}
+)
+# formats whose fixes carry replacement regions (JSON: `fix.edits`, rdjson: suggestions)
+NEEDS_REPLACEMENTS = frozenset({"sarif", "json", "json-lines", "rdjson"})
 
 
 def formatter(name: str) -> Formatter:

@@ -12,7 +12,7 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
-from fsdp_unpatch import README_URL, __version__
+from fsdp_unpatch import README_URL, __version__, rule_url
 from fsdp_unpatch.model import Finding, Replacement, RunResult
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.rules.registry import Rule, all_rules
@@ -49,6 +49,7 @@ def _rule(rule: Rule) -> dict:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.doc},
         "help": {"text": rule.doc, "markdown": rule.doc},
+        "helpUri": rule_url(rule.code),
         "defaultConfiguration": {"level": LEVELS[rule.category]},
         "properties": {"category": rule.category, "fix": rule.fix, "phase": rule.phase},
     }

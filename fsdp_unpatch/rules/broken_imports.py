@@ -201,7 +201,7 @@ def report(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], opt
         if data is None:
             data = _read(paths[index])
         lines = data.decode("utf-8", "replace").splitlines()
-        if not is_suppressed(lines, finding.span.line, finding.code):
+        if options.ignore_noqa or not is_suppressed(lines, finding.span.line, finding.code):
             result.findings.append(finding)
 
 

@@ -24,7 +24,7 @@ REMOVED_FUNCTION_TEST_MODULE = declare(
 
     ## Example
     ```python
-    # tests/test_npu_fsdp_patch.py: only tests of _patched_* functions
+    # test_npu_fsdp_patch.py, a test module with only tests of _patched_* functions
     def test_patched_copy_in():  # FSU303, and the module: FSU305 (file deleted)
         _patched_all_gather_copy_in(...)
     ```

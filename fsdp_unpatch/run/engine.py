@@ -205,6 +205,7 @@ class Run:
                 key in selected
                 and bool(planned.edits)
                 and self.catalog.rule(planned.code).fix in ("safe", "unsafe")
+                and self.options.fixable(planned.code)
                 and all(self.fixable(r, selected, memo) for r in planned.requires)
             )
         return memo[key]
@@ -382,7 +383,9 @@ class Run:
             for planned in unit.analysis.planned:
                 if not self.options.selected(planned.code, unit.candidate.display):
                     continue
-                if not is_suppressed(lines, unit.position(planned.node).start.line, planned.code):
+                if self.options.ignore_noqa or not is_suppressed(
+                    lines, unit.position(planned.node).start.line, planned.code
+                ):
                     selected.add(id(planned))
         return selected
 

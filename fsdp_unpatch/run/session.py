@@ -119,6 +119,8 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
         write=not request.diff and not from_buffer and not (repair is not None and repair.problems),
         unsafe_fixes=request.unsafe_fixes,
         selected=settings.is_selected,
+        fixable=settings.is_fixable,
+        ignore_noqa=request.ignore_noqa,
         # SARIF and the like show every fix's replacements; `check --show-fixes` shows what fix would change
         replacements=request.replacements or (request.show_fixes and not request.fix),
         project_root=_buffer_root(request) if from_buffer else Project.of(paths).partial_root(paths),

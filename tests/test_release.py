@@ -1,0 +1,149 @@
+"""`scripts/release.py VERSION [--dry-run]`, run in a temporary git repository made of this checkout's files:
+the bump, the dated CHANGELOG section, the build and its checks, the commit and the annotated tag; and every
+refusal leaves the repository as it was."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fsdp_unpatch import __version__
+from tests.packaging import clean_env
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "release.py"
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("release", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repository of this checkout's tracked files as they are on disk, one commit, no tags."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the release script works on one")
+    copy = tmp_path / "repo"
+    for name in git(ROOT, "ls-files", "-z").split("\0"):
+        if name and (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    git(copy, "init", "-q")
+    git(copy, "config", "user.name", "Release Test")
+    git(copy, "config", "user.email", "release@example.invalid")
+    git(copy, "add", "-A")
+    git(copy, "commit", "-q", "-m", "the checkout")
+    return copy
+
+
+def release(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(repo / "scripts" / "release.py"), *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+    )
+
+
+def state(repo: Path) -> tuple[str, str, str]:
+    return git(repo, "rev-parse", "HEAD"), git(repo, "status", "--porcelain"), git(repo, "tag", "--list")
+
+
+def next_version() -> str:
+    major, minor, *_ = __version__.split(".")
+    return f"{major}.{int(minor) + 1}.0"
+
+
+def test_dated_moves_the_unreleased_entries_and_keeps_every_other_byte() -> None:
+    script = _script()
+    text = "# Changelog\n\nintro\n\n## [Unreleased]\n\n### Added\n- a thing\n\n## [0.2.0] - 2026-12-01\n\nold\n"
+    assert script.dated(text, "0.3.0", "2027-01-02") == (
+        "# Changelog\n\nintro\n\n## [Unreleased]\n\n## [0.3.0] - 2027-01-02\n\nTagged `v0.3.0` (scripts/release.py).\n"
+        "\n### Added\n- a thing\n\n## [0.2.0] - 2026-12-01\n\nold\n"
+    )
+    with pytest.raises(script.NotReady, match="CHANGELOG.md: the `## \\[Unreleased\\]` section is empty"):
+        script.dated("## [Unreleased]\n\n\n## [0.2.0] - x\n", "0.3.0", "d")
+    with pytest.raises(script.NotReady, match="CHANGELOG.md: no `## \\[Unreleased\\]` heading"):
+        script.dated("# Changelog\n", "0.3.0", "d")
+    assert script.bumped('"""doc"""\n\n__version__ = "0.2.0"\nX = 1\n', "0.3.0") == (
+        '"""doc"""\n\n__version__ = "0.3.0"\nX = 1\n'
+    )
+
+
+@pytest.mark.parametrize(
+    "version, says",
+    [
+        ("banana", "'banana' is not a PEP 440 version"),
+        ("v0.9.0", "write the version in its normal form, '0.9.0'"),
+        (__version__, f"{__version__} is not newer than the current version {__version__}"),
+        ("0.0.1", "is not newer than the current version"),
+    ],
+)
+def test_a_bad_version_is_refused_and_nothing_changes(repo: Path, version: str, says: str) -> None:
+    before = state(repo)
+    done = release(repo, version)
+    assert done.returncode == 2 and says in done.stderr, done.stderr
+    assert state(repo) == before
+
+
+def test_an_unready_repository_is_refused_and_nothing_changes(repo: Path) -> None:
+    version = next_version()
+    git(repo, "tag", "-a", f"v{version}", "-m", "taken")
+    before = state(repo)
+    done = release(repo, version)
+    assert done.returncode == 2 and f"the tag v{version} exists already" in done.stderr
+    assert state(repo) == before
+    git(repo, "tag", "-d", f"v{version}")
+    (repo / "README.md").write_text("changed\n")
+    done = release(repo, version)
+    assert done.returncode == 2 and "uncommitted changes" in done.stderr and "README.md" in done.stderr
+    git(repo, "checkout", "--", "README.md")
+    changelog = (repo / "CHANGELOG.md").read_text(encoding="utf-8")
+    head, _, rest = changelog.partition("## [Unreleased]\n")
+    (repo / "CHANGELOG.md").write_text(head + "## [Unreleased]\n\n" + rest[rest.index("## [") :], encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "nothing unreleased")
+    before = state(repo)
+    done = release(repo, version)
+    assert done.returncode == 2 and "the `## [Unreleased]` section is empty" in done.stderr
+    assert state(repo) == before
+
+
+@pytest.mark.slow  # two builds, two virtual environments
+def test_dry_run_changes_nothing_and_the_release_commits_builds_and_tags(repo: Path) -> None:
+    version = next_version()
+    before = state(repo)
+    dry = release(repo, version, "--dry-run", "--date", "2027-01-02")
+    assert dry.returncode == 0, dry.stderr
+    assert f"would change fsdp_unpatch/__init__.py ({__version__} -> {version})" in dry.stdout
+    assert f"annotated tag v{version}" in dry.stdout and "twine check --strict" in dry.stdout
+    assert state(repo) == before and not (repo / "dist").exists()
+
+    done = release(repo, version, "--date", "2027-01-02")
+    assert done.returncode == 0, done.stderr
+    assert git(repo, "status", "--porcelain") == ""
+    assert git(repo, "log", "-1", "--format=%s") == f"Release {version}\n"
+    assert set(git(repo, "diff", "--name-only", "HEAD~1").split()) == {"CHANGELOG.md", "fsdp_unpatch/__init__.py"}
+    assert git(repo, "cat-file", "-t", f"v{version}") == "tag\n"  # annotated, not lightweight
+    assert git(repo, "rev-parse", f"v{version}^{{commit}}") == git(repo, "rev-parse", "HEAD")
+    assert f'__version__ = "{version}"' in (repo / "fsdp_unpatch" / "__init__.py").read_text()
+    changelog = (repo / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"## [Unreleased]\n\n## [{version}] - 2027-01-02\n\nTagged `v{version}`" in changelog
+    dists = sorted(p.name for p in (repo / "dist").iterdir())
+    assert dists == [f"fsdp_unpatch-{version}-py3-none-any.whl", f"fsdp_unpatch-{version}.tar.gz"]
+    released = state(repo)
+    again = release(repo, version)  # a second run refuses and changes nothing
+    assert again.returncode == 2 and f"{version} is not newer than the current version {version}" in again.stderr
+    assert state(repo) == released
