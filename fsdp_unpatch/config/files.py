@@ -34,6 +34,7 @@ KEYS = {
     "keep": "a list of catalog target ids",
     "respect-gitignore": "true or false",
     "force-exclude": "true or false",
+    "lang": '"en" or "zh-CN"',
 }
 
 
@@ -134,6 +135,15 @@ def load_config(path: Path, catalog: Catalog, explicit: bool = True) -> FileConf
             except ValueError as error:
                 raise SettingsError(f"{where}: {error}") from None
             values[key] = value
+        elif key == "lang":
+            from fsdp_unpatch.i18n import LanguageError, normalise
+
+            if not isinstance(value, str):
+                raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
+            try:
+                values[key] = normalise(value, where)
+            except LanguageError as error:
+                raise SettingsError(str(error)) from None
         elif key == "keep":
             unknown = [t for t in _strings(value, key, path) if t not in catalog.targets]
             if unknown:
@@ -174,6 +184,7 @@ def resolve(flags: Request, file: Optional[FileConfig], catalog: Catalog) -> Set
         if flags.respect_gitignore is not None
         else values.get("respect-gitignore", True),
         force_exclude=flags.force_exclude or values.get("force-exclude", False),
+        lang=values.get("lang"),
         root=str(file.root) if file is not None else ".",
         config=str(file.path) if file is not None else None,
     )

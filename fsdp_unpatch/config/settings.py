@@ -38,6 +38,7 @@ class Settings:
     force_exclude: bool = False
     root: str = "."  # the project root: the configuration file's folder, else the current folder
     config: Optional[str] = None  # the configuration file read, if any
+    lang: Optional[str] = None  # the configuration's language ("en", "zh-CN"); `--lang` and the locale otherwise
 
     def is_selected(self, code: str, path: str = "") -> bool:
         """ruff's rule: the longest matching prefix of select or ignore wins; ties go to ignore.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+from fsdp_unpatch import i18n
 from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.run.session import Plan
 
@@ -36,6 +37,7 @@ def settings_text(plan: Plan, request: Request) -> str:
         ("respect-gitignore", settings.respect_gitignore),
         ("force-exclude", settings.force_exclude),
         ("keep", settings.keep),
+        ("lang", i18n.language()),  # as chosen: --lang, else the configuration, else the locale
         ("unsafe-fixes", request.unsafe_fixes),
         ("cache-dir", cache),
     ]
