@@ -38,7 +38,11 @@ def normalise(value: str, where: str = "--lang") -> str:
         return ENGLISH
     if code in ("zh", "zh-cn", "zh-hans", "zh-sg") or code.startswith("zh-hans"):
         return CHINESE
-    raise LanguageError(f"{where}: unknown language {value!r} (choose one of: {', '.join(LANGUAGES)})")
+    raise LanguageError(
+        gettext("{where}: unknown language {value} (choose one of: {choices})").format(
+            where=where, value=repr(value), choices=", ".join(LANGUAGES)
+        )
+    )
 
 
 def from_locale(environ: Mapping[str, str]) -> str:

@@ -20,7 +20,7 @@ def audit() -> None:
     """Audit call sites that the migration's preconditions reach."""
 
 
-@audit.command("foreach-copy")
+@audit.command("foreach-copy", short_help="Every `torch._foreach_copy_` call site under PATHS.")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option(
     "--output-format",

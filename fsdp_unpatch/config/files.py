@@ -20,21 +20,22 @@ from fsdp_unpatch.config.project import start_folder
 from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.config.settings import Settings, SettingsError, parse_codes, parse_per_file_ignores
 from fsdp_unpatch.files.regular import read_regular
+from fsdp_unpatch.i18n import N_, _
 
 SECTION = "fsdp-unpatch"
 # key -> what its value must be (for the error message)
 KEYS = {
-    "select": "a list of rule codes or prefixes",
-    "ignore": "a list of rule codes or prefixes",
-    "extend-select": "a list of rule codes or prefixes",
-    "per-file-ignores": "a table of glob = [rule codes]",
-    "exclude": "a list of gitwildmatch patterns",
-    "extend-exclude": "a list of gitwildmatch patterns",
-    "target-torch": 'a torch version string such as "2.13"',
-    "keep": "a list of catalog target ids",
-    "respect-gitignore": "true or false",
-    "force-exclude": "true or false",
-    "lang": '"en" or "zh-CN"',
+    "select": N_("a list of rule codes or prefixes"),
+    "ignore": N_("a list of rule codes or prefixes"),
+    "extend-select": N_("a list of rule codes or prefixes"),
+    "per-file-ignores": N_("a table of glob = [rule codes]"),
+    "exclude": N_("a list of gitwildmatch patterns"),
+    "extend-exclude": N_("a list of gitwildmatch patterns"),
+    "target-torch": N_('a torch version string such as "2.13"'),
+    "keep": N_("a list of catalog target ids"),
+    "respect-gitignore": N_("true or false"),
+    "force-exclude": N_("true or false"),
+    "lang": N_('"en" or "zh-CN"'),
 }
 
 
@@ -62,12 +63,18 @@ def _read(path: Path) -> dict:
     try:
         data = read_regular(path)  # a FIFO or a device is refused, never waited on
     except OSError as error:
-        raise SettingsError(f"{path}: cannot read the configuration ({error.strerror or error})") from None
+        raise SettingsError(
+            _("{path}: cannot read the configuration ({reason})").format(path=path, reason=error.strerror or error)
+        ) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:  # TOML is UTF-8; say where it is not
         line = data.count(b"\n", 0, error.start) + 1
-        raise SettingsError(f"{path}: line {line}: not valid TOML (not UTF-8: byte {data[error.start]:#04x})") from None
+        raise SettingsError(
+            _("{path}: line {line}: not valid TOML (not UTF-8: byte {byte})").format(
+                path=path, line=line, byte=f"{data[error.start]:#04x}"
+            )
+        ) from None
     if sys.version_info >= (3, 11):  # here, not at the top: a folder without pyproject.toml never needs it
         import tomllib
     else:  # pragma: no cover - exercised on Python < 3.11
@@ -77,7 +84,9 @@ def _read(path: Path) -> dict:
     except tomllib.TOMLDecodeError as error:
         found = re.search(r"at line (\d+)", str(error))
         line = int(found.group(1)) if found else text.count("\n") + (not text.endswith("\n"))  # the end
-        raise SettingsError(f"{path}: line {line}: not valid TOML ({error})") from None
+        raise SettingsError(
+            _("{path}: line {line}: not valid TOML ({reason})").format(path=path, line=line, reason=error)
+        ) from None
 
 
 def find_config(paths: Sequence[str], cwd: Optional[str] = None) -> Optional[Path]:
@@ -94,9 +103,13 @@ def find_config(paths: Sequence[str], cwd: Optional[str] = None) -> Optional[Pat
     return None
 
 
+def _must_be(where: str, key: str, value: Any) -> str:
+    return _("{where} must be {what}, not {value}").format(where=where, what=_(KEYS[key]), value=repr(value))
+
+
 def _strings(value: Any, key: str, path: Path) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise SettingsError(f"{path}: `{key}` must be {KEYS[key]}, not {value!r}")
+        raise SettingsError(_must_be(f"{path}: `{key}`", key, value))
     return value
 
 
@@ -106,30 +119,34 @@ def load_config(path: Path, catalog: Catalog, explicit: bool = True) -> FileConf
     section = _section(data, path, explicit)
     if section is None:
         if explicit:
-            raise SettingsError(f"{path}: no [tool.{SECTION}] table")
+            raise SettingsError(_("{path}: no [tool.{section}] table").format(path=path, section=SECTION))
         return FileConfig(path)
     if not isinstance(section, dict):
-        raise SettingsError(f"{path}: [tool.{SECTION}] must be a table")
+        raise SettingsError(_("{path}: [tool.{section}] must be a table").format(path=path, section=SECTION))
     known = sorted(catalog.rules)
     values: dict[str, Any] = {}
     for key, value in section.items():
         where = f"{path}: `{key}`"
         if key not in KEYS:
-            raise SettingsError(f"{path}: unknown key `{key}` in [tool.{SECTION}] (known: {', '.join(KEYS)})")
+            raise SettingsError(
+                _("{path}: unknown key `{key}` in [tool.{section}] (known: {known})").format(
+                    path=path, key=key, section=SECTION, known=", ".join(KEYS)
+                )
+            )
         if key in ("select", "ignore", "extend-select"):
             values[key] = parse_codes(_strings(value, key, path), where, known)
         elif key in ("exclude", "extend-exclude"):
             values[key] = tuple(_strings(value, key, path))
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
-                raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
+                raise SettingsError(_must_be(where, key, value))
             values[key] = tuple(
                 (glob, parse_codes(_strings(codes, key, path), f"{where} for {glob!r}", known))
                 for glob, codes in value.items()
             )
         elif key == "target-torch":
             if not isinstance(value, str):
-                raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
+                raise SettingsError(_must_be(where, key, value))
             try:
                 Version.parse(value)
             except ValueError as error:
@@ -139,7 +156,7 @@ def load_config(path: Path, catalog: Catalog, explicit: bool = True) -> FileConf
             from fsdp_unpatch.i18n import LanguageError, normalise
 
             if not isinstance(value, str):
-                raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
+                raise SettingsError(_must_be(where, key, value))
             try:
                 values[key] = normalise(value, where)
             except LanguageError as error:
@@ -147,11 +164,15 @@ def load_config(path: Path, catalog: Catalog, explicit: bool = True) -> FileConf
         elif key == "keep":
             unknown = [t for t in _strings(value, key, path) if t not in catalog.targets]
             if unknown:
-                raise SettingsError(f"{where}: unknown target id {unknown[0]!r} (see `fsdp-unpatch rules --targets`)")
+                raise SettingsError(
+                    _("{where}: unknown target id {target} (see `fsdp-unpatch rules --targets`)").format(
+                        where=where, target=repr(unknown[0])
+                    )
+                )
             values[key] = frozenset(value)
         else:  # respect-gitignore, force-exclude
             if not isinstance(value, bool):
-                raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
+                raise SettingsError(_must_be(where, key, value))
             values[key] = value
     return FileConfig(path, values)
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from fsdp_unpatch.i18n import _
+
 if TYPE_CHECKING:
     import pathspec
 
@@ -79,7 +81,9 @@ def parse_codes(values: Sequence[str], option: str, known: Sequence[str]) -> tup
             if not code:
                 continue
             if code != "ALL" and not any(k.startswith(code) for k in known):
-                raise SettingsError(f"{option}: unknown rule code or prefix {code!r}")
+                raise SettingsError(
+                    _("{option}: unknown rule code or prefix {code}").format(option=option, code=repr(code))
+                )
             codes.append("FSU" if code == "ALL" else code)
     return tuple(codes)
 
@@ -92,6 +96,10 @@ def parse_per_file_ignores(
     for value in values:
         glob, colon, codes = value.rpartition(":")
         if not colon or not glob.strip() or not codes.strip():
-            raise SettingsError(f"{option}: expected GLOB:CODES (such as 'tests/*:FSU3'), not {value!r}")
+            raise SettingsError(
+                _("{option}: expected GLOB:CODES (such as 'tests/*:FSU3'), not {value}").format(
+                    option=option, value=repr(value)
+                )
+            )
         entries.append((glob.strip(), parse_codes([codes], f"{option} for {glob.strip()!r}", known)))
     return tuple(entries)
