@@ -38,7 +38,14 @@ FRAGMENT_TEMPLATES = (
     N_("line {line}: `{text}` (reads like upstream, but a name in it is bound to something else)"),
     N_("missing `{text}`"),
     N_("and {count} more"),
+    N_("`{name}` wraps the original and may add behaviour"),
+    N_("it installs `{value}`, a wrapper or factory that may add behaviour"),
+    N_("native FSDP2 has no counterpart for what it may add"),
+    N_("`{module}` imported `{name}` by name and keeps using the original"),
+    N_("`{name}` itself, and every other module that reaches it, keeps the original"),
 )
+# Fields that are line numbers: a number cannot swallow the text around it.
+NUMBERS = {"line": r"\d+", "lines": r"\d+(?:, \d+)*"}
 SEPARATOR = "; "
 SEPARATORS = {i18n.CHINESE: "；"}
 
@@ -47,11 +54,15 @@ SEPARATORS = {i18n.CHINESE: "；"}
 def _pattern(template: str) -> re.Pattern[str]:
     """The regular expression of an English template: its text literally, each `{field}` any text."""
     parts, seen = [], set()
-    for literal, name, _spec, _conversion in string.Formatter().parse(template):
+    pieces = list(string.Formatter().parse(template))
+    for index, (literal, name, _spec, _conversion) in enumerate(pieces):
         parts.append(re.escape(literal))
         if name is None:
             continue
-        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>.*?)")
+        after = pieces[index + 1][0] if index + 1 < len(pieces) else ""
+        # A field between backticks is code, which holds no backtick: it cannot run into the next field.
+        any_text = NUMBERS.get(name) or ("[^`]*?" if literal.endswith("`") and after.startswith("`") else None) or ".*?"
+        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>{any_text})")
         seen.add(name)
     return re.compile("".join(parts), re.DOTALL)
 
