@@ -118,6 +118,3 @@ def sentences(parts: list[str]) -> str:
 
 def N_(message: str) -> str:  # noqa: N802 (gettext's name for a string marked for extraction, not translated here)
     return message
-
-
-_ = gettext

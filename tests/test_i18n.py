@@ -316,3 +316,15 @@ def test_an_english_run_never_loads_the_catalog(tmp_path: Path) -> None:
             [sys.executable, "-c", probe], cwd=tmp_path, env={**os.environ, **env}, capture_output=True, text=True
         )
         assert run.returncode == 0 and f"catalogs {loaded}" in run.stderr, run.stderr
+
+
+def test_the_chinese_readme_shows_what_the_tool_prints(tmp_path: Path) -> None:
+    readme = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    block = readme.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
+    command, shown = block[0], block[1:]
+    assert command == "$ LANG=zh_CN.UTF-8 fsdp-unpatch check --output-format concise legacy_project"
+    shutil.copytree(EXAMPLE, tmp_path / "legacy_project")
+    run = _console("check", "--no-cache", "--output-format", "concise", "legacy_project", cwd=tmp_path, env=ZH_LOCALE)
+    printed = [re.sub(r"耗时 \d+\.\d\d 秒", "耗时 N.NN 秒", line) for line in run.stdout.splitlines()]
+    assert shown == [printed[0], printed[-1]]
+    assert "English | [简体中文](README.zh-CN.md)" in (ROOT / "README.md").read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ from typing import Optional
 
 import click
 
-from fsdp_unpatch.i18n import _
+from fsdp_unpatch.i18n import gettext as _
 
 EXIT_OK, EXIT_UNKNOWN = 0, 2
 
@@ -43,10 +43,12 @@ def _markdown(columns: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def markdown_table() -> str:
-    """The rules as the README's Markdown table."""
-    rows = [[r.code, r.name, r.category, r.fix, r.summary] for r in _rules().values()]
-    return _markdown(["code", "name", "category", "fix", "summary"], rows)
+def markdown_table(translated: bool = False) -> str:
+    """The rules as the README's Markdown table; `translated`: headings and summaries in the current language
+    (README.zh-CN.md), codes, names, categories and fixes as they are."""
+    say = _ if translated else str
+    rows = [[r.code, r.name, r.category, r.fix, say(r.summary)] for r in _rules().values()]
+    return _markdown([say(c) for c in ("code", "name", "category", "fix", "summary")], rows)
 
 
 def _print_table(title: str, columns: list[str], rows: list[list[str]], color: bool) -> None:

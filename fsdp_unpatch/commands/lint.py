@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Iterable
 import click
 
 from fsdp_unpatch.config.request import Request
-from fsdp_unpatch.i18n import LANGUAGES, _
+from fsdp_unpatch.i18n import LANGUAGES
+from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.reporting import FORMATS, MACHINE_FORMATS, NEEDS_REPLACEMENTS, ReportContext
 from fsdp_unpatch.reporting.color import CHOICES as COLOR_CHOICES
 from fsdp_unpatch.reporting.color import color_choice, use_color

@@ -20,7 +20,8 @@ from fsdp_unpatch.config.project import start_folder
 from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.config.settings import Settings, SettingsError, parse_codes, parse_per_file_ignores
 from fsdp_unpatch.files.regular import read_regular
-from fsdp_unpatch.i18n import N_, _
+from fsdp_unpatch.i18n import N_
+from fsdp_unpatch.i18n import gettext as _
 
 SECTION = "fsdp-unpatch"
 # key -> what its value must be (for the error message)

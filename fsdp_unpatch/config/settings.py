@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from fsdp_unpatch.i18n import _
+from fsdp_unpatch.i18n import gettext as _
 
 if TYPE_CHECKING:
     import pathspec

@@ -10,7 +10,8 @@ import io
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
-from fsdp_unpatch.i18n import _, ngettext
+from fsdp_unpatch.i18n import gettext as _
+from fsdp_unpatch.i18n import ngettext
 from fsdp_unpatch.i18n import sentences as i18n_sentences
 from fsdp_unpatch.model import Finding, Replacement, RunResult
 from fsdp_unpatch.reporting import ReportContext
