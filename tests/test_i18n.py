@@ -247,20 +247,23 @@ def test_every_finding_of_the_rule_cases_reads_in_chinese() -> None:
     messages = _snapshot_messages()
     assert len({code for code, _ in messages}) >= 25  # the snapshots hold findings of (nearly) every rule
     i18n.set_language(i18n.CHINESE)
-    # FSU9xx say what the system or the parser said about a file (`{problem}`): those texts stay as they are.
+    # FSU9xx quote what the system or the parser said about a file: that part stays as it is, the rest is Chinese.
     left = {
         (code, message): _english_prose(localized(message))
         for code, message in messages
         if not code.startswith("FSU9") and _english_prose(localized(message))
     }
     assert left == {}
+    errors = {message: localized(message) for code, message in messages if code.startswith("FSU9")}
+    assert len(errors) >= 5
+    assert {m: t for m, t in errors.items() if not re.match("[\u4e00-\u9fff]", t)} == {}
 
 
 def test_a_message_no_template_matches_is_printed_as_it_is() -> None:
     from fsdp_unpatch.reporting.localize import localized
 
     i18n.set_language(i18n.CHINESE)
-    assert localized("something no rule says; and more of it") == "something no rule says；and more of it"
+    assert localized("something no rule says; and more of it") == "something no rule says; and more of it"
     i18n.set_language(i18n.ENGLISH)
     assert localized("`x` calls an installer that is removed") == "`x` calls an installer that is removed"
 

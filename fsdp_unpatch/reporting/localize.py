@@ -44,6 +44,30 @@ FRAGMENT_TEMPLATES = (
     N_("`{module}` imported `{name}` by name and keeps using the original"),
     N_("`{name}` itself, and every other module that reaches it, keeps the original"),
 )
+# What FSU9xx findings say about a file (`{problem}`: `files/reading.py`, `files/writing.py`,
+# `analysis/source.py`, `fixes/transaction.py`, `run/engine.py`); the system's and the parser's own words in
+# their fields stay as they are.
+PROBLEM_TEMPLATES = (
+    N_("syntax error: {message}"),
+    N_("too deeply nested to parse safely: {message}"),
+    N_("too deeply nested to parse safely (CPython's parser gives up on it too)"),
+    N_("too deeply nested to parse safely (libcst's parser gives up on it)"),
+    N_("too deeply nested to analyse (Python's recursion limit); the file is left alone"),
+    N_("cannot decode file: {error}"),
+    N_("cannot decode file as {encoding}: byte(s) {bad} at line {line}, column {column} ({reason})"),
+    N_("declare the file's encoding with a PEP 263 comment or convert it"),
+    N_("it reads as GBK: add `# -*- coding: gbk -*-` as its first or second line, or convert it to UTF-8"),
+    N_("cannot read file: {reason}"),
+    N_("file too large to read: more than {limit}"),
+    N_(
+        "file too large to parse safely: {size} (the limit is {limit}; libcst needs about 600 times a file's size in memory)"
+    ),
+    N_("file is read-only; not written (make it writable to apply the fix)"),
+    N_("the fix empties this file, but it is read-only; not deleted"),
+    N_("file changed on disk while it was being fixed; not written"),
+    N_("cannot write file: {reason}; the file is unchanged"),
+    N_("fixed text does not parse ({error}); not written"),
+)
 # Fields that are line numbers: a number cannot swallow the text around it.
 NUMBERS = {"line": r"\d+", "lines": r"\d+(?:, \d+)*"}
 SEPARATOR = "; "
@@ -79,6 +103,7 @@ def templates() -> tuple[str, ...]:
     found = {form for rule in all_rules().values() for form in rule.messages.values()}
     found.update(FRAGMENT_TEMPLATES)
     found.update(NOTE_TEMPLATES)
+    found.update(PROBLEM_TEMPLATES)
     return tuple(sorted(found, key=lambda t: (-_literal_length(t), t)))
 
 
@@ -124,7 +149,11 @@ def _joined(text: str) -> str:
         translated = _exact(head) or _templated(head)
         if translated is not None:
             return translated + separator + _piece(SEPARATOR.join(parts[cut:]))
-    return parts[0] + separator + _piece(SEPARATOR.join(parts[1:]))
+    rest = SEPARATOR.join(parts[1:])
+    translated_rest = _piece(rest)
+    if translated_rest == rest:
+        return text  # nothing known in it: as it was written, separators included
+    return parts[0] + separator + translated_rest
 
 
 def _without_notes(message: str) -> tuple[str, list[str]]:
