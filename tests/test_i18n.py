@@ -331,3 +331,12 @@ def test_the_chinese_readme_shows_what_the_tool_prints(tmp_path: Path) -> None:
     printed = [re.sub(r"耗时 \d+\.\d\d 秒", "耗时 N.NN 秒", line) for line in run.stdout.splitlines()]
     assert shown == [printed[0], printed[-1]]
     assert "English | [简体中文](README.zh-CN.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_add_noqa_and_clean_speak_chinese(example: Path) -> None:
+    marked = cli("check", "--add-noqa", "--no-cache", ".", cwd=example, env=ZH_LOCALE)
+    assert marked.returncode == 0
+    assert marked.stderr.decode().splitlines()[-1] == "已在 2 个文件中加入 9 条 noqa 指令。"
+    cleaned = cli("clean", ".", cwd=example, env=ZH_LOCALE)
+    assert cleaned.returncode == 0
+    assert cleaned.stdout.decode() == f"{example / '.fsdp_unpatch_cache'} 处没有缓存\n"
