@@ -27,7 +27,7 @@ import i18n_catalog  # noqa: E402
 FINDING = re.compile(r"^(?P<where>\S+:\d+:\d+): (?P<code>FSU\d+) \[(?P<category>\w+)\] (?P<message>.*)$")
 SUMMARY_ZH = re.compile(
     r"在 8 个文件中发现 16 个结果（9 remove、7 keep）。9 个可用 `fsdp-unpatch fix` 修复。"
-    r"目标 torch 2\.8 to 2\.13（pyproject\.toml: torch>=2\.8）。耗时 \d+\.\d\d 秒。"
+    r"目标 torch 2\.8 到 2\.13（pyproject\.toml: torch>=2\.8）。耗时 \d+\.\d\d 秒。"
 )
 SUMMARY_EN = re.compile(
     r"Found 16 findings \(9 remove, 7 keep\) in 8 files\. 9 fixable with `fsdp-unpatch fix`\. "
@@ -171,7 +171,7 @@ def test_fix_summary_errors_and_grouped_output_in_chinese(example: Path) -> None
     diff = cli("fix", "--diff", "--no-cache", ".", cwd=example, env=ZH_LOCALE)
     assert diff.returncode == 1
     summary = diff.stderr.decode().splitlines()[-1]
-    assert summary.startswith("在 8 个文件中发现 7 个结果（7 keep）。将在 2 个文件中修复 9 个。目标 torch 2.8 to 2.13")
+    assert summary.startswith("在 8 个文件中发现 7 个结果（7 keep）。将在 2 个文件中修复 9 个。目标 torch 2.8 到 2.13")
     missing = cli("check", "no-such-folder", cwd=example, env=ZH_LOCALE)
     assert missing.returncode == 2
     assert missing.stderr.decode() == "fsdp-unpatch: 错误：no-such-folder：没有这个文件或目录\n"
@@ -340,3 +340,11 @@ def test_add_noqa_and_clean_speak_chinese(example: Path) -> None:
     cleaned = cli("clean", ".", cwd=example, env=ZH_LOCALE)
     assert cleaned.returncode == 0
     assert cleaned.stdout.decode() == f"{example / '.fsdp_unpatch_cache'} 处没有缓存\n"
+
+
+def test_the_target_torch_and_its_warnings_in_chinese(example: Path) -> None:
+    flagged = cli("check", "--no-cache", "--target-torch", "2.9", ".", cwd=example, env=ZH_LOCALE)
+    assert "目标 torch 2.9（--target-torch）。" in _summary(flagged)
+    pyproject = example / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + '\n[tool.fsdp-unpatch]\ntarget-torch = "2.10"\n')
+    assert "目标 torch 2.10（配置）。" in _summary(cli("check", "--no-cache", ".", cwd=example, env=ZH_LOCALE))

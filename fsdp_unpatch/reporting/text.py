@@ -10,8 +10,8 @@ import io
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
+from fsdp_unpatch.i18n import N_, ngettext
 from fsdp_unpatch.i18n import gettext as _
-from fsdp_unpatch.i18n import ngettext
 from fsdp_unpatch.i18n import sentences as i18n_sentences
 from fsdp_unpatch.model import Finding, Replacement, RunResult
 from fsdp_unpatch.reporting import ReportContext
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
+# Where the target torch came from, as `config/target_torch.py` names it (a declaration names its file instead).
+TARGET_ORIGINS = (N_("configuration"), N_("installed torch"), N_("newest known"))
 STYLES = {"remove": "bold red", "review": "bold yellow", "keep": "bold green", "error": "bold magenta"}
 
 
@@ -137,8 +139,11 @@ def summary(result: RunResult, context: ReportContext) -> str:
     elif fixable:
         sentences.append(_("{count} fixable with `fsdp-unpatch fix`.").format(count=fixable))
     if context.target_torch:
+        lowest, to, highest = context.target_torch.partition(" to ")  # "2.8 to 2.13" (TargetTorch's text)
+        torch = _("{lowest} to {highest}").format(lowest=lowest, highest=highest) if to else lowest
+        origin = _(context.target_torch_origin) if context.target_torch_origin in TARGET_ORIGINS else None
         sentences.append(
-            _("Target torch {torch} ({origin}).").format(torch=context.target_torch, origin=context.target_torch_origin)
+            _("Target torch {torch} ({origin}).").format(torch=torch, origin=origin or context.target_torch_origin)
         )
     sentences.append(_("Took {seconds} s.").format(seconds=f"{context.elapsed:.2f}"))
     return i18n_sentences(sentences)
