@@ -11,7 +11,7 @@ import importlib
 import click
 
 from fsdp_unpatch import __version__, i18n
-from fsdp_unpatch.commands.translated_help import TranslatedContext, lang_from, translate_help_of
+from fsdp_unpatch.commands.translated_help import TranslatedContext, translate_help_of
 from fsdp_unpatch.i18n import N_
 
 # command name -> ("module:attribute" of a click.Command, one-line help shown by --help)
@@ -41,7 +41,7 @@ class LazyGroup(click.Group):
     context_class = TranslatedContext
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        language, args = lang_from(args)
+        language, args = i18n.split_lang_option(args)
         try:
             i18n.choose(language)
         except i18n.LanguageError as error:

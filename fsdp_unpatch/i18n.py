@@ -3,15 +3,15 @@
 Chosen by `--lang` (read by the command line before click builds any help), else `lang` in the
 configuration, else the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`, the first one set; `zh...` is Chinese).
 The catalog is a gettext `.mo` under `fsdp_unpatch/locale/`, loaded with the standard library the first
-time a Chinese string is asked for: an English run never imports `gettext` nor reads the file. Messages are
-looked up by their English text (the msgid), so English needs no catalog at all.
+time a Chinese string is asked for: an English run never reads it. Messages are looked up by their English
+text (the msgid), so English needs no catalog at all.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from typing import TYPE_CHECKING, Mapping, Optional
+from typing import TYPE_CHECKING, Iterable, Mapping, Optional
 
 if TYPE_CHECKING:
     import gettext as _gettext
@@ -70,6 +70,24 @@ def language() -> str:
     return str(_state["language"])
 
 
+def split_lang_option(args: Iterable[str]) -> tuple[Optional[str], list[str]]:
+    """(the `--lang` value or None, the arguments without it): `--lang X` or `--lang=X` anywhere before `--`."""
+    value, rest = None, []
+    items = iter(args)
+    for arg in items:
+        if arg == "--":
+            rest.append(arg)
+            rest.extend(items)
+            break
+        if arg == "--lang":
+            value = next(items, "")
+        elif arg.startswith("--lang="):
+            value = arg[len("--lang=") :]
+        else:
+            rest.append(arg)
+    return value, rest
+
+
 def choose(argv_language: Optional[str], environ: Mapping[str, str] = os.environ) -> None:
     """At the start of a command: `--lang` if given, else the locale (the configuration may come later)."""
     if argv_language is not None:
@@ -104,11 +122,6 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     if _state["language"] == ENGLISH:
         return singular if count == 1 else plural
     return _catalog(str(_state["language"])).ngettext(singular, plural, count)
-
-
-def has_translation(message: str) -> bool:
-    """Whether the current language's catalog has `message` (always, in English)."""
-    return _state["language"] == ENGLISH or gettext(message) != message
 
 
 def sentences(parts: list[str]) -> str:

@@ -9,7 +9,7 @@ it is imported.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 import click
 
@@ -73,21 +73,3 @@ def translate_help_of(command: click.Command) -> click.Command:
         for sub in command.commands.values():
             translate_help_of(sub)
     return command
-
-
-def lang_from(args: Iterable[str]) -> tuple[Optional[str], list[str]]:
-    """(`--lang` value or None, the arguments without it), anywhere before `--`."""
-    value, rest = None, []
-    items = iter(args)
-    for arg in items:
-        if arg == "--":
-            rest.append(arg)
-            rest.extend(items)
-            break
-        if arg == "--lang":
-            value = next(items, "")
-        elif arg.startswith("--lang="):
-            value = arg[len("--lang=") :]
-        else:
-            rest.append(arg)
-    return value, rest
