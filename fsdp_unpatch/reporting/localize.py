@@ -115,10 +115,18 @@ def _exact(text: str) -> Optional[str]:
     return translated if translated != text else None
 
 
+@functools.cache
+def _literals(template: str) -> tuple[str, ...]:
+    return tuple(literal for literal, *_ in string.Formatter().parse(template) if literal)
+
+
 def _templated(text: str) -> Optional[str]:
     for template in templates():
-        if _literal_length(template) == 0:
+        literals = _literals(template)
+        if not literals:
             continue  # `{problem}`: the text is its own message, already tried as a whole
+        if not all(literal in text for literal in literals):
+            continue  # cheaper than the expression, and most templates fail here
         match = _pattern(template).fullmatch(text)
         if match is None:
             continue
