@@ -54,7 +54,7 @@ def _help_texts(command, where: str, found: dict[object, list[str]]) -> None:
 
     import click
 
-    for text in (command.help, command.short_help):
+    for text in (command.help, command.short_help, command.epilog):
         if text:
             found.setdefault(inspect.cleandoc(text).partition("\f")[0], []).append(where)
     for param in command.params:

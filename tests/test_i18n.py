@@ -222,7 +222,7 @@ def test_every_help_string_of_every_command_is_translated() -> None:
     untranslated = []
     while commands:
         command = commands.pop()
-        texts = [inspect.cleandoc(command.help or "").partition("\f")[0]]  # as click prints it
+        texts = [inspect.cleandoc(command.help or "").partition("\f")[0], inspect.cleandoc(command.epilog or "")]
         texts += [p.help for p in command.params if isinstance(p, click.Option) and p.help]
         untranslated += [t for t in texts if t and translated_help(t) == t]
         if isinstance(command, click.Group) and command is not main:
