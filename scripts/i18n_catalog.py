@@ -35,7 +35,12 @@ sys.path.insert(0, str(ROOT))
 from fsdp_unpatch import i18n  # noqa: E402
 
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
-HEADER = "Translations of fsdp-unpatch's messages, help and rule documentation."
+HEADER_COMMENT = (
+    "# Simplified Chinese translations of fsdp-unpatch's messages, help and rule documentation.\n"
+    "# Written by scripts/i18n_catalog.py, which adds new strings untranslated: translate each msgstr,\n"
+    "# keeping every {placeholder} and code span, then run the script again to compile the .mo.\n"
+    "# This file is distributed under the same license as the fsdp-unpatch project (BSD-3-Clause)."
+)
 
 
 def _marked() -> dict[object, list[str]]:
@@ -94,7 +99,7 @@ def _declared() -> dict[object, list[str]]:
 
 def template() -> Catalog:
     """Every string to translate, as Babel's catalog (no translations)."""
-    catalog = Catalog(project="fsdp-unpatch", header_comment=f"# {HEADER}", fuzzy=False)
+    catalog = Catalog(project="fsdp-unpatch", header_comment=HEADER_COMMENT, fuzzy=False)
     for source in (_marked(), _declared()):
         for message, places in source.items():
             locations = [(place, None) for place in sorted(set(places))]
@@ -133,9 +138,14 @@ def mo_bytes(catalog: Catalog) -> bytes:
 def updated(language: str) -> Catalog:
     """The language's catalog with every extracted string and no other (translations kept)."""
     catalog = read(language)
+    created, revised = catalog.creation_date, catalog.revision_date
     catalog.update(template(), no_fuzzy_matching=True)
     catalog.obsolete.clear()
-    catalog.revision_date = catalog.creation_date  # no time stamp: the file changes only with its strings
+    # The dates stay as they were: the file changes only when its strings do.
+    catalog.creation_date, catalog.revision_date = created, revised
+    catalog.header_comment = HEADER_COMMENT
+    catalog.last_translator = catalog.language_team = "fsdp-unpatch maintainers"
+    catalog.msgid_bugs_address = "https://git.example.invalid/fsdp-unpatch"  # [project.urls] Homepage
     return catalog
 
 
