@@ -43,7 +43,18 @@ FRAGMENT_TEMPLATES = (
     N_("native FSDP2 has no counterpart for what it may add"),
     N_("`{module}` imported `{name}` by name and keeps using the original"),
     N_("`{name}` itself, and every other module that reaches it, keeps the original"),
+    # FSU203's `{what}` (`rules/vendored_fsdp2.py`)
+    N_("op {ops}"),
+    N_("ops {ops}"),
+    N_("class {classes}"),
+    N_("classes {classes}"),
+    N_("op {ops} and class {classes}"),
+    N_("op {ops} and classes {classes}"),
+    N_("ops {ops} and class {classes}"),
+    N_("ops {ops} and classes {classes}"),
 )
+# Fields that are one word or two (FSU303's `{kind}`, `rules/tests.py`): translated only as a whole field.
+WORDS = (N_("test"), N_("test class"))
 # What FSU9xx findings say about a file (`{problem}`: `files/reading.py`, `files/writing.py`,
 # `analysis/source.py`, `fixes/transaction.py`, `run/engine.py`); the system's and the parser's own words in
 # their fields stay as they are.
@@ -140,6 +151,8 @@ def _templated(text: str) -> Optional[str]:
 
 def _piece(text: str) -> str:
     """A field's value: translated when it is a fragment the catalog knows, else as it is."""
+    if text in WORDS:
+        return i18n.gettext(text)
     whole = _exact(text) or _templated(text)
     if whole is not None:
         return whole
