@@ -21,6 +21,12 @@ settings.register_profile("fast", max_examples=40, derandomize=True, database=No
 settings.register_profile("long", max_examples=2000, derandomize=False, print_blob=True, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
+# The tests read the tool's English output: a developer's Chinese locale would switch it to Chinese (i18n.py).
+# tests/test_i18n.py sets the locale where it tests that choice.
+for _variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+    if os.environ.get(_variable, "").lower().startswith("zh"):
+        os.environ[_variable] = "C.UTF-8"
+
 
 def pytest_configure(config) -> None:
     config.addinivalue_line(

@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
-PAGES = [README, *sorted(DOCS.glob("*.md"))]
+PAGES = [README, ROOT / "README.zh-CN.md", *sorted(DOCS.glob("*.md"))]
 USER_PAGES = [page for page in PAGES if page.name != "development.md"]
 README_MAX_LINES = 400
 

@@ -63,6 +63,9 @@ def test_wheel_metadata_and_contents(dists) -> None:
         "fsdp_unpatch/data/compiled_symbols.py",
         "fsdp_unpatch/data/compiled_upstream.py",
         "fsdp_unpatch/codemods/unpatch.py",
+        # the Chinese catalog the tool reads at run time, and its source (scripts/i18n_catalog.py)
+        "fsdp_unpatch/locale/zh_CN/LC_MESSAGES/fsdp_unpatch.mo",
+        "fsdp_unpatch/locale/zh_CN/LC_MESSAGES/fsdp_unpatch.po",
         f"fsdp_unpatch-{__version__}.dist-info/licenses/LICENSE",
     ):
         assert expected in names, expected

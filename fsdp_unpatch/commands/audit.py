@@ -12,6 +12,8 @@ import sys
 
 import click
 
+from fsdp_unpatch.i18n import gettext as _
+
 EXIT_OK, EXIT_ERROR = 0, 2
 
 
@@ -20,7 +22,7 @@ def audit() -> None:
     """Audit call sites that the migration's preconditions reach."""
 
 
-@audit.command("foreach-copy")
+@audit.command("foreach-copy", short_help="Every `torch._foreach_copy_` call site under PATHS.")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option(
     "--output-format",
@@ -41,10 +43,14 @@ def foreach_copy(paths: tuple[str, ...], output_format: str) -> None:
     try:
         candidates = list(discover(paths or (".",)))
     except MissingPath as error:
-        click.echo(f"fsdp-unpatch: error: {error}: no such file or directory", err=True)
+        click.echo(
+            "fsdp-unpatch: "
+            + _("error: {message}").format(message=_("{path}: no such file or directory").format(path=error)),
+            err=True,
+        )
         sys.exit(EXIT_ERROR)
     sites, errors = audit_paths(candidates, load_catalog())
     sys.stdout.write(markdown(sites) if output_format == "markdown" else as_json(sites))
     for message in errors:
-        click.echo(f"fsdp-unpatch: error: {message}", err=True)
+        click.echo("fsdp-unpatch: " + _("error: {message}").format(message=message), err=True)
     sys.exit(EXIT_ERROR if errors else EXIT_OK)

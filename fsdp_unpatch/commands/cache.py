@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from fsdp_unpatch.i18n import gettext as _
+
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path())
@@ -28,7 +30,7 @@ def clean(paths: tuple[str, ...], cache_dir) -> None:
         # only a folder the cache made (it writes CACHEDIR.TAG): never a folder named by mistake
         tag = folder / "CACHEDIR.TAG"
         if not tag.is_file() or b"fsdp-unpatch" not in tag.read_bytes():
-            click.echo(f"No cache at {folder}")
+            click.echo(_("No cache at {folder}").format(folder=folder))
             return
         done, message = clear(folder.parent, folder)
     else:
@@ -36,5 +38,5 @@ def clean(paths: tuple[str, ...], cache_dir) -> None:
     if done:
         click.echo(message)
     else:
-        click.echo(f"fsdp-unpatch: error: {message}", err=True)
+        click.echo("fsdp-unpatch: " + _("error: {message}").format(message=message), err=True)
         sys.exit(2)

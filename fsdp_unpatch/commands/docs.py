@@ -12,6 +12,8 @@ from typing import Optional
 
 import click
 
+from fsdp_unpatch.i18n import gettext as _
+
 EXIT_OK, EXIT_UNKNOWN = 0, 2
 
 
@@ -41,10 +43,12 @@ def _markdown(columns: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def markdown_table() -> str:
-    """The rules as the README's Markdown table."""
-    rows = [[r.code, r.name, r.category, r.fix, r.summary] for r in _rules().values()]
-    return _markdown(["code", "name", "category", "fix", "summary"], rows)
+def markdown_table(translated: bool = False) -> str:
+    """The rules as the README's Markdown table; `translated`: headings and summaries in the current language
+    (README.zh-CN.md), codes, names, categories and fixes as they are."""
+    say = _ if translated else str
+    rows = [[r.code, r.name, r.category, r.fix, say(r.summary)] for r in _rules().values()]
+    return _markdown([say(c) for c in ("code", "name", "category", "fix", "summary")], rows)
 
 
 def _print_table(title: str, columns: list[str], rows: list[list[str]], color: bool) -> None:
@@ -89,12 +93,12 @@ def rules(output_format: str, show_targets: bool, no_color: bool) -> None:
         if output_format == "json":
             click.echo(json.dumps(entries, indent=2))
             return
-        columns = ["target", "category", "torch", "native device-agnostic since"]
+        columns = [_("target"), _("category"), "torch", _("native device-agnostic since")]
         rows = [[e["id"], e["category"], catalog.targets[e["id"]].versions, e["native_since"] or ""] for e in entries]
         if output_format == "markdown":
-            click.echo(_markdown(columns, rows))
+            click.echo(_markdown(["target", "category", "torch", "native device-agnostic since"], rows))
             return
-        _print_table("FSDP2 targets", columns, rows, color)
+        _print_table(_("FSDP2 targets"), columns, rows, color)
         return
     entries = [
         {"code": r.code, "name": r.name, "category": r.category, "fix": r.fix, "summary": r.summary}
@@ -107,9 +111,9 @@ def rules(output_format: str, show_targets: bool, no_color: bool) -> None:
         click.echo(json.dumps(entries, indent=2))
         return
     _print_table(
-        "fsdp-unpatch rules",
-        ["code", "name", "category", "fix", "summary"],
-        [[e["code"], e["name"], e["category"], e["fix"], e["summary"]] for e in entries],
+        _("fsdp-unpatch rules"),
+        [_("code"), _("name"), _("category"), _("fix"), _("summary")],
+        [[e["code"], e["name"], e["category"], e["fix"], _(e["summary"])] for e in entries],
         color,
     )
 
@@ -119,22 +123,25 @@ def _explain_rule(catalog, code: str) -> str:
     lines = [
         f"{rule.code} ({rule.name})",
         "",
-        f"Category: {rule.category}",
-        f"Fix: {rule.fix}",
-        f"Summary: {rule.summary}",
+        _("Category: {category}").format(category=rule.category),
+        _("Fix: {fix}").format(fix=rule.fix),
+        _("Summary: {summary}").format(summary=_(rule.summary)),
         "",
-        rule.doc,
+        _(rule.doc),
     ]
     targets = _targets_of(catalog, code)
     if targets:
-        lines += ["", "Targets:"]
+        lines += ["", _("Targets:")]
         for target in sorted(targets, key=lambda t: t.id):
             lines.append(f"  {target.id}")
-            lines.append(f"    native: {target.native}")
+            lines.append("    " + _("native: {native}").format(native=target.native))
             if target.versions:
-                lines.append(f"    exists: {target.versions}")
+                lines.append("    " + _("exists: {versions}").format(versions=target.versions))
             if target.native_since:
-                lines.append(f"    native path serves non-CUDA devices since torch {target.native_since}")
+                lines.append(
+                    "    "
+                    + _("native path serves non-CUDA devices since torch {version}").format(version=target.native_since)
+                )
     return "\n".join(lines)
 
 
@@ -156,20 +163,29 @@ def explain_markdown(code: str) -> str:
 
 def _explain_target(catalog, target_id: str) -> str:
     target = catalog.targets[target_id]
-    lines = [target_id, "", f"Category: {target.category}", f"Native: {target.native}"]
+    lines = [
+        target_id,
+        "",
+        _("Category: {category}").format(category=target.category),
+        _("Native: {native}").format(native=target.native),
+    ]
     if target.versions:
-        lines.append(f"Exists: {target.versions}")
+        lines.append(_("Exists: {versions}").format(versions=target.versions))
     if target.native_since:
-        lines.append(f"Native path serves non-CUDA devices since torch {target.native_since}")
+        lines.append(_("Native path serves non-CUDA devices since torch {version}").format(version=target.native_since))
     if target.fingerprint:
-        lines.append(f"Replacements are compared with upstream `{target.fingerprint}`")
+        lines.append(_("Replacements are compared with upstream `{name}`").format(name=target.fingerprint))
     twins = [f"{b.module}.{b.name}" for b in catalog.by_name_imports if f"{b.source}.{b.name}" == target_id]
     twins += [f"{b.source}.{b.name}" for b in catalog.by_name_imports if f"{b.module}.{b.name}" == target_id]
     if twins:
         from fsdp_unpatch.rules.stale_by_name_import import STALE_BY_NAME_IMPORT
 
         twins_text = ", ".join(sorted(set(twins)))
-        lines.append(f"Also bound by name as: {twins_text} (patch both; see {STALE_BY_NAME_IMPORT.code})")
+        lines.append(
+            _("Also bound by name as: {twins} (patch both; see {code})").format(
+                twins=twins_text, code=STALE_BY_NAME_IMPORT.code
+            )
+        )
     lines += ["", target.why]
     return "\n".join(lines)
 
@@ -203,8 +219,11 @@ def explain(name: str, output_format: str) -> None:
     found = _resolve(catalog, name)
     if found is None:
         click.echo(
-            f"fsdp-unpatch: error: unknown rule code or target {name!r} "
-            "(`fsdp-unpatch rules` lists the codes, `fsdp-unpatch rules --targets` the targets)",
+            "fsdp-unpatch: "
+            + _(
+                "error: unknown rule code or target {name} "
+                "(`fsdp-unpatch rules` lists the codes, `fsdp-unpatch rules --targets` the targets)"
+            ).format(name=repr(name)),
             err=True,
         )
         sys.exit(EXIT_UNKNOWN)

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Iterable
 import click
 
 from fsdp_unpatch.config.request import Request
+from fsdp_unpatch.i18n import LANGUAGES
+from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.reporting import FORMATS, MACHINE_FORMATS, NEEDS_REPLACEMENTS, ReportContext
 from fsdp_unpatch.reporting.color import CHOICES as COLOR_CHOICES
 from fsdp_unpatch.reporting.color import color_choice, use_color
@@ -30,6 +32,12 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 def _common(function):
     options = [
+        click.option(
+            "--lang",
+            type=click.Choice(LANGUAGES),
+            expose_value=False,  # read before click parses anything (cli.py)
+            help="Language of messages and help (default: lang in the configuration, else the locale).",
+        ),
         click.argument("paths", nargs=-1, type=click.Path()),
         click.option(
             "--output-format",
@@ -196,12 +204,12 @@ def _execute(request: Request) -> int:
         # A group of files being written holds these signals until it is done; before that its temporaries
         # are removed (transaction.py): no file is half written, no group half fixed.
         done = (
-            "; every file is either wholly fixed or untouched, and so is every group of linked files"
+            _("; every file is either wholly fixed or untouched, and so is every group of linked files")
             if request.fix and not request.diff
             else ""
         )
         why = f" ({received[-1]})" if received and received[-1] != "SIGINT" else ""
-        click.echo(f"fsdp-unpatch: interrupted{why}{done}", err=True)
+        click.echo("fsdp-unpatch: " + _("interrupted{why}{done}").format(why=why, done=done), err=True)
         return EXIT_INTERRUPTED
     if result is None:  # a usage error, or --show-settings / --show-files
         return status
@@ -218,7 +226,7 @@ def _execute(request: Request) -> int:
 
 def _error(message: str) -> None:
     for line in message.splitlines():
-        click.echo(f"fsdp-unpatch: error: {line}", err=True)
+        click.echo("fsdp-unpatch: " + _("error: {message}").format(message=line), err=True)
 
 
 def _run_and_report(request: Request):
@@ -231,15 +239,16 @@ def _run_and_report(request: Request):
     stdin_filename, quiet, show_fixes = request.stdin_filename, request.quiet, request.show_fixes
     from_stdin = "-" in paths
     if from_stdin and len(paths) > 1:
-        _error("`-` (standard input) cannot be combined with other paths")
+        _error(_("`-` (standard input) cannot be combined with other paths"))
         return EXIT_ERROR, None
     if stdin_filename is not None and not from_stdin:
-        _error("--stdin-filename names standard input: give it no path, or the path `-`")
+        _error(_("--stdin-filename names standard input: give it no path, or the path `-`"))
         return EXIT_ERROR, None
     if request.add_noqa and (fix or from_stdin):
         _error(
-            "--add-noqa marks the findings of files on disk; it cannot be combined with "
-            + ("--fix, --fix-only or --diff" if fix else "standard input")
+            _("--add-noqa marks the findings of files on disk; it cannot be combined with {what}").format(
+                what="--fix, --fix-only or --diff" if fix else _("standard input")
+            )
         )
         return EXIT_ERROR, None
     from fsdp_unpatch.reporting import extra_outputs
@@ -250,7 +259,7 @@ def _run_and_report(request: Request):
         _error(str(error))
         return EXIT_ERROR, None
     if request.output_file is None and not _open_stream(sys.stdout):  # `>&-`: said before touching a file
-        _error("standard output is closed; nothing was done (give --output-file, or redirect to /dev/null)")
+        _error(_("standard output is closed; nothing was done (give --output-file, or redirect to /dev/null)"))
         return EXIT_ERROR, None
     formats = {output_format, *(name for name, _ in extras)}
     request = replace(request, replacements=bool(formats & NEEDS_REPLACEMENTS))
@@ -260,18 +269,21 @@ def _run_and_report(request: Request):
     except UsageError as error:
         _error(str(error))
         return EXIT_ERROR, None
+    from fsdp_unpatch import i18n
+
+    i18n.use_configured(plan.settings.lang)  # `lang` in the configuration, unless `--lang` was given
     for path in plan.missing:
-        _error(f"{path}: no such file or directory")
+        _error(_("{path}: no such file or directory").format(path=path))
     repair = plan.repair
     for line in repair.done if repair is not None else ():
         click.echo(f"fsdp-unpatch: {line}", err=True)
-    held = "; no file is written while it is there" if request.fix and not request.diff else ""
+    held = _("; no file is written while it is there") if request.fix and not request.diff else ""
     for line in repair.problems if repair is not None else ():
         _error(line + held)
     if plan.cache is not None and plan.cache.problem is not None and not quiet:
-        click.echo(f"fsdp-unpatch: warning: {plan.cache.problem}", err=True)
+        click.echo("fsdp-unpatch: " + _("warning: {message}").format(message=plan.cache.problem), err=True)
     for warning in plan.warnings if not quiet else ():
-        click.echo(f"fsdp-unpatch: warning: {warning}", err=True)
+        click.echo("fsdp-unpatch: " + _("warning: {message}").format(message=warning), err=True)
     with contextlib.ExitStack() as stack:
         try:
             out = (
@@ -280,7 +292,7 @@ def _run_and_report(request: Request):
                 else sys.stdout
             )
         except OSError as error:
-            _error(f"--output-file {request.output_file}: {error.strerror or error}")
+            _error(f"--output-file {request.output_file}: {error.strerror or error}")  # the system's words
             return EXIT_ERROR, None
         if request.show_settings:
             from fsdp_unpatch.config.show import settings_text
@@ -360,12 +372,22 @@ def _open_stream(stream) -> bool:
 
 def _unwritable_report(request: Request, result, error: OSError) -> None:
     """One line on standard error, never a traceback; after a written fix, what is on disk now."""
-    where = request.output_file or "standard output"
+    from fsdp_unpatch.i18n import ngettext
+
+    where = request.output_file or _("standard output")
     written = ""
     if request.fix and not request.diff and "-" not in request.paths:
         changed = len(result.changed)
-        written = f"; the fixes were written ({changed} file{'s' if changed != 1 else ''} changed)"
-    _error(f"cannot write the report to {where}: {error.strerror or error}{written}")
+        written = ngettext(
+            "; the fixes were written ({count} file changed)",
+            "; the fixes were written ({count} files changed)",
+            changed,
+        ).format(count=changed)
+    _error(
+        _("cannot write the report to {where}: {reason}{written}").format(
+            where=where, reason=error.strerror or error, written=written
+        )
+    )
     try:  # what is still buffered would fail again when Python exits, with a traceback of its own
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

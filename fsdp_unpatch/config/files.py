@@ -24,24 +24,27 @@ from fsdp_unpatch.config.project import start_folder
 from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.config.settings import Settings, SettingsError, parse_codes, parse_per_file_ignores
 from fsdp_unpatch.files.regular import read_regular
+from fsdp_unpatch.i18n import N_
+from fsdp_unpatch.i18n import gettext as _
 
 SECTION = "fsdp-unpatch"
 # the standalone files, in the order a folder's files are tried (pyproject.toml comes after them)
 STANDALONE = (".fsdp-unpatch.toml", "fsdp-unpatch.toml")
 # key -> what its value must be (for the error message)
 KEYS = {
-    "select": "a list of rule codes or prefixes",
-    "ignore": "a list of rule codes or prefixes",
-    "extend-select": "a list of rule codes or prefixes",
-    "per-file-ignores": "a table of glob = [rule codes]",
-    "exclude": "a list of gitwildmatch patterns",
-    "extend-exclude": "a list of gitwildmatch patterns",
-    "target-torch": 'a torch version string such as "2.13"',
-    "keep": "a list of catalog target ids",
-    "respect-gitignore": "true or false",
-    "force-exclude": "true or false",
-    "fixable": "a list of rule codes or prefixes",
-    "unfixable": "a list of rule codes or prefixes",
+    "select": N_("a list of rule codes or prefixes"),
+    "ignore": N_("a list of rule codes or prefixes"),
+    "extend-select": N_("a list of rule codes or prefixes"),
+    "per-file-ignores": N_("a table of glob = [rule codes]"),
+    "exclude": N_("a list of gitwildmatch patterns"),
+    "extend-exclude": N_("a list of gitwildmatch patterns"),
+    "target-torch": N_('a torch version string such as "2.13"'),
+    "keep": N_("a list of catalog target ids"),
+    "respect-gitignore": N_("true or false"),
+    "force-exclude": N_("true or false"),
+    "fixable": N_("a list of rule codes or prefixes"),
+    "unfixable": N_("a list of rule codes or prefixes"),
+    "lang": N_('"en" or "zh-CN"'),
 }
 CODE_LISTS = ("select", "ignore", "extend-select", "fixable", "unfixable")
 
@@ -70,12 +73,18 @@ def _read(path: Path) -> dict:
     try:
         data = read_regular(path)  # a FIFO or a device is refused, never waited on
     except OSError as error:
-        raise SettingsError(f"{path}: cannot read the configuration ({error.strerror or error})") from None
+        raise SettingsError(
+            _("{path}: cannot read the configuration ({reason})").format(path=path, reason=error.strerror or error)
+        ) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:  # TOML is UTF-8; say where it is not
         line = data.count(b"\n", 0, error.start) + 1
-        raise SettingsError(f"{path}: line {line}: not valid TOML (not UTF-8: byte {data[error.start]:#04x})") from None
+        raise SettingsError(
+            _("{path}: line {line}: not valid TOML (not UTF-8: byte {byte})").format(
+                path=path, line=line, byte=f"{data[error.start]:#04x}"
+            )
+        ) from None
     if sys.version_info >= (3, 11):  # here, not at the top: a folder without pyproject.toml never needs it
         import tomllib
     else:  # pragma: no cover - exercised on Python < 3.11
@@ -85,7 +94,9 @@ def _read(path: Path) -> dict:
     except tomllib.TOMLDecodeError as error:
         found = re.search(r"at line (\d+)", str(error))
         line = int(found.group(1)) if found else text.count("\n") + (not text.endswith("\n"))  # the end
-        raise SettingsError(f"{path}: line {line}: not valid TOML ({error})") from None
+        raise SettingsError(
+            _("{path}: line {line}: not valid TOML ({reason})").format(path=path, line=line, reason=error)
+        ) from None
 
 
 def find_config(paths: Sequence[str], cwd: Optional[str] = None) -> Optional[Path]:
@@ -106,9 +117,13 @@ def find_config(paths: Sequence[str], cwd: Optional[str] = None) -> Optional[Pat
     return None
 
 
+def _must_be(where: str, key: str, value: Any) -> str:
+    return _("{where} must be {what}, not {value}").format(where=where, what=_(KEYS[key]), value=repr(value))
+
+
 def _strings(value: Any, key: str, where: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise SettingsError(f"{where}: `{key}` must be {KEYS[key]}, not {value!r}")
+        raise SettingsError(_must_be(f"{where}: `{key}`", key, value))
     return value
 
 
@@ -118,10 +133,10 @@ def load_config(path: Path, catalog: Catalog, explicit: bool = True) -> FileConf
     section = _section(data, path, explicit)
     if section is None:
         if explicit:
-            raise SettingsError(f"{path}: no [tool.{SECTION}] table")
+            raise SettingsError(_("{path}: no [tool.{section}] table").format(path=path, section=SECTION))
         return FileConfig(path)
     if not isinstance(section, dict):
-        raise SettingsError(f"{path}: [tool.{SECTION}] must be a table")
+        raise SettingsError(_("{path}: [tool.{section}] must be a table").format(path=path, section=SECTION))
     table = f" in [tool.{SECTION}]" if section is not data else ""
     return FileConfig(path, checked(section, str(path), table, catalog))
 
@@ -134,34 +149,51 @@ def checked(section: dict, source: str, table: str, catalog: Catalog) -> dict[st
     for key, value in section.items():
         where = f"{source}: `{key}`"
         if key not in KEYS:
-            raise SettingsError(f"{source}: unknown key `{key}`{table} (known: {', '.join(KEYS)})")
+            raise SettingsError(
+                _("{path}: unknown key `{key}`{table} (known: {known})").format(
+                    path=source, key=key, table=table, known=", ".join(KEYS)
+                )
+            )
         if key in CODE_LISTS:
             values[key] = parse_codes(_strings(value, key, source), where, known)
         elif key in ("exclude", "extend-exclude"):
             values[key] = tuple(_strings(value, key, source))
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
-                raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
+                raise SettingsError(_must_be(where, key, value))
             values[key] = tuple(
                 (glob, parse_codes(_strings(codes, key, source), f"{where} for {glob!r}", known))
                 for glob, codes in value.items()
             )
         elif key == "target-torch":
             if not isinstance(value, str):
-                raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
+                raise SettingsError(_must_be(where, key, value))
             try:
                 Version.parse(value)
             except ValueError as error:
                 raise SettingsError(f"{where}: {error}") from None
             values[key] = value
+        elif key == "lang":
+            from fsdp_unpatch.i18n import LanguageError, normalise
+
+            if not isinstance(value, str):
+                raise SettingsError(_must_be(where, key, value))
+            try:
+                values[key] = normalise(value, where)
+            except LanguageError as error:
+                raise SettingsError(str(error)) from None
         elif key == "keep":
             unknown = [t for t in _strings(value, key, source) if t not in catalog.targets]
             if unknown:
-                raise SettingsError(f"{where}: unknown target id {unknown[0]!r} (see `fsdp-unpatch rules --targets`)")
+                raise SettingsError(
+                    _("{where}: unknown target id {target} (see `fsdp-unpatch rules --targets`)").format(
+                        where=where, target=repr(unknown[0])
+                    )
+                )
             values[key] = frozenset(value)
         else:  # respect-gitignore, force-exclude
             if not isinstance(value, bool):
-                raise SettingsError(f"{where} must be {KEYS[key]}, not {value!r}")
+                raise SettingsError(_must_be(where, key, value))
             values[key] = value
     return values
 
@@ -197,6 +229,7 @@ def resolve(flags: Request, file: Optional[FileConfig], catalog: Catalog, inline
         force_exclude=flags.force_exclude or values.get("force-exclude", False),
         fixable=parse_codes(flags.fixable, "--fixable", known) or values.get("fixable", ("FSU",)),
         unfixable=values.get("unfixable", ()) + parse_codes(flags.unfixable, "--unfixable", known),
+        lang=values.get("lang"),
         root=str(file.root) if file is not None else ".",
         config=str(file.path) if file is not None else None,
     )

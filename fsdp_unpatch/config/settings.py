@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from fsdp_unpatch.i18n import gettext as _
+
 if TYPE_CHECKING:
     import pathspec
 
@@ -41,6 +43,7 @@ class Settings:
     unfixable: tuple[str, ...] = ()
     root: str = "."  # the project root: the configuration file's folder, else the current folder
     config: Optional[str] = None  # the configuration file read, if any
+    lang: Optional[str] = None  # the configuration's language ("en", "zh-CN"); `--lang` and the locale otherwise
 
     def is_selected(self, code: str, path: str = "") -> bool:
         """ruff's rule: the longest matching prefix of select or ignore wins; ties go to ignore.
@@ -85,7 +88,9 @@ def parse_codes(values: Sequence[str], option: str, known: Sequence[str]) -> tup
             if not code:
                 continue
             if code != "ALL" and not any(k.startswith(code) for k in known):
-                raise SettingsError(f"{option}: unknown rule code or prefix {code!r}")
+                raise SettingsError(
+                    _("{option}: unknown rule code or prefix {code}").format(option=option, code=repr(code))
+                )
             codes.append("FSU" if code == "ALL" else code)
     return tuple(codes)
 
@@ -98,6 +103,10 @@ def parse_per_file_ignores(
     for value in values:
         glob, colon, codes = value.rpartition(":")
         if not colon or not glob.strip() or not codes.strip():
-            raise SettingsError(f"{option}: expected GLOB:CODES (such as 'tests/*:FSU3'), not {value!r}")
+            raise SettingsError(
+                _("{option}: expected GLOB:CODES (such as 'tests/*:FSU3'), not {value}").format(
+                    option=option, value=repr(value)
+                )
+            )
         entries.append((glob.strip(), parse_codes([codes], f"{option} for {glob.strip()!r}", known)))
     return tuple(entries)

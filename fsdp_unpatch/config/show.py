@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+from fsdp_unpatch import i18n
 from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.run.session import Plan
 
@@ -38,6 +39,7 @@ def settings_text(plan: Plan, request: Request) -> str:
         ("keep", settings.keep),
         ("fixable", settings.fixable),
         ("unfixable", settings.unfixable),
+        ("lang", i18n.language()),  # as chosen: --lang, else the configuration, else the locale
         ("unsafe-fixes", request.unsafe_fixes),
         ("ignore-noqa", request.ignore_noqa),
         ("cache-dir", cache),

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 from fsdp_unpatch.catalog.versions import TargetTorch, Version, installed_version, known_releases
+from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.reporting.quoting import printable
 
 
@@ -40,14 +41,22 @@ def choose(
             if releases:
                 if installed is not None and installed not in declared.releases:
                     warnings.append(
-                        f"the installed torch {installed_text} is outside the torch the project declares "
-                        f"({printable(declared.origin)}); the target follows the declaration"
+                        _(
+                            "the installed torch {installed} is outside the torch the project declares "
+                            "({declared}); the target follows the declaration"
+                        ).format(installed=installed_text, declared=printable(declared.origin))
                     )
                 return TargetTorch(releases, printable(declared.origin)), warnings
-            fallback = "the installed torch" if installed is not None else "the newest known release"
+            fallback = _("the installed torch") if installed is not None else _("the newest known release")
             warnings.append(
-                printable(f"{declared.where}: {declared.texts}") + " allows no torch release the catalog knows "
-                f"({known[0]} to {known[-1]}); the target is {fallback}"
+                _(
+                    "{declared} allows no torch release the catalog knows ({lowest} to {highest}); the target is {fallback}"
+                ).format(
+                    declared=printable(f"{declared.where}: {declared.texts}"),
+                    lowest=known[0],
+                    highest=known[-1],
+                    fallback=fallback,
+                )
             )
     if installed is not None:
         return TargetTorch((installed,), "installed torch"), warnings

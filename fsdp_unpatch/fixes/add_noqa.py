@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from fsdp_unpatch.analysis.suppression import NOQA
+from fsdp_unpatch.i18n import gettext as _
+from fsdp_unpatch.i18n import ngettext
 
 MARKED_CATEGORIES = ("remove", "review")
 _LINE_END = re.compile(r"(\r\n|\r|\n)?\Z")
@@ -106,20 +108,19 @@ def mark_files(result, quiet: bool = False) -> bool:
                 write_atomic(source, marked.data)
                 files += 1
         except SourceError as error:
-            click.echo(f"fsdp-unpatch: error: {file.display}: {error}", err=True)
+            click.echo("fsdp-unpatch: " + _("error: {message}").format(message=f"{file.display}: {error}"), err=True)
             ok = False
             continue
         added += marked.added
         unmarkable += [f"{file.display}:{line}" for line in marked.unmarkable]
     if not quiet:
-        click.echo(
-            f"Added {added} noqa directive{'s' if added != 1 else ''} to {files} file{'s' if files != 1 else ''}.",
-            err=True,
-        )
+        in_files = ngettext("{count} file", "{count} files", files).format(count=files)
+        said = ngettext("Added {count} noqa directive to {files}.", "Added {count} noqa directives to {files}.", added)
+        click.echo(said.format(count=added, files=in_files), err=True)
     for where in unmarkable:
-        click.echo(
-            f"fsdp-unpatch: warning: {where}: the line ends inside a string or continues with a backslash; "
-            "no `# noqa` added (suppress it on the statement's first line or in per-file-ignores)",
-            err=True,
-        )
+        warning = _(
+            "{where}: the line ends inside a string or continues with a backslash; "
+            "no `# noqa` added (suppress it on the statement's first line or in per-file-ignores)"
+        ).format(where=where)
+        click.echo("fsdp-unpatch: " + _("warning: {message}").format(message=warning), err=True)
     return ok

@@ -44,16 +44,18 @@ def statistics_report(result: RunResult, context: ReportContext, output_format: 
     data = counts(result, context)
     if output_format in ("json", "json-lines"):
         return json.dumps(data, indent=2) + "\n"
+    from fsdp_unpatch.i18n import gettext as _
+
     if not data["rules"]:
-        return "No findings.\n"
-    lines = ["Per rule:"]
+        return _("No findings.") + "\n"
+    lines = [_("Per rule:")]
     width = max(len(str(r["count"])) for r in data["rules"])
     for rule in data["rules"]:
         mark = "[*]" if rule["fixable"] else "[ ]"
         lines.append(f"{rule['count']:>{width}}\t{rule['code']}\t{mark} {rule['name']} ({rule['category']})")
     if data["targets"]:
         lines.append("")
-        lines.append("Per target:")
+        lines.append(_("Per target:"))
         width = max(len(str(t["count"])) for t in data["targets"])
         for target in data["targets"]:
             codes = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in target["codes"].items())

@@ -10,14 +10,20 @@ import io
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
+from fsdp_unpatch.i18n import N_, ngettext
+from fsdp_unpatch.i18n import gettext as _
+from fsdp_unpatch.i18n import sentences as i18n_sentences
 from fsdp_unpatch.model import Finding, Replacement, RunResult
 from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.reporting.localize import localized
 from fsdp_unpatch.reporting.quoting import printable, quoted_path
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
+# Where the target torch came from, as `config/target_torch.py` names it (a declaration names its file instead).
+TARGET_ORIGINS = (N_("configuration"), N_("installed torch"), N_("newest known"))
 STYLES = {"remove": "bold red", "review": "bold yellow", "keep": "bold green", "error": "bold magenta"}
 
 
@@ -76,10 +82,11 @@ def _body(finding: Finding) -> Text:
     text = Text()
     text.append(f"{finding.code} ")
     text.append(f"[{finding.category}]", style=STYLES.get(finding.category, ""))
-    text.append(f" {printable(finding.message)}")
+    text.append(f" {printable(localized(finding.message))}")
     if finding.fix is not None and not finding.fixed:
         text.append(
-            " (fixable" + (" with --unsafe-fixes)" if finding.fix.applicability == "unsafe" else ")"), style="cyan"
+            _(" (fixable with --unsafe-fixes)") if finding.fix.applicability == "unsafe" else _(" (fixable)"),
+            style="cyan",
         )
     return text
 
@@ -122,30 +129,42 @@ def summary(result: RunResult, context: ReportContext) -> str:
     parts = [f"{counts[c]} {c}" for c in ("remove", "review", "keep", "error") if counts[c]]
     fixable = sum(1 for f in remaining if f.fix is not None and f.fix.applicability == "safe")
     scanned = len(result.files)
-    line = f"Found {len(remaining)} finding{'s' if len(remaining) != 1 else ''}"
-    line += f" ({', '.join(parts)})" if parts else ""
-    line += f" in {scanned} file{'s' if scanned != 1 else ''}."
+    found = ngettext("Found {count} finding", "Found {count} findings", len(remaining)).format(count=len(remaining))
+    if parts:
+        found = _("{found} ({categories})").format(found=found, categories=_(", ").join(parts))
+    files = ngettext("{count} file", "{count} files", scanned).format(count=scanned)
+    sentences = [_("{found} in {files}.").format(found=found, files=files)]
     if context.fix_mode:
-        line += " " + fix_summary(result, context)
+        sentences.append(fix_summary(result, context))
     elif fixable:
-        line += f" {fixable} fixable with `fsdp-unpatch fix`."
+        sentences.append(_("{count} fixable with `fsdp-unpatch fix`.").format(count=fixable))
     if context.target_torch:
-        line += f" Target torch {context.target_torch} ({context.target_torch_origin})."
-    line += f" Took {context.elapsed:.2f} s."
-    return line
-
-
-def _plural(count: int, word: str, suffix: str = "s") -> str:
-    return f"{count} {word}{suffix if count != 1 else ''}"
+        lowest, to, highest = context.target_torch.partition(" to ")  # "2.8 to 2.13" (TargetTorch's text)
+        torch = _("{lowest} to {highest}").format(lowest=lowest, highest=highest) if to else lowest
+        origin = _(context.target_torch_origin) if context.target_torch_origin in TARGET_ORIGINS else None
+        sentences.append(
+            _("Target torch {torch} ({origin}).").format(torch=torch, origin=origin or context.target_torch_origin)
+        )
+    sentences.append(_("Took {seconds} s.").format(seconds=f"{context.elapsed:.2f}"))
+    return i18n_sentences(sentences)
 
 
 def fix_summary(result: RunResult, context: ReportContext) -> str:
     """`Fixed 9, changed 2 files.`, or with `--diff` (nothing written) `Would fix 9 in 2 files.`"""
     fixed = sum(1 for f in result.findings if f.fixed)
-    files = _plural(len(result.changed), "file")
-    line = f"Would fix {fixed} in {files}." if context.dry_run else f"Fixed {fixed}, changed {files}."
+    changed = len(result.changed)
+    files = ngettext("{count} file", "{count} files", changed).format(count=changed)
+    line = (_("Would fix {fixed} in {files}.") if context.dry_run else _("Fixed {fixed}, changed {files}.")).format(
+        fixed=fixed, files=files
+    )
     if result.unsafe_fixes_left:
-        line += f" {_plural(result.unsafe_fixes_left, 'unsafe fix', 'es')} not applied (use --unsafe-fixes)."
+        left = result.unsafe_fixes_left
+        unsafe = ngettext(
+            "{count} unsafe fix not applied (use --unsafe-fixes).",
+            "{count} unsafe fixes not applied (use --unsafe-fixes).",
+            left,
+        ).format(count=left)
+        line = i18n_sentences([line, unsafe])
     return line
 
 
@@ -172,13 +191,14 @@ def _hunk(replacement: Replacement, lines: list[str], where: str) -> Text:
 
     text = Text()
     deleted = [lines[n - 1] for n in range(replacement.line, replacement.end_line) if 1 <= n <= len(lines)]
-    text.append(f"    @@ {where}line {replacement.line} @@\n", style="cyan")
+    text.append(f"    @@ {where}" + _("line {line}").format(line=replacement.line) + " @@\n", style="cyan")
     for sign, chunk, style in (("-", deleted, "red"), ("+", replacement.content.splitlines(), "green")):
         shown = chunk if len(chunk) <= PREVIEW_LINES else chunk[: PREVIEW_LINES - 1]
         for line in shown:
             text.append(f"    {sign} {line}\n", style=style)
         if len(shown) < len(chunk):
-            text.append(f"    {sign} ... ({len(chunk) - len(shown)} more lines)\n", style=style)
+            more = len(chunk) - len(shown)
+            text.append(f"    {sign} ... " + _("({count} more lines)").format(count=more) + "\n", style=style)
     return text
 
 
@@ -192,7 +212,11 @@ def fixes_applied(result: RunResult, dry_run: bool = False) -> str:
             out.append(f"{quoted_path(file.display)}:")
             out.extend(f"    {n} x {code}" for code, n in sorted(counts.items()))
             total += sum(counts.values())
-    header = ("Would fix " if dry_run else "Fixed ") + _plural(total, "finding") + (":" if total else ".")
+    header = (
+        ngettext("Would fix {count} finding", "Would fix {count} findings", total)
+        if dry_run
+        else ngettext("Fixed {count} finding", "Fixed {count} findings", total)
+    ).format(count=total) + (_(":") if total else _("."))
     return "\n".join([header, *out]) + "\n"
 
 

@@ -410,22 +410,26 @@ def clear(root: Path, folder: Optional[Path] = None) -> tuple[bool, str]:
     A symbolic link is removed, never what it points to; a folder is removed as far as it can be, and
     what could not be is named. Never raises.
     """
+    from fsdp_unpatch.i18n import gettext as _
+
     folder = folder if folder is not None else root / CACHE_DIR
     try:
         info = os.lstat(folder)
     except FileNotFoundError:
-        return True, f"No cache at {folder}"
+        return True, _("No cache at {folder}").format(folder=folder)
     except OSError as error:
-        return False, f"cannot inspect {folder}: {error.strerror or error}"
+        return False, _("cannot inspect {folder}: {reason}").format(folder=folder, reason=error.strerror or error)
     try:
         if stat.S_ISLNK(info.st_mode):
             target = os.readlink(folder)
             os.unlink(folder)
-            return True, f"Removed the symbolic link {folder} (what it points to, {target!r}, is left alone)"
+            return True, _("Removed the symbolic link {folder} (what it points to, {target}, is left alone)").format(
+                folder=folder, target=repr(target)
+            )
         if not stat.S_ISDIR(info.st_mode):
-            return False, f"{folder} is not a folder; left alone"
+            return False, _("{folder} is not a folder; left alone").format(folder=folder)
     except OSError as error:
-        return False, f"cannot remove {folder}: {error.strerror or error}"
+        return False, _("cannot remove {folder}: {reason}").format(folder=folder, reason=error.strerror or error)
     # Only what the cache itself writes goes: a folder named by mistake (`--cache-dir .`) keeps everything else.
     failures: list[str] = []
     for name in sorted(os.listdir(folder)):
@@ -439,12 +443,14 @@ def clear(root: Path, folder: Optional[Path] = None) -> tuple[bool, str]:
                 except OSError as error:
                     failures.append(f"{path}: {error.strerror or error}")
     if failures:
-        return False, f"could not remove all of {folder}: {failures[0]}"
+        return False, _("could not remove all of {folder}: {failure}").format(folder=folder, failure=failures[0])
     others = sorted(os.listdir(folder))
     if others:
-        return True, f"Removed the cache from {folder}; {len(others)} other file(s) there left alone"
+        return True, _("Removed the cache from {folder}; {count} other file(s) there left alone").format(
+            folder=folder, count=len(others)
+        )
     try:
         os.rmdir(folder)
     except OSError as error:
-        return False, f"cannot remove {folder}: {error.strerror or error}"
-    return True, f"Removed {folder}"
+        return False, _("cannot remove {folder}: {reason}").format(folder=folder, reason=error.strerror or error)
+    return True, _("Removed {folder}").format(folder=folder)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from fsdp_unpatch.i18n import gettext as _
+
 if TYPE_CHECKING:
     from fsdp_unpatch.catalog import Catalog
     from fsdp_unpatch.catalog.versions import TargetTorch
@@ -93,7 +95,7 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
     from_buffer = request.from_buffer
     missing = [] if from_buffer else [p for p in request.paths if not os.path.lexists(p)]
     if missing and len(missing) == len(request.paths):
-        raise UsageError(f"{missing[0]}: no such file or directory")
+        raise UsageError(_("{path}: no such file or directory").format(path=missing[0]))
     paths = [p for p in request.paths if p not in missing and not from_buffer] or ["."]
     # What earlier fixes removed is remembered per project; without one (no identity to keep it under) nothing is.
     project = None if from_buffer else Project.of(paths).root
@@ -111,7 +113,7 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
         if repair is not None and repair.done:  # a file the finished group deleted is no longer a candidate
             candidates = list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
     except MissingPath as error:
-        raise UsageError(f"{error}: no such file or directory") from None
+        raise UsageError(_("{path}: no such file or directory").format(path=error)) from None
     options = RunOptions(
         analysis=Options(target_torch=target.lowest, keep=settings.keep, torch_releases=target.releases),
         fix=request.fix,

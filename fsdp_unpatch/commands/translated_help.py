@@ -1,0 +1,75 @@
+"""`--help` in the reader's language, translated as click writes it.
+
+click builds each command's help from English strings given at import (docstrings, `help=`); this
+formatter looks each one up in the catalog as it writes it (the usage prefix, headings, the command's text,
+each option's help and click's `[default: ...]` note), so that no module needs to know the language when
+it is imported.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional, Sequence
+
+import click
+
+from fsdp_unpatch import i18n
+from fsdp_unpatch.i18n import N_
+
+# click's own words in a help page (click does not translate them itself)
+CLICK_WORDS = (
+    N_("Usage:"),
+    N_("Options"),
+    N_("Commands"),
+    N_("Show this message and exit."),
+    N_("Show the version and exit."),
+    N_("default:"),
+    N_("required"),
+)
+_EXTRA = re.compile(r"^(?P<help>.*?)(?P<extra>  \[[^\[\]]*\])?$", re.DOTALL)
+
+
+def _extra(extra: str) -> str:
+    """click's `  [default: full]` note, its words translated, its values kept."""
+    inner = extra.strip()[1:-1]
+    parts = []
+    for part in inner.split("; "):
+        word, colon, value = part.partition(":")
+        parts.append(f"{i18n.gettext(word + colon)}{value}" if colon else i18n.gettext(part))
+    return f"  [{'; '.join(parts)}]"
+
+
+def translated_help(text: str) -> str:
+    match = _EXTRA.match(text)
+    if match is None or not match.group("extra"):
+        return i18n.gettext(text)
+    return i18n.gettext(match.group("help")) + _extra(match.group("extra"))
+
+
+class TranslatedFormatter(click.HelpFormatter):
+    def write_usage(self, prog: str, args: str = "", prefix: Optional[str] = None) -> None:
+        if prefix is None:
+            prefix = f"{i18n.gettext('Usage:')} "
+        super().write_usage(prog, args, prefix)
+
+    def write_heading(self, heading: str) -> None:
+        super().write_heading(i18n.gettext(heading))
+
+    def write_text(self, text: str) -> None:
+        super().write_text(i18n.gettext(text))
+
+    def write_dl(self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
+        super().write_dl([(term, translated_help(help)) for term, help in rows], col_max, col_spacing)
+
+
+class TranslatedContext(click.Context):
+    formatter_class = TranslatedFormatter
+
+
+def translate_help_of(command: click.Command) -> click.Command:
+    """Have `command` (and a group's commands) write its help through the formatter above."""
+    command.context_class = TranslatedContext
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            translate_help_of(sub)
+    return command

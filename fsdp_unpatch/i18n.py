@@ -1,0 +1,133 @@
+"""The language of what people read: English, or Simplified Chinese (`zh-CN`).
+
+Chosen by `--lang` (read by the command line before click builds any help), else `lang` in the
+configuration, else the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`, the first one set; `zh...` is Chinese).
+The catalog is a gettext `.mo` under `fsdp_unpatch/locale/`, loaded with the standard library the first
+time a Chinese string is asked for: an English run never reads it. Messages are looked up by their English
+text (the msgid), so English needs no catalog at all.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import TYPE_CHECKING, Iterable, Mapping, Optional
+
+if TYPE_CHECKING:
+    import gettext as _gettext
+
+ENGLISH, CHINESE = "en", "zh-CN"
+LANGUAGES = (ENGLISH, CHINESE)
+DOMAIN = "fsdp_unpatch"
+LOCALE_DIR = os.path.join(os.path.dirname(__file__), "locale")
+# the gettext folder of each language but English
+CATALOG_FOLDERS = {CHINESE: "zh_CN"}
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")  # POSIX order: the first one set wins
+
+_state = {"language": ENGLISH, "explicit": False}
+
+
+class LanguageError(ValueError):
+    """A language the tool has no catalog for; the message names the value and the choices."""
+
+
+def normalise(value: str, where: str = "--lang") -> str:
+    """`zh-CN`, `zh_CN`, `zh` -> "zh-CN"; `en`, `en_US` -> "en"; anything else is refused."""
+    code = value.strip().replace("_", "-").lower()
+    if code in ("en", "c", "posix") or code.startswith("en-"):
+        return ENGLISH
+    if code in ("zh", "zh-cn", "zh-hans", "zh-sg") or code.startswith("zh-hans"):
+        return CHINESE
+    raise LanguageError(
+        gettext("{where}: unknown language {value} (choose one of: {choices})").format(
+            where=where, value=repr(value), choices=", ".join(LANGUAGES)
+        )
+    )
+
+
+def from_locale(environ: Mapping[str, str]) -> str:
+    """The language of the user's locale: Chinese when it names any `zh` locale, else English."""
+    for variable in LOCALE_VARIABLES:
+        value = environ.get(variable, "")
+        if value:
+            return CHINESE if value.lower().startswith("zh") else ENGLISH
+    return ENGLISH
+
+
+def set_language(language: str, *, explicit: bool = False) -> None:
+    """Use `language` from now on; `explicit` (a `--lang` flag) keeps the configuration from changing it."""
+    _state["language"] = language
+    _state["explicit"] = explicit
+
+
+def use_configured(language: Optional[str]) -> None:
+    """The configuration's `lang`, unless `--lang` was given."""
+    if language is not None and not _state["explicit"]:
+        _state["language"] = language
+
+
+def language() -> str:
+    return str(_state["language"])
+
+
+def split_lang_option(args: Iterable[str]) -> tuple[Optional[str], list[str]]:
+    """(the `--lang` value or None, the arguments without it): `--lang X` or `--lang=X` anywhere before `--`."""
+    value, rest = None, []
+    items = iter(args)
+    for arg in items:
+        if arg == "--":
+            rest.append(arg)
+            rest.extend(items)
+            break
+        if arg == "--lang":
+            value = next(items, "")
+        elif arg.startswith("--lang="):
+            value = arg[len("--lang=") :]
+        else:
+            rest.append(arg)
+    return value, rest
+
+
+def choose(argv_language: Optional[str], environ: Mapping[str, str] = os.environ) -> None:
+    """At the start of a command: `--lang` if given, else the locale (the configuration may come later)."""
+    if argv_language is not None:
+        set_language(normalise(argv_language), explicit=True)
+    else:
+        set_language(from_locale(environ))
+
+
+@functools.cache
+def _catalog(language: str) -> _gettext.NullTranslations:
+    import gettext
+
+    try:
+        with open(_mo_path(language), "rb") as file:
+            return gettext.GNUTranslations(file)
+    except OSError:  # an installation without the catalog: English rather than a crash
+        return gettext.NullTranslations()
+
+
+def _mo_path(language: str) -> str:
+    return os.path.join(LOCALE_DIR, CATALOG_FOLDERS[language], "LC_MESSAGES", f"{DOMAIN}.mo")
+
+
+def gettext(message: str) -> str:
+    """`message` in the current language (itself in English, or when the catalog lacks it)."""
+    if _state["language"] == ENGLISH or not message:
+        return message
+    return _catalog(str(_state["language"])).gettext(message)
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    if _state["language"] == ENGLISH:
+        return singular if count == 1 else plural
+    return _catalog(str(_state["language"])).ngettext(singular, plural, count)
+
+
+def sentences(parts: list[str]) -> str:
+    """Sentences one after the other: a space between English ones, none between Chinese ones (each ends in 。)."""
+    return ("" if _state["language"] == CHINESE else " ").join(parts)
+
+
+def N_(message: str) -> str:  # noqa: N802 (gettext's name for a string marked for extraction, not translated here)
+    return message
