@@ -12,7 +12,6 @@ BROKEN_IMPORT = declare(
     phase="run",
     summary="An import of a name that its module, a file of the project, does not bind",
     messages="`{name}` is imported from `{module}` ({path}), which does not bind it: this import fails",
-    planned_in="fsdp_unpatch.rules.broken_imports (findings), called by fsdp_unpatch.run.batch",
     doc="""
     ## What it does
     Reports `from M import name`, and `x.name` where `x` is bound by `import M as x`, `import M` or

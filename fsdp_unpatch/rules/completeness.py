@@ -3,8 +3,8 @@
 - FSU401: a name one FSDP2 module imported by name from another (`_fsdp_param_group` did
   `from ._fsdp_collectives import foreach_reduce`) is patched in one module only; the other module
   keeps calling what it imported. Only when FSDP2's code of the target release reads the unpatched
-  binding (catalog `[callers]`). Decided per file, then dropped in `link` when another file of the
-  run patches the counterpart.
+  binding (catalog `[callers]`). Decided per file, then dropped by the rule's run check
+  (`stale_by_name_import.py`) when another file of the run patches the counterpart.
 - FSU402: a class attribute patched through two modules: both names reach the same class object, so
   the second assignment is redundant (information, not a bug).
 - FSU403 / FSU404: an op packet `torch.ops.<ns>.<op>` replaced without its `.default` overload, or
@@ -134,16 +134,3 @@ def op_default_problems(patched: Iterable[Patched]) -> list[tuple[str, Patched, 
         if packet not in defaults:
             problems.append((OP_DEFAULT_NOT_REPLACED.code, site, OP_DEFAULT_NOT_REPLACED.message(packet=packet)))
     return problems
-
-
-def link(analyses: Iterable) -> None:
-    """Drop FSU401 findings whose missing counterpart another file of the run patches.
-
-    `analyses`: the run's FileAnalysis objects (their `patched`, `incomplete` and `planned`).
-    """
-    analyses = list(analyses)
-    patched_in_run = {p.target for analysis in analyses for p in analysis.patched}
-    for analysis in analyses:
-        for item, planned in analysis.incomplete:
-            if item.missing in patched_in_run and planned in analysis.planned:
-                analysis.planned.remove(planned)

@@ -15,7 +15,6 @@ OP_DEFAULT_AFTER_PACKET = declare(
     summary="`.default` assigned after the op packet was replaced: it lands on the replacement function",
     messages="`torch.{packet}.default` is assigned after `torch.{packet}` was replaced, so it lands on the "
     "replacement function, not on the op's overload; assign `.default` first",
-    planned_in="fsdp_unpatch.rules.completeness (op_default_problems)",
     doc="""
     ## What it does
     Reports `torch.ops.<ns>.<op>.default = f` that comes after `torch.ops.<ns>.<op> = f` in the file; not when

@@ -14,7 +14,6 @@ OP_DEFAULT_NOT_REPLACED = declare(
     summary="An op packet `torch.ops.<ns>.<op>` is replaced, its `.default` overload is not",
     messages="`torch.{packet}` is replaced but its `.default` overload is not: callers of "
     "`torch.{packet}.default` (traced and compiled graphs) still run the original op",
-    planned_in="fsdp_unpatch.rules.completeness (op_default_problems)",
     doc="""
     ## What it does
     Reports the replacement of an op packet `torch.ops.<ns>.<op>` when the file does not also replace its

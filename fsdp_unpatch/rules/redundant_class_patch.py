@@ -13,7 +13,6 @@ REDUNDANT_CLASS_PATCH = declare(
     phase="file",
     summary="The same class attribute is patched again through another module",
     messages="`{later}` is the same class attribute as `{earlier}` (line {line}): patching it again is redundant",
-    planned_in="fsdp_unpatch.rules.completeness (redundant_class_patches)",
     doc="""
     ## What it does
     Reports the second of two assignments that set the same attribute of an FSDP2 class through two

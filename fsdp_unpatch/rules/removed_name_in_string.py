@@ -13,7 +13,6 @@ REMOVED_NAME_IN_STRING = declare(
     summary="A removed patch name inside a string literal (code run by `python -c`, `exec`, a mock target)",
     messages="this string names `{name}`, which the migration removes ({replacement}); code in strings is not "
     "rewritten: update it by hand",
-    planned_in="fsdp_unpatch.rules.strings (plan_strings), called by fsdp_unpatch.run.linking",
     doc="""
     ## What it does
     Reports a string literal that names a patch function or installer the migration removes. The finding

@@ -16,7 +16,6 @@ REMOVED_SYMBOL_REFERENCE = declare(
         "by-hand": "`{spelled}` names `{name}`, which the migration removes; native FSDP2 offers `{native}` "
         "({why}: rewrite by hand)",
     },
-    planned_in="fsdp_unpatch.rules.references (plan_rewrite), called by fsdp_unpatch.run.linking",
     doc="""
     ## What it does
     Reports code that names a replacement function of the collectives patch (for example

@@ -2,8 +2,30 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.decisions import Drop
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
+
+
+def check(analyses: Sequence[Any], catalog: Catalog, options: Options) -> Iterator[Drop]:
+    """Across the run: a finding whose missing counterpart another file of the run patches is dropped.
+
+    `analyses`: the run's analysed files (each planned its findings with the counterpart each misses in
+    `incomplete`, and recorded what it patches in `patched`)."""
+    from fsdp_unpatch.analysis.decisions import Drop
+
+    patched_in_run = {p.target for analysis in analyses for p in analysis.patched}
+    for analysis in analyses:
+        for item, planned in analysis.incomplete:
+            if item.missing in patched_in_run and planned in analysis.planned:
+                yield Drop(analysis, planned)
+
 
 STALE_BY_NAME_IMPORT = declare(
     "FSU401",
@@ -13,8 +35,9 @@ STALE_BY_NAME_IMPORT = declare(
     phase="file",
     summary="A name another FSDP2 module imported by name is patched in one module only",
     messages="`{target}` is patched but `{missing}` is not: {why}; patch `{missing}` too (torch {version})",
-    planned_in="fsdp_unpatch.rules.completeness (incomplete_by_name; dropped across files by link)",
     exports=("patched-targets", "unpatched-twins"),
+    check=check,
+    subject="run",
     doc="""
     ## What it does
     Reports a patch of one binding of a name that another FSDP2 module imported by name
