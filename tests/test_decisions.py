@@ -94,9 +94,9 @@ CROSS_FILE_STEPS = [
     "run/linking.py",
     "run/engine.py",
     "rules/orphans.py",
-    "rules/completeness.py",
-    "rules/references.py",
-    "rules/strings.py",
+    "rules/stale_by_name_import.py",
+    "rules/removed_symbol_reference.py",
+    "rules/removed_name_in_string.py",
     "rules/tests.py",
 ]
 PLAN_FIELDS = {"planned", "requires", "replacements", "installers", "edits", "removable"}

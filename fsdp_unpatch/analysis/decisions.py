@@ -1,6 +1,6 @@
 """What the run-phase (cross-file) steps decide, as data, and the one place that applies it.
 
-The cross-file steps (`run/linking.py`, `rules/orphans.py`, `rules/completeness.py`) read the run's
+The cross-file steps (`run/linking.py`, `rules/orphans.py`, FSU401's run check) read the run's
 analysed files and yield decisions instead of editing other files' plans in place: add a finding to a
 file, drop one, make one fix require others, hold a fix back, keep an installer the fix would delete. The engine applies
 each decision as it is yielded (`run/engine.py`, `Run.decide`, the one caller of `apply`), so a step reads

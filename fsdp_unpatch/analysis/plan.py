@@ -26,6 +26,7 @@ from fsdp_unpatch.analysis.collect import Facts, RawInstall, collect, count_name
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.names import ImportTable, dotted_name, is_fsdp2_private, target_id
+from fsdp_unpatch.analysis.patched import Patched
 from fsdp_unpatch.analysis.patterns import body_statements, descendants, is_docstring, same_device_copy
 from fsdp_unpatch.analysis.planned import Edit, Planned
 from fsdp_unpatch.analysis.registrations import kernel_registrations
@@ -34,16 +35,18 @@ from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.fingerprint.normalise import local_names
-from fsdp_unpatch.rules import completeness, overrides
+from fsdp_unpatch.rules import overrides
 from fsdp_unpatch.rules.collective_override import COLLECTIVE_OVERRIDE
 from fsdp_unpatch.rules.enhance_patch import ENHANCE_PATCH
 from fsdp_unpatch.rules.installer_call import installer_calls
 from fsdp_unpatch.rules.native_path_too_old import NATIVE_PATH_TOO_OLD
+from fsdp_unpatch.rules.op_default_after_packet import OP_DEFAULT_AFTER_PACKET, defaults_after_packet
+from fsdp_unpatch.rules.op_default_not_replaced import OP_DEFAULT_NOT_REPLACED, packets_without_default
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
 from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
-from fsdp_unpatch.rules.redundant_class_patch import REDUNDANT_CLASS_PATCH
+from fsdp_unpatch.rules.redundant_class_patch import REDUNDANT_CLASS_PATCH, redundant_class_patches
 from fsdp_unpatch.rules.same_device_foreach_copy import SAME_DEVICE_COPY
-from fsdp_unpatch.rules.stale_by_name_import import STALE_BY_NAME_IMPORT
+from fsdp_unpatch.rules.stale_by_name_import import STALE_BY_NAME_IMPORT, Incomplete, incomplete_by_name
 from fsdp_unpatch.rules.unproven_override import UNPROVEN_OVERRIDE
 
 
@@ -67,9 +70,9 @@ class FileAnalysis:
     # Replacement functions the fix would delete, by name; kept when another file refers to them.
     replacements: dict[str, Planned] = field(default_factory=dict)
     # What the file's install sites patch (for the patch-completeness rules across the run).
-    patched: list[completeness.Patched] = field(default_factory=list)
+    patched: list[Patched] = field(default_factory=list)
     # FSU401 findings and the counterpart each misses; dropped when another file patches it.
-    incomplete: list[tuple[completeness.Incomplete, Planned]] = field(default_factory=list)
+    incomplete: list[tuple[Incomplete, Planned]] = field(default_factory=list)
     # Module-level names bound to an FSDP2 module or class (`fsm = torch...._fully_shard`): other files of the
     # run that import them patch FSDP2 through them (`run/engine.py`, `link_module_aliases`).
     module_aliases: dict[str, str] = field(default_factory=dict)
@@ -653,16 +656,16 @@ class _Analyzer:
                 continue
             qualified, target = self.resolve_target(install)
             if qualified is not None and target is not None:
-                self.result.patched.append(completeness.Patched(install, qualified, target))
+                self.result.patched.append(Patched(install, qualified, target))
         patched = self.result.patched
-        for item in completeness.incomplete_by_name(patched, self.catalog, self.options.releases):
+        for item in incomplete_by_name(patched, self.catalog, self.options.releases):
             if scoping.reloaded_after(self.facts, self.catalog, item.site.install, item.missing, self.line):
                 continue  # the reload copied the patch into the by-name binding
             planned = self.add(
                 Planned(STALE_BY_NAME_IMPORT.code, item.site.install.report, item.message, item.site.target)
             )
             self.result.incomplete.append((item, planned))
-        for earlier, later in completeness.redundant_class_patches(patched, dict(self.catalog.classes)):
+        for earlier, later in redundant_class_patches(patched, dict(self.catalog.classes)):
             self.add(
                 Planned(
                     REDUNDANT_CLASS_PATCH.code,
@@ -675,7 +678,9 @@ class _Analyzer:
                     later.target,
                 )
             )
-        for code, site, message in completeness.op_default_problems(patched):
+        op_defaults = [(OP_DEFAULT_AFTER_PACKET.code, *found) for found in defaults_after_packet(patched)]
+        op_defaults += [(OP_DEFAULT_NOT_REPLACED.code, *found) for found in packets_without_default(patched)]
+        for code, site, message in op_defaults:
             # Moot when the fix deletes the site: the order of its assignments no longer matters.
             moot_with = self.removed_sites.get(id(site.install.removable))
             self.add(Planned(code, site.install.report, message, site.target, moot_with=moot_with))

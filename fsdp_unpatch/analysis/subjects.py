@@ -31,3 +31,6 @@ class ModuleSubject(Protocol):
     def code(self, node: cst.CSTNode) -> str: ...
 
     def position(self, node: cst.CSTNode) -> CodeRange: ...
+
+    def place(self, node: cst.CSTNode, where: CodeRange) -> None:
+        """Report `node`, a stand-in not in the tree (a name inside a string literal), at `where`."""

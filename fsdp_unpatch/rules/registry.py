@@ -127,12 +127,8 @@ SHARED_MODULES = frozenset(
         "examples",
         "source_errors",
         "overrides",
-        "references",
         "tests",
-        "strings",
-        "completeness",
         "orphans",
-        "broken_imports",
     }
 )
 

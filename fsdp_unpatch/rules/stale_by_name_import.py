@@ -2,15 +2,47 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.decisions import Drop
+    from fsdp_unpatch.analysis.patched import Patched
     from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.catalog.versions import Version
     from fsdp_unpatch.config.options import Options
+
+
+@dataclass(frozen=True)
+class Incomplete:
+    """An FSU401 finding-to-be: `site` patches one binding, `missing` (a target id) is not patched."""
+
+    site: Patched
+    missing: str
+    message: str
+
+
+def incomplete_by_name(patched: Iterable[Patched], catalog: Catalog, releases: Sequence[Version]) -> list[Incomplete]:
+    """FSU401 candidates in one file: patched names whose by-name twin the file does not patch and
+    FSDP2's code reads in one of the torch releases (an unread stale copy changes nothing). The message
+    names the oldest such release."""
+    from fsdp_unpatch.analysis.patched import by_name_counterparts, is_read
+
+    patched = list(patched)
+    done = {p.target for p in patched}
+    found: dict[tuple[int, str], Incomplete] = {}
+    for version in releases:
+        counterparts = by_name_counterparts(catalog, version)
+        for index, site in enumerate(patched):
+            for missing, why in counterparts.get(site.target, ()):
+                if (index, missing) in found or missing in done or not is_read(catalog, missing, version):
+                    continue
+                message = STALE_BY_NAME_IMPORT.message(target=site.target, missing=missing, why=why, version=version)
+                found[(index, missing)] = Incomplete(site, missing, message)
+    return [item for _, item in sorted(found.items(), key=lambda pair: pair[0][0])]  # in the order of the sites
 
 
 def check(analyses: Sequence[Any], catalog: Catalog, options: Options) -> Iterator[Drop]:

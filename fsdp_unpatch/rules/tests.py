@@ -22,9 +22,9 @@ import libcst as cst
 
 from fsdp_unpatch.analysis.patterns import body_statements, is_docstring
 from fsdp_unpatch.analysis.plan import Edit, FileAnalysis, Planned
+from fsdp_unpatch.analysis.references import FileReferences, Reference
 from fsdp_unpatch.fixes.module_edits import DeleteFile
 from fsdp_unpatch.rules.patch_identity_assertion import PATCH_IDENTITY_ASSERTION
-from fsdp_unpatch.rules.references import FileReferences, Reference
 from fsdp_unpatch.rules.removed_function_test import REMOVED_FUNCTION_TEST
 from fsdp_unpatch.rules.removed_function_test_module import REMOVED_FUNCTION_TEST_MODULE
 

@@ -39,7 +39,7 @@ from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.model import FileResult, Finding, Fix, FixApplicability, RunOptions, RunResult, Span  # noqa: F401
-from fsdp_unpatch.rules import broken_imports
+from fsdp_unpatch.rules import broken_import
 from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
 from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
@@ -451,7 +451,7 @@ class Run:
             buffers = {i: u.candidate.data for i, u in enumerate(self.units) if u.candidate.data is not None}
             if self.options.fix:
                 guard(files, groups, paths, roots_of(self.options, paths, [paths[i] for i in buffers]))
-            broken_imports.report(files, paths, buffers, self.options)
+            broken_import.report(files, paths, buffers, self.options)
         if self.options.write:
             commit_groups(files, groups)
         unsafe_left = sum(

@@ -28,14 +28,15 @@ from fsdp_unpatch.analysis.decisions import Add, Decision, Drop, KeepInstaller, 
 from fsdp_unpatch.analysis.patterns import descendants
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.analysis.prefilter import mentions
+from fsdp_unpatch.analysis.references import FileReferences, find_references
 from fsdp_unpatch.analysis.source import module_name_for
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.rules.installer_call import INSTALLER_CALL, installer_calls
 from fsdp_unpatch.rules.orphans import plan_orphans
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
 from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
-from fsdp_unpatch.rules.references import FileReferences, find_references, plan_rewrite
-from fsdp_unpatch.rules.strings import plan_strings
+from fsdp_unpatch.rules.removed_name_in_string import plan_strings
+from fsdp_unpatch.rules.removed_symbol_reference import plan_rewrite
 from fsdp_unpatch.rules.tests import TestPlan, is_test_module, plan_tests
 from fsdp_unpatch.run.removals import Removals, RemovedSymbol, from_catalog, from_run
 
