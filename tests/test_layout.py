@@ -2,7 +2,8 @@
 
 The import graph has no cycle, counting imports inside functions and `if TYPE_CHECKING:` ones: a type-only
 import still says that one layer knows another. A cycle is where layers drift into each other. No module
-imports a private name (`_x`) of another package, and no module is over 500 lines."""
+imports a private name (`_x`) of another package, no module is over 500 lines, and no string literal of
+the shipped code outside the rules spells a rule code."""
 
 from __future__ import annotations
 
