@@ -48,3 +48,33 @@ def test_a_deselected_rules_check_is_not_called(spied_computed_setattr, deselect
     findings = api.check_source(LOOPED_SETATTR, "adapter/tracing.py", isolated=True, **deselect)
     assert findings == []
     assert spied_computed_setattr == []
+
+
+def test_each_kind_has_its_rules_and_a_deselected_one_is_left_out() -> None:
+    from fsdp_unpatch.analysis.dispatch import rules_for
+    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.config.options import Options
+
+    everything = Options(target_torch=Version.parse("2.13"))
+    assert {r.code for r in rules_for("module", everything)} >= {"FSU103", "FSU105", "FSU106", "FSU107", "FSU202"}
+    assert [r.code for r in rules_for("run", everything)] == ["FSU401"]
+    without = Options(target_torch=Version.parse("2.13"), deselected=frozenset({"FSU401", "FSU105"}))
+    assert rules_for("run", without) == []
+    assert "FSU105" not in {r.code for r in rules_for("module", without)}
+
+
+def test_a_check_that_yields_another_rules_finding_is_refused(monkeypatch) -> None:
+    """Skipping a deselected rule's check must not hide another rule's findings: each yields its own."""
+    from fsdp_unpatch.analysis.dispatch import dispatch
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.config.options import Options
+
+    rule = registry.rule("FSU105")
+
+    def borrows(*args):
+        yield Planned("FSU202", None, "a test patch", None)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(registry, "all_rules", lambda: {rule.code: dataclasses.replace(rule, check=borrows)})
+    with pytest.raises(AssertionError, match="FSU105's check yielded a FSU202 finding"):
+        list(dispatch("module", object(), None, options=Options(target_torch=Version.parse("2.13"))))
