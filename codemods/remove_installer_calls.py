@@ -12,8 +12,8 @@ from typing import Sequence
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from fsdp_unpatch.analysis.plan import FileAnalysis, plan_installer_calls
-from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
+from fsdp_unpatch.analysis.plan import FileAnalysis
+from fsdp_unpatch.rules.installer_call import INSTALLER_CALL, installer_calls
 
 from ._base import UnpatchCodemod
 
@@ -47,5 +47,5 @@ class RemoveInstallerCalls(UnpatchCodemod):
     def analyze(self, tree: cst.Module) -> FileAnalysis:
         analysis = super().analyze(tree)
         own = analysis.module_name + "."
-        plan_installer_calls(analysis, {q: None for q in self.installers if not q.startswith(own)})
+        analysis.planned.extend(installer_calls(analysis, {q: None for q in self.installers if not q.startswith(own)}))
         return analysis

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Scaffold a new per-file rule: its module, a case where it fires, a case where it must not, the README row
-and its section of the docs' rule reference.
+"""Scaffold a new rule: its module, a case where it fires, a case where it must not, the README row and its
+section of the docs' rule reference.
 
 Writes `fsdp_unpatch/rules/<name>.py` (the declaration, a `check` that yields nothing yet, one `VALID` and
 one `INVALID` example), `tests/rules/<CODE>/<case>/example.py` and `tests/rules/<CODE>/ok_<case>/example.py`,
 then regenerates the README's rules table and docs/rules.md's rule reference (`scripts/gen_readme_rules.py`).
-Nothing else is touched: the registry finds the module by walking the package. The new rule's cases and
-examples fail until its `check` is written and the snapshots are reviewed (README, "Adding a rule").
+Nothing else is touched: the registry finds the module by walking the package, and the dispatcher calls its
+`check` for each subject of its kind (`--phase file`: each analysed module; `--phase run`: the analysed files
+of the whole run, once). The new rule's cases and examples fail until its `check` is written and the snapshots
+are reviewed (docs/development.md, "Adding a rule").
 
 Usage::
 
@@ -31,22 +33,18 @@ MODULE = '''"""{code} ({name}): {summary_lower}."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator{sequence}
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
-    from fsdp_unpatch.analysis.plan import FileAnalysis
-    from fsdp_unpatch.analysis.planned import Planned
+{check_imports}
     from fsdp_unpatch.catalog import Catalog
     from fsdp_unpatch.config.options import Options
 
 
-def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Planned]:
-    """The findings of this rule in one analysed file (import libcst and the analysis here, not above)."""
-    # TODO: yield Planned(...) for each finding (with `edits` when the rule has a fix).
-    yield from ()
+{check}
 
 
 {constant} = declare(
@@ -57,8 +55,8 @@ def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterato
     phase="{phase}",
     summary="{summary}",
     messages="TODO: the finding's message, with {{placeholders}}",
-    planned_in="fsdp_unpatch.rules.{module} (check)",
     check=check,
+    subject="{subject}",
     doc="""
     ## What it does
     TODO: what the rule reports (and what its fix does).
@@ -77,6 +75,25 @@ def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterato
 VALID = [Valid("x = 1\\n")]
 INVALID = [Invalid("x = 1  # TODO: code the rule fires on\\n")]
 '''
+
+# The subject kind a rule's check takes, by phase, and the check the scaffold writes for it.
+SUBJECTS = {"file": "module", "run": "run"}
+SUBJECT_IMPORT = "    from fsdp_unpatch.analysis.subjects import ModuleSubject"
+CHECK_IMPORTS = {
+    "file": "    from fsdp_unpatch.analysis.planned import Planned\n" + SUBJECT_IMPORT,
+    "run": "    from fsdp_unpatch.analysis.decisions import Decision\n" + SUBJECT_IMPORT,
+}
+CHECKS = {
+    "file": '''def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """The findings of this rule in one analysed file (import libcst and the analysis here, not above)."""
+    # TODO: yield Planned(...) for each finding (with `edits` when the rule has a fix).
+    yield from ()''',
+    "run": '''def check(analyses: Sequence[ModuleSubject], catalog: Catalog, options: Options) -> Iterator[Decision]:
+    """This rule's decisions across the analysed files of a run, once every file is linked: `Add(analysis,
+    Planned(...))` for a finding, `Drop` / `Require` on its own findings (`analysis/decisions.py`)."""
+    # TODO: yield a decision for each finding (import libcst and the analysis here, not above).
+    yield from ()''',
+}
 
 FIRING_CASE = "# TODO: a project where {code} fires (README, Rule cases and snapshots).\nx = 1\n"
 OK_CASE = "# TODO: a project where {code} must not fire.\nx = 1\n"
@@ -116,8 +133,7 @@ def main() -> int:
     parser.add_argument("name", help="its name, kebab-case (patched-hook); the module is rules/patched_hook.py")
     parser.add_argument("--category", required=True, choices=registry.CATEGORIES)
     parser.add_argument("--fix", required=True, choices=registry.APPLICABILITIES)
-    # A run-phase rule is planned by the linking step, not by a per-file `check`: scaffold that by hand.
-    parser.add_argument("--phase", required=True, choices=("file",))
+    parser.add_argument("--phase", required=True, choices=("file", "run"))
     parser.add_argument("--summary", default="TODO: one line on what the rule reports")
     parser.add_argument("--case", default="fires", help="the firing case's folder name (its ok_ twin too)")
     args = parser.parse_args()
@@ -138,7 +154,10 @@ def main() -> int:
             summary=summary,
             summary_lower=summary[:1].lower() + summary[1:],
             constant=module.upper(),
-            module=module,
+            subject=SUBJECTS[args.phase],
+            sequence=", Sequence" if args.phase == "run" else "",
+            check_imports=CHECK_IMPORTS[args.phase],
+            check=CHECKS[args.phase],
         ),
     )
     cases = REPO / "tests" / "rules" / args.code

@@ -91,3 +91,72 @@ def test_the_scaffold_refuses_a_taken_code_or_name_and_writes_nothing(tmp_path: 
     assert taken_code.returncode == 2 and "FSU001 is taken" in taken_code.stderr
     assert taken_name.returncode == 2 and "collective-override is taken" in taken_name.stderr
     assert tree(copy) == before
+
+
+def test_a_run_phase_rule_is_scaffolded_with_a_run_check(tmp_path: Path) -> None:
+    copy = copy_of_repo(tmp_path)
+    before = tree(copy)
+    done = run(
+        copy,
+        "scripts/add_rule.py",
+        "FSU499",
+        "patched-twice",
+        "--category",
+        "review",
+        "--fix",
+        "none",
+        "--phase",
+        "run",
+        "--case",
+        "twice",
+    )
+    assert done.returncode == 0, done.stderr
+    after = tree(copy)
+    changed = {name for name in after.keys() | before.keys() if before.get(name) != after.get(name)}
+    assert changed == {
+        "fsdp_unpatch/rules/patched_twice.py",
+        "tests/rules/FSU499/twice/example.py",
+        "tests/rules/FSU499/ok_twice/example.py",
+        "README.md",
+    }
+    probe = "from fsdp_unpatch.rules.registry import rule\nr = rule('FSU499')\nprint(r.phase, r.subject)\n"
+    assert run(copy, "-c", probe).stdout.split() == ["run", "run"]
+    for args in (("check", "fsdp_unpatch/rules/patched_twice.py"), ("format", "--check", "fsdp_unpatch/rules")):
+        linted = run(copy, "-m", "ruff", *args)
+        assert linted.returncode == 0, linted.stdout + linted.stderr
+
+
+# A `check` filled in by hand, in the scaffolded module only: it reports each module's first statement.
+FIRST_STATEMENT = """\
+    from fsdp_unpatch.analysis.planned import Planned
+
+    yield Planned(PATCHED_HOOK.code, analysis.module.body[0], PATCHED_HOOK.message(placeholders="here"))
+"""
+# A patch the ast tier and the prefilter let through to the analysis.
+INSTALL_SITE = """\
+from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+
+def _post_backward(self):
+    return None
+
+
+FSDPParamGroup.post_backward = _post_backward
+"""
+
+
+def test_the_scaffolded_module_alone_is_dispatched(scaffolded) -> None:
+    """Filling in the module's `check` is all it takes for the engine to run it: nothing else lists it."""
+    copy, _, _ = scaffolded
+    module = copy / "fsdp_unpatch" / "rules" / "patched_hook.py"
+    text = module.read_text(encoding="utf-8")
+    assert text.count("    yield from ()\n") == 1
+    module.write_text(text.replace("    yield from ()\n", FIRST_STATEMENT), encoding="utf-8")
+    project = copy / "project"
+    project.mkdir()
+    (project / "patch.py").write_text(INSTALL_SITE, encoding="utf-8")
+    args = ("-m", "fsdp_unpatch", "check", "--no-cache", "--isolated", "--output-format", "concise")
+    fired = run(copy, *args, "--target-torch", "2.13", "project")
+    assert "patch.py:1:1: FSU199 [review] TODO: the finding's message, with here" in fired.stdout, fired.stdout
+    ignored = run(copy, *args, "--target-torch", "2.13", "--ignore", "FSU199", "project")
+    assert "FSU199" not in ignored.stdout and ignored.stdout.strip(), ignored.stdout + ignored.stderr

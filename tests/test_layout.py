@@ -2,11 +2,13 @@
 
 The import graph has no cycle, counting imports inside functions and `if TYPE_CHECKING:` ones: a type-only
 import still says that one layer knows another. A cycle is where layers drift into each other. No module
-imports a private name (`_x`) of another package, and no module is over 500 lines."""
+imports a private name (`_x`) of another package, no module is over 500 lines, and no string literal of
+the shipped code outside the rules spells a rule code."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "fsdp_unpatch"
@@ -85,29 +87,19 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-# Upward edges of the rules layer that close the one remaining circle. All three are type-only: the rule
-# contract (`check=`) is typed by the planner that calls it and by the catalog it is given, which lists the
-# rules (`Catalog.rules`). They go with the semantic model and the one dispatcher (issue 22, items 1 and 3).
-# The test below fails once the graph without them has a cycle, and `test_every_tolerated_edge_is_still_there`
-# once one of them is gone.
-RULES_LAYER_EDGES = {
-    ("fsdp_unpatch.rules.registry", "fsdp_unpatch.analysis.plan"),
-    ("fsdp_unpatch.rules.module_replacement", "fsdp_unpatch.analysis.plan"),
-    ("fsdp_unpatch.rules.registry", "fsdp_unpatch.catalog"),
-}
-
-
 def test_the_package_has_no_import_cycle() -> None:
     graph = _graph()
     assert "fsdp_unpatch.run.batch" in graph and graph["fsdp_unpatch.run.batch"], "the graph was read"
-    for importer, imported in RULES_LAYER_EDGES:
-        graph[importer].discard(imported)
     assert _cycles(graph) == []
 
 
-def test_every_tolerated_edge_is_still_there() -> None:
+def test_the_rule_contract_is_typed_below_the_rules() -> None:
+    """The registry knows neither the planner that calls the checks nor the catalog that lists the rules: a
+    check is typed by the protocols of `analysis/subjects.py`, which import no rule and no planner."""
     graph = _graph()
-    assert {(a, b) for a, b in RULES_LAYER_EDGES if b not in graph.get(a, set())} == set()
+    above = ("fsdp_unpatch.analysis.plan", "fsdp_unpatch.catalog", "fsdp_unpatch.run")
+    assert sorted(m for m in graph["fsdp_unpatch.rules.registry"] if m.startswith(above)) == []
+    assert sorted(m for m in graph["fsdp_unpatch.analysis.subjects"] if m.startswith("fsdp_unpatch.rules")) == []
 
 
 def test_type_only_imports_count() -> None:
@@ -189,3 +181,47 @@ def test_the_package_list_in_pyproject_is_every_package_folder() -> None:
     }
     folders.add("fsdp_unpatch.codemods")  # mapped from the top-level `codemods/` folder (package-dir)
     assert listed == folders
+
+
+RULE_CODE = re.compile(r"FSU\d{3}")
+
+
+def _rule_code_literals(module: str, tree: ast.Module) -> list[str]:
+    """String literals that spell a rule code (docstrings aside: they document, they decide nothing)."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        f"{module}:{node.lineno}: {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and RULE_CODE.search(node.value)
+    ]
+
+
+def test_the_rule_code_finder_finds_one() -> None:
+    source = '"""FSU001 in a docstring is documentation."""\nCODE = f"{x}: FSU002"\nif code == "FSU003":\n    pass\n'
+    assert _rule_code_literals("m", ast.parse(source)) == ["m:2: ': FSU002'", "m:3: 'FSU003'"]
+
+
+def test_no_rule_code_literal_outside_the_rules() -> None:
+    """A rule's code is spelled once, in its declaration: everything else names the rule
+    (`INSTALLER_CALL.code`), so that the code a decision reads is the rule's own. The shipped code counts
+    (`fsdp_unpatch/` but its rules and generated data, `codemods/`); docs, tests and scripts do not."""
+    roots = [PACKAGE, PACKAGE.parent / "codemods"]
+    paths = [
+        p
+        for root in roots
+        for p in sorted(root.rglob("*.py"))
+        if not p.is_relative_to(PACKAGE / "rules") and not p.is_relative_to(PACKAGE / "data")
+    ]
+    assert len(paths) > 100, "the code was read"
+    found = [hit for path in paths for hit in _rule_code_literals(path.name, ast.parse(path.read_bytes()))]
+    assert found == []

@@ -88,7 +88,8 @@ def test_every_rule_is_declared_once_with_the_whole_anatomy() -> None:
         assert re.fullmatch(r"[a-z]+(-[a-z0-9]+)*", rule.name), rule.name  # kebab case; `vendored-fsdp2`
         assert rule.category in registry.CATEGORIES and rule.fix in registry.APPLICABILITIES
         assert rule.phase in ("file", "run") and set(rule.exports) <= set(registry.CROSS_FILE_KEYS)
-        assert rule.summary and rule.messages and rule.planned_in
+        assert rule.summary and rule.messages
+        assert (rule.check is None) == (rule.subject is None) and rule.subject in (None, *registry.SUBJECT_KINDS)
         sections = [line for line in rule.doc.splitlines() if line.startswith("## ")]
         assert sections == list(registry.DOC_SECTIONS), (rule.code, sections)
 
@@ -165,7 +166,6 @@ def test_declaring_a_code_twice_differently_fails() -> None:
             summary=first.summary,
             messages=dict(first.messages),
             doc=first.doc,
-            planned_in=first.planned_in,
         )
     assert registry.rule("FSU001") is first
 
@@ -217,14 +217,21 @@ def test_the_readme_check_fails_on_a_stale_table(tmp_path: Path) -> None:
     assert stale != readme and module.with_table(stale) == readme
 
 
-def test_where_a_rule_is_planned_names_modules_that_exist() -> None:
-    import importlib
-
-    for rule in registry.all_rules().values():
-        modules = re.findall(r"fsdp_unpatch(?:\.\w+)+", rule.planned_in)
-        assert modules, rule.code
-        for module in modules:
-            importlib.import_module(module)
+def test_a_check_comes_with_its_subject_kind() -> None:
+    first = registry.rule("FSU105")
+    with pytest.raises(ValueError, match="go together"):
+        registry.declare(
+            "FSU999",
+            "checked-without-subject",
+            category="review",
+            fix="none",
+            phase="file",
+            summary="s",
+            messages="m",
+            doc=first.doc,
+            check=first.check,
+        )
+    assert "FSU999" not in registry.all_rules()
 
 
 def test_rules_markdown_output_is_the_table(tmp_path: Path) -> None:

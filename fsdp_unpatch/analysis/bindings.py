@@ -1,7 +1,7 @@
 """What a module binds at top level, and what it imports from other modules (CPython's `ast`, no libcst).
 
 Shared by the import safety net (`run/import_net.py`: which names a fix would unbind, which files import them)
-and FSU306 (`rules/broken_imports.py`: an import of a name its module no longer binds). Both read the same
+and FSU306 (`rules/broken_import.py`: an import of a name its module no longer binds). Both read the same
 facts, so what the net protects is what the rule checks.
 """
 

@@ -4,8 +4,8 @@ A patch has parts — install sites, the replacement functions they install, the
 them, the installer's calls — and the analysis sees them as one thing: a replacement is removed only
 with all its install sites, an installer only when nothing is left for it to install.
 
-`analyze_module` handles one file; `plan_installer_calls` adds what other files of the run decided
-(calls of an installer that is removed elsewhere).
+`analyze_module` handles one file; what other files of the run decide (calls of an installer that is
+removed elsewhere) is added by the run's linking step.
 """
 
 from __future__ import annotations
@@ -22,28 +22,31 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 
 from fsdp_unpatch import fingerprint
 from fsdp_unpatch.analysis import fallbacks, scoping
-from fsdp_unpatch.analysis.collect import Facts, RawCall, RawInstall, collect, count_names
+from fsdp_unpatch.analysis.collect import Facts, RawInstall, collect, count_names
+from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.names import ImportTable, dotted_name, is_fsdp2_private, target_id
+from fsdp_unpatch.analysis.patched import Patched
 from fsdp_unpatch.analysis.patterns import body_statements, descendants, is_docstring, same_device_copy
 from fsdp_unpatch.analysis.planned import Edit, Planned
+from fsdp_unpatch.analysis.registrations import kernel_registrations
 from fsdp_unpatch.analysis.screen import Detail
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.fingerprint.normalise import local_names
-from fsdp_unpatch.rules import completeness, overrides
+from fsdp_unpatch.rules import overrides
 from fsdp_unpatch.rules.collective_override import COLLECTIVE_OVERRIDE
 from fsdp_unpatch.rules.enhance_patch import ENHANCE_PATCH
-from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
-from fsdp_unpatch.rules.kernel_registration import KERNEL_REGISTRATION
+from fsdp_unpatch.rules.installer_call import installer_calls
 from fsdp_unpatch.rules.native_path_too_old import NATIVE_PATH_TOO_OLD
+from fsdp_unpatch.rules.op_default_after_packet import OP_DEFAULT_AFTER_PACKET, defaults_after_packet
+from fsdp_unpatch.rules.op_default_not_replaced import OP_DEFAULT_NOT_REPLACED, packets_without_default
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
 from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
-from fsdp_unpatch.rules.redundant_class_patch import REDUNDANT_CLASS_PATCH
-from fsdp_unpatch.rules.registry import file_checks
+from fsdp_unpatch.rules.redundant_class_patch import REDUNDANT_CLASS_PATCH, redundant_class_patches
 from fsdp_unpatch.rules.same_device_foreach_copy import SAME_DEVICE_COPY
-from fsdp_unpatch.rules.stale_by_name_import import STALE_BY_NAME_IMPORT
+from fsdp_unpatch.rules.stale_by_name_import import STALE_BY_NAME_IMPORT, Incomplete, incomplete_by_name
 from fsdp_unpatch.rules.unproven_override import UNPROVEN_OVERRIDE
 
 
@@ -67,9 +70,9 @@ class FileAnalysis:
     # Replacement functions the fix would delete, by name; kept when another file refers to them.
     replacements: dict[str, Planned] = field(default_factory=dict)
     # What the file's install sites patch (for the patch-completeness rules across the run).
-    patched: list[completeness.Patched] = field(default_factory=list)
+    patched: list[Patched] = field(default_factory=list)
     # FSU401 findings and the counterpart each misses; dropped when another file patches it.
-    incomplete: list[tuple[completeness.Incomplete, Planned]] = field(default_factory=list)
+    incomplete: list[tuple[Incomplete, Planned]] = field(default_factory=list)
     # Module-level names bound to an FSDP2 module or class (`fsm = torch...._fully_shard`): other files of the
     # run that import them patch FSDP2 through them (`run/engine.py`, `link_module_aliases`).
     module_aliases: dict[str, str] = field(default_factory=dict)
@@ -573,7 +576,7 @@ class _Analyzer:
                 i.node is install.function and i.removable for i in self.result.installers
             ):
                 roots.append(install.function)
-        for registration in overrides.kernel_registrations(self.facts):
+        for registration in kernel_registrations(self.facts):
             roots.append(registration.call)
             roots.extend(f for call, f in self.facts.decorated if call is registration.call)
             if registration.function is not None:
@@ -639,28 +642,7 @@ class _Analyzer:
 
         return qualify
 
-    # other forms of override, and patch completeness -------------------------------------------------
-    def plan_other_overrides(self) -> None:
-        # FSDP2's own modules define the fsdp ops: their registrations are the native kernels, not overrides.
-        # So does a vendored copy of them, whatever its path: a kernel for an op the file defines is its own.
-        native = any(self.result.module_name.startswith(root + ".") for root in self.catalog.fsdp2_roots)
-        defined = overrides.defined_ops(self.facts)
-        for registration in overrides.kernel_registrations(self.facts):
-            if registration.namespace != "fsdp" or native or (registration.namespace, registration.op) in defined:
-                continue
-            target = f"ops.fsdp.{registration.op}"
-            kernel = (
-                registration.function.value
-                if isinstance(registration.function, cst.Name)
-                else next((f.name.value for call, f in self.facts.decorated if call is registration.call), None)
-            )
-            message = overrides.registration_message(
-                registration, self.catalog.targets.get(target), self.options.target_torch, self.result.code, kernel
-            )
-            self.add(Planned(KERNEL_REGISTRATION.code, registration.call, message, target))
-        for code, node, message, patched in overrides.patches_in_tests(self.facts, self.catalog, self.result.code):
-            self.add(Planned(code, node, message, patched))
-
+    # patch completeness ----------------------------------------------------------------------------
     def relative(self, qualified: str) -> str:
         """A qualified name under an FSDP2 root, without the root."""
         for root in self.catalog.fsdp2_roots:
@@ -674,16 +656,16 @@ class _Analyzer:
                 continue
             qualified, target = self.resolve_target(install)
             if qualified is not None and target is not None:
-                self.result.patched.append(completeness.Patched(install, qualified, target))
+                self.result.patched.append(Patched(install, qualified, target))
         patched = self.result.patched
-        for item in completeness.incomplete_by_name(patched, self.catalog, self.options.releases):
+        for item in incomplete_by_name(patched, self.catalog, self.options.releases):
             if scoping.reloaded_after(self.facts, self.catalog, item.site.install, item.missing, self.line):
                 continue  # the reload copied the patch into the by-name binding
             planned = self.add(
                 Planned(STALE_BY_NAME_IMPORT.code, item.site.install.report, item.message, item.site.target)
             )
             self.result.incomplete.append((item, planned))
-        for earlier, later in completeness.redundant_class_patches(patched, dict(self.catalog.classes)):
+        for earlier, later in redundant_class_patches(patched, dict(self.catalog.classes)):
             self.add(
                 Planned(
                     REDUNDANT_CLASS_PATCH.code,
@@ -696,7 +678,9 @@ class _Analyzer:
                     later.target,
                 )
             )
-        for code, site, message in completeness.op_default_problems(patched):
+        op_defaults = [(OP_DEFAULT_AFTER_PACKET.code, *found) for found in defaults_after_packet(patched)]
+        op_defaults += [(OP_DEFAULT_NOT_REPLACED.code, *found) for found in packets_without_default(patched)]
+        for code, site, message in op_defaults:
             # Moot when the fix deletes the site: the order of its assignments no longer matters.
             moot_with = self.removed_sites.get(id(site.install.removable))
             self.add(Planned(code, site.install.report, message, site.target, moot_with=moot_with))
@@ -737,17 +721,15 @@ class _Analyzer:
             self.classify_install(install, pending)
             for planned in self.result.planned[before:]:
                 planned.message += verdict.note(planned.message, install.attribute)
-        self.plan_other_overrides()
         self.plan_completeness()
         self.merge_chained(pending)
         self.plan_replacements(pending)
         self.plan_installers()
         self.plan_freed_replacements()
         self.plan_copies()
-        for check in file_checks():  # rules whose module plans them (`Rule.check`)
-            self.result.planned.extend(check(self.result, self.catalog, self.options))
+        self.result.planned.extend(dispatch("module", self.result, self.catalog, options=self.options))
         removable = {i.qualified: i.finding for i in self.result.installers if i.removable}
-        plan_installer_calls(self.result, removable)
+        self.result.planned.extend(installer_calls(self.result, removable))
         return self.result
 
 
@@ -879,29 +861,6 @@ def _difference_message(name: str, entry: Target, evidence: fingerprint.Evidence
         count=_plural(len(evidence.differences), "statement"),
         shown=shown,
         more=more,
-    )
-
-
-def plan_installer_calls(analysis: FileAnalysis, installers: dict[str, Optional[Planned]]) -> None:
-    """Delete calls and imports of installers that the run removes (in this file or another one)."""
-    if not installers:
-        return
-    for call in analysis.facts.calls:
-        qualified = analysis.table.qualify(call.call.func)
-        if qualified in installers:
-            _plan_call(analysis, call, installers[qualified])
-
-
-def _plan_call(analysis: FileAnalysis, call: RawCall, installer: Optional[Planned]) -> None:
-    analysis.planned.append(
-        Planned(
-            INSTALLER_CALL.code,
-            call.call,
-            INSTALLER_CALL.message(call=_short(analysis.code(call.call))),
-            None,
-            edits=[Edit(call.statement)],
-            requires=[installer] if installer is not None else [],
-        )
     )
 
 

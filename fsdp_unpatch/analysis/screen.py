@@ -12,7 +12,7 @@ It over-approximates what the libcst tier finds in a file analysed on its own (`
 file): every finding goes through one of these, each checked with a superset of the libcst tier's test:
 
 - an install site (`analysis/collect.py`: an attribute store, `setattr`) or a test patch / kernel
-  registration call (`rules/overrides.py`) whose owner or dotted string resolves into an FSDP2 root, a
+  registration call (`analysis/registrations.py`) whose owner or dotted string resolves into an FSDP2 root, a
   family module or `torch.ops`. Names resolve through every import of the file (any scope, each name to
   *every* module it is ever bound to, where libcst keeps the last), simple aliases (to a fixpoint) and the
   file's own function names; an unbound name stands for itself, as in `names.ImportTable.qualify`.
@@ -59,8 +59,8 @@ MAX_DEPTH = 48
 # Callees (by last name) that may install, patch in a test, or register a kernel: `collect.REGISTRATION_CALLEES`
 # and `setattr` (`patterns.setattr_install`); `tests/test_tiers.py` checks that the two sets agree.
 CALLEES = frozenset({"setattr", "patch", "object", "impl", "register_kernel", "setitem", "dict", "define", "custom_op"})
-KERNEL_CALLEES = frozenset({"impl", "register_kernel"})  # `overrides.kernel_registrations`
-DEFINING_CALLEES = frozenset({"define", "custom_op"})  # op definitions of a vendored copy (`overrides.defined_ops`)
+KERNEL_CALLEES = frozenset({"impl", "register_kernel"})  # `registrations.kernel_registrations`
+DEFINING_CALLEES = frozenset({"define", "custom_op"})  # op definitions of a vendored copy (`registrations.defined_ops`)
 _FOREACH_COPY, _FOREACH_COPY_QUALIFIED = "_foreach_copy_", "torch._foreach_copy_"
 
 

@@ -14,6 +14,8 @@ class Options:
     # Every release the project allows that the catalog knows, oldest first (a declared range); empty: only
     # `target_torch`.
     torch_releases: tuple[Version, ...] = ()
+    # Rules deselected for every file (`--select`, `--ignore`): their checks do not run at all.
+    deselected: frozenset[str] = frozenset()
 
     @property
     def releases(self) -> tuple[Version, ...]:

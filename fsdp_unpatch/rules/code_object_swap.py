@@ -14,7 +14,6 @@ CODE_OBJECT_SWAP = declare(
     summary="`__code__` of an FSDP2 function replaced in place",
     messages="`{spelled}` swaps the code of FSDP2 internal `{target}` in place: every by-name import and saved "
     "original runs the new code too",
-    planned_in="fsdp_unpatch.rules.overrides (code_swap)",
     doc="""
     ## What it does
     Reports `X.__code__ = f.__code__` (or its `setattr`) where X is an FSDP2 function.

@@ -15,7 +15,6 @@ COLLECTIVE_OVERRIDE = declare(
     messages="`{spelled}` overrides `{target}`, which native FSDP2 now covers (`{replacement}` {proof}); "
     "delete the override",
     targets="remove",
-    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.classify_install)",
     doc="""
     ## What it does
     Reports a statement that installs a replacement over an FSDP2 internal whose only NPU reason was a

@@ -13,12 +13,13 @@ from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
-    from fsdp_unpatch.analysis.plan import FileAnalysis, Options
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject
     from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
 
 
-def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Planned]:
+def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     import libcst as cst  # here, not at the top: the registry imports this module without parsing anything
 
     from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
@@ -49,8 +50,8 @@ COMPUTED_SETATTR = declare(
     summary="`setattr` on an FSDP2 module or class with an attribute name computed at run time",
     messages="`setattr({owner}, {name}, ...)` sets an attribute of FSDP2 internal `{target}` whose name is "
     "computed at run time: no rule can tell which internal it overrides; spell each override out",
-    planned_in="fsdp_unpatch.rules.computed_setattr (check)",
     check=check,
+    subject="module",
     doc="""
     ## What it does
     Reports `setattr(X, name, value)` where X is an FSDP2 private module or class and `name` is not a

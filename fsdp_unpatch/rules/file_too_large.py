@@ -15,7 +15,6 @@ FILE_TOO_LARGE = declare(
     phase="file",
     summary="The file is too large to check safely",
     messages="{problem}",
-    planned_in="fsdp_unpatch.analysis.source, fsdp_unpatch.fixes.transaction, fsdp_unpatch.run.engine (SourceError)",
     doc="""
     ## What it does
     Reports a file above 64 MB, which is not read, and a file above 4 MB that could hold a finding, which

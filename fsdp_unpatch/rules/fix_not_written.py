@@ -15,7 +15,6 @@ FIX_NOT_WRITTEN = declare(
     phase="file",
     summary="A fix was computed but not written",
     messages="{problem}",
-    planned_in="fsdp_unpatch.analysis.source, fsdp_unpatch.fixes.transaction, fsdp_unpatch.run.engine (SourceError)",
     doc="""
     ## What it does
     Reports a file whose fix was computed but not written: the fixed text did not parse again, or the

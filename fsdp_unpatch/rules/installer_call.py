@@ -2,8 +2,43 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Mapping, Optional
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject
+
+
+def installer_calls(analysis: ModuleSubject, installers: Mapping[str, Optional[Planned]]) -> list[Planned]:
+    """The file's calls of installers the run removes (in this file or another one): each statement is
+    deleted (its imports go when left unused), and only with the installer's own deletion, when known."""
+    from fsdp_unpatch.analysis.planned import Edit, Planned
+
+    found = []
+    for call in analysis.facts.calls if installers else ():
+        qualified = analysis.table.qualify(call.call.func)
+        if qualified is not None and qualified in installers:
+            installer = installers[qualified]
+            found.append(
+                Planned(
+                    INSTALLER_CALL.code,
+                    call.call,
+                    INSTALLER_CALL.message(call=_short(analysis.code(call.call))),
+                    None,
+                    edits=[Edit(call.statement)],
+                    requires=[installer] if installer is not None else [],
+                )
+            )
+    return found
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 INSTALLER_CALL = declare(
     "FSU004",
@@ -14,7 +49,6 @@ INSTALLER_CALL = declare(
     summary="Call or import of a removed patch installer",
     messages="`{call}` calls an installer that is removed",
     targets="remove",
-    planned_in="fsdp_unpatch.analysis.plan (plan_installer_calls), fsdp_unpatch.run.linking",
     doc="""
     ## What it does
     Reports a statement that calls, or an import that names, an installer the fix removes (in this file or

@@ -2,8 +2,73 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterator, Optional
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.registrations import KernelRegistration
+    from fsdp_unpatch.analysis.subjects import ModuleSubject
+    from fsdp_unpatch.catalog import Catalog, Target
+    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.config.options import Options
+
+
+def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """Kernels the file registers for ops of the `fsdp` namespace that it does not define itself.
+
+    FSDP2's own modules define the fsdp ops: their registrations are the native kernels, not overrides. So
+    does a vendored copy of them, whatever its path: a kernel for an op the file defines is its own."""
+    import libcst as cst  # here, not at the top: the registry imports this module without parsing anything
+
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.registrations import defined_ops, kernel_registrations
+
+    if any(analysis.module_name.startswith(root + ".") for root in catalog.fsdp2_roots):
+        return
+    defined = defined_ops(analysis.facts)
+    for registration in kernel_registrations(analysis.facts):
+        if registration.namespace != "fsdp" or (registration.namespace, registration.op) in defined:
+            continue
+        target = f"ops.fsdp.{registration.op}"
+        kernel = (
+            registration.function.value
+            if isinstance(registration.function, cst.Name)
+            else next((f.name.value for call, f in analysis.facts.decorated if call is registration.call), None)
+        )
+        spelled = analysis.code(registration.call)
+        message = _message(registration, catalog.targets.get(target), options.target_torch, spelled, kernel)
+        yield Planned(KERNEL_REGISTRATION.code, registration.call, message, target)
+
+
+def _message(
+    registration: KernelRegistration,
+    entry: Optional[Target],
+    target_torch: Version,
+    spelled: str,
+    kernel: Optional[str],
+) -> str:
+    from fsdp_unpatch.catalog.versions import Version
+
+    fields = {
+        "call": _short(spelled),
+        "kernel": f"`{kernel}`" if kernel else "a kernel",
+        "keys": ", ".join(f"`{k}`" for k in registration.keys) or "a dispatch key",
+        "op": f"{registration.namespace}::{registration.op}",
+    }
+    if entry is not None and entry.native_since and "PrivateUse1" in registration.keys:
+        since = Version.parse(entry.native_since)
+        form = "replaces-native" if target_torch >= since else "before-native"
+        return KERNEL_REGISTRATION.message(form, since=since, target_torch=target_torch, **fields)
+    return KERNEL_REGISTRATION.message(**fields)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 KERNEL_REGISTRATION = declare(
     "FSU103",
@@ -21,7 +86,8 @@ KERNEL_REGISTRATION = declare(
         "{target_torch} has no PrivateUse1 kernel (it has from torch {since})",
     },
     targets="ops",
-    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.plan_other_overrides), fsdp_unpatch.rules.overrides (kernel_registrations)",
+    check=check,
+    subject="module",
     doc="""
     ## What it does
     Reports `@torch.library.impl(lib, "all_gather_copy_in", "PrivateUse1")`, `lib.impl("op", kernel,

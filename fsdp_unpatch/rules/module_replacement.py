@@ -14,9 +14,12 @@ from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
-    from fsdp_unpatch.analysis.plan import FileAnalysis, Options
+    import libcst as cst
+
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject
     from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
 
 
 def fsdp2_module(key: Optional[str], catalog: Catalog) -> Optional[str]:
@@ -37,13 +40,12 @@ def in_test_module(module_name: str) -> bool:
     return last.startswith("test_") or last.endswith("_test") or last == "conftest"
 
 
-def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Planned]:
+def fsdp2_module_entries(
+    analysis: ModuleSubject, catalog: Catalog
+) -> Iterator[tuple[cst.Subscript, cst.BaseExpression, str]]:
+    """`sys.modules["<FSDP2 module>"] = value` in the file: (the subscript, the value, the module's target id)."""
     import libcst as cst  # here, not at the top: the registry imports this module without parsing anything
 
-    from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.rules.test_patch import TEST_PATCH
-
-    in_tests = in_test_module(analysis.module_name)
     for target, value, _ in analysis.facts.module_entries:
         if analysis.table.qualify(target.value) != "sys.modules" or len(target.slice) != 1:
             continue
@@ -51,15 +53,21 @@ def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterato
         key = index.value if isinstance(index, cst.Index) else None
         literal = key.evaluated_value if isinstance(key, (cst.SimpleString, cst.ConcatenatedString)) else None
         module = fsdp2_module(literal if isinstance(literal, str) else None, catalog)
-        if module is None:
-            continue
+        if module is not None:
+            yield target, value, module
+
+
+def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """Outside test modules (in one, the entry is a test patch: `test_patch.py`)."""
+    from fsdp_unpatch.analysis.planned import Planned
+
+    if in_test_module(analysis.module_name):
+        return
+    for target, value, module in fsdp2_module_entries(analysis, catalog):
         spelled = f"{analysis.code(target)} = {analysis.code(value)}"
-        if in_tests:
-            yield Planned(TEST_PATCH.code, target, TEST_PATCH.message(call=spelled, target=module), module)
-        else:
-            yield Planned(
-                MODULE_REPLACEMENT.code, target, MODULE_REPLACEMENT.message(spelled=spelled, module=module), module
-            )
+        yield Planned(
+            MODULE_REPLACEMENT.code, target, MODULE_REPLACEMENT.message(spelled=spelled, module=module), module
+        )
 
 
 MODULE_REPLACEMENT = declare(
@@ -71,8 +79,8 @@ MODULE_REPLACEMENT = declare(
     summary="An FSDP2 module replaced in `sys.modules`",
     messages="`{spelled}` replaces FSDP2 module `{module}` for every later import, FSDP2's own included: "
     "each of its names is overridden; review what the stand-in changes",
-    planned_in="fsdp_unpatch.rules.module_replacement (check)",
     check=check,
+    subject="module",
     doc="""
     ## What it does
     Reports `sys.modules["<FSDP2 module>"] = value` outside test modules, for every FSDP2 module the

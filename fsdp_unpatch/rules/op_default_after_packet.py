@@ -3,8 +3,29 @@ replacement function."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.patched import Patched
+
+
+def defaults_after_packet(patched: Iterable[Patched]) -> list[tuple[Patched, str]]:
+    """(site, message) for each `.default` assigned after its packet was replaced, in source order."""
+    from fsdp_unpatch.analysis.patched import op_parts
+
+    packets: set[str] = set()
+    found = []
+    for site in patched:
+        packet, default = op_parts(site.target)
+        if packet is not None and not default:
+            packets.add(packet)
+        elif packet is not None and packet in packets:
+            found.append((site, OP_DEFAULT_AFTER_PACKET.message(packet=packet)))
+    return found
+
 
 OP_DEFAULT_AFTER_PACKET = declare(
     "FSU404",
@@ -15,7 +36,6 @@ OP_DEFAULT_AFTER_PACKET = declare(
     summary="`.default` assigned after the op packet was replaced: it lands on the replacement function",
     messages="`torch.{packet}.default` is assigned after `torch.{packet}` was replaced, so it lands on the "
     "replacement function, not on the op's overload; assign `.default` first",
-    planned_in="fsdp_unpatch.rules.completeness (op_default_problems)",
     doc="""
     ## What it does
     Reports `torch.ops.<ns>.<op>.default = f` that comes after `torch.ops.<ns>.<op> = f` in the file; not when

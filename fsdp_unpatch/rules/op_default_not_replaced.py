@@ -2,8 +2,33 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.patched import Patched
+
+
+def packets_without_default(patched: Iterable[Patched]) -> list[tuple[Patched, str]]:
+    """(site, message) for each op packet replaced whose `.default` the file never assigns (its first site)."""
+    from fsdp_unpatch.analysis.patched import op_parts
+
+    packets: dict[str, Patched] = {}
+    defaults: set[str] = set()
+    for site in patched:
+        packet, default = op_parts(site.target)
+        if packet is not None and default:
+            defaults.add(packet)
+        elif packet is not None:
+            packets.setdefault(packet, site)
+    return [
+        (site, OP_DEFAULT_NOT_REPLACED.message(packet=packet))
+        for packet, site in packets.items()
+        if packet not in defaults
+    ]
+
 
 OP_DEFAULT_NOT_REPLACED = declare(
     "FSU403",
@@ -14,7 +39,6 @@ OP_DEFAULT_NOT_REPLACED = declare(
     summary="An op packet `torch.ops.<ns>.<op>` is replaced, its `.default` overload is not",
     messages="`torch.{packet}` is replaced but its `.default` overload is not: callers of "
     "`torch.{packet}.default` (traced and compiled graphs) still run the original op",
-    planned_in="fsdp_unpatch.rules.completeness (op_default_problems)",
     doc="""
     ## What it does
     Reports the replacement of an op packet `torch.ops.<ns>.<op>` when the file does not also replace its

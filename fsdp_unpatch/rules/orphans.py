@@ -6,16 +6,18 @@ The next run no longer sees an install site that ties the function to its FSDP2 
 function that carries the name of a known replacement (`[patch_modules]` in the catalog), that nothing in
 its file uses and that is still upstream code plus the NPU tweak is planned for deletion as before
 (FSU002); a known installer with nothing left in its body (FSU003) too. `fix --unsafe-fixes` then finishes
-the migration a safe run began.
+the migration a safe run began. A step of the run's linking: it yields decisions (`analysis/decisions.py`),
+which the engine applies as they come.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterator, Optional
 
 import libcst as cst
 
 from fsdp_unpatch import fingerprint
+from fsdp_unpatch.analysis.decisions import Add, Decision, Drop
 from fsdp_unpatch.analysis.patterns import body_statements, is_docstring
 from fsdp_unpatch.analysis.plan import Edit, FileAnalysis, Installer, Options, Planned
 from fsdp_unpatch.catalog import Catalog
@@ -43,7 +45,7 @@ def _is_empty(function: cst.FunctionDef) -> bool:
     )
 
 
-def _leave_body_alone(analysis: FileAnalysis, function: cst.FunctionDef) -> None:
+def _leave_body_alone(analysis: FileAnalysis, function: cst.FunctionDef) -> Iterator[Decision]:
     """The function goes as a whole, or stays as it is (as in the run that removed its install sites):
     no same-device collapse (FSU005) inside it."""
     inside: set[int] = set()
@@ -54,12 +56,11 @@ def _leave_body_alone(analysis: FileAnalysis, function: cst.FunctionDef) -> None
             return True
 
     function.visit(_Walk())
-    analysis.planned[:] = [
-        p for p in analysis.planned if not (p.code == SAME_DEVICE_COPY.code and id(p.node) in inside)
-    ]
+    for planned in [p for p in analysis.planned if p.code == SAME_DEVICE_COPY.code and id(p.node) in inside]:
+        yield Drop(analysis, planned)
 
 
-def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> None:
+def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Decision]:
     installed = {id(p.node) for p in analysis.planned}
     for module in catalog.patch_modules.values():
         for name, target_id in module.replacements.items():
@@ -86,9 +87,8 @@ def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> 
                 target.id,
                 edits=[Edit(function)],
             )
-            analysis.planned.append(planned)
-            analysis.replacements[name] = planned
-            _leave_body_alone(analysis, function)
+            yield Add(analysis, planned, replacement=name)
+            yield from _leave_body_alone(analysis, function)
         for name in module.installers:
             function = _top_level_function(analysis, name)
             qualified = f"{analysis.module_name}.{name}"
@@ -103,5 +103,4 @@ def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> 
                 None,
                 edits=[Edit(function)],
             )
-            analysis.planned.append(finding)
-            analysis.installers.append(Installer(function, qualified, True, finding))
+            yield Add(analysis, finding, installer=Installer(function, qualified, True, finding))

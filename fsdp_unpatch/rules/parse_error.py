@@ -16,7 +16,6 @@ PARSE_ERROR = declare(
     phase="file",
     summary="The file is not valid Python source",
     messages="{problem}",
-    planned_in="fsdp_unpatch.analysis.source, fsdp_unpatch.fixes.transaction, fsdp_unpatch.run.engine (SourceError)",
     doc="""
     ## What it does
     Reports a file that could not be parsed: a syntax error (placed by CPython's parser, which also names

@@ -13,7 +13,6 @@ PATCH_IDENTITY_ASSERTION = declare(
     summary="Assertion that a removed collectives patch is installed",
     messages="asserts that the collectives patch is installed ({names}); the migration removes it: delete the "
     "assertion",
-    planned_in="fsdp_unpatch.rules.tests (plan_tests), called by fsdp_unpatch.run.linking",
     doc="""
     ## What it does
     Reports `assert X is _patched_Y`, `assert X == _patched_Y`, `self.assertIs(X, _patched_Y)` (and their

@@ -15,7 +15,6 @@ READ_ERROR = declare(
     phase="file",
     summary="The file could not be read or decoded",
     messages="{problem}",
-    planned_in="fsdp_unpatch.analysis.source, fsdp_unpatch.fixes.transaction, fsdp_unpatch.run.engine (SourceError)",
     doc="""
     ## What it does
     Reports a file that could not be read (permissions, a broken or looping symbolic link, not a regular

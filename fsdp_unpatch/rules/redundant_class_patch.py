@@ -2,8 +2,32 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.patched import Patched
+
+
+def redundant_class_patches(patched: Iterable[Patched], classes: dict[str, str]) -> list[tuple[Patched, Patched]]:
+    """FSU402: (earlier, later) where both patch the same class attribute through different modules."""
+    first: dict[str, Patched] = {}
+    pairs = []
+    for site in patched:
+        parts = site.target.split(".")
+        if len(parts) < 3 or parts[1] not in classes:
+            continue
+        earlier = first.setdefault(site.target, site)
+        if earlier is not site and _module_of(earlier.qualified, parts[1]) != _module_of(site.qualified, parts[1]):
+            pairs.append((earlier, site))
+    return pairs
+
+
+def _module_of(qualified: str, cls: str) -> str:
+    return qualified.split(f".{cls}.")[0]
+
 
 REDUNDANT_CLASS_PATCH = declare(
     "FSU402",
@@ -13,7 +37,6 @@ REDUNDANT_CLASS_PATCH = declare(
     phase="file",
     summary="The same class attribute is patched again through another module",
     messages="`{later}` is the same class attribute as `{earlier}` (line {line}): patching it again is redundant",
-    planned_in="fsdp_unpatch.rules.completeness (redundant_class_patches)",
     doc="""
     ## What it does
     Reports the second of two assignments that set the same attribute of an FSDP2 class through two

@@ -4,14 +4,19 @@
 A declaration carries everything the rest of the tool reads about a rule: its code and name, category,
 fix applicability, phase (decided per file, or across the files of a run), message template,
 documentation (what it does / why / example, as ruff's rule docs), the cross-file keys its findings
-export to the batch layer, and where it is planned — its own `check` function (a rule module that only
-needs one file's facts), or the module that plans it. `fsdp-unpatch rules` / `explain`, the README's rules
-table, the codemods' code lists, the flake8 plugin and the SARIF rule metadata all read it.
+export to the batch layer, and its `check`: the function that takes one subject of its kind (`subject=`:
+an analysed module, or the analysed files of the run) and yields the rule's own findings, or, for the
+run, the decisions on them that the engine applies. One dispatcher (`analysis/dispatch.py`) calls
+the checks registered for each subject kind, and skips the rules a run deselects. `fsdp-unpatch rules` /
+`explain`, the README's rules table, the codemods' code lists, the flake8 plugin and the SARIF rule
+metadata all read the declaration.
 
 `all_rules()` walks the `fsdp_unpatch.rules` package (`pkgutil`) and imports each rule module (its
 declaration runs at import); a new rule module needs no registration anywhere else. The package's other
 modules (`SHARED_MODULES`: this one, the examples' types, and the family logic still shared by several
-rules) declare nothing and are not imported here. A rule module stays cheap to import (no libcst: a
+rules) declare nothing and are not imported here. The registry imports nothing of the layers that run the
+checks (analysis, catalog, engine): a check is typed where it is written, against the small protocols of
+`analysis/subjects.py`. A rule module stays cheap to import (no libcst: a
 `check` imports what it needs when it runs): the configuration checks rule codes on runs that never parse
 a file.
 """
@@ -23,15 +28,9 @@ import importlib
 import pkgutil
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Literal, Mapping, Optional, get_args
+from typing import Any, Callable, Iterable, Literal, Mapping, Optional, get_args
 
 from fsdp_unpatch.model import Category
-
-if TYPE_CHECKING:
-    from fsdp_unpatch.analysis.plan import FileAnalysis
-    from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.catalog import Catalog
-    from fsdp_unpatch.config.options import Options
 
 Applicability = Literal["safe", "unsafe", "none"]  # a rule's: "none" has no fix (a finding's fix is never "none")
 # "file": decided from one file alone; "run": may come from another file of the run (the batch layer links
@@ -49,8 +48,13 @@ CROSS_FILE_KEYS: tuple[str, ...] = get_args(CrossFileKey)
 TargetKind = Literal["remove", "keep", "ops"]
 DOC_SECTIONS = ("## What it does", "## Why", "## Example")
 
-# A per-file rule's own planning function: the findings (with their fixes) it plans in one analysed file.
-Check = Callable[["FileAnalysis", "Catalog", "Options"], Iterable["Planned"]]
+# What a rule's check takes (the dispatcher calls it once per subject of that kind):
+# "module": one analysed file; "run": the analysed files of a whole run (a run check yields decisions on
+# findings, `analysis/decisions.py`, which the engine applies).
+SubjectKind = Literal["module", "run"]
+SUBJECT_KINDS: tuple[str, ...] = get_args(SubjectKind)
+# A rule's check: `check(subject, catalog, options)`; typed in the rule module (`analysis/subjects.py`).
+Check = Callable[..., Iterable[Any]]
 
 
 @dataclass(frozen=True)
@@ -65,11 +69,10 @@ class Rule:
     messages: Mapping[str, str] = field(hash=False)
     # Markdown in three sections (DOC_SECTIONS), as ruff documents a rule.
     doc: str
-    # Where its findings are planned: the module (and function) that plans them, or `check` below.
-    planned_in: str
     exports: tuple[CrossFileKey, ...] = ()
     targets: Optional[TargetKind] = None
     check: Optional[Check] = field(default=None, compare=False)
+    subject: Optional[SubjectKind] = None  # the kind of subject `check` takes
     module: str = ""  # the rule's own module (`collective_override` for FSU001)
 
     def message(self, form: str = "default", /, **fields: object) -> str:
@@ -90,16 +93,18 @@ def declare(
     summary: str,
     messages: Mapping[str, str] | str,
     doc: str,
-    planned_in: str,
     exports: tuple[CrossFileKey, ...] = (),
     targets: Optional[TargetKind] = None,
     check: Optional[Check] = None,
+    subject: Optional[SubjectKind] = None,
 ) -> Rule:
-    """Record a rule; called once per rule, at the import of its module."""
+    """Record a rule; called once per rule, at the import of its module. A `check` needs its `subject`."""
+    if (check is None) != (subject is None):
+        raise ValueError(f"rule {code}: a check and its subject kind go together")
     forms = {"default": messages} if isinstance(messages, str) else dict(messages)
     module = sys._getframe(1).f_globals["__name__"].rsplit(".", 1)[-1]
     rule = Rule(
-        code, name, category, fix, phase, summary, forms, _dedent(doc), planned_in, exports, targets, check, module
+        code, name, category, fix, phase, summary, forms, _dedent(doc), exports, targets, check, subject, module
     )
     if code in _DECLARED and _DECLARED[code] != rule:
         raise ValueError(f"rule {code} is declared twice")
@@ -115,19 +120,15 @@ def _dedent(text: str) -> str:
 
 RULES_PACKAGE = "fsdp_unpatch.rules"
 # The modules of the package that are not rules: the registry, the examples' types, and the logic that
-# several rules still share (the planner calls it; each rule's `planned_in` points there).
+# several rules still share (the planner and the linking step call it).
 SHARED_MODULES = frozenset(
     {
         "registry",
         "examples",
         "source_errors",
         "overrides",
-        "references",
         "tests",
-        "strings",
-        "completeness",
         "orphans",
-        "broken_imports",
     }
 )
 
@@ -170,6 +171,6 @@ def codes(
     )
 
 
-def file_checks() -> list[Check]:
-    """The planning functions of the rules that plan their findings themselves, one file at a time."""
-    return [r.check for r in all_rules().values() if r.check is not None]
+def checking(kind: SubjectKind) -> list[Rule]:
+    """The rules whose check takes subjects of `kind`, in code order."""
+    return [r for r in all_rules().values() if r.check is not None and r.subject == kind]

@@ -12,7 +12,6 @@ REMOVED_FUNCTION_TEST = declare(
     phase="run",
     summary="Test whose purpose is to exercise a removed patch function",
     messages="{kind} `{name}` tests {names}, which the migration removes; delete it",
-    planned_in="fsdp_unpatch.rules.tests (plan_tests), called by fsdp_unpatch.run.linking",
     exports=("deleted-names",),
     doc="""
     ## What it does

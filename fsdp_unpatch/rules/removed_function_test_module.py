@@ -12,7 +12,6 @@ REMOVED_FUNCTION_TEST_MODULE = declare(
     phase="run",
     summary="Test module that holds only tests of removed patch functions",
     messages="every test in this module tests patch functions the migration removes; delete the file",
-    planned_in="fsdp_unpatch.rules.tests (plan_tests), called by fsdp_unpatch.run.linking",
     doc="""
     ## What it does
     Reports a test module whose every test is a FSU303 test, and whose rest is imports, docstrings, a

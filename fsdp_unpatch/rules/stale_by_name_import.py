@@ -2,8 +2,62 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.decisions import Drop
+    from fsdp_unpatch.analysis.patched import Patched
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.config.options import Options
+
+
+@dataclass(frozen=True)
+class Incomplete:
+    """An FSU401 finding-to-be: `site` patches one binding, `missing` (a target id) is not patched."""
+
+    site: Patched
+    missing: str
+    message: str
+
+
+def incomplete_by_name(patched: Iterable[Patched], catalog: Catalog, releases: Sequence[Version]) -> list[Incomplete]:
+    """FSU401 candidates in one file: patched names whose by-name twin the file does not patch and
+    FSDP2's code reads in one of the torch releases (an unread stale copy changes nothing). The message
+    names the oldest such release."""
+    from fsdp_unpatch.analysis.patched import by_name_counterparts, is_read
+
+    patched = list(patched)
+    done = {p.target for p in patched}
+    found: dict[tuple[int, str], Incomplete] = {}
+    for version in releases:
+        counterparts = by_name_counterparts(catalog, version)
+        for index, site in enumerate(patched):
+            for missing, why in counterparts.get(site.target, ()):
+                if (index, missing) in found or missing in done or not is_read(catalog, missing, version):
+                    continue
+                message = STALE_BY_NAME_IMPORT.message(target=site.target, missing=missing, why=why, version=version)
+                found[(index, missing)] = Incomplete(site, missing, message)
+    return [item for _, item in sorted(found.items(), key=lambda pair: pair[0][0])]  # in the order of the sites
+
+
+def check(analyses: Sequence[Any], catalog: Catalog, options: Options) -> Iterator[Drop]:
+    """Across the run: a finding whose missing counterpart another file of the run patches is dropped.
+
+    `analyses`: the run's analysed files (each planned its findings with the counterpart each misses in
+    `incomplete`, and recorded what it patches in `patched`)."""
+    from fsdp_unpatch.analysis.decisions import Drop
+
+    patched_in_run = {p.target for analysis in analyses for p in analysis.patched}
+    for analysis in analyses:
+        for item, planned in analysis.incomplete:
+            if item.missing in patched_in_run and planned in analysis.planned:
+                yield Drop(analysis, planned)
+
 
 STALE_BY_NAME_IMPORT = declare(
     "FSU401",
@@ -13,8 +67,9 @@ STALE_BY_NAME_IMPORT = declare(
     phase="file",
     summary="A name another FSDP2 module imported by name is patched in one module only",
     messages="`{target}` is patched but `{missing}` is not: {why}; patch `{missing}` too (torch {version})",
-    planned_in="fsdp_unpatch.rules.completeness (incomplete_by_name; dropped across files by link)",
     exports=("patched-targets", "unpatched-twins"),
+    check=check,
+    subject="run",
     doc="""
     ## What it does
     Reports a patch of one binding of a name that another FSDP2 module imported by name

@@ -24,9 +24,10 @@ from fsdp_unpatch.rules.registry import declare
 if TYPE_CHECKING:
     import libcst as cst
 
-    from fsdp_unpatch.analysis.plan import FileAnalysis, Options
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject
     from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
 
 
 @functools.cache
@@ -62,7 +63,7 @@ def fsdp2_class(qualified: Optional[str], catalog: Catalog) -> Optional[str]:
     return target if load_symbols().class_member(target, "__init__") is not None else None
 
 
-def _installs(analysis: FileAnalysis, catalog: Catalog) -> dict[str, cst.CSTNode]:
+def _installs(analysis: ModuleSubject, catalog: Catalog) -> dict[str, cst.CSTNode]:
     """Class names of the file handed to FSDP2 -> where: stored into an FSDP2 module or class, or passed
     (the class, or an instance made on the spot) to a call into FSDP2 or to an `FSDPModule` method."""
     import libcst as cst
@@ -98,7 +99,7 @@ def _installs(analysis: FileAnalysis, catalog: Catalog) -> dict[str, cst.CSTNode
     return found
 
 
-def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Planned]:
+def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     import libcst as cst
 
     from fsdp_unpatch.analysis.patterns import body_statements
@@ -155,8 +156,8 @@ SUBCLASS_OVERRIDE = declare(
         "changed": "`{method}` overrides FSDP2 `{target}` (upstream in torch {releases}; its code changed in "
         "torch {changed}) and `{cls}` is handed to FSDP2 at line {line}: review what the override changes",
     },
-    planned_in="fsdp_unpatch.rules.subclass_override (check)",
     check=check,
+    subject="module",
     doc="""
     ## What it does
     Reports each method of a subclass of an FSDP2 class (`FSDPParam`, `FSDPParamGroup`,

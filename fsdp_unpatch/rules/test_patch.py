@@ -2,8 +2,110 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterator, Optional
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.collect import Facts
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
+
+# Callees (qualified, or as spelled for pytest fixtures) that patch an attribute for the span of a test.
+TEST_PATCHERS = ("mock.patch", "mock.patch.object", "monkeypatch.setattr", "mocker.patch", "mocker.patch.object")
+# Callees that replace `sys.modules` entries for the span of a test: (callee, the dict, the key or the new items).
+MODULE_PATCHERS = ("monkeypatch.setitem", "mock.patch.dict", "mocker.patch.dict")
+
+
+def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """Patches of FSDP2 internals and modules for the span of a test."""
+    from fsdp_unpatch.analysis.planned import Planned
+
+    for call, target in _patches(analysis.facts, catalog):
+        yield Planned(
+            TEST_PATCH.code, call, TEST_PATCH.message(call=_short(analysis.code(call)), target=target), target
+        )
+    yield from _module_entries(analysis, catalog)
+
+
+def _patches(facts: Facts, catalog: Catalog) -> Iterator[tuple[cst.Call, str]]:
+    """`monkeypatch.setitem(sys.modules, ...)` / `patch.dict(sys.modules, ...)` of an FSDP2 module, then
+    `mock.patch(...)`, `patch.object(...)`, `monkeypatch.setattr(...)` of an FSDP2 internal."""
+    from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
+    from fsdp_unpatch.analysis.registrations import literal, positional
+    from fsdp_unpatch.rules.module_replacement import fsdp2_module
+
+    for call, _ in facts.registrations:
+        callee = facts.table.qualify(call.func)
+        if callee is None or not any(callee == p or callee.endswith("." + p) for p in MODULE_PATCHERS):
+            continue
+        for key in _module_keys(call, facts):
+            module = fsdp2_module(key, catalog)
+            if module is not None:
+                yield call, module
+    for call, _ in facts.registrations:
+        patcher = _patcher(facts.table.qualify(call.func))
+        if patcher is None:
+            continue
+        args = positional(call)
+        if not args:
+            continue
+        dotted = literal(args[0])
+        if dotted is not None:  # patch("pkg.mod.attr", ...) / monkeypatch.setattr("pkg.mod.attr", value)
+            qualified: Optional[str] = dotted
+        elif len(args) >= 2 and literal(args[1]) is not None:  # patch.object(obj, "attr") / setattr(obj, "attr", v)
+            owner = facts.table.qualify(args[0])
+            qualified = f"{owner}.{literal(args[1])}" if owner else None
+        else:
+            continue
+        target = target_id(qualified, catalog) if qualified else None
+        if target is not None and is_fsdp2_private(target, catalog):
+            yield call, target
+
+
+def _module_entries(analysis: ModuleSubject, catalog: Catalog) -> Iterator[Planned]:
+    """`sys.modules["<FSDP2 module>"] = m` in a test module: for a test, as FSU107 says outside tests."""
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.rules.module_replacement import fsdp2_module_entries, in_test_module
+
+    if not in_test_module(analysis.module_name):
+        return
+    for target, value, module in fsdp2_module_entries(analysis, catalog):
+        spelled = f"{analysis.code(target)} = {analysis.code(value)}"
+        yield Planned(TEST_PATCH.code, target, TEST_PATCH.message(call=spelled, target=module), module)
+
+
+def _patcher(callee: Optional[str]) -> Optional[str]:
+    if callee is None:
+        return None
+    return next((p for p in TEST_PATCHERS if callee == p or callee.endswith("." + p)), None)
+
+
+def _module_keys(call: cst.Call, facts: Facts) -> list[str]:
+    """The `sys.modules` keys `monkeypatch.setitem(sys.modules, "k", v)` or `patch.dict(sys.modules, {"k": v})` sets."""
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.registrations import literal, positional
+
+    args = positional(call)
+    if len(args) < 2 or not (facts.table.qualify(args[0]) == "sys.modules" or literal(args[0]) == "sys.modules"):
+        return []
+    if isinstance(args[1], cst.Dict):
+        keys = [literal(e.key) for e in args[1].elements if isinstance(e, cst.DictElement)]
+        return [k for k in keys if k is not None]
+    key = literal(args[1])
+    return [key] if key is not None else []
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 TEST_PATCH = declare(
     "FSU202",
@@ -12,9 +114,10 @@ TEST_PATCH = declare(
     fix="none",
     phase="file",
     summary="A test patches an FSDP2 internal (`mock.patch`, `patch.object`, `monkeypatch.setattr`)",
+    check=check,
+    subject="module",
     messages="`{call}` patches FSDP2 internal `{target}` for the span of a test; reported for information, "
     "never changed",
-    planned_in="fsdp_unpatch.rules.overrides (patches_in_tests)",
     doc="""
     ## What it does
     Reports `mock.patch("torch.distributed.fsdp._fully_shard._fsdp_collectives.foreach_reduce", ...)`,

@@ -16,15 +16,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Union
+from typing import Callable, Iterable, Optional, Sequence, Union
 
 import libcst as cst
 
 from fsdp_unpatch.analysis.patterns import body_statements, is_docstring
 from fsdp_unpatch.analysis.plan import Edit, FileAnalysis, Planned
+from fsdp_unpatch.analysis.references import FileReferences, Reference
 from fsdp_unpatch.fixes.module_edits import DeleteFile
 from fsdp_unpatch.rules.patch_identity_assertion import PATCH_IDENTITY_ASSERTION
-from fsdp_unpatch.rules.references import FileReferences, Reference
 from fsdp_unpatch.rules.removed_function_test import REMOVED_FUNCTION_TEST
 from fsdp_unpatch.rules.removed_function_test_module import REMOVED_FUNCTION_TEST_MODULE
 
@@ -233,14 +233,15 @@ class _Planner:
             for s in body_statements(test.body)
         )
 
-    def delete_test(self, node: TestNode, what: str) -> Planned:
+    def delete_test(self, node: TestNode, what: str, calls: Sequence[cst.CSTNode] = ()) -> Planned:
+        """Delete the test `node` (and `calls`, the lines that call it)."""
         names = sorted({r.symbol.name for r in self.refs_in(node)})
         planned = Planned(
             REMOVED_FUNCTION_TEST.code,
             node.name,
             REMOVED_FUNCTION_TEST.message(kind=what, name=node.name.value, names=", ".join(f"`{n}`" for n in names)),
             None,
-            edits=[Edit(node)],
+            edits=[Edit(node)] + [Edit(line) for line in calls],
         )
         self.plan.planned.append(planned)
         self.plan.deleted.append((node, planned))
@@ -268,9 +269,8 @@ class _Planner:
         calls = _call_lines(self.analysis.module)
         dedicated: list[TestNode] = []
         for node, what in _not_named_elsewhere(self.analysis.module, wanted, calls):
-            planned = self.delete_test(node, what)
-            if isinstance(node, cst.FunctionDef) and node in self.analysis.module.body:
-                planned.edits += [Edit(line) for line in calls.get(node.name.value, ())]
+            top_level_function = isinstance(node, cst.FunctionDef) and node in self.analysis.module.body
+            self.delete_test(node, what, calls.get(node.name.value, ()) if top_level_function else ())
             if node in self.analysis.module.body:
                 dedicated.append(node)
         if not dedicated or len(dedicated) != len(tests) or used_elsewhere:

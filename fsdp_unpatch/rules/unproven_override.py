@@ -24,7 +24,6 @@ UNPROVEN_OVERRIDE = declare(
         "differs": "`{name}` differs from {version}`{upstream}` in {count}: {shown}{more}; check what it adds "
         "before deleting",
     },
-    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.classify_install, classify_review, removal_obstacle)",
     doc="""
     ## What it does
     Reports a statement that replaces an FSDP2 private symbol when the replacement is a wrapper that calls

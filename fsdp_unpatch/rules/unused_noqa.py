@@ -21,7 +21,6 @@ UNUSED_NOQA = declare(
         "default": "unused `# noqa` code `{code}`: no {code} finding on this line; remove it",
         "unknown": "`# noqa` names unknown rule code `{code}`; remove it",
     },
-    planned_in="fsdp_unpatch.run.engine (Run.unused_noqa), fsdp_unpatch.analysis.suppression (unused_noqa)",
     doc="""
     ## What it does
     Like ruff's RUF100: reports a code in a `# noqa: FSU...` comment on a line where no finding with that

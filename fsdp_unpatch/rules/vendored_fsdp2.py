@@ -4,7 +4,7 @@ Another framework may carry its own copy of FSDP2's collectives for torch releas
 defines the `fsdp::` ops (`Library("fsdp", "DEF")` then `lib.define(...)`, `torch.library.define`,
 `torch.library.custom_op`) and registers its own kernels for them, or it defines FSDP2's classes
 (`class FSDPParamGroup:`). That is where FSDP2 lives for that framework, not a patch of it: its kernel
-registrations for the ops it defines get no finding (`analysis/plan.py`), and this rule says, once, what
+registrations for the ops it defines get no finding (`kernel_registration.py`), and this rule says, once, what
 the file is a copy of. An assignment into torch's own FSDP2 modules in such a file is still an override.
 """
 
@@ -18,9 +18,10 @@ from fsdp_unpatch.rules.registry import declare
 if TYPE_CHECKING:
     import libcst as cst
 
-    from fsdp_unpatch.analysis.plan import FileAnalysis, Options
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject
     from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
 
 
 def _modules_defining(op: str) -> list[str]:
@@ -45,11 +46,11 @@ def _copies_methods(cls: cst.ClassDef, fsdp2: str) -> bool:
     return len(shared) >= 2 and 2 * len(shared) >= len(methods)
 
 
-def check(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Planned]:
+def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     import libcst as cst
 
     from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.rules.overrides import defined_ops
+    from fsdp_unpatch.analysis.registrations import defined_ops
     from fsdp_unpatch.rules.subclass_override import fsdp2_class
 
     if analysis.module_name == "torch" or analysis.module_name.startswith("torch."):
@@ -85,8 +86,8 @@ VENDORED_FSDP2 = declare(
     summary="A vendored copy or shim of an FSDP2 module: it defines FSDP2's ops or classes itself",
     messages="This file defines FSDP2's {what} itself: a vendored copy of {modules}; its kernels and "
     "classes are its own definitions, not overrides (reported for information)",
-    planned_in="fsdp_unpatch.rules.vendored_fsdp2 (check)",
     check=check,
+    subject="module",
     doc="""
     ## What it does
     Reports once, at its first definition, a file outside torch that defines FSDP2's `fsdp::` ops

@@ -229,7 +229,7 @@ def run(
             items[index].outcome = Outcome(result)
         transactions += [[group[i] for i in members] for members in linked]
     files = [item.outcome.result for item in items]  # type: ignore[union-attr]
-    from fsdp_unpatch.rules import broken_imports
+    from fsdp_unpatch.rules import broken_import
     from fsdp_unpatch.run.identity import roots_of
     from fsdp_unpatch.run.import_net import guard
 
@@ -237,7 +237,7 @@ def run(
     buffers = {i: item.candidate.data for i, item in enumerate(items) if item.candidate.data is not None}
     if options.fix:  # the import net: no fix breaks an import (README, Safety)
         guard(files, transactions, paths, roots_of(options, paths, [paths[i] for i in buffers]))
-    broken_imports.report(files, paths, buffers, options)
+    broken_import.report(files, paths, buffers, options)
     if options.fix and options.write:
         from fsdp_unpatch.fixes.transaction import commit_groups
 

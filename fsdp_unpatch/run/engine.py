@@ -9,14 +9,16 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import replace
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 import libcst as cst
 
 from fsdp_unpatch.analysis.collect import count_names
+from fsdp_unpatch.analysis.decisions import NEVER, Decision, Hold, apply_all
+from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.excerpt import build as build_excerpt
-from fsdp_unpatch.analysis.plan import Planned, analyze_module, plan_installer_calls
+from fsdp_unpatch.analysis.plan import Planned, analyze_module
 from fsdp_unpatch.analysis.prefilter import mentions, prefilter_for
 from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import (
@@ -37,7 +39,7 @@ from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.model import FileResult, Finding, Fix, FixApplicability, RunOptions, RunResult, Span  # noqa: F401
-from fsdp_unpatch.rules import broken_imports, completeness
+from fsdp_unpatch.rules import broken_import
 from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
 from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
@@ -45,6 +47,7 @@ from fsdp_unpatch.rules.source_errors import error_finding
 from fsdp_unpatch.run.identity import roots_of
 from fsdp_unpatch.run.import_net import guard
 from fsdp_unpatch.run.linking import (
+    calls_of_installers,
     installer_aliases,
     keep_installers_still_used,
     keep_replacements_still_used,
@@ -181,20 +184,20 @@ class Run:
             for unit in self.units:
                 if unit.analysis is None and unit.error is None and mentions(unit.source.data, names):  # type: ignore[union-attr]
                     self.analyze(unit)
-            for unit in self.units:
-                if unit.analysis is None:
-                    continue
-                # The installer's own module planned its calls itself (a package's `__init__` is not its own).
-                own = unit.analysis.module_name
-                foreign = {q: f for q, f in installers.items() if q.rsplit(".", 1)[0] != own}
-                plan_installer_calls(unit.analysis, foreign)
+            self.decide(calls_of_installers(self.units, installers))
         # An installer that code the fix leaves still names stays, with its calls.
-        keep_installers_still_used(self.units)
+        self.decide(keep_installers_still_used(self.units))
         # References, tests and strings that name what the run removes; replacements still needed stay.
-        link_references(self.units, self.analyze, self.catalog, self.options.analysis)
-        keep_replacements_still_used(self.units)
-        # A by-name twin patched in another file of the run completes the patch.
-        completeness.link(u.analysis for u in self.units if u.analysis is not None)
+        self.decide(link_references(self.units, self.analyze, self.catalog, self.options.analysis))
+        self.decide(keep_replacements_still_used(self.units))
+        # The rules that check the run as a whole (a by-name twin patched in another file completes a patch).
+        analyses = [u.analysis for u in self.units if u.analysis is not None]
+        self.decide(dispatch("run", analyses, self.catalog, options=self.options.analysis))
+
+    def decide(self, decisions: Iterable[Decision]) -> None:
+        """The one place the cross-file decisions are applied, each as its step yields it: a step reads the
+        files' plans as its own earlier decisions left them (`analysis/decisions.py`)."""
+        apply_all(decisions)
 
     def fixable(self, planned: Planned, selected: set[int], memo: dict[int, bool]) -> bool:
         """Whether a finding's fix can be applied: it is selected, and so is everything it requires."""
@@ -389,19 +392,19 @@ class Run:
                     selected.add(id(planned))
         return selected
 
-    def keep_called_installers(self, selected: set[int]) -> None:
+    def keep_called_installers(self, selected: set[int]) -> Iterator[Decision]:
         """An installer stays while a call of it stays (suppressed, not selected, or in a skipped file)."""
         skipped = [u.source.data for u in self.units if u.skipped and u.source is not None]
         for unit in self.units:
             for planned in unit.analysis.planned if unit.analysis is not None else ():
                 deletes_installer = planned.code == PATCH_INSTALLER.code
                 if deletes_installer and any(planned.node.value.encode() in data for data in skipped):  # type: ignore[attr-defined]
-                    planned.requires.append(_NEVER)
+                    yield Hold(planned)
                 if planned.code == INSTALLER_CALL.code and id(planned) not in selected:
-                    for installer in planned.requires:
-                        installer.requires.append(_NEVER)
+                    for installer in list(planned.requires):
+                        yield Hold(installer)
 
-    def keep_named_outside(self) -> None:
+    def keep_named_outside(self) -> Iterator[Decision]:
         """A replacement or installer that a project file outside the run names stays: deleting it would
         break that file. A file names it when it holds the name and its module's top-level package
         (`from pkg.patch import name`), or lives in that package (a relative import)."""
@@ -423,16 +426,15 @@ class Run:
             folders = set(os.path.normpath(path).split(os.sep)[:-1])
             for planned, package in deletions:
                 name = planned.node.value  # type: ignore[attr-defined]
-                if _NEVER in planned.requires or name.encode() not in data:
+                if NEVER in planned.requires or name.encode() not in data:
                     continue
                 if package.encode() in data or package in folders:
-                    planned.requires.append(_NEVER)
-                    planned.message += f"; kept for now: {os.path.relpath(path)} (not in this run) names it"
+                    yield Hold(planned, f"; kept for now: {os.path.relpath(path)} (not in this run) names it")
 
     def results(self) -> RunResult:
         selected = self.selection()
-        self.keep_called_installers(selected)
-        self.keep_named_outside()
+        self.decide(self.keep_called_installers(selected))
+        self.decide(self.keep_named_outside())
         for unit in self.units:
             for planned in unit.analysis.planned if unit.analysis is not None else ():
                 self.owners[id(planned)] = unit
@@ -452,7 +454,7 @@ class Run:
             buffers = {i: u.candidate.data for i, u in enumerate(self.units) if u.candidate.data is not None}
             if self.options.fix:
                 guard(files, groups, paths, roots_of(self.options, paths, [paths[i] for i in buffers]))
-            broken_imports.report(files, paths, buffers, self.options)
+            broken_import.report(files, paths, buffers, self.options)
         if self.options.write:
             commit_groups(files, groups)
         unsafe_left = sum(
@@ -473,10 +475,6 @@ def _regions(unit: Unit, edits: list) -> tuple:
         return tuple(regions)
     file_line = analysis.file_line  # regions of an excerpt: lines of the file
     return tuple(replace(r, line=file_line(r.line), end_line=file_line(r.end_line)) for r in regions)
-
-
-# A requirement never met: a fix that requires it is not applied (the finding is still reported).
-_NEVER = Planned(PATCH_INSTALLER.code, cst.Pass(), "never applied")
 
 
 def run_together(

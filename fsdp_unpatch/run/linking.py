@@ -1,6 +1,8 @@
 """The cross-file step for the rest of a codebase: what still names a removed patch function or installer.
 
-Called once by the runner's `link()`, after each file was analysed on its own:
+Each step yields decisions (`analysis/decisions.py`: add a finding, drop one, require a fix, keep an
+installer) instead of editing the files' plans; the runner's `link()` applies them as they come, in one
+place (`Run.decide`). Called once by the runner, after each file was analysed on its own:
 1. collect what the migration removes: the run's own deletions (FSU002, FSU003, with what an earlier
    safe-only fix left behind: `rules/orphans.py`) and, for known patch modules that are not among the scanned
    files, what the catalog says they lose (`removals.py`);
@@ -18,21 +20,23 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Optional, Protocol, Sequence, TypeVar
 
 import libcst as cst
 
+from fsdp_unpatch.analysis.decisions import Add, Decision, Drop, KeepInstaller, Require
 from fsdp_unpatch.analysis.patterns import descendants
-from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned, plan_installer_calls
+from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.analysis.prefilter import mentions
+from fsdp_unpatch.analysis.references import FileReferences, find_references
 from fsdp_unpatch.analysis.source import module_name_for
 from fsdp_unpatch.catalog import Catalog
-from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
+from fsdp_unpatch.rules.installer_call import INSTALLER_CALL, installer_calls
 from fsdp_unpatch.rules.orphans import plan_orphans
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
 from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
-from fsdp_unpatch.rules.references import FileReferences, find_references, plan_rewrite
-from fsdp_unpatch.rules.strings import plan_strings
+from fsdp_unpatch.rules.removed_name_in_string import plan_strings
+from fsdp_unpatch.rules.removed_symbol_reference import plan_rewrite
 from fsdp_unpatch.rules.tests import TestPlan, is_test_module, plan_tests
 from fsdp_unpatch.run.removals import Removals, RemovedSymbol, from_catalog, from_run
 
@@ -108,15 +112,25 @@ def _mentions(unit: Unit, names: Sequence[bytes]) -> bool:
     return unit.source is not None and mentions(unit.source.data, names)
 
 
+def calls_of_installers(units: Sequence[Unit], installers: Mapping[str, Optional[Planned]]) -> Iterator[Decision]:
+    """Calls of the installers the run removes, in the files other than the installer's own module (which
+    planned its calls itself; a package's `__init__` is not its own)."""
+    for unit in units:
+        analysis = unit.analysis
+        if analysis is None:
+            continue
+        own = analysis.module_name
+        foreign = {q: f for q, f in installers.items() if q.rsplit(".", 1)[0] != own}
+        for planned in installer_calls(analysis, foreign):
+            yield Add(analysis, planned)
+
+
 class _Linker:
-    def __init__(self, units: Sequence[Unit], catalog: Catalog, options: Options) -> None:
+    def __init__(self, units: Sequence[Unit], catalog: Catalog, options: Options, planned_installers: set[str]):
         self.units = units
         self.catalog = catalog
         self.options = options
         analyses = [u.analysis for u in units if u.analysis is not None]
-        planned_installers = set(from_run(catalog, analyses).installers)
-        for analysis in analyses:
-            plan_orphans(analysis, catalog, options)
         self.run_removals = from_run(catalog, analyses)
         # Installers found only now (left empty by an earlier fix): their calls are planned here.
         self.orphan_installers = {q: f for q, f in self.run_removals.installers.items() if q not in planned_installers}
@@ -155,10 +169,11 @@ class _Linker:
 
         return check
 
-    def plan_file(self, unit: Unit) -> None:
+    def plan_file(self, unit: Unit) -> Iterator[Decision]:
         analysis = unit.analysis
         assert analysis is not None
-        plan_installer_calls(analysis, {**self.known.installers, **self.orphan_installers})
+        for call in installer_calls(analysis, {**self.known.installers, **self.orphan_installers}):
+            yield Add(analysis, call)
         references = find_references(analysis, self.symbols)
         tests = plan_tests(
             analysis,
@@ -167,8 +182,9 @@ class _Linker:
             installer_calls=self.installer_calls(analysis),
             used_elsewhere=self.used_elsewhere(unit),
         )
-        analysis.planned.extend(tests.planned)
-        self.absorb_installer_calls(analysis, tests)
+        for test_finding in tests.planned:
+            yield Add(analysis, test_finding)
+        yield from self.absorb_installer_calls(analysis, tests)
         installed = {id(install.value) for install in analysis.facts.installs}
         for reference in references.references:
             if id(reference.node) in installed:
@@ -179,7 +195,7 @@ class _Linker:
             planned = tests.covered.get(id(reference.node))
             if planned is None:
                 planned = plan_rewrite(analysis, reference, self.catalog, references.names)
-                analysis.planned.append(planned)
+                yield Add(analysis, planned)
             if planned.edits:
                 self.covering[reference.symbol.qualified].append(planned)
             else:
@@ -187,7 +203,7 @@ class _Linker:
         self.block_unresolved(analysis, references)
         self.deleted_code[id(analysis)] = [node for node, _ in tests.deleted]
 
-    def absorb_installer_calls(self, analysis: FileAnalysis, tests: TestPlan) -> None:
+    def absorb_installer_calls(self, analysis: FileAnalysis, tests: TestPlan) -> Iterator[Decision]:
         """An installer call inside a test the fix deletes goes with the test, not on its own."""
         if not tests.deleted:
             return
@@ -199,9 +215,9 @@ class _Linker:
             deletion = inside(planned.node, tests.deleted)
             if deletion is None:
                 continue
-            analysis.planned.remove(planned)
+            yield Drop(analysis, planned)
             for installer in planned.requires:  # the installer may go only with the test
-                installer.requires.append(deletion)
+                yield Require(installer, (deletion,))
 
     def block_unresolved(self, analysis: FileAnalysis, references: FileReferences) -> None:
         for _, name in references.unresolved:
@@ -209,7 +225,7 @@ class _Linker:
                 if symbol.name == name and symbol.module != analysis.module_name:
                     self.blocked.add(qualified)
 
-    def decide_replacements(self) -> None:
+    def decide_replacements(self) -> Iterator[Decision]:
         """Keep a replacement of the run that something elsewhere still needs; else tie it to the fixes."""
         by_module = {u.analysis.module_name: u.analysis for u in self.units if u.analysis is not None}
         for qualified, symbol in self.run_removals.symbols.items():
@@ -218,15 +234,12 @@ class _Linker:
             name = symbol.name.encode()
             unreadable = any(u.analysis is None and _mentions(u, [name]) for u in self.units)
             if qualified in self.blocked or unreadable:
-                analysis = by_module[symbol.module]
-                if origin in analysis.planned:
-                    analysis.planned.remove(origin)
-                analysis.replacements.pop(symbol.name, None)
+                yield Drop(by_module[symbol.module], origin, replacement=symbol.name)
                 del self.symbols[qualified]
             else:
-                origin.requires.extend(self.covering[qualified])
+                yield Require(origin, tuple(self.covering[qualified]))
 
-    def plan_strings(self, units: Sequence[Unit]) -> None:
+    def plan_strings(self, units: Sequence[Unit]) -> Iterator[Decision]:
         removed = {s.name: f"native: `{s.native}`" for s in self.symbols.values()}
         removed.update({q.rsplit(".", 1)[1]: "nothing replaces it" for q in self.installers})
         for unit in units:
@@ -241,12 +254,19 @@ class _Linker:
                 }
                 kept = set(analysis.facts.functions) - deleted
                 here = {name: why for name, why in removed.items() if name not in kept}
-                analysis.planned.extend(plan_strings(analysis, here, skipped))
+                for planned in plan_strings(analysis, here, skipped):
+                    yield Add(analysis, planned)
 
 
-def link_references(units: Sequence[U], analyze: Callable[[U], None], catalog: Catalog, options: Options) -> None:
-    """Plan the findings about removed patch symbols named across the files of a run (see module doc)."""
-    linker = _Linker(units, catalog, options)
+def link_references(
+    units: Sequence[U], analyze: Callable[[U], None], catalog: Catalog, options: Options
+) -> Iterator[Decision]:
+    """The findings about removed patch symbols named across the files of a run (see module doc)."""
+    analyses = [u.analysis for u in units if u.analysis is not None]
+    planned_installers = set(from_run(catalog, analyses).installers)
+    for analysis in analyses:
+        yield from plan_orphans(analysis, catalog, options)
+    linker = _Linker(units, catalog, options, planned_installers)
     if not linker.symbols and not linker.installers:
         return
     linker.parse_mentioning(analyze)
@@ -254,12 +274,12 @@ def link_references(units: Sequence[U], analyze: Callable[[U], None], catalog: C
     names = sorted(n.encode() for n in linker.removals().names())
     mentioning = [u for u in units if u.analysis is not None and _mentions(u, names)]
     for unit in mentioning:
-        linker.plan_file(unit)
-    linker.decide_replacements()
-    linker.plan_strings(mentioning)
+        yield from linker.plan_file(unit)
+    yield from linker.decide_replacements()
+    yield from linker.plan_strings(mentioning)
 
 
-def keep_installers_still_used(units: Sequence[Unit]) -> None:
+def keep_installers_still_used(units: Sequence[Unit]) -> Iterator[Decision]:
     """An installer the run would delete stays when code the fix leaves still names it.
 
     Its calls that are whole statements go with it (FSU004), its imports with them; any other use (a call
@@ -273,10 +293,11 @@ def keep_installers_still_used(units: Sequence[Unit]) -> None:
                 continue
             user = _named_outside_fixes(units, installer.qualified, skipped=installer.node)
             if user is not None:
-                _keep_installer(analyses, installer, user)
+                why = f"; kept: {user.name} still names it outside what the fix changes"
+                yield KeepInstaller(installer, why, analyses)
 
 
-def keep_replacements_still_used(units: Sequence[Unit]) -> None:
+def keep_replacements_still_used(units: Sequence[Unit]) -> Iterator[Decision]:
     """A replacement the run would delete stays when another file still names it outside what the fix
     rewrites or deletes there (e.g. through a module path the run cannot name, a folder without
     `__init__.py`)."""
@@ -290,8 +311,7 @@ def keep_replacements_still_used(units: Sequence[Unit]) -> None:
                 planned in analysis.planned
                 and _named_outside_fixes(others, f"{analysis.module_name}.{name}") is not None
             ):
-                analysis.planned.remove(planned)
-                del analysis.replacements[name]
+                yield Drop(analysis, planned, replacement=name)
 
 
 def _same_object(spelled: Optional[str], qualified: str) -> bool:
@@ -363,26 +383,3 @@ def _uses(analysis: FileAnalysis, qualified: str, name: str, covered: set[int], 
         id(node) not in covered and id(node) not in skipped and _same_object(table.qualify(node), qualified)
         for node in _name_index(analysis).get(name, ())
     )
-
-
-def _keep_installer(analyses: Sequence[FileAnalysis], installer, user: Path) -> None:
-    """The installer is still reported, but not deleted; the fixes that need its deletion are dropped (its
-    calls, a replacement named only inside it), and so are the fixes that need those, in turn."""
-    finding = installer.finding
-    finding.edits = []
-    finding.message += f"; kept: {user.name} still names it outside what the fix changes"
-    installer.removable = False
-    not_made = {id(finding)}  # deletions the fix will not make
-    changed = True
-    while changed:  # each pass drops planned fixes, so it ends
-        changed = False
-        for analysis in analyses:
-            needing = {id(p) for p in analysis.planned if any(id(r) in not_made for r in p.requires)}
-            if not needing:
-                continue
-            not_made |= needing
-            analysis.planned = [p for p in analysis.planned if id(p) not in needing]
-            for name, planned in list(analysis.replacements.items()):
-                if id(planned) in needing:
-                    del analysis.replacements[name]
-            changed = True

@@ -115,7 +115,12 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
     except MissingPath as error:
         raise UsageError(_("{path}: no such file or directory").format(path=error)) from None
     options = RunOptions(
-        analysis=Options(target_torch=target.lowest, keep=settings.keep, torch_releases=target.releases),
+        analysis=Options(
+            target_torch=target.lowest,
+            keep=settings.keep,
+            torch_releases=target.releases,
+            deselected=frozenset(code for code in catalog.rules if not settings.is_selected(code)),
+        ),
         fix=request.fix,
         # A journal it may not act on: the tree may be half fixed by someone else's run; nothing is written.
         write=not request.diff and not from_buffer and not (repair is not None and repair.problems),
