@@ -118,6 +118,7 @@ def test_a_run_phase_rule_is_scaffolded_with_a_run_check(tmp_path: Path) -> None
         "tests/rules/FSU499/twice/example.py",
         "tests/rules/FSU499/ok_twice/example.py",
         "README.md",
+        "docs/rules.md",
     }
     probe = "from fsdp_unpatch.rules.registry import rule\nr = rule('FSU499')\nprint(r.phase, r.subject)\n"
     assert run(copy, "-c", probe).stdout.split() == ["run", "run"]
