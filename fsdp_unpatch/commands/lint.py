@@ -73,6 +73,15 @@ def _common(function):
             "--show-fixes", is_flag=True, help="check: show what each fix would change; fix: list the fixes applied."
         ),
         click.option(
+            "-v",
+            "--show-kept",
+            "--verbose",
+            "show_kept",
+            is_flag=True,
+            help="Also list the findings kept on purpose (keep: the enhance patch) in the full, concise, grouped "
+            "and github formats; they are always counted, and the machine formats always list them.",
+        ),
+        click.option(
             "--force-exclude",
             is_flag=True,
             help="Skip files named on the command line that a folder walk would skip (pre-commit, editors).",
@@ -291,6 +300,7 @@ def _run_and_report(request: Request):
             show_fixes=show_fixes,
             dry_run=diff,
             link_base=link_base(os.environ),
+            show_kept=request.show_kept,
         )
         try:
             _report(request, result, context, out, stdin_data)
@@ -379,7 +389,7 @@ def _report(request: Request, result, context, out, stdin_data: bytes) -> None:
             from fsdp_unpatch.reporting.text import summary
 
             if not request.quiet:
-                click.echo(summary(result, context), err=True)
+                click.echo(summary(result, context, listing=False), err=True)
         else:
             sys.stderr.write(formatter(output_format)(result, context))
     elif request.statistics:

@@ -47,6 +47,7 @@ class Request:
     output_file: Optional[str] = None
     show_source: bool = True
     show_fixes: bool = False
+    show_kept: bool = False  # list keep findings in the human formats (they are always counted)
     statistics: bool = False
     color: Optional[str] = None
     no_color: bool = False

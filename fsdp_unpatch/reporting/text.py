@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from fsdp_unpatch.model import Finding, Replacement, RunResult
 from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.reporting.quiet import hidden, listed
 from fsdp_unpatch.reporting.quoting import printable, quoted_path
 
 if TYPE_CHECKING:
@@ -116,7 +117,8 @@ def _detail(detail: str) -> Text:
     return text
 
 
-def summary(result: RunResult, context: ReportContext) -> str:
+def summary(result: RunResult, context: ReportContext, listing: bool = True) -> str:
+    """The closing line; `listing`: the findings were listed above it (so it says which were left out)."""
     remaining = result.remaining
     counts = Counter(f.category for f in remaining)
     parts = [f"{counts[c]} {c}" for c in ("remove", "review", "keep", "error") if counts[c]]
@@ -131,6 +133,9 @@ def summary(result: RunResult, context: ReportContext) -> str:
         line += f" {fixable} fixable with `fsdp-unpatch fix`."
     if context.target_torch:
         line += f" Target torch {context.target_torch} ({context.target_torch_origin})."
+    quiet = hidden(remaining, context) if listing else 0
+    if quiet:
+        line += f" {quiet} kept on purpose not listed (`--show-kept` lists them)."
     line += f" Took {context.elapsed:.2f} s."
     return line
 
@@ -215,7 +220,7 @@ def full(result: RunResult, context: ReportContext) -> str:
     lines_of = _lines_of(result)
     for file in result.files:
         lines = None
-        for finding in sorted(file.findings, key=Finding.sort_key):
+        for finding in listed(sorted(file.findings, key=Finding.sort_key), context):
             if finding.fixed:
                 continue
             console.print(_header(finding))
@@ -240,7 +245,7 @@ def _closing(console: _Output, result: RunResult, context: ReportContext) -> Non
 
 def concise(result: RunResult, context: ReportContext) -> str:
     console = _Output(context)
-    for finding in result.remaining:
+    for finding in listed(result.remaining, context):
         console.print(_header(finding))
     _closing(console, result, context)
     return console.getvalue()
@@ -252,7 +257,7 @@ def grouped(result: RunResult, context: ReportContext) -> str:
 
     console = _Output(context)
     for file in result.files:
-        findings = sorted((f for f in file.findings if not f.fixed), key=Finding.sort_key)
+        findings = listed(sorted((f for f in file.findings if not f.fixed), key=Finding.sort_key), context)
         if not findings:
             continue
         console.print(Text(f"{quoted_path(file.display)}:", style="bold underline"))
