@@ -78,7 +78,9 @@ def _body(finding: Finding) -> Text:
     text.append(f"{finding.code} ")
     text.append(f"[{finding.category}]", style=STYLES.get(finding.category, ""))
     text.append(f" {printable(finding.message)}")
-    if finding.fix is not None and not finding.fixed:
+    if finding.held_back is not None and not finding.fixed:
+        text.append(f" (fix held back: {printable(finding.held_back)})", style="cyan")
+    elif finding.fix is not None and not finding.fixed:
         text.append(
             " (fixable" + (" with --unsafe-fixes)" if finding.fix.applicability == "unsafe" else ")"), style="cyan"
         )
@@ -122,7 +124,8 @@ def summary(result: RunResult, context: ReportContext, listing: bool = True) -> 
     remaining = result.remaining
     counts = Counter(f.category for f in remaining)
     parts = [f"{counts[c]} {c}" for c in ("remove", "review", "keep", "error") if counts[c]]
-    fixable = sum(1 for f in remaining if f.fix is not None and f.fix.applicability == "safe")
+    fixable = sum(1 for f in remaining if f.fixable)
+    held = sum(1 for f in remaining if f.held_back is not None)
     scanned = len(result.files)
     line = f"Found {len(remaining)} finding{'s' if len(remaining) != 1 else ''}"
     line += f" ({', '.join(parts)})" if parts else ""
@@ -131,6 +134,8 @@ def summary(result: RunResult, context: ReportContext, listing: bool = True) -> 
         line += " " + fix_summary(result, context)
     elif fixable:
         line += f" {fixable} fixable with `fsdp-unpatch fix`."
+    if held and not context.fix_mode:
+        line += f" {_plural(held, 'fix', 'es')} held back: `fix` cannot write {'them' if held != 1 else 'it'} now."
     if context.target_torch:
         line += f" Target torch {context.target_torch} ({context.target_torch_origin})."
     quiet = hidden(remaining, context) if listing else 0
