@@ -169,6 +169,25 @@ def _fixing(function):
         click.option(
             "--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when the fix changed a file, even if nothing remains."
         ),
+        click.option(
+            "--report",
+            metavar="FILE.md",
+            type=click.Path(dir_okay=False),
+            help="Also write the merge request's description (Markdown): what was removed and why, what was "
+            "kept, what is left for review, the files changed, the precondition (also with --diff).",
+        ),
+        click.option(
+            "--doctor-report",
+            metavar="FILE.json",
+            type=click.Path(dir_okay=False),
+            help="With --report: the precondition as `fsdp-unpatch doctor --output-format json` found it.",
+        ),
+        click.option(
+            "--verify-report",
+            metavar="FILE.json",
+            type=click.Path(dir_okay=False),
+            help="With --report: the result of `fsdp-unpatch verify --output-format json`.",
+        ),
     ]
     for option in reversed(options):
         function = option(function)
@@ -233,6 +252,13 @@ def _run_and_report(request: Request):
             "--add-noqa marks the findings of files on disk; it cannot be combined with "
             + ("--fix, --fix-only or --diff" if fix else "standard input")
         )
+        return EXIT_ERROR, None
+    from fsdp_unpatch.commands.migration_report import ReportError, evidence_for, write_report
+
+    try:  # said before anything is fixed
+        evidence = evidence_for(request)
+    except ReportError as error:
+        _error(str(error))
         return EXIT_ERROR, None
     if request.output_file is None and not _open_stream(sys.stdout):  # `>&-`: said before touching a file
         _error("standard output is closed; nothing was done (give --output-file, or redirect to /dev/null)")
@@ -308,6 +334,12 @@ def _run_and_report(request: Request):
         except OSError as error:
             _unwritable_report(request, result, error)
             return EXIT_ERROR, result
+        if request.report is not None:
+            try:
+                write_report(request, result, context, evidence)
+            except ReportError as error:
+                _error(str(error))
+                return EXIT_ERROR, result
         if request.add_noqa:
             from fsdp_unpatch.fixes.add_noqa import mark_files
 

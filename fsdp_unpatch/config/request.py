@@ -58,6 +58,10 @@ class Request:
     add_noqa: bool = False
     show_settings: bool = False
     show_files: bool = False
+    # the merge-request description of the fix (`reporting/merge_request.py`) and the evidence it cites
+    report: Optional[str] = None
+    doctor_report: Optional[str] = None
+    verify_report: Optional[str] = None
 
     @classmethod
     def from_options(cls, **options: Any) -> Request:
