@@ -77,3 +77,20 @@ def test_a_held_back_fix_is_marked_in_the_listing_and_in_the_statistics(tmp_path
     assert all("(fix held back: " in line for line in remove)
     statistics = cli("check", "--no-cache", "--statistics", ".", cwd=project).stdout.decode()
     assert "[*]" not in statistics
+
+
+def test_the_cached_verdict_follows_the_tree(tmp_path: Path) -> None:
+    """A warm `check` takes the verdict from the cache (no fix is run again), but never a stale one: a new
+    importer of a removed name, or a read-only file, changes it at once."""
+    project = _example(tmp_path)
+
+    def fixable() -> int:
+        return _fixable(_summary(cli("check", "--no-color", ".", cwd=project).stdout))
+
+    assert fixable() == fixable() == 9  # cold, then warm
+    _re_exported(project)
+    assert fixable() == 0
+    (project / "legacy_npu" / "compat.py").unlink()
+    assert fixable() == 9
+    _read_only(project)
+    assert fixable() == 0

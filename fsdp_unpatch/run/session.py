@@ -226,7 +226,14 @@ def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResul
     if plan.options.fix:
         mark_fix_leftovers(result)
     else:  # "N fixable" is what `fix` would do: also when a group of fixes is held back at write time
-        mark_check(result, lambda: _dry_fix(plan, jobs or default_jobs(), buffered))
+        cache, key = plan.cache, None
+        if cache is not None and not buffered and any(f.fix is not None for f in result.remaining):
+            from fsdp_unpatch.run.held_back import verdict_key
+            from fsdp_unpatch.run.identity import roots_of
+
+            paths = [str(c.path) for c in plan.candidates]
+            key = verdict_key(cache, paths, roots_of(plan.options, paths, []))
+        mark_check(result, lambda: _dry_fix(plan, jobs or default_jobs(), buffered), cache, key)
     return result
 
 
