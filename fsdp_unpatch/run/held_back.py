@@ -39,14 +39,20 @@ def mark_fix_leftovers(result: RunResult) -> None:
                 finding.held_back = why
 
 
-def mark_check(result: RunResult, dry_fix: Callable[[], RunResult], cache=None, key: Optional[str] = None) -> None:
+def mark_check(
+    result: RunResult,
+    dry_fix: Callable[[], RunResult],
+    cache=None,
+    key_of: Callable[[], Optional[str]] = lambda: None,
+) -> None:
     """After `check`: the safe fixes that `dry_fix` (the same files, run as `fix --diff` runs them) does not
-    apply are held back. With a `cache` and a `key` (`verdict_key`), a verdict stored under it is used
-    instead of the dry run, and a new one is stored."""
+    apply are held back. With a `cache`, a verdict stored under `key_of()` (`verdict_key`; None: not cached)
+    is used instead of the dry run, and a new one is stored."""
     from fsdp_unpatch.run.cache import Held
 
     if not any(_safe(f) for f in result.remaining):
         return  # nothing fixable: nothing to compare (a clean tree pays nothing)
+    key = key_of() if cache is not None else None
     found = cache.get(key, counted=False) if cache is not None and key is not None else None
     verdict = found if isinstance(found, Held) else _verdict(result, dry_fix())
     if cache is not None and key is not None and not isinstance(found, Held):

@@ -226,15 +226,23 @@ def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResul
     if plan.options.fix:
         mark_fix_leftovers(result)
     else:  # "N fixable" is what `fix` would do: also when a group of fixes is held back at write time
-        cache, key = plan.cache, None
-        if cache is not None and not buffered and any(f.fix is not None for f in result.remaining):
-            from fsdp_unpatch.run.held_back import verdict_key
-            from fsdp_unpatch.run.identity import roots_of
-
-            paths = [str(c.path) for c in plan.candidates]
-            key = verdict_key(cache, paths, roots_of(plan.options, paths, []))
-        mark_check(result, lambda: _dry_fix(plan, jobs or default_jobs(), buffered), cache, key)
+        mark_check(result, lambda: _dry_fix(plan, jobs or default_jobs(), buffered), plan.cache, _verdict_key(plan))
     return result
+
+
+def _verdict_key(plan: Plan):
+    """What `held_back.mark_check` asks when it needs a verdict: the cache key of this plan's (None: none)."""
+
+    def key() -> Optional[str]:
+        from fsdp_unpatch.run.held_back import verdict_key
+        from fsdp_unpatch.run.identity import roots_of
+
+        if plan.cache is None or any(c.data is not None for c in plan.candidates):  # a buffer: never cached
+            return None
+        paths = [str(c.path) for c in plan.candidates]
+        return verdict_key(plan.cache, paths, roots_of(plan.options, paths, []))
+
+    return key
 
 
 def _dry_fix(plan: Plan, jobs: int, buffered: bool) -> RunResult:
