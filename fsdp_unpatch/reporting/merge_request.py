@@ -21,8 +21,9 @@ from fsdp_unpatch.reporting import merge_request_text as t
 from fsdp_unpatch.reporting.evidence import Doctor, Verified
 from fsdp_unpatch.reporting.quoting import printable
 from fsdp_unpatch.reporting.quoting import quoted_path as _quoted
+from fsdp_unpatch.rules.collective_override import COLLECTIVE_OVERRIDE
 
-OVERRIDE = "FSU001"  # an install site of a removed override: the overrides the description is about
+OVERRIDE = COLLECTIVE_OVERRIDE.code  # an install site of a removed override: what the description is about
 say = t.say
 
 
@@ -51,7 +52,7 @@ def _why_kept(finding: Finding, catalog: Catalog) -> str:
 
 
 def _text(value: str) -> str:
-    """One line of Markdown: control characters escaped, backticks kept from closing a code span."""
+    """One line of Markdown: control characters escaped (a hostile name stays on its line)."""
     return printable(value).replace("\n", " ")
 
 
