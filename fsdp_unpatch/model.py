@@ -111,7 +111,7 @@ class Finding:
             "end_line": self.span.end_line,
             "end_column": self.span.end_column,
             "message": self.message,
-            "fix": None if self.fix is None else self.fix.to_dict(self.path),
+            "fix": None if self.fix is None else {**self.fix.to_dict(self.path), "held_back": self.held_back},
             "detail": self.detail,
         }
 

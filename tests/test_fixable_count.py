@@ -4,6 +4,7 @@ the group cannot be written (read-only). Each tree is checked, then fixed, and t
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import stat
@@ -94,3 +95,14 @@ def test_the_cached_verdict_follows_the_tree(tmp_path: Path) -> None:
     assert fixable() == 9
     _read_only(project)
     assert fixable() == 0
+
+
+def test_json_says_which_fixes_are_held_back(tmp_path: Path) -> None:
+    """A program reading the JSON report counts what `check` counts: a fix whose `held_back` is null."""
+    project = _example(tmp_path)
+    plain = json.loads(cli("check", "--no-cache", "--output-format", "json", ".", cwd=project).stdout)
+    assert [f for f in plain if f["fix"]] and all(f["fix"]["held_back"] is None for f in plain if f["fix"])
+    _re_exported(project)
+    blocked = json.loads(cli("check", "--no-cache", "--output-format", "json", ".", cwd=project).stdout)
+    held = [f for f in blocked if f["fix"] and f["fix"]["applicability"] == "safe"]
+    assert held and all("legacy_npu/compat.py:1 imports" in f["fix"]["held_back"] for f in held)
