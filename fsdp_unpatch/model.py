@@ -90,6 +90,13 @@ class Finding:
     detail: Optional[str] = None
     # Filled by the runner: whether the fix was applied in this run.
     fixed: bool = field(default=False, compare=False)
+    # Why `fix` would not (or did not) write this finding's fix in this run (`run/held_back.py`), if so.
+    held_back: Optional[str] = field(default=None, compare=False)
+
+    @property
+    def fixable(self) -> bool:
+        """A safe fix that `fix` would apply in this run: what the summary counts as fixable."""
+        return self.fix is not None and self.fix.applicability == "safe" and not self.fixed and self.held_back is None
 
     def sort_key(self) -> tuple:
         return (self.path, self.span.line, self.span.column, self.code)
@@ -106,7 +113,7 @@ class Finding:
             "end_column": self.span.end_column,
             "message": self.message,
             "url": rule_url(self.code),  # the rule's section of the docs
-            "fix": None if self.fix is None else self.fix.to_dict(self.path),
+            "fix": None if self.fix is None else {**self.fix.to_dict(self.path), "held_back": self.held_back},
             "detail": self.detail,
         }
 

@@ -84,6 +84,12 @@ EXAMPLES: dict[str, Example] = {
         ("fsdp-unpatch", "check", "--output-format", "markdown", "legacy_project"), head=15, language="markdown"
     ),
     "flake8": Example(("flake8", "--select", "FSU", "legacy_project")),
+    # the description goes to standard output here; a user writes it to a file (`--report mr.md`)
+    "merge-request": Example(
+        ("fsdp-unpatch", "fix", "--fix-only", "-q", "--report", "/dev/stdout", "legacy_project"),
+        head=30,
+        language="markdown",
+    ),
     "audit-markdown": Example(
         ("fsdp-unpatch", "audit", "foreach-copy", "--output-format", "markdown", "legacy_project")
     ),

@@ -62,7 +62,7 @@ def test_quiet_prints_findings_and_nothing_else(project: Path) -> None:
         line for line in loud.splitlines() if "FSU" in line
     ]
     assert cli("check", "-q", cwd=project).returncode == 1
-    fixed = cli("fix", "-q", "--no-color", cwd=project)
+    fixed = cli("fix", "-q", "--no-color", "--show-kept", cwd=project)
     assert "Fixed" not in fixed.stdout.decode() and "FSU201" in fixed.stdout.decode()
 
 

@@ -34,8 +34,10 @@ def project(tmp_path: Path) -> Path:
 def test_check_reports_and_exits_1(project: Path) -> None:
     result = cli("check", "--no-color", cwd=project)
     assert result.returncode == 1
-    assert "patch.py:" in result.stdout and "FSU001" in result.stdout and "FSU201" in result.stdout
+    assert "patch.py:" in result.stdout and "FSU001" in result.stdout
+    assert "FSU201" not in result.stdout  # kept on purpose: counted, listed only with --show-kept
     assert "Found 4 findings (3 remove, 1 keep) in 3 files." in result.stdout
+    assert "FSU201" in cli("check", "--no-color", "--show-kept", cwd=project).stdout
 
 
 def test_json_fields(project: Path) -> None:
@@ -63,7 +65,7 @@ def test_json_fields(project: Path) -> None:
 
 def test_only_keep_findings_exit_0(tmp_path: Path) -> None:
     (tmp_path / "enhance.py").write_text(ENHANCE)
-    result = cli("check", "--output-format", "concise", cwd=tmp_path)
+    result = cli("check", "--output-format", "concise", "--show-kept", cwd=tmp_path)
     assert result.returncode == 0, result.stdout
     assert "FSU201" in result.stdout
 

@@ -62,7 +62,7 @@ def test_fix_reports_what_a_fresh_check_of_the_fixed_tree_reports(tmp_path: Path
 def test_the_example_reports_the_kept_patch_where_it_now_is(tmp_path: Path) -> None:
     project = tmp_path / "project"
     shutil.copytree(TREES["example"], project, ignore=shutil.ignore_patterns("__pycache__", ".fsdp_unpatch_cache"))
-    fixed = _cli(project, "fix", "--no-cache", "--output-format", "concise", ".")
+    fixed = _cli(project, "fix", "--no-cache", "--output-format", "concise", "--show-kept", ".")
     assert fixed.returncode == 0
     lines = [line.split(": ")[0] for line in fixed.stdout.splitlines() if "FSU201" in line]
     # Where the enhance installer's first and last install sites stand in the expected migrated file.

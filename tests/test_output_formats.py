@@ -133,7 +133,7 @@ def test_replacement_regions_turn_before_into_after(before: list[str], after: li
 
 
 def test_github_annotations_have_the_exact_workflow_command_syntax(project: Path) -> None:
-    result = cli("check", "--output-format", "github", cwd=project)
+    result = cli("check", "--output-format", "github", "--show-kept", cwd=project)
     assert result.returncode == 1
     lines = result.stdout.decode().splitlines()
     expected = findings_json(project)
@@ -261,7 +261,7 @@ def test_pylint_format_is_pylints_parseable_template(project: Path) -> None:
 
 def test_grouped_format_has_a_heading_per_file(project: Path) -> None:
     expected = findings_json(project)
-    text = cli("check", "--output-format", "grouped", cwd=project).stdout.decode()
+    text = cli("check", "--output-format", "grouped", "--show-kept", cwd=project).stdout.decode()
     blocks = [b for b in text.split("\n\n") if b.strip() and not b.startswith("Found ")]
     seen = []
     for block in blocks:

@@ -87,6 +87,15 @@ def _common(function):
             "--show-fixes", is_flag=True, help="check: show what each fix would change; fix: list the fixes applied."
         ),
         click.option(
+            "-v",
+            "--show-kept",
+            "--verbose",
+            "show_kept",
+            is_flag=True,
+            help="Also list the findings kept on purpose (keep: the enhance patch) in the full, concise, grouped "
+            "and github formats; they are always counted, and the machine formats always list them.",
+        ),
+        click.option(
             "--force-exclude",
             is_flag=True,
             help="Skip files named on the command line that a folder walk would skip (pre-commit, editors).",
@@ -185,6 +194,25 @@ def _fixing(function):
             "--unfixable", multiple=True, metavar="CODES", help="Rules whose fixes are never applied or counted."
         ),
         click.option("--ignore-noqa", is_flag=True, help="Ignore `# noqa` comments: report what they suppress."),
+        click.option(
+            "--report",
+            metavar="FILE.md",
+            type=click.Path(dir_okay=False),
+            help="Also write the merge request's description (Markdown): what was removed and why, what was "
+            "kept, what is left for review, the files changed, the precondition (also with --diff).",
+        ),
+        click.option(
+            "--doctor-report",
+            metavar="FILE.json",
+            type=click.Path(dir_okay=False),
+            help="With --report: the precondition as `fsdp-unpatch doctor --output-format json` found it.",
+        ),
+        click.option(
+            "--verify-report",
+            metavar="FILE.json",
+            type=click.Path(dir_okay=False),
+            help="With --report: the result of `fsdp-unpatch verify --output-format json`.",
+        ),
     ]
     for option in reversed(options):
         function = option(function)
@@ -258,6 +286,13 @@ def _run_and_report(request: Request):
     except ValueError as error:
         _error(str(error))
         return EXIT_ERROR, None
+    from fsdp_unpatch.commands.migration_report import ReportError, evidence_for, write_report
+
+    try:  # said before anything is fixed
+        evidence = evidence_for(request)
+    except ReportError as error:
+        _error(str(error))
+        return EXIT_ERROR, None
     if request.output_file is None and not _open_stream(sys.stdout):  # `>&-`: said before touching a file
         _error(_("standard output is closed; nothing was done (give --output-file, or redirect to /dev/null)"))
         return EXIT_ERROR, None
@@ -328,6 +363,7 @@ def _run_and_report(request: Request):
             show_fixes=show_fixes,
             dry_run=diff,
             link_base=link_base(os.environ),
+            show_kept=request.show_kept,
         )
         try:
             _report(request, result, context, out, stdin_data)
@@ -340,6 +376,12 @@ def _run_and_report(request: Request):
         except OSError as error:
             _error(f"--extra-output {error.filename}: {error.strerror or error}")
             return EXIT_ERROR, result
+        if request.report is not None:
+            try:
+                write_report(request, result, context, evidence)
+            except ReportError as error:
+                _error(str(error))
+                return EXIT_ERROR, result
         if request.add_noqa:
             from fsdp_unpatch.fixes.add_noqa import mark_files
 
@@ -431,7 +473,7 @@ def _report(request: Request, result, context, out, stdin_data: bytes) -> None:
             from fsdp_unpatch.reporting.text import summary
 
             if not request.quiet:
-                click.echo(summary(result, context), err=True)
+                click.echo(summary(result, context, listing=False), err=True)
         else:
             sys.stderr.write(formatter(output_format)(result, context))
     elif request.statistics:

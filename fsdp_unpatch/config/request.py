@@ -56,6 +56,7 @@ class Request:
     extra_output: tuple[str, ...] = ()  # FORMAT:FILE, more reports of the same run
     show_source: bool = True
     show_fixes: bool = False
+    show_kept: bool = False  # list keep findings in the human formats (they are always counted)
     statistics: bool = False
     color: Optional[str] = None
     no_color: bool = False
@@ -66,6 +67,10 @@ class Request:
     add_noqa: bool = False
     show_settings: bool = False
     show_files: bool = False
+    # the merge-request description of the fix (`reporting/merge_request.py`) and the evidence it cites
+    report: Optional[str] = None
+    doctor_report: Optional[str] = None
+    verify_report: Optional[str] = None
 
     @classmethod
     def from_options(cls, **options: Any) -> Request:

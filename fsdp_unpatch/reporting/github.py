@@ -1,4 +1,5 @@
-"""GitHub Actions workflow commands: one `::error`/`::warning`/`::notice` annotation a finding.
+"""GitHub Actions workflow commands: one `::error`/`::warning`/`::notice` annotation a finding (a kept one
+only with `--show-kept`: a pull request's annotations show what needs work).
 
     ::error file=pkg/patch.py,line=3,col=1,endLine=3,endColumn=40,title=fsdp-unpatch (FSU001)::message
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.reporting.quiet import listed
 from fsdp_unpatch.reporting.quoting import printable
 
 COMMANDS = {"remove": "error", "review": "warning", "keep": "notice", "error": "error"}
@@ -41,4 +43,4 @@ def annotation(finding: Finding) -> str:
 
 
 def github_report(result: RunResult, context: ReportContext) -> str:
-    return "".join(annotation(f) + "\n" for f in result.remaining)
+    return "".join(annotation(f) + "\n" for f in listed(result.remaining, context))

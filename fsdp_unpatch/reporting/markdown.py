@@ -89,7 +89,7 @@ def markdown_report(result: RunResult, context: ReportContext) -> str:
     if kept:
         out += ["", f"<details><summary>{len(kept)} kept on purpose (keep findings never fail a run)</summary>", ""]
         out += _table(kept, context) + ["", "</details>"]
-    safe = sum(1 for f in remaining if f.fix is not None and f.fix.applicability == "safe")
+    safe = sum(1 for f in remaining if f.fixable)
     unsafe = sum(1 for f in remaining if f.fix is not None and f.fix.applicability == "unsafe")
     out += ["", "### Fixes available", ""]
     if safe or unsafe:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def counts(result: RunResult, context: ReportContext) -> dict:
     remaining = result.remaining
     by_rule = Counter(f.code for f in remaining)
-    fixable = Counter(f.code for f in remaining if f.fix is not None)
+    fixable = Counter(f.code for f in remaining if f.fix is not None and f.held_back is None)
     by_target: dict[str, Counter] = {}
     for finding in remaining:
         if finding.target:

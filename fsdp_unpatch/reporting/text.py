@@ -16,6 +16,7 @@ from fsdp_unpatch.i18n import sentences as i18n_sentences
 from fsdp_unpatch.model import Finding, Replacement, RunResult
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.reporting.localize import localized
+from fsdp_unpatch.reporting.quiet import hidden, listed
 from fsdp_unpatch.reporting.quoting import printable, quoted_path
 
 if TYPE_CHECKING:
@@ -83,7 +84,9 @@ def _body(finding: Finding) -> Text:
     text.append(f"{finding.code} ")
     text.append(f"[{finding.category}]", style=STYLES.get(finding.category, ""))
     text.append(f" {printable(localized(finding.message))}")
-    if finding.fix is not None and not finding.fixed:
+    if finding.held_back is not None and not finding.fixed:
+        text.append(" " + _("(fix held back: {why})").format(why=printable(localized(finding.held_back))), style="cyan")
+    elif finding.fix is not None and not finding.fixed:
         text.append(
             _(" (fixable with --unsafe-fixes)") if finding.fix.applicability == "unsafe" else _(" (fixable)"),
             style="cyan",
@@ -123,11 +126,13 @@ def _detail(detail: str) -> Text:
     return text
 
 
-def summary(result: RunResult, context: ReportContext) -> str:
+def summary(result: RunResult, context: ReportContext, listing: bool = True) -> str:
+    """The closing line; `listing`: the findings were listed above it (so it says which were left out)."""
     remaining = result.remaining
     counts = Counter(f.category for f in remaining)
     parts = [f"{counts[c]} {c}" for c in ("remove", "review", "keep", "error") if counts[c]]
-    fixable = sum(1 for f in remaining if f.fix is not None and f.fix.applicability == "safe")
+    fixable = sum(1 for f in remaining if f.fixable)
+    held = sum(1 for f in remaining if f.held_back is not None)
     scanned = len(result.files)
     found = ngettext("Found {count} finding", "Found {count} findings", len(remaining)).format(count=len(remaining))
     if parts:
@@ -138,6 +143,14 @@ def summary(result: RunResult, context: ReportContext) -> str:
         sentences.append(fix_summary(result, context))
     elif fixable:
         sentences.append(_("{count} fixable with `fsdp-unpatch fix`.").format(count=fixable))
+    if held and not context.fix_mode:
+        sentences.append(
+            ngettext(
+                "{count} fix held back: `fix` cannot write it now.",
+                "{count} fixes held back: `fix` cannot write them now.",
+                held,
+            ).format(count=held)
+        )
     if context.target_torch:
         lowest, to, highest = context.target_torch.partition(" to ")  # "2.8 to 2.13" (TargetTorch's text)
         torch = _("{lowest} to {highest}").format(lowest=lowest, highest=highest) if to else lowest
@@ -145,6 +158,9 @@ def summary(result: RunResult, context: ReportContext) -> str:
         sentences.append(
             _("Target torch {torch} ({origin}).").format(torch=torch, origin=origin or context.target_torch_origin)
         )
+    quiet = hidden(remaining, context) if listing else 0
+    if quiet:
+        sentences.append(_("{count} kept on purpose not listed (`--show-kept` lists them).").format(count=quiet))
     sentences.append(_("Took {seconds} s.").format(seconds=f"{context.elapsed:.2f}"))
     return i18n_sentences(sentences)
 
@@ -239,7 +255,7 @@ def full(result: RunResult, context: ReportContext) -> str:
     lines_of = _lines_of(result)
     for file in result.files:
         lines = None
-        for finding in sorted(file.findings, key=Finding.sort_key):
+        for finding in listed(sorted(file.findings, key=Finding.sort_key), context):
             if finding.fixed:
                 continue
             console.print(_header(finding))
@@ -264,7 +280,7 @@ def _closing(console: _Output, result: RunResult, context: ReportContext) -> Non
 
 def concise(result: RunResult, context: ReportContext) -> str:
     console = _Output(context)
-    for finding in result.remaining:
+    for finding in listed(result.remaining, context):
         console.print(_header(finding))
     _closing(console, result, context)
     return console.getvalue()
@@ -276,7 +292,7 @@ def grouped(result: RunResult, context: ReportContext) -> str:
 
     console = _Output(context)
     for file in result.files:
-        findings = sorted((f for f in file.findings if not f.fixed), key=Finding.sort_key)
+        findings = listed(sorted((f for f in file.findings if not f.fixed), key=Finding.sort_key), context)
         if not findings:
             continue
         console.print(Text(f"{quoted_path(file.display)}:", style="bold underline"))

@@ -245,7 +245,7 @@ def run(
     unsafe_left = sum(
         1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
     )
-    return RunResult(files=files, unsafe_fixes_left=unsafe_left if options.fix else 0)
+    return RunResult(files=files, unsafe_fixes_left=unsafe_left if options.fix else 0, transactions=transactions)
 
 
 def _linked_work(group: Sequence[_Item]) -> tuple[list[FileResult], list[list[int]]]:

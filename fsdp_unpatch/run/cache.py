@@ -1,8 +1,9 @@
 """The per-file result cache in `.fsdp_unpatch_cache/` at the project root (like ruff's `.ruff_cache/`).
 
 An entry is one file's phase-1 outcome (`model.Outcome`: its findings when analysed alone, plus the keys
-that link it to other files), or the results of a group of linked files. Its key hashes everything the
-outcome depends on:
+that link it to other files), the results of a group of linked files, or `check`'s verdict on which fixes
+`fix` would hold back (`Held`, keyed by `held_back.verdict_key`). Its key hashes everything the outcome
+depends on:
 - the file's bytes, the path it is reported under, and the module name its folders give it (relative
   imports resolve through it); for a group, the keys of all its files;
 - the tool's own build: a hash of every file of the installed package (code and data), not its version
@@ -244,10 +245,20 @@ class Unchanged:
         return record[1] if now == record[0] and stat.S_ISREG(info.st_mode) else None
 
 
+@dataclass
+class Held:
+    """`check`'s verdict on which safe fixes `fix` would hold back (`held_back.py`): (path, code, line, column)
+    of each, and why; empty when every fix would be written."""
+
+    findings: dict[tuple[str, str, int, int], str] = field(default_factory=dict)
+
+
 def encode(value) -> Any:
     """An Outcome, or a list of FileResults (a linked group), as JSON-ready data."""
     from fsdp_unpatch.model import Outcome
 
+    if isinstance(value, Held):
+        return {"kind": "held", "findings": [[*key, why] for key, why in sorted(value.findings.items())]}
     if isinstance(value, Unchanged):
         return {"kind": "unchanged", "files": {d: [*stat_, named] for d, (stat_, named) in value.files.items()}}
     if isinstance(value, Outcome):
@@ -267,6 +278,13 @@ def decode(data: Any):
     from fsdp_unpatch.model import Outcome
 
     _check(isinstance(data, dict))
+    if data.get("kind") == "held":
+        _check(set(data) == {"kind", "findings"} and isinstance(data["findings"], list))
+        held = {}
+        for item in data["findings"]:
+            _check(isinstance(item, list) and len(item) == 5)
+            held[(_text(item[0]), _text(item[1]), _number(item[2]), _number(item[3]))] = _text(item[4])
+        return Held(held)
     if data.get("kind") == "unchanged":
         _check(set(data) == {"kind", "files"} and isinstance(data["files"], dict))
         files = {}

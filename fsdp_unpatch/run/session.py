@@ -227,6 +227,7 @@ def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResul
     """Run the plan. After a fix that was written, what is left is what the tree holds now (`analysed_again`);
     the result's `written` keeps what the fix itself did (its files' old and new bytes, for diffs)."""
     from fsdp_unpatch.run.batch import run
+    from fsdp_unpatch.run.held_back import mark_check, mark_fix_leftovers, refuse_unwritable
     from fsdp_unpatch.run.pool import default_jobs
 
     result = run(
@@ -240,7 +241,44 @@ def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResul
         written = result
         result = analysed_again(plan, result, jobs)
         result.written = written.changed
+    buffered = plan.request is not None and plan.request.from_buffer  # never written back: nothing to refuse
+    if plan.options.fix and not plan.options.write and not buffered:  # `fix --diff` shows what `fix` would write
+        refuse_unwritable(result)
+    if plan.options.fix:
+        mark_fix_leftovers(result)
+    else:  # "N fixable" is what `fix` would do: also when a group of fixes is held back at write time
+        mark_check(result, lambda: _dry_fix(plan, jobs or default_jobs(), buffered), plan.cache, _verdict_key(plan))
     return result
+
+
+def _verdict_key(plan: Plan):
+    """What `held_back.mark_check` asks when it needs a verdict: the cache key of this plan's (None: none)."""
+
+    def key() -> Optional[str]:
+        from fsdp_unpatch.run.held_back import verdict_key
+        from fsdp_unpatch.run.identity import roots_of
+
+        if plan.cache is None or any(c.data is not None for c in plan.candidates):  # a buffer: never cached
+            return None
+        paths = [str(c.path) for c in plan.candidates]
+        return verdict_key(plan.cache, paths, roots_of(plan.options, paths, []))
+
+    return key
+
+
+def _dry_fix(plan: Plan, jobs: int, buffered: bool) -> RunResult:
+    """The plan's files run as `fix --diff` runs them: fixes computed, the import net applied, each group's
+    files asked whether they could be written; nothing written."""
+    from dataclasses import replace
+
+    from fsdp_unpatch.run.batch import run
+    from fsdp_unpatch.run.held_back import refuse_unwritable
+
+    options = replace(plan.options, fix=True, write=False, unsafe_fixes=False, replacements=False)
+    dry = run(plan.candidates, plan.catalog, options, jobs=jobs)
+    if not buffered:
+        refuse_unwritable(dry)
+    return dry
 
 
 def buffer_candidates(data: bytes, name: Optional[str], force_exclude: bool, exclusion=None) -> list:

@@ -1,0 +1,58 @@
+"""`fix --diff --report` on a real release (torch-npu 2.10.0.post7, fetched as the other real-release tests
+fetch it): the description names what `check` found there and the files `fix --diff` changes."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.realworld.packages import working_copy
+from tests.realworld.test_releases import _fetch
+from tests.test_merge_request import _sections
+
+pytestmark = pytest.mark.slow
+
+RELEASE = "2.10.0.post7"
+
+
+def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fsdp_unpatch", *args], cwd=cwd, capture_output=True)
+
+
+def test_the_description_of_a_real_release_follows_its_findings(tmp_path: Path) -> None:
+    _fetch(RELEASE)
+    repo = working_copy(RELEASE, tmp_path / "repo")
+    checked = _cli(repo, "check", "--no-cache", "--output-format", "json", ".")
+    assert checked.returncode == 1, checked.stderr
+    findings = json.loads(checked.stdout)
+    report = tmp_path / "mr.md"
+    preview = _cli(repo, "fix", "--diff", "--no-cache", "--report", str(report), ".")
+    assert preview.returncode == 1, preview.stderr
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout == ""
+    sections = _sections(report.read_text(encoding="utf-8"))
+
+    overrides = [f for f in findings if f["code"] == "FSU001"]
+    assert overrides  # the release ships the collectives patch
+    assert [line.split("` at `")[0].strip("`") for line in sections["Removed overrides"]] == [
+        f["target"] for f in overrides
+    ]
+    replaced = {re.match(r"`(\w+)`", f["message"])[1] for f in findings if f["code"] == "FSU002"}
+    for line in sections["Removed overrides"]:  # each proof: a replacement check proved, against a torch release
+        proof = re.search(r"`: `(\w+)` matches torch \d+\.\d+\.\d+ `\w+` up to: ", line)
+        assert proof and proof[1] in replaced, line
+    kept = [f for f in findings if f["category"] == "keep"]
+    assert [line.split("` at `")[1].split("`")[0] for line in sections["Kept on purpose"]] == [
+        f"{f['path']}:{f['line']}" for f in kept
+    ]
+    left = [f for f in findings if f["category"] in ("review", "error")]
+    assert len(sections["Left for review"]) == len(left)
+    diffed = [
+        line.split(" b/", 1)[1] for line in preview.stdout.decode().splitlines() if line.startswith("diff --git ")
+    ]
+    assert sections["Files changed"] == [f"`{path}`" for path in diffed]
+    assert f"Target torch: 2.10 (torch_npu/version.py: torch-npu {RELEASE})" in sections["Summary"]
