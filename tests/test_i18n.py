@@ -27,11 +27,13 @@ import i18n_catalog  # noqa: E402
 FINDING = re.compile(r"^(?P<where>\S+:\d+:\d+): (?P<code>FSU\d+) \[(?P<category>\w+)\] (?P<message>.*)$")
 SUMMARY_ZH = re.compile(
     r"在 8 个文件中发现 16 个结果（9 remove、7 keep）。9 个可用 `fsdp-unpatch fix` 修复。"
-    r"目标 torch 2\.8 到 2\.13（pyproject\.toml: torch>=2\.8）。耗时 \d+\.\d\d 秒。"
+    r"目标 torch 2\.8 到 2\.13（pyproject\.toml: torch>=2\.8）。"
+    r"7 个有意保留的结果未列出（`--show-kept` 可列出）。耗时 \d+\.\d\d 秒。"
 )
 SUMMARY_EN = re.compile(
     r"Found 16 findings \(9 remove, 7 keep\) in 8 files\. 9 fixable with `fsdp-unpatch fix`\. "
-    r"Target torch 2\.8 to 2\.13 \(pyproject\.toml: torch>=2\.8\)\. Took \d+\.\d\d s\."
+    r"Target torch 2\.8 to 2\.13 \(pyproject\.toml: torch>=2\.8\)\. "
+    r"7 kept on purpose not listed \(`--show-kept` lists them\)\. Took \d+\.\d\d s\."
 )
 NO_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8"}
 ZH_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"}
