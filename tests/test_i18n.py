@@ -30,6 +30,10 @@ SUMMARY_ZH = re.compile(
     r"目标 torch 2\.8 到 2\.13（pyproject\.toml: torch>=2\.8）。"
     r"7 个有意保留的结果未列出（`--show-kept` 可列出）。耗时 \d+\.\d\d 秒。"
 )
+SUMMARY_ZH_ALL = re.compile(
+    r"在 8 个文件中发现 16 个结果（9 remove、7 keep）。9 个可用 `fsdp-unpatch fix` 修复。"
+    r"目标 torch 2\.8 到 2\.13（pyproject\.toml: torch>=2\.8）。耗时 \d+\.\d\d 秒。"
+)
 SUMMARY_EN = re.compile(
     r"Found 16 findings \(9 remove, 7 keep\) in 8 files\. 9 fixable with `fsdp-unpatch fix`\. "
     r"Target torch 2\.8 to 2\.13 \(pyproject\.toml: torch>=2\.8\)\. "
@@ -72,7 +76,7 @@ def _console(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
 
 
 def test_a_chinese_locale_prints_chinese_findings_and_summary(example: Path) -> None:
-    run = _console("check", "--no-cache", ".", cwd=example, env=ZH_LOCALE)
+    run = _console("check", "--no-cache", "--show-kept", ".", cwd=example, env=ZH_LOCALE)
     assert run.returncode == 1, run.stderr
     lines = run.stdout.splitlines()
     findings = [FINDING.match(line) for line in lines if FINDING.match(line)]
@@ -85,7 +89,10 @@ def test_a_chinese_locale_prints_chinese_findings_and_summary(example: Path) -> 
         "legacy_npu/distributed/fsdp/_add_fsdp_patch.py:250:5: FSU201 [keep] `_fsdp_collectives.foreach_reduce`："
         "enhance patch，保留（包装梯度归约，以便之后释放缓存的 reduce-scatter 输入）" in lines
     )
-    assert SUMMARY_ZH.fullmatch(lines[-1]), lines[-1]
+    assert SUMMARY_ZH_ALL.fullmatch(lines[-1]), lines[-1]
+    quiet = _console("check", "--no-cache", ".", cwd=example, env=ZH_LOCALE).stdout.splitlines()
+    assert len([line for line in quiet if FINDING.match(line)]) == 9  # the 7 keep findings are counted, not listed
+    assert SUMMARY_ZH.fullmatch(quiet[-1]), quiet[-1]
 
 
 def test_lang_en_wins_over_a_chinese_locale(example: Path) -> None:
