@@ -17,7 +17,7 @@ from fsdp_unpatch.analysis.collect import count_names
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.excerpt import build as build_excerpt
 from fsdp_unpatch.analysis.plan import Planned, analyze_module, plan_installer_calls
-from fsdp_unpatch.analysis.prefilter import mentions, prefilter_for
+from fsdp_unpatch.analysis.prefilter import mentions
 from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import (
     MAX_PARSE_BYTES,
@@ -44,6 +44,7 @@ from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
 from fsdp_unpatch.rules.source_errors import error_finding
 from fsdp_unpatch.run.identity import roots_of
 from fsdp_unpatch.run.import_net import guard
+from fsdp_unpatch.run.learned import Learned
 from fsdp_unpatch.run.linking import (
     installer_aliases,
     keep_installers_still_used,
@@ -57,9 +58,11 @@ from fsdp_unpatch.run.write_groups import why_not_written, write_groups
 
 
 class Run:
-    def __init__(self, catalog: Catalog, options: RunOptions) -> None:
+    def __init__(self, catalog: Catalog, options: RunOptions, learned: Optional[Learned] = None) -> None:
         self.catalog = catalog
         self.options = options
+        # what is known of each file (bytes, verdict, excerpts, trees), shared with the other phases of a run
+        self.learned = learned if learned is not None else Learned()
         self.units: list[Unit] = []
         self.applied: dict[int, list[Planned]] = {}  # id(unit) -> the fixes applied to it
         self.blockers: dict[int, str] = {}  # id(unit) -> why its planned fix cannot be made
@@ -75,15 +78,16 @@ class Run:
             return
         name, is_package = module_name_for(unit.candidate.path)
         unit.excerpt = self.excerpt(unit.source, name, is_package)
+        file = (unit.candidate.display, unit.source.data)
         try:
             try:
                 source = unit.source if unit.excerpt is None else replace(unit.source, data=unit.excerpt.text)
-                module = parse_source(source)
+                module = self.learned.parse(file, source, parse_source)
             except SourceError:
                 if unit.excerpt is None:
                     raise
                 unit.excerpt = None  # libcst refuses the excerpt: the whole file says why, at its own lines
-                module = parse_source(unit.source)
+                module = self.learned.parse(file, unit.source, parse_source)
         except SourceError as error:
             unit.error = error_finding(unit.candidate.display, error)
             return
@@ -106,8 +110,11 @@ class Run:
             encoding = declared_encoding(data)
         except SyntaxError:
             return None  # an unknown encoding: the whole file's parse says so
-        seeds = {s for s in self.seeds if s.encode() in data}
-        return build_excerpt(data, encoding, name, is_package, screen_for(self.catalog), seeds)
+        seeds = frozenset(s for s in self.seeds if s.encode() in data)
+        key = (source.display, data, name, is_package, seeds, self.options.excerpt_above)
+        return self.learned.excerpt(
+            key, lambda: build_excerpt(data, encoding, name, is_package, screen_for(self.catalog), seeds)
+        )
 
     def widen(self) -> None:
         """Excerpts of files that spell a name the run removes are built again with it (the cross-file steps
@@ -133,23 +140,18 @@ class Run:
                     self.analyze(unit)
 
     def load(self, candidates: Iterable[Candidate]) -> None:
-        prefilter = prefilter_for(self.catalog)
-        screen = screen_for(self.catalog) if self.options.screen else None
         for candidate in candidates:
             checkpoint()
             unit = Unit(candidate)
             self.units.append(unit)
             try:
-                unit.source = read_candidate(candidate)
+                unit.source = self.learned.source(candidate.display) or read_candidate(candidate)
             except SourceError as error:
                 unit.error = error_finding(candidate.display, error)
                 continue
             if skips_file(unit.source.data):
                 unit.skipped = True
-            elif prefilter.worth_parsing(unit.source.data, str(candidate.path)) and not (
-                screen is not None
-                and screen.holds_no_finding(unit.source.data, candidate.path, self.options.excerpt_above)
-            ):
+            elif self.learned.worth_analysing(unit.source, self.catalog, self.options):
                 self.analyze(unit)
 
     def link_module_aliases(self) -> None:
@@ -477,11 +479,17 @@ _NEVER = Planned(PATCH_INSTALLER.code, cst.Pass(), "never applied")
 
 
 def run_together(
-    candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, guard: bool = True
+    candidates: Iterable[Candidate],
+    catalog: Catalog,
+    options: RunOptions,
+    *,
+    guard: bool = True,
+    learned: Optional[Learned] = None,
 ) -> RunResult:
     """The engine over all `candidates` at once, in this process: the reference `run` must agree with.
-    `guard=False`: a part of a run, whose caller runs the import net over the whole."""
-    engine = Run(catalog, options)
+    `guard=False`: a part of a run, whose caller runs the import net over the whole; `learned`: what earlier
+    phases of the run know of the files."""
+    engine = Run(catalog, options, learned)
     engine.guards_imports = guard
     engine.load(candidates)
     engine.link()
