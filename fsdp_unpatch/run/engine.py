@@ -13,7 +13,6 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
-from fsdp_unpatch.analysis.collect import count_names
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.excerpt import build as build_excerpt
 from fsdp_unpatch.analysis.plan import Planned, analyze_module, plan_installer_calls
@@ -33,6 +32,7 @@ from fsdp_unpatch.files.reading import SourceError, SourceFile, declared_encodin
 from fsdp_unpatch.files.signals import checkpoint
 from fsdp_unpatch.fixes.edits import apply_edits, outermost, removed_uses, replacement_regions
 from fsdp_unpatch.fixes.module_edits import deletes_file
+from fsdp_unpatch.fixes.node_facts import NodeFacts
 from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
@@ -63,6 +63,7 @@ class Run:
         self.options = options
         # what is known of each file (bytes, verdict, excerpts, trees), shared with the other phases of a run
         self.learned = learned if learned is not None else Learned()
+        self.facts = NodeFacts()  # names used and nodes below, per node: asked for again by every fix's regions
         self.units: list[Unit] = []
         self.applied: dict[int, list[Planned]] = {}  # id(unit) -> the fixes applied to it
         self.blockers: dict[int, str] = {}  # id(unit) -> why its planned fix cannot be made
@@ -247,7 +248,8 @@ class Run:
             by_file: dict[int, list] = {}
             for p in carried:
                 by_file.setdefault(id(self.owners.get(id(p))), []).extend(p.edits)
-            removed = {key: removed_uses(outermost(edits)) for key, edits in by_file.items()}
+            facts = self.facts
+            removed = {key: removed_uses(outermost(edits, facts), facts) for key, edits in by_file.items()}
             stack = [
                 dependent
                 for p in carried
@@ -261,7 +263,7 @@ class Run:
         unit = self.owners.get(id(dependent))
         if unit is None or unit.analysis is None:
             return False
-        uses = count_names([e.node for e in dependent.edits])
+        uses = self.facts.uses([e.node for e in dependent.edits])
         left = unit.analysis.facts.name_uses
         gone = removed.get(id(unit), Counter())
         return any(uses[name] > 0 and left[name] - gone[name] > 0 for name in names)
@@ -279,7 +281,7 @@ class Run:
         for owner, edits in by_unit.values():
             key = (id(owner), frozenset(map(id, edits)))  # fixes that carry each other carry the same edits
             if key not in self.regions:
-                self.regions[key] = _regions(owner, edits)
+                self.regions[key] = _regions(owner, edits, self.facts)
             regions = self.regions[key]
             if owner is unit:
                 own = regions
@@ -342,7 +344,8 @@ class Run:
             return
         edits = [e for p, _ in applied for e in p.edits]
         try:
-            module = keep_line_endings(unit.analysis.module, apply_edits(unit.analysis, edits), unit.source.data)
+            fixed_module = apply_edits(unit.analysis, edits, self.facts)
+            module = keep_line_endings(unit.analysis.module, fixed_module, unit.source.data)
             fixed = module.bytes
         except RecursionError:
             self.block(
@@ -463,11 +466,11 @@ class Run:
         return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0, transactions=groups)
 
 
-def _regions(unit: Unit, edits: list) -> tuple:
+def _regions(unit: Unit, edits: list, facts: NodeFacts) -> tuple:
     """The line regions of `unit`'s file that `edits` (edits of that file) rewrite, with their new text."""
     analysis = unit.analysis
     assert analysis is not None
-    regions = replacement_regions(analysis.text, apply_edits(analysis, edits).code)
+    regions = replacement_regions(analysis.text, apply_edits(analysis, edits, facts).code)
     if analysis.file_line is None:
         return tuple(regions)
     file_line = analysis.file_line  # regions of an excerpt: lines of the file
