@@ -30,7 +30,9 @@ for _variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
 
 def pytest_configure(config) -> None:
     config.addinivalue_line(
-        "markers", "slow: trains, builds, installs, sends signals or reads real trees; `pytest -m 'not slow'` skips it"
+        "markers",
+        "slow: trains, builds, installs, sends signals, reads real trees, or repeats an equivalence check under "
+        "older torches or through the plain engine; `pytest -m 'not slow'` skips it",
     )
     if not hasattr(config, "workerinput"):  # the main process: before pytest-xdist starts its workers
         # The workers share this session's cache home (tests/conftest.py, below). Its signing key is made on

@@ -72,8 +72,18 @@ def _excerpt(data: bytes, name: str = "module") -> excerpt.Excerpt:
     return built
 
 
+# Every comparison runs through the batch (`run`, what users run) and through the plain engine (`run_together`,
+# its reference, which tests/test_batch.py holds equal to it): both in the full run, the batch alone in the
+# inner loop (`-m "not slow"`).
+RUNNERS = [pytest.param(run, id="batch"), pytest.param(run_together, id="together", marks=pytest.mark.slow)]
+
+
+@pytest.fixture(params=RUNNERS)
+def runner(request):
+    return request.param
+
+
 # A fix computed without writing (`write=False`) reports every finding a check does, and the fixed bytes.
-@pytest.mark.parametrize("runner", [run, run_together], ids=["batch", "together"])
 @pytest.mark.parametrize("tree", ["tests/fixtures", "examples/legacy_project", "examples/migrated_project"])
 def test_fixtures_and_examples(tree: str, runner, tmp_path: Path, monkeypatch) -> None:
     copy = expanded_copy(ROOT / tree, tmp_path / Path(tree).name)
@@ -112,12 +122,11 @@ def _padded_copy(source: Path, destination: Path) -> Path:
     return copy
 
 
-def test_padded_fixtures(tmp_path: Path, monkeypatch) -> None:
+def test_padded_fixtures(runner, tmp_path: Path, monkeypatch) -> None:
     copy = _padded_copy(ROOT / "tests" / "fixtures", tmp_path / "fixtures")
     monkeypatch.setattr(Prefilter, "worth_parsing", lambda self, data, path=None, named=None: True)
-    for runner in (run, run_together):
-        through_excerpts, whole = _both(runner, copy, fix=True, write=False)
-        assert through_excerpts == whole
+    through_excerpts, whole = _both(runner, copy, fix=True, write=False)
+    assert through_excerpts == whole
     # not vacuous: most files with a finding are analysed through an excerpt that holds something aside
     with_findings = {Path(f["path"]) for f in whole if isinstance(f, dict)}
     hiding = 0
@@ -192,14 +201,13 @@ def _shape(tmp_path: Path, shape: str, prefix: str = "", suffix: str = "", newli
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-def test_each_shape(shape: str, tmp_path: Path) -> None:
+def test_each_shape(shape: str, runner, tmp_path: Path) -> None:
     project = _shape(tmp_path, shape)
     data = (project / "pkg" / "patch.py").read_bytes()
     built = _excerpt(data, "pkg.patch")
     assert built.holes, "the excerpt must hold something aside"
-    for runner in (run, run_together):
-        through_excerpts, whole = _both(runner, project, fix=True, write=False)
-        assert through_excerpts == whole
+    through_excerpts, whole = _both(runner, project, fix=True, write=False)
+    assert through_excerpts == whole
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
@@ -354,35 +362,33 @@ def _project(tmp_path: Path, files: dict[str, str], patch: str = "") -> Path:
     return project
 
 
-def _same_through_excerpts(project: Path, **options) -> list:
+def _same_through_excerpts(runner, project: Path, **options) -> list:
     options.setdefault("fix", True)
     options.setdefault("write", False)
-    whole: list = []
-    for runner in (run, run_together):
-        through_excerpts, whole = _both(runner, project, **options)
-        assert through_excerpts == whole, runner.__name__
+    through_excerpts, whole = _both(runner, project, **options)
+    assert through_excerpts == whole, runner.__name__
     return whole
 
 
-def test_a_name_only_hidden_code_spells_decides_the_native_spelling(tmp_path: Path) -> None:
+def test_a_name_only_hidden_code_spells_decides_the_native_spelling(runner, tmp_path: Path) -> None:
     """A reference is rewritten to `FSDPParamGroup.finalize_backward` only when the file spells no
     `FSDPParamGroup` of its own (`references.choose_spelling` reads every name of the file). Here a hidden
     module-level statement binds that name: the whole file's fix takes the qualified spelling, and an excerpt
     that does not see the name imports `FSDPParamGroup`, which the hidden statement then rebinds."""
     user = "from pkg.patch import _patched_finalize_backward\n\n\ndef finish(group):\n"
     user += "    return _patched_finalize_backward(group)\n\n\nFSDPParamGroup = dict()\n"
-    whole = _same_through_excerpts(_project(tmp_path, {"pkg/user.py": user}))
+    whole = _same_through_excerpts(runner, _project(tmp_path, {"pkg/user.py": user}))
     assert any(isinstance(f, dict) and f["code"] == "FSU301" and f["fixed"] for f in whole)
 
 
 @pytest.mark.parametrize("rebinding", ["for pm in range(3):\n        pass", "with x as pm:\n        pass", "pm = 1"])
-def test_a_hidden_rebinding_of_a_module_alias_stops_the_rewrite(rebinding: str, tmp_path: Path) -> None:
+def test_a_hidden_rebinding_of_a_module_alias_stops_the_rewrite(runner, rebinding: str, tmp_path: Path) -> None:
     """`pm._patched_finalize_backward` is rewritten only when the file never assigns `pm` (a reference through a
     name the file rebinds may be to something else). A hidden function that rebinds `pm` locally: through an
     excerpt the reference was rewritten and the replacement deleted, the whole file leaves both."""
     user = f"from pkg import patch as pm\n\n\ndef other(x):\n    {rebinding}\n\n\n"
     user += "def finish(group):\n    return pm._patched_finalize_backward(group)\n"
-    whole = _same_through_excerpts(_project(tmp_path, {"pkg/user.py": user}))
+    whole = _same_through_excerpts(runner, _project(tmp_path, {"pkg/user.py": user}))
     assert any(isinstance(f, dict) and f["code"] == "FSU301" and not f["fix"] for f in whole)
 
 
@@ -396,14 +402,14 @@ def test_a_hidden_rebinding_of_a_module_alias_stops_the_rewrite(rebinding: str, 
     ],
     ids=["deeper", "shallower", "tab", "elif-one-line"],
 )
-def test_comments_after_a_hidden_statement_stay_where_libcst_puts_them(hidden: str, tmp_path: Path) -> None:
+def test_comments_after_a_hidden_statement_stay_where_libcst_puts_them(runner, hidden: str, tmp_path: Path) -> None:
     """An indented comment after a statement belongs to the statement's last indented block (its footer) when
     it is indented at least as that block, else to the next statement, and goes with the statement that owns
     it. A placeholder indented like the file's *first* block (or ending in a block when the statement ends in a
     one-line suite) moved the comment to the other statement: the deleted installer call took it along, or
     left it behind."""
     patch = PATCH.read_text() + "\n\n" + hidden + "_apply_fsdp_patch()\n"
-    whole = _same_through_excerpts(_project(tmp_path, {}, patch=patch))
+    whole = _same_through_excerpts(runner, _project(tmp_path, {}, patch=patch))
     assert any(isinstance(f, dict) and f["code"] == "FSU004" and f["fixed"] for f in whole)
 
 
@@ -425,27 +431,27 @@ def test_all_gather_copy_in_fills_own_slice():
 
 
 @pytest.mark.parametrize("extra", ['b"bytes"', '"a" f"b{1}"', '"a"; "b"', 'X = 1; "b"'])
-def test_a_hidden_string_statement_counts_as_libcst_counts_it(extra: str, tmp_path: Path) -> None:
+def test_a_hidden_string_statement_counts_as_libcst_counts_it(runner, extra: str, tmp_path: Path) -> None:
     """A test module whose tests all go is deleted (FSU305) when nothing else is left but imports, docstrings,
     assignments and helpers (`rules/tests.py::_left_over`). libcst takes a bytes literal and a concatenation
     with an f-string for docstrings, and two statements on one line for neither: the placeholder of such a
     hidden statement must be what libcst sees, or the excerpt deletes a module the whole file keeps (or the
     other way round)."""
     project = _project(tmp_path, {"tests/test_patch.py": TEST_MODULE.format(extra=extra)})
-    whole = _same_through_excerpts(project, unsafe_fixes=True)
+    whole = _same_through_excerpts(runner, project, unsafe_fixes=True)
     assert any(isinstance(f, dict) and f["code"] == "FSU303" for f in whole)
 
 
-def test_a_match_class_keyword_is_a_use(tmp_path: Path) -> None:
+def test_a_match_class_keyword_is_a_use(runner, tmp_path: Path) -> None:
     """libcst counts the keyword of a class pattern (`case Point(cast=0)`) as a use of the name; CPython's tree
     holds it as a string. The import of `cast`, which only the deleted replacement uses otherwise, stays."""
     patch = PATCH.read_text() + "\n\ndef m(p):\n    match p:\n        case Point(cast=0):\n            return 1\n"
-    whole = _same_through_excerpts(_project(tmp_path, {}, patch=patch))
+    whole = _same_through_excerpts(runner, _project(tmp_path, {}, patch=patch))
     assert any(isinstance(f, dict) and f["code"] == "FSU002" and f["fixed"] for f in whole)
 
 
 @pytest.mark.parametrize("what", ["installer", "replacement"])
-def test_a_caller_through_an_import_alias_of_a_name_only_the_run_removes(what: str, tmp_path: Path) -> None:
+def test_a_caller_through_an_import_alias_of_a_name_only_the_run_removes(runner, what: str, tmp_path: Path) -> None:
     """The patch's installer (or a replacement) has a name the catalog does not know; a caller imports it under
     another name (`... import enable_npu_collectives as go`) and uses it in a hidden statement. The caller is
     analysed before the run knows the name (it names a catalog patch function too), and its holes never spell
@@ -459,17 +465,17 @@ def test_a_caller_through_an_import_alias_of_a_name_only_the_run_removes(what: s
         imported, use = "npu_copy_in as go", "return go(*a)"
     caller = f"from pkg.patch import _patched_finalize_backward\nfrom pkg.patch import {imported}\n\n\n"
     caller += f"def start(*a):\n    {use}\n\n\ndef finish(group):\n    return _patched_finalize_backward(group)\n"
-    whole = _same_through_excerpts(_project(tmp_path, {"pkg/caller.py": caller}, patch=patch))
+    whole = _same_through_excerpts(runner, _project(tmp_path, {"pkg/caller.py": caller}, patch=patch))
     codes = {f["code"] for f in whole if isinstance(f, dict) and f["path"].endswith("caller.py") and f["fixed"]}
     assert codes == {"FSU004" if what == "installer" else "FSU301", "FSU301"}
 
 
 @pytest.mark.parametrize("hidden", ["def h():\n    x = 1\n\f    return x\n", "X = 1\n\fY = 2\n"])
-def test_a_form_feed_libcst_does_not_give_back_in_hidden_code(hidden: str, tmp_path: Path) -> None:
+def test_a_form_feed_libcst_does_not_give_back_in_hidden_code(runner, hidden: str, tmp_path: Path) -> None:
     """libcst drops a form feed at the start of some lines, so the whole file's fix is refused (FSU903). The
     excerpt holds those lines aside and round-trips: it wrote a fix the whole file refuses."""
     patch = PATCH.read_text() + "\n\n" + hidden
-    whole = _same_through_excerpts(_project(tmp_path, {}, patch=patch))
+    whole = _same_through_excerpts(runner, _project(tmp_path, {}, patch=patch))
     assert any(isinstance(f, dict) and f["code"] == "FSU903" for f in whole)
 
 
@@ -496,13 +502,13 @@ def test_the_closure_is_linear_in_a_chain_of_hidden_imports(monkeypatch) -> None
     assert len(added) < 10 * count
 
 
-def test_a_lone_carriage_return_in_hidden_code_moves_no_noqa_comment(tmp_path: Path) -> None:
+def test_a_lone_carriage_return_in_hidden_code_moves_no_noqa_comment(runner, tmp_path: Path) -> None:
     """A line ending in a lone "\\r" is a line to CPython and libcst; the `# noqa` comments were found with a
     tokenizer that did not count it, so their lines (FSU501) differed between the whole file and an excerpt
     that holds that line aside (and in the whole file the legacy patch's reviewed `# noqa: FSU101` seemed
     unused)."""
     patch = "def h():\n    x = 1\r    return x\n\n\n" + PATCH.read_text() + "\n\nX = 2  # noqa: FSU004\n"
-    whole = _same_through_excerpts(_project(tmp_path, {}, patch=patch))
+    whole = _same_through_excerpts(runner, _project(tmp_path, {}, patch=patch))
     unused = [f for f in whole if isinstance(f, dict) and f["code"] == "FSU501"]
     assert [f["span"]["line"] for f in unused] == [
         patch.replace("\r", "\n").splitlines().index("X = 2  # noqa: FSU004") + 1

@@ -32,6 +32,7 @@ from tests.upstream import expanded_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 TORCH_VERSIONS = ("2.4", "2.7", "2.13")
+SLOW = pytest.mark.slow
 
 
 def _fields(result: RunResult) -> list:
@@ -92,9 +93,15 @@ def test_the_screen_loads_no_libcst(tmp_path: Path) -> None:
     assert done.stdout.split("\n")[:2] == ["True", "[]"], done.stdout
 
 
-@pytest.mark.parametrize("torch", TORCH_VERSIONS)
+# The full run compares every tree under each torch, through the batch and the plain engine; the inner loop
+# (`-m "not slow"`) the batch under the newest torch (tests/test_batch.py holds the two runners equal).
+@pytest.mark.parametrize(
+    "torch", [v if v == TORCH_VERSIONS[-1] else pytest.param(v, marks=SLOW) for v in TORCH_VERSIONS]
+)
 @pytest.mark.parametrize("fix", [False, True], ids=["check", "fix"])
-@pytest.mark.parametrize("runner", [run, run_together], ids=["batch", "together"])
+@pytest.mark.parametrize(
+    "runner", [pytest.param(run, id="batch"), pytest.param(run_together, id="together", marks=SLOW)]
+)
 @pytest.mark.parametrize("tree", ["tests/fixtures", "examples/legacy_project", "examples/migrated_project"])
 def test_fixtures_and_examples_every_file_parsed(
     tree: str, runner, fix: bool, torch: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -216,6 +223,7 @@ def _torch_sources() -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
+@pytest.mark.slow  # reads a real tree
 def test_installed_torch_sources() -> None:
     tree = _torch_sources()
     on, off = _both(run, tree)
@@ -232,6 +240,7 @@ def _release(version: str) -> Path:
         pytest.skip(str(error))
 
 
+@pytest.mark.slow  # reads real trees
 @pytest.mark.parametrize("version", PATCHED + MIGRATED)
 def test_real_releases(version: str, tmp_path: Path) -> None:
     tree = _release(version)

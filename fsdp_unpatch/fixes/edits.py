@@ -8,22 +8,22 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from typing import Iterable, Sequence, Union
+from typing import Iterable, Optional, Sequence, Union
 
 import libcst as cst
 
-from fsdp_unpatch.analysis.collect import count_names
-from fsdp_unpatch.analysis.patterns import descendants
 from fsdp_unpatch.analysis.plan import Edit, FileAnalysis
 from fsdp_unpatch.fixes.module_edits import apply_module_edits, split
+from fsdp_unpatch.fixes.node_facts import NodeFacts
 from fsdp_unpatch.model import Replacement
 
 
-def outermost(edits: Sequence[Edit]) -> list[Edit]:
-    """Drop edits inside a node that another edit already deletes or replaces."""
+def outermost(edits: Sequence[Edit], memo: Optional[NodeFacts] = None) -> list[Edit]:
+    """Drop edits inside a node that another edit already deletes or replaces. `memo`: the run's node facts."""
+    memo = memo or NodeFacts()
     inner: set[int] = set()
     for edit in edits:
-        inner |= {id(n) for n in descendants(edit.node) if n is not edit.node}
+        inner |= memo.below(edit.node)
     seen: set[int] = set()
     kept = []
     for edit in edits:
@@ -34,19 +34,20 @@ def outermost(edits: Sequence[Edit]) -> list[Edit]:
     return kept
 
 
-def removed_uses(edits: Iterable[Edit]) -> Counter:
+def removed_uses(edits: Iterable[Edit], memo: Optional[NodeFacts] = None) -> Counter:
     """How many uses of each name the edits (none inside another) take out of the module."""
+    memo = memo or NodeFacts()
     removed: Counter = Counter()
     for edit in edits:
-        removed.update(count_names([edit.node]))
+        removed.update(memo.uses([edit.node]))
         if edit.replacement is not None:
-            removed.subtract(count_names([edit.replacement]))
+            removed.subtract(memo.uses([edit.replacement]))
     return removed
 
 
-def unused_imports(analysis: FileAnalysis, edits: Iterable[Edit]) -> set[int]:
+def unused_imports(analysis: FileAnalysis, edits: Iterable[Edit], memo: Optional[NodeFacts] = None) -> set[int]:
     """Import aliases whose every use the edits delete. An import that was unused before stays."""
-    removed = removed_uses(edits)
+    removed = removed_uses(edits, memo)
     facts = analysis.facts
     doomed: set[int] = set()
     for local, aliases in analysis.table.sources.items():
@@ -61,6 +62,13 @@ class _Applier(cst.CSTTransformer):
         self.remove = {id(e.node) for e in edits if e.replacement is None}
         self.replace = {id(e.node): e.replacement for e in edits if e.replacement is not None}
         self.dropped_aliases = dropped_aliases
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # A node an edit deletes or replaces goes whole: nothing below it is visited (no edit lies inside it,
+        # `outermost`), which spared walking every replacement function once per finding's regions.
+        if id(node) in self.remove or id(node) in self.replace:
+            return False
+        return super().on_visit(node)
 
     def on_leave(  # type: ignore[override]  # one hook for every node type
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
@@ -111,17 +119,17 @@ class _Applier(cst.CSTTransformer):
         return updated_node
 
 
-def apply_edits(analysis: FileAnalysis, edits: Sequence[Edit]) -> cst.Module:
+def apply_edits(analysis: FileAnalysis, edits: Sequence[Edit], memo: Optional[NodeFacts] = None) -> cst.Module:
     """The module with `edits` applied and the imports only they used removed.
 
     Edits of the module as a whole (an import to add, the file to delete) come after the node edits:
-    see `module_edits`.
+    see `module_edits`. `memo`: the run's memo of node facts (`node_facts.py`).
     """
     edits, additions, delete = split(edits)
-    edits = outermost(edits)
+    edits = outermost(edits, memo)
     module = analysis.module
     if edits:
-        dropped = unused_imports(analysis, edits)
+        dropped = unused_imports(analysis, edits, memo)
         module = _visit_touched(analysis, _Applier(edits, dropped), [id(e.node) for e in edits] + list(dropped))
     if additions or delete:
         module = apply_module_edits(module, additions, delete)

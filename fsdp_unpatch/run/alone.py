@@ -12,6 +12,7 @@ from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.files.reading import SourceFile
 from fsdp_unpatch.files.signals import checkpoint
 from fsdp_unpatch.model import Outcome, RunOptions
+from fsdp_unpatch.run.learned import Learned
 from fsdp_unpatch.run.pool import WORKER, forked_map, pool_size
 
 
@@ -43,12 +44,15 @@ def cross_file_keys(engine) -> dict[str, frozenset[str]]:
     }
 
 
-def analyze_alone(candidate: Candidate, source: SourceFile, catalog: Catalog, options: RunOptions) -> Outcome:
-    """The engine over this one file; the fix is computed, never written (the caller decides)."""
+def analyze_alone(
+    candidate: Candidate, source: SourceFile, catalog: Catalog, options: RunOptions, learned: Optional[Learned] = None
+) -> Outcome:
+    """The engine over this one file; the fix is computed, never written (the caller decides). `learned`: kept
+    for the linked phase (its tree, if the file looks linked or the budget allows)."""
     from fsdp_unpatch.run.engine import Run
 
     checkpoint()
-    engine = Run(catalog, replace(options, write=False, screen=False))  # the caller screened it
+    engine = Run(catalog, replace(options, write=False, screen=False), learned)  # the caller screened it
     engine.guards_imports = False  # the caller guards the whole run at once
     engine.load([replace(candidate, data=source.data)])
     engine.link()
@@ -56,7 +60,11 @@ def analyze_alone(candidate: Candidate, source: SourceFile, catalog: Catalog, op
     keys = cross_file_keys(engine)
     names = prefilter_for(catalog).vocabulary.patch_names
     together = any(name.encode() in source.data for name in names)
-    return Outcome(result, keys["deleted-names"], together, keys["patched-targets"], keys["unpatched-twins"])
+    outcome = Outcome(result, keys["deleted-names"], together, keys["patched-targets"], keys["unpatched-twins"])
+    if learned is not None:
+        linked = together or bool(outcome.exports or outcome.patched or outcome.missing)
+        learned.settle((candidate.display, source.data), linked)
+    return outcome
 
 
 def _work(job: tuple[Candidate, SourceFile]) -> Outcome:
@@ -65,12 +73,17 @@ def _work(job: tuple[Candidate, SourceFile]) -> Outcome:
 
 
 def analyze_all(
-    jobs: Sequence[tuple[Candidate, SourceFile]], catalog: Catalog, options: RunOptions, workers: int
+    jobs: Sequence[tuple[Candidate, SourceFile]],
+    catalog: Catalog,
+    options: RunOptions,
+    workers: int,
+    learned: Optional[Learned] = None,
 ) -> list[Outcome]:
+    """Each file alone; in this process, what the engine learns of each goes to `learned`."""
     size = sum(len(source.data) for _, source in jobs)
     workers = pool_size(workers, len(jobs), size)
     if workers <= 1:
-        return [analyze_alone(c, s, catalog, options) for c, s in jobs]
+        return [analyze_alone(c, s, catalog, options, learned) for c, s in jobs]
     # Largest first, so that no worker is left with a big file at the end; results come back in order.
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1].data))
     outcomes = forked_map(_work, [jobs[i] for i in order], workers, catalog, options)

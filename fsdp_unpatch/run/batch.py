@@ -33,6 +33,7 @@ from fsdp_unpatch.model import FileResult, Finding, Outcome, RunOptions, RunResu
 from fsdp_unpatch.rules.source_errors import error_finding
 from fsdp_unpatch.run.alone import analyze_all
 from fsdp_unpatch.run.groups import Groups
+from fsdp_unpatch.run.learned import Learned
 from fsdp_unpatch.run.pool import WORKER, forked_map, pool_size
 
 if TYPE_CHECKING:
@@ -121,6 +122,7 @@ def run(
     """Findings (and fixes) for `candidates`, as `runner.run_together` would give them, with less work."""
     prefilter = prefilter_for(catalog)
     screen = screen_for(catalog)
+    learned = Learned()  # what phase 1 learns of each file serves the linked phase (`learned.py`)
     items: list[_Item] = []
     pending: list[_Item] = []
     use_cache = cache is not None and not options.fix
@@ -179,12 +181,16 @@ def run(
                 # the ast tier (`analysis/screen.py`): this file, alone, can hold no finding; no libcst for it
                 item.outcome = Outcome(FileResult(candidate.display))
                 item.source = None
+                learned.record_verdict(source, options, False)
                 if use_cache:
                     cache.put(item.cache_key, item.outcome)  # type: ignore[union-attr]
                     record(item, source)
                 continue
             if item.outcome is None:
                 pending.append(item)
+                learned.remember_source(source)
+                if options.screen:
+                    learned.record_verdict(source, options, True)
     finally:
         reading.close()
     if recorded is not None:
@@ -200,6 +206,7 @@ def run(
         catalog,
         options,
         jobs,
+        learned,
     )
     for item, outcome in zip(pending, outcomes):
         item.outcome = outcome
@@ -215,6 +222,8 @@ def run(
             for i, item in enumerate(items)
             if i not in grouped and item.outcome is not None and item.outcome.result.fixed is not None
         ]
+    grouped_items = [items[i] for group in groups for i in group]
+    learned.retain((item.candidate.display, item.source.data) for item in grouped_items if item.source is not None)
     # Workers compute; only this process writes, group by group, all or nothing (`transaction.py`).
     results = _run_groups(
         [[items[i] for i in group] for group in groups],
@@ -222,6 +231,7 @@ def run(
         replace(options, write=False),
         cache if use_cache else None,
         jobs,
+        learned,
     )
     transactions: list[list[int]] = []
     for group, (files, linked) in zip(groups, results):
@@ -249,26 +259,36 @@ def run(
 
 
 def _linked_work(group: Sequence[_Item]) -> tuple[list[FileResult], list[list[int]]]:
-    return _run_linked(group, WORKER["catalog"], WORKER["options"], WORKER.get("cache"))
+    return _run_linked(group, WORKER["catalog"], WORKER["options"], WORKER.get("cache"), WORKER.get("learned"))
 
 
 def _run_groups(
-    groups: Sequence[Sequence[_Item]], catalog: Catalog, options: RunOptions, cache: Optional[Cache], workers: int
+    groups: Sequence[Sequence[_Item]],
+    catalog: Catalog,
+    options: RunOptions,
+    cache: Optional[Cache],
+    workers: int,
+    learned: Optional[Learned] = None,
 ) -> list[tuple[list[FileResult], list[list[int]]]]:
     """Each group through the engine, in a process pool when there are several groups and work enough."""
     size = sum(len(item.source.data) for group in groups for item in group if item.source is not None)
     workers = pool_size(workers, len(groups), size, min_jobs=2)
     if workers <= 1:
-        return [_run_linked(group, catalog, options, cache) for group in groups]
-    WORKER["cache"] = cache  # inherited by the forked workers
+        return [_run_linked(group, catalog, options, cache, learned) for group in groups]
+    WORKER["cache"], WORKER["learned"] = cache, learned  # inherited by the forked workers
     try:
         return forked_map(_linked_work, groups, workers, catalog, options)
     finally:
         WORKER.pop("cache", None)
+        WORKER.pop("learned", None)
 
 
 def _run_linked(
-    group: Sequence[_Item], catalog: Catalog, options: RunOptions, cache: Optional[Cache]
+    group: Sequence[_Item],
+    catalog: Catalog,
+    options: RunOptions,
+    cache: Optional[Cache],
+    learned: Optional[Learned] = None,
 ) -> tuple[list[FileResult], list[list[int]]]:
     """The engine over the linked files together (its results, and its groups of fixes written all or
     nothing); cached under the keys of all of them.
@@ -296,7 +316,8 @@ def _run_linked(
                 return found, []
     from fsdp_unpatch.run.engine import run_together  # loads libcst: only when the group is not cached
 
-    together = run_together([item.candidate for item in group], catalog, options, guard=False)  # run() guards
+    candidates = [item.candidate for item in group]
+    together = run_together(candidates, catalog, options, guard=False, learned=learned)  # run() guards
     if key is not None:
         cache.put(key, together.files)  # type: ignore[union-attr]
     return together.files, together.transactions

@@ -13,13 +13,12 @@ from typing import Iterable, Iterator, Optional
 
 import libcst as cst
 
-from fsdp_unpatch.analysis.collect import count_names
 from fsdp_unpatch.analysis.decisions import NEVER, Decision, Hold, apply_all
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.excerpt import build as build_excerpt
 from fsdp_unpatch.analysis.plan import Planned, analyze_module
-from fsdp_unpatch.analysis.prefilter import mentions, prefilter_for
+from fsdp_unpatch.analysis.prefilter import mentions
 from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import (
     MAX_PARSE_BYTES,
@@ -35,6 +34,7 @@ from fsdp_unpatch.files.reading import SourceError, SourceFile, declared_encodin
 from fsdp_unpatch.files.signals import checkpoint
 from fsdp_unpatch.fixes.edits import apply_edits, outermost, removed_uses, replacement_regions
 from fsdp_unpatch.fixes.module_edits import deletes_file
+from fsdp_unpatch.fixes.node_facts import NodeFacts
 from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
@@ -46,6 +46,7 @@ from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
 from fsdp_unpatch.rules.source_errors import error_finding
 from fsdp_unpatch.run.identity import roots_of
 from fsdp_unpatch.run.import_net import guard
+from fsdp_unpatch.run.learned import Learned
 from fsdp_unpatch.run.linking import (
     calls_of_installers,
     installer_aliases,
@@ -60,9 +61,12 @@ from fsdp_unpatch.run.write_groups import why_not_written, write_groups
 
 
 class Run:
-    def __init__(self, catalog: Catalog, options: RunOptions) -> None:
+    def __init__(self, catalog: Catalog, options: RunOptions, learned: Optional[Learned] = None) -> None:
         self.catalog = catalog
         self.options = options
+        # what is known of each file (bytes, verdict, excerpts, trees), shared with the other phases of a run
+        self.learned = learned if learned is not None else Learned()
+        self.facts = NodeFacts()  # names used and nodes below, per node: asked for again by every fix's regions
         self.units: list[Unit] = []
         self.applied: dict[int, list[Planned]] = {}  # id(unit) -> the fixes applied to it
         self.blockers: dict[int, str] = {}  # id(unit) -> why its planned fix cannot be made
@@ -78,15 +82,16 @@ class Run:
             return
         name, is_package = module_name_for(unit.candidate.path)
         unit.excerpt = self.excerpt(unit.source, name, is_package)
+        file = (unit.candidate.display, unit.source.data)
         try:
             try:
                 source = unit.source if unit.excerpt is None else replace(unit.source, data=unit.excerpt.text)
-                module = parse_source(source)
+                module = self.learned.parse(file, source, parse_source)
             except SourceError:
                 if unit.excerpt is None:
                     raise
                 unit.excerpt = None  # libcst refuses the excerpt: the whole file says why, at its own lines
-                module = parse_source(unit.source)
+                module = self.learned.parse(file, unit.source, parse_source)
         except SourceError as error:
             unit.error = error_finding(unit.candidate.display, error)
             return
@@ -109,8 +114,11 @@ class Run:
             encoding = declared_encoding(data)
         except SyntaxError:
             return None  # an unknown encoding: the whole file's parse says so
-        seeds = {s for s in self.seeds if s.encode() in data}
-        return build_excerpt(data, encoding, name, is_package, screen_for(self.catalog), seeds)
+        seeds = frozenset(s for s in self.seeds if s.encode() in data)
+        key = (source.display, data, name, is_package, seeds, self.options.excerpt_above)
+        return self.learned.excerpt(
+            key, lambda: build_excerpt(data, encoding, name, is_package, screen_for(self.catalog), seeds)
+        )
 
     def widen(self) -> None:
         """Excerpts of files that spell a name the run removes are built again with it (the cross-file steps
@@ -136,23 +144,18 @@ class Run:
                     self.analyze(unit)
 
     def load(self, candidates: Iterable[Candidate]) -> None:
-        prefilter = prefilter_for(self.catalog)
-        screen = screen_for(self.catalog) if self.options.screen else None
         for candidate in candidates:
             checkpoint()
             unit = Unit(candidate)
             self.units.append(unit)
             try:
-                unit.source = read_candidate(candidate)
+                unit.source = self.learned.source(candidate.display) or read_candidate(candidate)
             except SourceError as error:
                 unit.error = error_finding(candidate.display, error)
                 continue
             if skips_file(unit.source.data):
                 unit.skipped = True
-            elif prefilter.worth_parsing(unit.source.data, str(candidate.path)) and not (
-                screen is not None
-                and screen.holds_no_finding(unit.source.data, candidate.path, self.options.excerpt_above)
-            ):
+            elif self.learned.worth_analysing(unit.source, self.catalog, self.options):
                 self.analyze(unit)
 
     def link_module_aliases(self) -> None:
@@ -249,7 +252,8 @@ class Run:
             by_file: dict[int, list] = {}
             for p in carried:
                 by_file.setdefault(id(self.owners.get(id(p))), []).extend(p.edits)
-            removed = {key: removed_uses(outermost(edits)) for key, edits in by_file.items()}
+            facts = self.facts
+            removed = {key: removed_uses(outermost(edits, facts), facts) for key, edits in by_file.items()}
             stack = [
                 dependent
                 for p in carried
@@ -263,7 +267,7 @@ class Run:
         unit = self.owners.get(id(dependent))
         if unit is None or unit.analysis is None:
             return False
-        uses = count_names([e.node for e in dependent.edits])
+        uses = self.facts.uses([e.node for e in dependent.edits])
         left = unit.analysis.facts.name_uses
         gone = removed.get(id(unit), Counter())
         return any(uses[name] > 0 and left[name] - gone[name] > 0 for name in names)
@@ -281,7 +285,7 @@ class Run:
         for owner, edits in by_unit.values():
             key = (id(owner), frozenset(map(id, edits)))  # fixes that carry each other carry the same edits
             if key not in self.regions:
-                self.regions[key] = _regions(owner, edits)
+                self.regions[key] = _regions(owner, edits, self.facts)
             regions = self.regions[key]
             if owner is unit:
                 own = regions
@@ -344,7 +348,8 @@ class Run:
             return
         edits = [e for p, _ in applied for e in p.edits]
         try:
-            module = keep_line_endings(unit.analysis.module, apply_edits(unit.analysis, edits), unit.source.data)
+            fixed_module = apply_edits(unit.analysis, edits, self.facts)
+            module = keep_line_endings(unit.analysis.module, fixed_module, unit.source.data)
             fixed = module.bytes
         except RecursionError:
             self.block(
@@ -466,11 +471,11 @@ class Run:
         return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0, transactions=groups)
 
 
-def _regions(unit: Unit, edits: list) -> tuple:
+def _regions(unit: Unit, edits: list, facts: NodeFacts) -> tuple:
     """The line regions of `unit`'s file that `edits` (edits of that file) rewrite, with their new text."""
     analysis = unit.analysis
     assert analysis is not None
-    regions = replacement_regions(analysis.text, apply_edits(analysis, edits).code)
+    regions = replacement_regions(analysis.text, apply_edits(analysis, edits, facts).code)
     if analysis.file_line is None:
         return tuple(regions)
     file_line = analysis.file_line  # regions of an excerpt: lines of the file
@@ -478,11 +483,17 @@ def _regions(unit: Unit, edits: list) -> tuple:
 
 
 def run_together(
-    candidates: Iterable[Candidate], catalog: Catalog, options: RunOptions, *, guard: bool = True
+    candidates: Iterable[Candidate],
+    catalog: Catalog,
+    options: RunOptions,
+    *,
+    guard: bool = True,
+    learned: Optional[Learned] = None,
 ) -> RunResult:
     """The engine over all `candidates` at once, in this process: the reference `run` must agree with.
-    `guard=False`: a part of a run, whose caller runs the import net over the whole."""
-    engine = Run(catalog, options)
+    `guard=False`: a part of a run, whose caller runs the import net over the whole; `learned`: what earlier
+    phases of the run know of the files."""
+    engine = Run(catalog, options, learned)
     engine.guards_imports = guard
     engine.load(candidates)
     engine.link()
