@@ -13,38 +13,53 @@ from __future__ import annotations
 import ast
 import functools
 import textwrap
-from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from fsdp_unpatch import fingerprint
-from fsdp_unpatch.analysis import fallbacks, scoping
+from fsdp_unpatch.analysis import scoping
 from fsdp_unpatch.analysis.collect import Facts, RawCall, RawInstall, collect, count_names
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.names import ImportTable, dotted_name, is_fsdp2_private, target_id
 from fsdp_unpatch.analysis.patterns import body_statements, descendants, is_docstring, same_device_copy
 from fsdp_unpatch.analysis.planned import Edit, Planned
 from fsdp_unpatch.analysis.screen import Detail
-from fsdp_unpatch.catalog import Catalog, Target
+from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import load_symbols
-from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.fingerprint.normalise import local_names
-from fsdp_unpatch.rules import completeness, overrides
-from fsdp_unpatch.rules.collective_override import COLLECTIVE_OVERRIDE
-from fsdp_unpatch.rules.enhance_patch import ENHANCE_PATCH
+from fsdp_unpatch.rules import (
+    collective_override,
+    completeness,
+    enhance_patch,
+    native_path_too_old,
+    overrides,
+    unproven_override,
+)
 from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
 from fsdp_unpatch.rules.kernel_registration import KERNEL_REGISTRATION
-from fsdp_unpatch.rules.native_path_too_old import NATIVE_PATH_TOO_OLD
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
 from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
 from fsdp_unpatch.rules.redundant_class_patch import REDUNDANT_CLASS_PATCH
 from fsdp_unpatch.rules.registry import file_checks
 from fsdp_unpatch.rules.same_device_foreach_copy import SAME_DEVICE_COPY
 from fsdp_unpatch.rules.stale_by_name_import import STALE_BY_NAME_IMPORT
-from fsdp_unpatch.rules.unproven_override import UNPROVEN_OVERRIDE
+from fsdp_unpatch.semantic.sites import SiteJudge
+from fsdp_unpatch.semantic.verdicts import Kind, SiteVerdict
+
+# The rule that says each kind of install-site verdict.
+SITE_REPORTS: dict[Kind, Callable[[RawInstall, SiteVerdict], Planned]] = {
+    "proven": collective_override.report,
+    "too_old": native_path_too_old.report,
+    "unproven": unproven_override.report,
+    "unknown": unproven_override.report,
+    "reviewed": unproven_override.report,
+    "outside_enhance": unproven_override.report,
+    "enhance": enhance_patch.report,
+    "configured_keep": enhance_patch.report,
+}
 
 
 @dataclass
@@ -127,10 +142,6 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
-
-
 class _Analyzer:
     def __init__(
         self,
@@ -150,6 +161,9 @@ class _Analyzer:
             self.result.facts.name_uses.update(excerpt.hidden.uses)
             self.result.file_line = excerpt.file_line
             self.result.hidden = excerpt.hidden
+        self.judge = SiteJudge(
+            module, module_name, self.facts, catalog, options, self.result.code, self.first_compared_line
+        )
         self.removed_sites: dict[int, Planned] = {}  # id(RawInstall.removable) -> its finding
         # What each replacement function was proven to be (id of the function -> its evidence).
         self.proofs: dict[int, fingerprint.Evidence] = {}
@@ -163,263 +177,37 @@ class _Analyzer:
     def facts(self) -> Facts:
         return self.result.facts
 
+    def first_compared_line(self, function: cst.FunctionDef) -> int:
+        """The file line of the first line of `code(function)`: the blank and comment lines above its `def`."""
+        return self.result.position(function).start.line - len(function.leading_lines)
+
     def add(self, planned: Planned) -> Planned:
         self.result.planned.append(planned)
         return planned
 
     # install sites --------------------------------------------------------------------------------
-    def resolve_target(self, install: RawInstall) -> tuple[Optional[str], Optional[str]]:
-        owner = self.facts.table.qualify(install.owner)
-        if owner is None:
-            return None, None
-        qualified = f"{owner}.{install.attribute}"
-        return qualified, target_id(qualified, self.catalog)
-
-    def replacement_function(self, install: RawInstall) -> Optional[cst.FunctionDef]:
-        if not isinstance(install.value, cst.Name):
-            return None
-        candidates = self.facts.functions.get(install.value.value, [])
-        # Prefer a definition in the same scope as the install site, then a module-level one.
-        for node, parent in candidates:
-            if parent is install.function:
-                return node
-        for node, parent in candidates:
-            if parent is None:
-                return node
-        return None
-
-    @functools.cached_property
-    def module_bindings(self) -> Counter:
-        """Names bound at module level other than by imports (read once per file, on first need); a
-        fallback that never runs on the target torch binds nothing (`fallbacks.py`)."""
-        bound = _module_level_bindings(self.result.module)
-        if any(isinstance(statement, cst.Try) for statement in self.result.module.body):
-            # A fallback binds nothing only if it never runs on any release the project allows.
-            never_runs: Optional[Counter] = None
-            for torch in self.options.releases:
-                found = fallbacks.resolved_fallbacks(
-                    self.result.module, self.catalog, load_symbols(), torch, _module_level_bindings
-                )
-                never_runs = found if never_runs is None else never_runs & found
-            bound -= never_runs or Counter()
-        return bound
-
-    def scope(self) -> fingerprint.Scope:
-        """What the module's global names are bound to when its functions run: an import that the module
-        rebinds later (`def cast(...)`, `dist = other`) names the module's own object, not the import."""
-        rebound = self.module_bindings
-        table = self.facts.table
-        bindings = {
-            name: qualified
-            for name, qualified in table.bindings.items()
-            if not (name in rebound and name in table.sources)
-        }
-        return fingerprint.Scope(self.result.module_name or "<module>", bindings)
-
-    def compare(self, function: cst.FunctionDef, qualified: str, entry: Target) -> fingerprint.Evidence:
-        """The replacement against upstream, its free names resolved through this module's bindings."""
-        return fingerprint.compare_to_upstream(
-            self.result.code(function),
-            entry.fingerprint or entry.id,
-            scope=self.scope(),
-            original_names=self.original_names(qualified) | {entry.id.split(".")[-1]},
-        )
-
-    def defined_more_than_once(self, install: RawInstall, function: cst.FunctionDef) -> bool:
-        """The replacement's name is bound again in its scope: which definition is installed depends on
-        when the installer runs, so no single one can be proven."""
-        name = function.name.value
-        parent = next(p for node, p in self.facts.functions[name] if node is function)
-        same_scope = [node for node, p in self.facts.functions[name] if p is parent]
-        return len(same_scope) > 1 or (parent is None and self.module_bindings[name] > 1)
-
-    def original_names(self, qualified: str) -> frozenset[str]:
-        """Local names that stand for the original being replaced (saved originals, imports).
-
-        A by-name twin is the same original: `orig = _fsdp_collectives.foreach_reduce` is what
-        `_fsdp_param_group.foreach_reduce` held too.
-        """
-        target = target_id(qualified, self.catalog)
-        same = {target, self.catalog.twin_of(target)} - {None} if target else set()
-        return frozenset(
-            local
-            for local, bound in self.facts.table.bindings.items()
-            if bound == qualified or (same and target_id(bound, self.catalog) in same)
-        )
-
     def classify_install(self, install: RawInstall, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
+        """Decide the site once (`semantic/sites.py`), and hand the verdict to the rule that owns its kind."""
         if install.attribute == "__code__":
             swap = overrides.code_swap(install, self.facts, self.catalog, self.result.code)
             if swap is not None:
                 self.add(Planned(swap[0], swap[1], swap[2], swap[3]))
             return
-        qualified, target = self.resolve_target(install)
-        if target is None or not is_fsdp2_private(target, self.catalog):
+        verdict = self.judge.verdict(install)
+        if verdict is None:
             return
-        entry = self.catalog.targets.get(target)
-        twin = self.catalog.twin_of(target)
-        if entry is None and twin is not None and twin in self.catalog.targets:
-            entry = replace(self.catalog.targets[twin], id=target, category="review")  # a by-name binding of it
-        spelled = _short(self.result.code(install.report))
-        if entry is not None and entry.category == "review" and target not in self.options.keep:
-            self.classify_review(install, qualified or "", target, entry, spelled)
-            return
-        if entry is not None and entry.category == "keep":
-            self.classify_keep(install, target, entry, spelled)
-            return
-        if target in self.options.keep:
-            self.add(
-                Planned(
-                    ENHANCE_PATCH.code, install.report, ENHANCE_PATCH.message("configured", spelled=spelled), target
-                )
-            )
-            return
-        if entry is None or entry.fingerprint is None:
-            self.add(
-                Planned(
-                    UNPROVEN_OVERRIDE.code,
-                    install.report,
-                    UNPROVEN_OVERRIDE.message("unknown", spelled=spelled, target=target),
-                    target,
-                )
-            )
-            return
-        reason = self.removal_obstacle(install, qualified or "", entry)
-        if reason is not None:
-            function = self.replacement_function(install)
+        if verdict.comparison is not None and verdict.kind in ("proven", "too_old"):
+            function = self.judge.replacement_function(install)
+            self.proofs[id(function)] = verdict.comparison.evidence
+        if verdict.replacement_kept:
+            function = self.judge.replacement_function(install)
             if function is not None:
                 self.kept_replacements.add(id(function))
-            code, message, detail = reason
-            self.add(Planned(code, install.report, message, target, detail=detail))
-            return
-        function = self.replacement_function(install)
-        proof = self.proofs[id(function)]
-        planned = self.add(
-            Planned(
-                COLLECTIVE_OVERRIDE.code,
-                install.report,
-                COLLECTIVE_OVERRIDE.message(
-                    spelled=spelled,
-                    target=target,
-                    replacement=dotted_name(install.value) or self.result.code(install.value),  # its name
-                    proof=_matches(entry, proof),
-                ),
-                target,
-                edits=[Edit(install.removable)],
-            )
-        )
-        self.removed_sites[id(install.removable)] = planned
-        assert isinstance(install.value, cst.Name)
-        pending.setdefault(install.value.value, []).append((install, planned))
-
-    def classify_keep(self, install: RawInstall, target: str, entry: Target, spelled: str) -> None:
-        installer = install.function.name.value if install.function is not None else None
-        if installer in self.catalog.enhance_installers or target in self.options.keep:
-            message = ENHANCE_PATCH.message(spelled=spelled, why=entry.why.rstrip("."))
-            self.add(Planned(ENHANCE_PATCH.code, install.report, message, target))
-        else:
-            qualified, _ = self.resolve_target(install)
-            described, detail = self.describe_replacement(install, qualified or "", entry)
-            self.add(
-                Planned(
-                    UNPROVEN_OVERRIDE.code,
-                    install.report,
-                    UNPROVEN_OVERRIDE.message(
-                        "outside-enhance",
-                        spelled=spelled,
-                        target=target,
-                        described=described or "native FSDP2 has no counterpart for what it may add",
-                    ),
-                    target,
-                    detail=detail,
-                )
-            )
-
-    def classify_review(self, install: RawInstall, qualified: str, target: str, entry: Target, spelled: str) -> None:
-        """A target the catalog knows but never removes: say what the override changes, if it can be told."""
-        function = self.replacement_function(install)
-        if function is not None:
-            self.kept_replacements.add(id(function))
-        described, detail = self.describe_replacement(install, qualified, entry)
-        versions = f" ({entry.versions})" if entry.versions else ""
-        self.add(
-            Planned(
-                UNPROVEN_OVERRIDE.code,
-                install.report,
-                UNPROVEN_OVERRIDE.message(
-                    "reviewed",
-                    spelled=spelled,
-                    target=target,
-                    versions=versions,
-                    described=described or _first_sentence(entry.why),
-                ),
-                target,
-                detail=detail,
-            )
-        )
-
-    def describe_replacement(
-        self, install: RawInstall, qualified: str, entry: Target
-    ) -> tuple[Optional[str], Optional[str]]:
-        """How the replacement relates to upstream (a wrapper, a copy that differs, an exact copy), and
-        the diff against the closest release when it differs."""
-        function = self.replacement_function(install)
-        if function is None:
-            if isinstance(install.value, cst.Call):
-                return (
-                    f"it installs `{_short(self.result.code(install.value))}`, a wrapper or factory that may "
-                    "add behaviour"
-                ), None
-            return None, None
-        if entry.fingerprint is None:
-            return None, None
-        evidence = self.compare(function, qualified, entry)
-        name = function.name.value
-        if evidence.calls_original:
-            return f"`{name}` wraps the original and may add behaviour", None
-        if not evidence.matched:
-            first_line = self.result.position(function).start.line - len(function.leading_lines)
-            return _difference_message(name, entry, evidence, first_line), evidence.diff or None
-        return f"`{name}` {_matches(entry, evidence)}", None
-
-    def removal_obstacle(
-        self, install: RawInstall, qualified: str, entry: Target
-    ) -> Optional[tuple[str, str, Optional[str]]]:
-        """Why this install site may not be removed, as (code, message, detail); None when it may."""
-        function = self.replacement_function(install)
-        if function is None:
-            value = _short(self.result.code(install.value))
-            return (
-                UNPROVEN_OVERRIDE.code,
-                UNPROVEN_OVERRIDE.message("not-a-function", target=entry.id, value=value),
-                None,
-            )
-        name = function.name.value
-        if self.defined_more_than_once(install, function):
-            return UNPROVEN_OVERRIDE.code, UNPROVEN_OVERRIDE.message("bound-twice", name=name, target=entry.id), None
-        evidence = self.compare(function, qualified, entry)
-        if evidence.calls_original:
-            message = UNPROVEN_OVERRIDE.message("wraps-original", name=name, target=entry.id)
-            return UNPROVEN_OVERRIDE.code, message, None
-        if not evidence.matched:
-            # The compared source starts with the blank and comment lines above the def.
-            first_line = self.result.position(function).start.line - len(function.leading_lines)
-            return UNPROVEN_OVERRIDE.code, _difference_message(name, entry, evidence, first_line), evidence.diff or None
-        self.proofs[id(function)] = evidence
-        since = Version.parse(entry.native_since) if entry.native_since else None
-        if since is not None and self.options.target_torch < since:
-            releases = self.options.releases
-            message = NATIVE_PATH_TOO_OLD.message(
-                "range" if len(releases) > 1 else "default",
-                name=name,
-                target=entry.id,
-                target_torch=self.options.target_torch,
-                since=since,
-                lowest=releases[0],
-                highest=releases[-1],
-            )
-            return NATIVE_PATH_TOO_OLD.code, message, None
-        return None
+        planned = self.add(SITE_REPORTS[verdict.kind](install, verdict))
+        if verdict.kind == "proven":
+            self.removed_sites[id(install.removable)] = planned
+            assert isinstance(install.value, cst.Name)
+            pending.setdefault(install.value.value, []).append((install, planned))
 
     # replacements and installers ------------------------------------------------------------------
     def merge_chained(self, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
@@ -441,7 +229,7 @@ class _Analyzer:
     def plan_replacements(self, pending: dict[str, list[tuple[RawInstall, Planned]]]) -> None:
         """A replacement goes when every reference to it is an install site that goes."""
         for name, sites in pending.items():
-            function = self.replacement_function(sites[0][0])
+            function = self.judge.replacement_function(sites[0][0])
             if function is None or any(install.partial for install, _ in sites):
                 continue
             if self.uses(name) != len(sites):
@@ -463,7 +251,7 @@ class _Analyzer:
         proof = self.proofs.get(id(function))
         first_target = sites[0][1].target
         matches = (
-            f"{_matches(self.catalog.targets[first_target], proof)}"
+            f"{collective_override.proof(self.catalog.targets[first_target], proof)}"
             if proof and first_target is not None and first_target in self.catalog.targets
             else "is the upstream FSDP2 function plus the NPU tweak only"
         )
@@ -500,7 +288,7 @@ class _Analyzer:
                 return
             for name in freed:
                 sites = self.held.pop(name)
-                function = self.replacement_function(sites[0][0])
+                function = self.judge.replacement_function(sites[0][0])
                 assert function is not None  # held only with one
                 own = {id(p) for _, p in sites}
                 also = [p for p in deleting if id(p) not in own and count_names(_outermost(_deleted_nodes(p)))[name]]
@@ -672,7 +460,7 @@ class _Analyzer:
         for install in self.facts.installs:
             if install.attribute == "__code__" or not self.verdicts.get(id(install), scoping.Verdict(True)).override:
                 continue
-            qualified, target = self.resolve_target(install)
+            qualified, target = self.judge.resolve_target(install)
             if qualified is not None and target is not None:
                 self.result.patched.append(completeness.Patched(install, qualified, target))
         patched = self.result.patched
@@ -704,10 +492,6 @@ class _Analyzer:
     def line(self, node: cst.CSTNode) -> int:
         return self.result.position(node).start.line
 
-    def fsdp2_target(self, install: RawInstall) -> Optional[str]:
-        target = self.resolve_target(install)[1]
-        return target if target is not None and is_fsdp2_private(target, self.catalog) else None
-
     def module_aliases(self) -> dict[str, str]:
         """Module-level aliases and imports of FSDP2 modules and classes, which other files may import."""
         table = self.facts.table
@@ -728,7 +512,7 @@ class _Analyzer:
         self.result.module_aliases = self.module_aliases()
         pending: dict[str, list[tuple[RawInstall, Planned]]] = {}
         # New attributes and restores of saved originals are no overrides (scoping.py).
-        self.verdicts = scoping.verdicts(self.facts, self.catalog, load_symbols(), self.fsdp2_target, self.line)
+        self.verdicts = scoping.verdicts(self.facts, self.catalog, load_symbols(), self.judge.fsdp2_target, self.line)
         for install in self.facts.installs:
             verdict = self.verdicts.get(id(install), scoping.Verdict(True))
             if not verdict.override:
@@ -749,44 +533,6 @@ class _Analyzer:
         removable = {i.qualified: i.finding for i in self.result.installers if i.removable}
         plan_installer_calls(self.result, removable)
         return self.result
-
-
-def _module_level_bindings(module: cst.Module) -> Counter:
-    """How often each name is bound at module level by a statement other than an import (`def`, `class`,
-    assignment), blocks of `if`/`try`/`with`/`for` included, function and class bodies not."""
-    found: Counter = Counter()
-
-    def targets(node: cst.CSTNode) -> None:
-        if isinstance(node, cst.Name):
-            found[node.value] += 1
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            for element in node.elements:
-                targets(element.value)
-
-    def walk(statements) -> None:
-        for statement in statements:
-            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-                found[statement.name.value] += 1
-            elif isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, cst.Assign):
-                        for target in small.targets:
-                            targets(target.target)
-                    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and small.value is not None:
-                        targets(small.target)
-            else:
-                for attribute in ("body", "orelse", "finalbody", "handlers"):
-                    child = getattr(statement, attribute, None)
-                    if isinstance(child, (list, tuple)):
-                        for item in child:
-                            walk(body_statements(item.body) if hasattr(item, "body") else [item])
-                    elif isinstance(child, cst.BaseSuite):
-                        walk(body_statements(child))
-                    elif child is not None and hasattr(child, "body"):
-                        walk(body_statements(child.body) if isinstance(child.body, cst.BaseSuite) else [child])
-
-    walk(module.body)
-    return found
 
 
 def _deleted_nodes(planned: Planned) -> list[cst.CSTNode]:
@@ -841,45 +587,6 @@ def _trivial_small(small: cst.BaseSmallStatement, removed: set[int], flags: set[
     if isinstance(small, cst.Assign):
         return all(isinstance(t.target, cst.Name) and t.target.value in flags for t in small.targets)
     return False
-
-
-def _first_sentence(text: str) -> str:
-    """The catalog's `why`, first sentence, to follow a semicolon."""
-    sentence = " ".join(text.split()).split(". ")[0].rstrip(".")
-    if sentence[:1].isupper() and not sentence[1:2].isupper():
-        sentence = sentence[0].lower() + sentence[1:]
-    return sentence
-
-
-def _matches(entry: Target, evidence: fingerprint.Evidence) -> str:
-    """ "matches torch 2.9.1 `finalize_backward` up to: ..." for a proven copy."""
-    up_to = f" up to: {'; '.join(evidence.normalisations)}" if evidence.normalisations else " exactly"
-    return f"matches torch {evidence.torch_version} `{fingerprint.short_name(entry.fingerprint or entry.id)}`{up_to}"
-
-
-def _difference(d: fingerprint.Difference, first_line: int) -> str:
-    if not d.line:
-        return f"missing `{d.text}`"
-    rebound = " (reads like upstream, but a name in it is bound to something else)" if d.rebound else ""
-    return f"line {first_line + d.line - 1}: `{d.text}`{rebound}"
-
-
-def _difference_message(name: str, entry: Target, evidence: fingerprint.Evidence, first_line: int) -> str:
-    """`first_line`: the file line of the function's first source line (differences count from it)."""
-    version = f"torch {evidence.torch_version} " if evidence.torch_version else ""
-    # What the copy does differently first; statements that differ only in what a name is bound to after.
-    ordered = sorted(evidence.differences, key=lambda d: d.rebound)
-    shown = "; ".join(_difference(d, first_line) for d in ordered[:3])
-    more = "" if len(evidence.differences) <= 3 else f"; and {len(evidence.differences) - 3} more"
-    return UNPROVEN_OVERRIDE.message(
-        "differs",
-        name=name,
-        version=version,
-        upstream=fingerprint.short_name(entry.fingerprint or entry.id),
-        count=_plural(len(evidence.differences), "statement"),
-        shown=shown,
-        more=more,
-    )
 
 
 def plan_installer_calls(analysis: FileAnalysis, installers: dict[str, Optional[Planned]]) -> None:
