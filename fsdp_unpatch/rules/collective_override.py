@@ -24,7 +24,7 @@ COLLECTIVE_OVERRIDE = declare(
     messages="`{spelled}` overrides `{target}`, which native FSDP2 now covers (`{replacement}` {proof}); "
     "delete the override",
     targets="remove",
-    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.classify_install)",
+    planned_in="fsdp_unpatch.semantic.sites (SiteJudge.verdict: proven), this module (report)",
     doc="""
     ## What it does
     Reports a statement that installs a replacement over an FSDP2 internal whose only NPU reason was a

@@ -24,7 +24,7 @@ ENHANCE_PATCH = declare(
         "configured": "`{spelled}` is declared intentional in the configuration",
     },
     targets="keep",
-    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.classify_install, classify_keep)",
+    planned_in="fsdp_unpatch.semantic.sites (SiteJudge.verdict: enhance, configured_keep), this module (report)",
     doc="""
     ## What it does
     Reports the install sites of the enhance patch (FSDPMemCache, the allocate overrides, the

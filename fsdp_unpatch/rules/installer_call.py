@@ -14,7 +14,7 @@ INSTALLER_CALL = declare(
     summary="Call or import of a removed patch installer",
     messages="`{call}` calls an installer that is removed",
     targets="remove",
-    planned_in="fsdp_unpatch.analysis.plan (plan_installer_calls), fsdp_unpatch.run.linking",
+    planned_in="fsdp_unpatch.analysis.installers (plan_installer_calls), fsdp_unpatch.run.linking",
     doc="""
     ## What it does
     Reports a statement that calls, or an import that names, an installer the fix removes (in this file or

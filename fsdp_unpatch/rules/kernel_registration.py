@@ -21,7 +21,8 @@ KERNEL_REGISTRATION = declare(
         "{target_torch} has no PrivateUse1 kernel (it has from torch {since})",
     },
     targets="ops",
-    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.plan_other_overrides), fsdp_unpatch.rules.overrides (kernel_registrations)",
+    planned_in="fsdp_unpatch.analysis.other_overrides (plan_other_overrides), "
+    "fsdp_unpatch.rules.overrides (kernel_registrations)",
     doc="""
     ## What it does
     Reports `@torch.library.impl(lib, "all_gather_copy_in", "PrivateUse1")`, `lib.impl("op", kernel,

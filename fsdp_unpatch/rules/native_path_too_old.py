@@ -26,7 +26,7 @@ NATIVE_PATH_TOO_OLD = declare(
         "lowest release the project allows (torch {lowest} to {highest}), does not serve non-CUDA devices there; "
         "raise torch to >= {since} to remove it",
     },
-    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.removal_obstacle)",
+    planned_in="fsdp_unpatch.semantic.sites (SiteJudge.verdict: too_old), this module (report)",
     doc="""
     ## What it does
     Reports an override that would be removable (FSU001), when in the target torch version native FSDP2

@@ -19,7 +19,7 @@ OVERRIDE_REPLACEMENT = declare(
         "any more; delete it",
     },
     targets="remove",
-    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.plan_replacements, plan_freed_replacements), fsdp_unpatch.rules.orphans",
+    planned_in="fsdp_unpatch.analysis.replacements (plan_replacements, plan_freed_replacements), fsdp_unpatch.rules.orphans",
     exports=("deleted-names",),
     doc="""
     ## What it does

@@ -17,7 +17,7 @@ PATCH_INSTALLER = declare(
         "orphan": "`{name}` has nothing left to install; delete it and its calls",
     },
     targets="remove",
-    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.plan_installers), fsdp_unpatch.rules.orphans",
+    planned_in="fsdp_unpatch.analysis.installers (plan_installers), fsdp_unpatch.rules.orphans",
     exports=("deleted-names",),
     doc="""
     ## What it does

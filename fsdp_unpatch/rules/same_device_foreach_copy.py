@@ -16,7 +16,7 @@ SAME_DEVICE_COPY = declare(
     messages="same-device special case only adds `non_blocking=True`; the native `{native}` does the same once "
     "the backend's fast path is device-async (`fsdp-unpatch doctor`)",
     targets="remove",
-    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.plan_copies)",
+    planned_in="fsdp_unpatch.analysis.copies (plan_copies)",
     doc="""
     ## What it does
     Reports `if dst[0].device == src[0].device: torch._foreach_copy_(dst, src, non_blocking=True) else:

@@ -33,7 +33,8 @@ UNPROVEN_OVERRIDE = declare(
         "differs": "`{name}` differs from {version}`{upstream}` in {count}: {shown}{more}; check what it adds "
         "before deleting",
     },
-    planned_in="fsdp_unpatch.analysis.plan (_Analyzer.classify_install, classify_review, removal_obstacle)",
+    planned_in="fsdp_unpatch.semantic.sites (SiteJudge.verdict: unproven, unknown, reviewed, outside_enhance), "
+    "this module (report)",
     doc="""
     ## What it does
     Reports a statement that replaces an FSDP2 private symbol when the replacement is a wrapper that calls

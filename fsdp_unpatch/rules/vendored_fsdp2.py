@@ -4,7 +4,7 @@ Another framework may carry its own copy of FSDP2's collectives for torch releas
 defines the `fsdp::` ops (`Library("fsdp", "DEF")` then `lib.define(...)`, `torch.library.define`,
 `torch.library.custom_op`) and registers its own kernels for them, or it defines FSDP2's classes
 (`class FSDPParamGroup:`). That is where FSDP2 lives for that framework, not a patch of it: its kernel
-registrations for the ops it defines get no finding (`analysis/plan.py`), and this rule says, once, what
+registrations for the ops it defines get no finding (`analysis/other_overrides.py`), and this rule says, once, what
 the file is a copy of. An assignment into torch's own FSDP2 modules in such a file is still an override.
 """
 
