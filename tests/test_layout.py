@@ -85,14 +85,13 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-# Upward edges of the rules layer that close the one remaining circle. All three are type-only: the rule
+# Upward edges of the rules layer that close the one remaining circle. Both are type-only: the rule
 # contract (`check=`) is typed by the planner that calls it and by the catalog it is given, which lists the
-# rules (`Catalog.rules`). They go with the semantic model and the one dispatcher (issue 22, items 1 and 3).
+# rules (`Catalog.rules`). They go with the one dispatcher (issue 22, item 3).
 # The test below fails once the graph without them has a cycle, and `test_every_tolerated_edge_is_still_there`
 # once one of them is gone.
 RULES_LAYER_EDGES = {
     ("fsdp_unpatch.rules.registry", "fsdp_unpatch.analysis.plan"),
-    ("fsdp_unpatch.rules.module_replacement", "fsdp_unpatch.analysis.plan"),
     ("fsdp_unpatch.rules.registry", "fsdp_unpatch.catalog"),
 }
 

@@ -14,9 +14,10 @@ from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
-    from fsdp_unpatch.analysis.plan import FileAnalysis, Options
+    from fsdp_unpatch.analysis.file_analysis import FileAnalysis
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
 
 
 def fsdp2_module(key: Optional[str], catalog: Catalog) -> Optional[str]:
