@@ -54,6 +54,9 @@ class Relation:
 
 @dataclass(frozen=True)
 class SiteVerdict:
+    """What one install site is (`kind`) and the facts that show it; which fields a kind fills is noted
+    beside each."""
+
     kind: Kind
     target: str  # the catalog id of the FSDP2 symbol the site overrides
     site: str  # the install site's source
