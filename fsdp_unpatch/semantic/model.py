@@ -1,0 +1,225 @@
+"""The facts of one file read with CPython's `ast` (one `ast.parse`, no libcst): the functions and their
+scopes, and the install sites, each at the position libcst reports for it.
+
+Positions are as libcst gives them: lines from 1, columns from 0 counted in characters (ast counts its
+columns in UTF-8 bytes). What this model holds equals what `analysis/collect.py` records from the libcst
+tree for the same facts, in the same order (a test compares the two on every rule case, fixture and
+example); the planner still reads the libcst facts (issue 23, item 1, is to move it onto this model).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+@dataclass(frozen=True)
+class Span:
+    start_line: int
+    start_column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Function:
+    """A `def`: its name, where it stands (from `def`, decorators left out, as libcst places it), and the
+    index of the function it is defined in (None at module level or in a module-level class)."""
+
+    name: str
+    span: Span
+    parent: Optional[int]
+    method: bool  # defined directly in a class body
+
+
+@dataclass(frozen=True)
+class InstallSite:
+    """A statement that stores `value` into `owner.attribute`: an assignment target, or `setattr(owner,
+    "attribute", value)` with a string literal."""
+
+    owner: str  # the owner's source
+    attribute: str
+    value: str  # the stored expression's source
+    report: Span  # the assignment target, or the setattr call
+    function: Optional[int]  # the innermost enclosing function's index
+    via_setattr: bool = False
+    partial: bool = False  # one target of a chained assignment (`a.x = b.y = f`)
+
+
+@dataclass
+class SemanticModel:
+    functions: list[Function] = field(default_factory=list)
+    installs: list[InstallSite] = field(default_factory=list)
+
+
+def build(text: str) -> SemanticModel:
+    """The model of a module's source (a `SyntaxError` for text CPython does not parse)."""
+    return _Builder(text).build()
+
+
+class _Builder(ast.NodeVisitor):
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.splitlines(keepends=True)
+        self.line_starts = [0]
+        for line in self.lines:
+            self.line_starts.append(self.line_starts[-1] + len(line))
+        self.model = SemanticModel()
+        self.functions: list[int] = []  # indices of the enclosing functions, innermost last
+        self.class_body = False  # directly in a class body
+
+    def build(self) -> SemanticModel:
+        self.visit(ast.parse(self.text))
+        return self.model
+
+    # positions ------------------------------------------------------------------------------------
+    def column(self, line: int, byte_offset: int) -> int:
+        """ast's column (UTF-8 bytes) as characters."""
+        return len(self.lines[line - 1].encode("utf-8")[:byte_offset].decode("utf-8"))
+
+    def span(self, node: ast.AST) -> Span:
+        return Span(
+            node.lineno,  # type: ignore[attr-defined]
+            self.column(node.lineno, node.col_offset),  # type: ignore[attr-defined]
+            node.end_lineno,  # type: ignore[attr-defined]
+            self.column(node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
+        )
+
+    def offset(self, line: int, byte_offset: int) -> int:
+        """The character offset in the text of an ast position."""
+        return self.line_starts[line - 1] + self.column(line, byte_offset)
+
+    def source(self, node: ast.AST, statement: ast.stmt) -> str:
+        """The node's source as libcst gives it: with the parentheses around it (`(f)`), which ast leaves out,
+        and its continuation lines without the indentation of the block `statement` is in."""
+        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        end = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+        while True:
+            before = _skip_space(self.text, start - 1, -1)
+            after = _skip_space(self.text, end, 1)
+            if before < 0 or after >= len(self.text) or self.text[before] != "(" or self.text[after] != ")":
+                break
+            start, end = before, after + 1
+        text = self.text[start:end]
+        if "\n" not in text:
+            return text
+        line = self.lines[statement.lineno - 1]
+        return _dedent_continuations(text, line[: len(line) - len(line.lstrip(" \t"))])
+
+    @property
+    def function(self) -> Optional[int]:
+        return self.functions[-1] if self.functions else None
+
+    # scopes ---------------------------------------------------------------------------------------
+    def visit_function(self, node: FunctionNode) -> None:
+        index = len(self.model.functions)
+        self.model.functions.append(Function(node.name, self.span(node), self.function, self.class_body))
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        self.functions.append(index)
+        in_class, self.class_body = self.class_body, False
+        for statement in node.body:
+            self.visit(statement)
+        self.class_body = in_class
+        self.functions.pop()
+
+    visit_FunctionDef = visit_function
+    visit_AsyncFunctionDef = visit_function
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for child in [*node.decorator_list, *node.bases, *node.keywords]:
+            self.visit(child)
+        in_class, self.class_body = self.class_body, True
+        for statement in node.body:
+            self.visit(statement)
+        self.class_body = in_class
+
+    # install sites --------------------------------------------------------------------------------
+    def visit_Assign(self, node: ast.Assign) -> None:
+        partial = len(node.targets) > 1
+        for target in node.targets:
+            if isinstance(target, ast.Attribute):
+                self.model.installs.append(
+                    InstallSite(
+                        owner=self.source(target.value, node),
+                        attribute=target.attr,
+                        value=self.source(node.value, node),
+                        report=self.span(target),
+                        function=self.function,
+                        partial=partial,
+                    )
+                )
+        self.generic_visit(node)
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        call = node.value
+        if isinstance(call, ast.Call) and self.is_setattr(call):
+            owner, name, value = call.args
+            assert isinstance(name, ast.Constant) and isinstance(name.value, str)  # `is_setattr`
+            self.model.installs.append(
+                InstallSite(
+                    owner=self.source(owner, node),
+                    attribute=name.value,
+                    value=self.source(value, node),
+                    report=self.span(call),
+                    function=self.function,
+                    via_setattr=True,
+                )
+            )
+        self.generic_visit(node)
+
+    def is_setattr(self, call: ast.Call) -> bool:
+        """`setattr(obj, "name", value)`: three positional arguments, the name one string literal (not an
+        f-string, not literals written side by side)."""
+        if not (isinstance(call.func, ast.Name) and call.func.id == "setattr"):
+            return False
+        if len(call.args) != 3 or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+            return False
+        name = call.args[1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return False
+        return _one_string_token(ast.get_source_segment(self.text, name) or "")
+
+
+def _skip_space(text: str, at: int, step: int) -> int:
+    """The first index from `at` (going by `step`) that is not white space or a line continuation."""
+    while 0 <= at < len(text) and (text[at] in " \t\r\n\f" or text[at] == "\\"):
+        at += step
+    return at
+
+
+def _dedent_continuations(text: str, indent: str) -> str:
+    """`text` with `indent` taken off the start of each line after the first, except the lines a string
+    literal runs on (libcst keeps a bracket's continuation lines relative to the block's indentation)."""
+    if not indent:
+        return text
+    inside_strings: set[int] = set()  # lines (from 1) that start inside a string literal
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.STRING or token.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+                inside_strings.update(range(token.start[0] + 1, token.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return text
+    lines = text.split("\n")
+    return "\n".join(
+        line[len(indent) :] if number > 1 and number not in inside_strings and line.startswith(indent) else line
+        for number, line in enumerate(lines, start=1)
+    )
+
+
+def _one_string_token(source: str) -> bool:
+    """`source` is one string literal (libcst's SimpleString), not several side by side."""
+    try:
+        tokens = [
+            t
+            for t in tokenize.generate_tokens(io.StringIO(source).readline)
+            if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT)
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    return len(tokens) == 1 and tokens[0].type == tokenize.STRING

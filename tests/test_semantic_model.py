@@ -1,0 +1,118 @@
+"""The `ast` model of a file (`semantic/model.py`) holds the same install sites and functions as the libcst
+facts (`analysis/collect.py`), in the same order and at the same positions (libcst's: columns in
+characters), on every rule case, fixture and example of the repository, and on edge cases written here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from fsdp_unpatch.analysis.collect import collect
+from fsdp_unpatch.analysis.names import ImportTable
+from fsdp_unpatch.semantic.model import Span, build
+from tests.upstream import expand
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _libcst_facts(text: str) -> tuple[list, list]:
+    module = cst.parse_module(text)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    facts = collect(module, ImportTable("project.module", False))
+
+    def span(node: cst.CSTNode) -> Span:
+        where = positions[node]
+        return Span(where.start.line, where.start.column, where.end.line, where.end.column)
+
+    order = [node for definitions in facts.functions.values() for node, _ in definitions]
+    order.sort(key=lambda node: (positions[node].start.line, positions[node].start.column))
+    index = {id(node): i for i, node in enumerate(order)}
+    parents = {id(node): parent for definitions in facts.functions.values() for node, parent in definitions}
+
+    def where(function: Optional[cst.FunctionDef]) -> Optional[int]:
+        return None if function is None else index[id(function)]
+
+    functions = [(node.name.value, span(node), where(parents[id(node)]), id(node) in facts.methods) for node in order]
+    installs = [
+        (
+            module.code_for_node(i.owner),
+            i.attribute,
+            module.code_for_node(i.value),
+            span(i.report),
+            where(i.function),
+            i.via_setattr,
+            i.partial,
+        )
+        for i in facts.installs
+    ]
+    return functions, installs
+
+
+def _ast_facts(text: str) -> tuple[list, list]:
+    model = build(text)
+    functions = [(f.name, f.span, f.parent, f.method) for f in model.functions]
+    installs = [(i.owner, i.attribute, i.value, i.report, i.function, i.via_setattr, i.partial) for i in model.installs]
+    return functions, installs
+
+
+EDGE_CASES = {
+    "chained": "import m\n\n\ndef f(): pass\n\n\nm.a.x = m.b.y = f\nm.c = f; m.d = f\n",
+    "setattr": (
+        "import m\nsetattr(m, 'x', f)\nsetattr(m, 'a' 'b', f)\nsetattr(m, f'{x}', f)\nsetattr(m, b'x', f)\n"
+        "setattr(m, 'x', f, 1)\nsetattr(m, *args)\nsetattr(m, 'x', value=f)\nsetattr(m, ('x'), f)\n"
+    ),
+    "scopes": (
+        "@decorate(1)\n@other\ndef outer():\n    class Inner:\n        def method(self):\n"
+        "            m.y = 1\n\n        if flag:\n            def also(self): pass\n    m.x = outer\n\n\n"
+        "class Top:\n    def meth(self):\n        def inner():\n            self.z = 2\n\n\n"
+        "async def coroutine():\n    m.q = 1\n"
+    ),
+    "characters": "m.ünïcode = 'é'  # ∂\nm.x = 'ä'; m.ÿ = ('a',\n    'b')\n",
+    "parentheses": "(m.x) = f\n((m).y) = (f)\nm.z = (\n    f\n)\n",
+    "continuations": (
+        "def f():\n    if x:\n        m.x = (\n            g(\n"
+        '                """a\n        b"""\n            )\n        )\n'
+        "    m.y = h(\n        # a note\n        1,\n    )\n    setattr(\n        m, 'z', (\n            k\n        )\n    )\n"
+        "    m.w = \\\n        v\n"
+    ),
+    "annotated": "m.x: int = 1\nm.y += 1\n(m.a, m.b) = f, g\nm[0].x = 1\nf().x = 1\n",
+}
+
+
+def _corpus() -> list[Path]:
+    found = []
+    for folder in ("tests/rules", "tests/fixtures", "examples"):
+        found.extend(sorted((ROOT / folder).rglob("*.py")))
+    return found
+
+
+def _same(text: str) -> None:
+    try:
+        cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        return  # a case about a file that does not parse
+    assert _ast_facts(text) == _libcst_facts(text)
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_CASES))
+def test_the_ast_model_equals_the_libcst_facts_on_edge_cases(name: str) -> None:
+    _same(EDGE_CASES[name])
+
+
+def test_the_ast_model_equals_the_libcst_facts_on_the_repositorys_sources() -> None:
+    paths = _corpus()
+    assert len(paths) > 100, "the corpus was found"
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8")
+            compile(text, str(path), "exec")
+        except (UnicodeDecodeError, SyntaxError, ValueError):
+            continue  # cases about unreadable or broken files
+        _same(text)
+        if "# @upstream" in text:
+            _same(expand(text))
