@@ -37,7 +37,17 @@ def _libcst_facts(text: str) -> tuple[list, list]:
     def where(function: Optional[cst.FunctionDef]) -> Optional[int]:
         return None if function is None else index[id(function)]
 
-    functions = [(node.name.value, span(node), where(parents[id(node)]), id(node) in facts.methods) for node in order]
+    functions = [
+        (
+            node.name.value,
+            span(node),
+            where(parents[id(node)]),
+            id(node) in facts.methods,
+            module.code_for_node(node),
+            positions[node].start.line - len(node.leading_lines),  # as the planner counts it
+        )
+        for node in order
+    ]
     installs = [
         (
             module.code_for_node(i.owner),
@@ -55,7 +65,7 @@ def _libcst_facts(text: str) -> tuple[list, list]:
 
 def _ast_facts(text: str) -> tuple[list, list]:
     model = build(text)
-    functions = [(f.name, f.span, f.parent, f.method) for f in model.functions]
+    functions = [(f.name, f.span, f.parent, f.method, f.source, f.first_line) for f in model.functions]
     installs = [(i.owner, i.attribute, i.value, i.report, i.function, i.via_setattr, i.partial) for i in model.installs]
     return functions, installs
 
@@ -79,6 +89,13 @@ EDGE_CASES = {
         '                """a\n        b"""\n            )\n        )\n'
         "    m.y = h(\n        # a note\n        1,\n    )\n    setattr(\n        m, 'z', (\n            k\n        )\n    )\n"
         "    m.w = \\\n        v\n"
+    ),
+    "comments": (
+        "# header\n\ndef first():\n    pass\n    # its footer\n\n# above second\n\n@decorated\n# between\n"
+        "def second():\n    if x:\n        y = 1\n        # inner footer\n    # second's footer\n# above third\n"
+        "class C:\n    x = 1\n\n    # above method\n    def method(self):\n        '''doc\n    at column 4'''\n"
+        "        total = 1 + \\\n                2\n        return total\n\n        # method footer\n\n    # class level\n\n\n"
+        "def last(): return 1\n# trailing\n"
     ),
     "annotated": "m.x: int = 1\nm.y += 1\n(m.a, m.b) = f, g\nm[0].x = 1\nf().x = 1\n",
 }

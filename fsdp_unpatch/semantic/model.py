@@ -15,6 +15,9 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
+from fsdp_unpatch.semantic.function_source import FunctionSources
+from fsdp_unpatch.semantic.text import dedent_lines
+
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
@@ -35,6 +38,8 @@ class Function:
     span: Span
     parent: Optional[int]
     method: bool  # defined directly in a class body
+    source: str = ""  # as libcst's `code_for_node` gives it (`function_source.py`)
+    first_line: int = 0  # the file line the fingerprint comparison counts its differences from
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,9 @@ class _Builder(ast.NodeVisitor):
         self.class_body = False  # directly in a class body
 
     def build(self) -> SemanticModel:
-        self.visit(ast.parse(self.text))
+        tree = ast.parse(self.text)
+        self.sources = FunctionSources(self.text, tree)
+        self.visit(tree)
         return self.model
 
     # positions ------------------------------------------------------------------------------------
@@ -109,7 +116,7 @@ class _Builder(ast.NodeVisitor):
         if "\n" not in text:
             return text
         line = self.lines[statement.lineno - 1]
-        return _dedent_continuations(text, line[: len(line) - len(line.lstrip(" \t"))])
+        return dedent_lines(text, line[: len(line) - len(line.lstrip(" \t"))], first=False)
 
     @property
     def function(self) -> Optional[int]:
@@ -118,7 +125,10 @@ class _Builder(ast.NodeVisitor):
     # scopes ---------------------------------------------------------------------------------------
     def visit_function(self, node: FunctionNode) -> None:
         index = len(self.model.functions)
-        self.model.functions.append(Function(node.name, self.span(node), self.function, self.class_body))
+        source, first_line = self.sources.of(node)
+        self.model.functions.append(
+            Function(node.name, self.span(node), self.function, self.class_body, source, first_line)
+        )
         for decorator in node.decorator_list:
             self.visit(decorator)
         self.functions.append(index)
@@ -191,25 +201,6 @@ def _skip_space(text: str, at: int, step: int) -> int:
     while 0 <= at < len(text) and (text[at] in " \t\r\n\f" or text[at] == "\\"):
         at += step
     return at
-
-
-def _dedent_continuations(text: str, indent: str) -> str:
-    """`text` with `indent` taken off the start of each line after the first, except the lines a string
-    literal runs on (libcst keeps a bracket's continuation lines relative to the block's indentation)."""
-    if not indent:
-        return text
-    inside_strings: set[int] = set()  # lines (from 1) that start inside a string literal
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.STRING or token.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
-                inside_strings.update(range(token.start[0] + 1, token.end[0] + 1))
-    except (tokenize.TokenError, SyntaxError):
-        return text
-    lines = text.split("\n")
-    return "\n".join(
-        line[len(indent) :] if number > 1 and number not in inside_strings and line.startswith(indent) else line
-        for number, line in enumerate(lines, start=1)
-    )
 
 
 def _one_string_token(source: str) -> bool:
