@@ -12,18 +12,19 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fsdp_unpatch.analysis.collect import collect
-from fsdp_unpatch.analysis.names import ImportTable
+from fsdp_unpatch.analysis.names import ImportTable, dotted_name
 from fsdp_unpatch.semantic.model import Span, build
 from tests.upstream import expand
 
 ROOT = Path(__file__).resolve().parent.parent
+MODULE = "project.sub.module"  # deep enough for `from .. import x`
 
 
-def _libcst_facts(text: str) -> tuple[list, list]:
+def _libcst_facts(text: str) -> tuple:
     module = cst.parse_module(text)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
-    facts = collect(module, ImportTable("project.module", False))
+    facts = collect(module, ImportTable(MODULE, False))
 
     def span(node: cst.CSTNode) -> Span:
         where = positions[node]
@@ -51,6 +52,7 @@ def _libcst_facts(text: str) -> tuple[list, list]:
     installs = [
         (
             module.code_for_node(i.owner),
+            dotted_name(i.owner),
             i.attribute,
             module.code_for_node(i.value),
             span(i.report),
@@ -60,14 +62,19 @@ def _libcst_facts(text: str) -> tuple[list, list]:
         )
         for i in facts.installs
     ]
-    return functions, installs
+    aliases = [(local, dotted_name(value), where(function)) for local, value, function in facts.aliases]
+    return functions, installs, aliases, facts.table.bindings, set(facts.table.sources)
 
 
-def _ast_facts(text: str) -> tuple[list, list]:
-    model = build(text)
+def _ast_facts(text: str) -> tuple:
+    model = build(text, MODULE)
     functions = [(f.name, f.span, f.parent, f.method, f.source, f.first_line) for f in model.functions]
-    installs = [(i.owner, i.attribute, i.value, i.report, i.function, i.via_setattr, i.partial) for i in model.installs]
-    return functions, installs
+    installs = [
+        (i.owner, i.owner_name, i.attribute, i.value, i.report, i.function, i.via_setattr, i.partial)
+        for i in model.installs
+    ]
+    table = model.table
+    return functions, installs, model.aliases, table.bindings, set(table.sources)
 
 
 EDGE_CASES = {
@@ -96,6 +103,13 @@ EDGE_CASES = {
         "class C:\n    x = 1\n\n    # above method\n    def method(self):\n        '''doc\n    at column 4'''\n"
         "        total = 1 + \\\n                2\n        return total\n\n        # method footer\n\n    # class level\n\n\n"
         "def last(): return 1\n# trailing\n"
+    ),
+    "imports": (
+        "import a.b.c\nimport torch.distributed as dist\nfrom .. import sibling\nfrom ...too.far import x\n"
+        "from .near import y as z\nfrom torch.distributed.fsdp import _fully_shard as fs\nC = fs._fsdp_collectives\n"
+        "orig = C.foreach_reduce\nlocal = other.thing\n\n\ndef helper():\n    import later\n    from m import n\n"
+        "    inner = dist.all_gather\n\n\nclass K:\n    def meth(self): pass\n\n\n"
+        "try:\n    from x import y\nexcept ImportError:\n    y = None\nfrom star import *\n"
     ),
     "annotated": "m.x: int = 1\nm.y += 1\n(m.a, m.b) = f, g\nm[0].x = 1\nf().x = 1\n",
 }

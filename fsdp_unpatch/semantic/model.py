@@ -13,9 +13,11 @@ import ast
 import io
 import tokenize
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Mapping, Optional, Union
 
+from fsdp_unpatch.analysis.names import ImportTable
 from fsdp_unpatch.semantic.function_source import FunctionSources
+from fsdp_unpatch.semantic.imports import add_aliases, dotted, read_imports
 from fsdp_unpatch.semantic.text import dedent_lines
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -48,6 +50,7 @@ class InstallSite:
     "attribute", value)` with a string literal."""
 
     owner: str  # the owner's source
+    owner_name: Optional[str]  # the owner as a dotted name (`a.b`), when it is one
     attribute: str
     value: str  # the stored expression's source
     report: Span  # the assignment target, or the setattr call
@@ -58,30 +61,39 @@ class InstallSite:
 
 @dataclass
 class SemanticModel:
+    table: ImportTable
     functions: list[Function] = field(default_factory=list)
     installs: list[InstallSite] = field(default_factory=list)
+    # `name = a.b.c` (a plain name or attribute chain), with the function it is bound in (None at module level).
+    aliases: list[tuple[str, str, Optional[int]]] = field(default_factory=list)
 
 
-def build(text: str) -> SemanticModel:
-    """The model of a module's source (a `SyntaxError` for text CPython does not parse)."""
-    return _Builder(text).build()
+def build(
+    text: str, module: Optional[str] = None, is_package: bool = False, linked: Optional[Mapping[str, str]] = None
+) -> SemanticModel:
+    """The model of a module's source (a `SyntaxError` for text CPython does not parse); `module`,
+    `is_package` and `linked` as for `ImportTable`."""
+    return _Builder(text, ImportTable(module, is_package, linked)).build()
 
 
 class _Builder(ast.NodeVisitor):
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, table: ImportTable) -> None:
         self.text = text
         self.lines = text.splitlines(keepends=True)
         self.line_starts = [0]
         for line in self.lines:
             self.line_starts.append(self.line_starts[-1] + len(line))
-        self.model = SemanticModel()
+        self.model = SemanticModel(table)
         self.functions: list[int] = []  # indices of the enclosing functions, innermost last
         self.class_body = False  # directly in a class body
 
     def build(self) -> SemanticModel:
         tree = ast.parse(self.text)
         self.sources = FunctionSources(self.text, tree)
+        read_imports(tree, self.model.table)
         self.visit(tree)
+        module_functions = [f.name for f in self.model.functions if f.parent is None]
+        add_aliases(self.model.table, module_functions, [(local, value) for local, value, _ in self.model.aliases])
         return self.model
 
     # positions ------------------------------------------------------------------------------------
@@ -157,6 +169,7 @@ class _Builder(ast.NodeVisitor):
                 self.model.installs.append(
                     InstallSite(
                         owner=self.source(target.value, node),
+                        owner_name=dotted(target.value),
                         attribute=target.attr,
                         value=self.source(node.value, node),
                         report=self.span(target),
@@ -164,6 +177,8 @@ class _Builder(ast.NodeVisitor):
                         partial=partial,
                     )
                 )
+            elif isinstance(target, ast.Name) and dotted(node.value) is not None:
+                self.model.aliases.append((target.id, dotted(node.value) or "", self.function))
         self.generic_visit(node)
 
     def visit_Expr(self, node: ast.Expr) -> None:
@@ -174,6 +189,7 @@ class _Builder(ast.NodeVisitor):
             self.model.installs.append(
                 InstallSite(
                     owner=self.source(owner, node),
+                    owner_name=dotted(owner),
                     attribute=name.value,
                     value=self.source(value, node),
                     report=self.span(call),
