@@ -13,6 +13,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fsdp_unpatch.analysis.collect import collect
 from fsdp_unpatch.analysis.names import ImportTable, dotted_name
+from fsdp_unpatch.semantic.bindings import module_level_bindings
 from fsdp_unpatch.semantic.model import Span, build
 from tests.upstream import expand
 
@@ -53,6 +54,9 @@ def _libcst_facts(text: str) -> tuple:
         (
             module.code_for_node(i.owner),
             dotted_name(i.owner),
+            module.code_for_node(i.report),
+            i.value.value if isinstance(i.value, cst.Name) else None,
+            isinstance(i.value, cst.Call),
             i.attribute,
             module.code_for_node(i.value),
             span(i.report),
@@ -63,18 +67,31 @@ def _libcst_facts(text: str) -> tuple:
         for i in facts.installs
     ]
     aliases = [(local, dotted_name(value), where(function)) for local, value, function in facts.aliases]
-    return functions, installs, aliases, facts.table.bindings, set(facts.table.sources)
+    table = facts.table
+    return functions, installs, aliases, table.bindings, set(table.sources), module_level_bindings(module)
 
 
 def _ast_facts(text: str) -> tuple:
     model = build(text, MODULE)
     functions = [(f.name, f.span, f.parent, f.method, f.source, f.first_line) for f in model.functions]
     installs = [
-        (i.owner, i.owner_name, i.attribute, i.value, i.report, i.function, i.via_setattr, i.partial)
+        (
+            i.owner,
+            i.owner_name,
+            i.text,
+            i.value_name,
+            i.value_is_call,
+            i.attribute,
+            i.value,
+            i.report,
+            i.function,
+            i.via_setattr,
+            i.partial,
+        )
         for i in model.installs
     ]
     table = model.table
-    return functions, installs, model.aliases, table.bindings, set(table.sources)
+    return functions, installs, model.aliases, table.bindings, set(table.sources), model.module_bindings
 
 
 EDGE_CASES = {
@@ -110,6 +127,13 @@ EDGE_CASES = {
         "orig = C.foreach_reduce\nlocal = other.thing\n\n\ndef helper():\n    import later\n    from m import n\n"
         "    inner = dist.all_gather\n\n\nclass K:\n    def meth(self): pass\n\n\n"
         "try:\n    from x import y\nexcept ImportError:\n    y = None\nfrom star import *\n"
+    ),
+    "bindings": (
+        "a = b = 1\nc, (d, *e) = f\n[g] = h\ni: int = 1\nj: int\nk += 1\nif x:\n    l = 1\nelif y:\n    m = 1\n"
+        "else:\n    n = 1\nif x:\n    o = 1\nelse:\n    if y:\n        p = 1\n    else:\n        q = 1\n"
+        "if x: r = 1\ntry:\n    s = 1\nexcept E:\n    t = 1\nelse:\n    u = 1\nfinally:\n    v = 1\n"
+        "for w in z:\n    w2 = 1\nelse:\n    w3 = 1\nwith cm() as x1:\n    x2 = 1\nwhile c:\n    x3 = 1\n"
+        "match v:\n    case 1:\n        x4 = 1\nclass Y:\n    inner = 1\ndef a(): pass\n"
     ),
     "annotated": "m.x: int = 1\nm.y += 1\n(m.a, m.b) = f, g\nm[0].x = 1\nf().x = 1\n",
 }

@@ -12,15 +12,18 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Union
 
 from fsdp_unpatch.analysis.names import ImportTable
+from fsdp_unpatch.semantic.ast_bindings import module_level_bindings
 from fsdp_unpatch.semantic.function_source import FunctionSources
 from fsdp_unpatch.semantic.imports import add_aliases, dotted, read_imports
 from fsdp_unpatch.semantic.text import dedent_lines
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+_TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,9 @@ class InstallSite:
     owner_name: Optional[str]  # the owner as a dotted name (`a.b`), when it is one
     attribute: str
     value: str  # the stored expression's source
+    value_name: Optional[str]  # the stored name, when the value is a plain name
+    value_is_call: bool
+    text: str  # the reported node's source (the target, or the setattr call)
     report: Span  # the assignment target, or the setattr call
     function: Optional[int]  # the innermost enclosing function's index
     via_setattr: bool = False
@@ -66,6 +72,9 @@ class SemanticModel:
     installs: list[InstallSite] = field(default_factory=list)
     # `name = a.b.c` (a plain name or attribute chain), with the function it is bound in (None at module level).
     aliases: list[tuple[str, str, Optional[int]]] = field(default_factory=list)
+    # Names bound at module level other than by imports, and how often (`semantic/bindings.py`).
+    module_bindings: Counter = field(default_factory=Counter)
+    has_fallbacks: bool = False  # a `try` at module level (`analysis/fallbacks.py` reads those)
 
 
 def build(
@@ -91,6 +100,8 @@ class _Builder(ast.NodeVisitor):
         tree = ast.parse(self.text)
         self.sources = FunctionSources(self.text, tree)
         read_imports(tree, self.model.table)
+        self.model.module_bindings = module_level_bindings(tree, self.lines)
+        self.model.has_fallbacks = any(isinstance(statement, _TRY) for statement in tree.body)
         self.visit(tree)
         module_functions = [f.name for f in self.model.functions if f.parent is None]
         add_aliases(self.model.table, module_functions, [(local, value) for local, value, _ in self.model.aliases])
@@ -172,6 +183,9 @@ class _Builder(ast.NodeVisitor):
                         owner_name=dotted(target.value),
                         attribute=target.attr,
                         value=self.source(node.value, node),
+                        value_name=_plain_name(node.value),
+                        value_is_call=isinstance(node.value, ast.Call),
+                        text=self.source(target, node),
                         report=self.span(target),
                         function=self.function,
                         partial=partial,
@@ -192,6 +206,9 @@ class _Builder(ast.NodeVisitor):
                     owner_name=dotted(owner),
                     attribute=name.value,
                     value=self.source(value, node),
+                    value_name=_plain_name(value),
+                    value_is_call=isinstance(value, ast.Call),
+                    text=self.source(call, node),
                     report=self.span(call),
                     function=self.function,
                     via_setattr=True,
@@ -217,6 +234,11 @@ def _skip_space(text: str, at: int, step: int) -> int:
     while 0 <= at < len(text) and (text[at] in " \t\r\n\f" or text[at] == "\\"):
         at += step
     return at
+
+
+def _plain_name(node: ast.AST) -> Optional[str]:
+    """The name a plain name spells (`None`, `True` and `False` are names to libcst)."""
+    return None if isinstance(node, ast.Attribute) else dotted(node)
 
 
 def _one_string_token(source: str) -> bool:
