@@ -135,6 +135,12 @@ EDGE_CASES = {
         "for w in z:\n    w2 = 1\nelse:\n    w3 = 1\nwith cm() as x1:\n    x2 = 1\nwhile c:\n    x3 = 1\n"
         "match v:\n    case 1:\n        x4 = 1\nclass Y:\n    inner = 1\ndef a(): pass\n"
     ),
+    # Python ends lines at \n, \r\n and \r only; str.splitlines also at a form feed, \x1c and \u2028.
+    "line_ends": (
+        "import m\r\n\x0c\r\ndef f():\r\n    '''a\x0cb\u2028c'''  # \x1c\r\n    return 1\r\n\r\n\r\nm.x = f\r\n"
+        "def g():\r    pass\rm.y = g\r"
+    ),
+    "no_final_newline": "import m\r\n\r\ndef h():\r\n    pass\r\n    # footer",
     "annotated": "m.x: int = 1\nm.y += 1\n(m.a, m.b) = f, g\nm[0].x = 1\nf().x = 1\n",
 }
 

@@ -17,9 +17,10 @@ minus the leading lines (as the planner always did: decorators are not counted).
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional, Union
 
-from fsdp_unpatch.semantic.text import dedent_lines
+from fsdp_unpatch.semantic.text import dedent_lines, physical_lines
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 BLOCK_FIELDS = ("body", "orelse", "finalbody")
@@ -27,7 +28,9 @@ BLOCK_FIELDS = ("body", "orelse", "finalbody")
 
 class FunctionSources:
     def __init__(self, text: str, tree: ast.Module) -> None:
-        self.lines = text.splitlines(keepends=True)
+        self.lines = physical_lines(text)
+        first_end = re.search(r"\r\n|\r|\n", text)
+        self.newline = first_end.group() if first_end else "\n"
         self.tree = tree
         # id(statement) -> (the statement list it is in, its index there)
         self.places: dict[int, tuple[list[ast.stmt], int]] = {}
@@ -42,8 +45,8 @@ class FunctionSources:
         leading = self.leading_lines(node, first)
         end = self.footer_end(node)
         text = "".join(self.lines[first - 1 - leading : end])
-        if not text.endswith("\n"):
-            text += "\n"
+        if not text.endswith(("\n", "\r")):  # the file's last line: libcst ends it as the file's first one
+            text += self.newline
         return dedent_lines(text, _indentation(self.lines[node.lineno - 1])), node.lineno - leading
 
     def leading_lines(self, node: ast.stmt, first: int) -> int:

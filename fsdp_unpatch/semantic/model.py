@@ -20,7 +20,7 @@ from fsdp_unpatch.analysis.names import ImportTable
 from fsdp_unpatch.semantic.ast_bindings import module_level_bindings
 from fsdp_unpatch.semantic.function_source import FunctionSources
 from fsdp_unpatch.semantic.imports import add_aliases, dotted, read_imports
-from fsdp_unpatch.semantic.text import dedent_lines
+from fsdp_unpatch.semantic.text import dedent_lines, physical_lines
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
@@ -88,7 +88,7 @@ def build(
 class _Builder(ast.NodeVisitor):
     def __init__(self, text: str, table: ImportTable) -> None:
         self.text = text
-        self.lines = text.splitlines(keepends=True)
+        self.lines = physical_lines(text)
         self.line_starts = [0]
         for line in self.lines:
             self.line_starts.append(self.line_starts[-1] + len(line))

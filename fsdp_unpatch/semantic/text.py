@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import io
+import re
 import tokenize
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 def short(text: str, limit: int = 60) -> str:
@@ -14,6 +17,12 @@ def short(text: str, limit: int = 60) -> str:
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def physical_lines(text: str) -> list[str]:
+    """The lines of a source as Python and libcst count them (ended by \\n, \\r\\n or \\r only; `str.splitlines`
+    also ends one at a form feed, \\x1c or \\u2028), each with its end."""
+    return _LINE.findall(text)
 
 
 def dedent_lines(text: str, indent: str, first: bool = True) -> str:
@@ -32,9 +41,9 @@ def dedent_lines(text: str, indent: str, first: bool = True) -> str:
                 ended.add(token.start[0])
     except (tokenize.TokenError, SyntaxError):
         return text
-    lines = text.split("\n")
-    kept.update(n + 1 for n, line in enumerate(lines, start=1) if n not in ended and line.rstrip("\r").endswith("\\"))
-    return "\n".join(
+    lines = physical_lines(text)
+    kept.update(n + 1 for n, line in enumerate(lines, start=1) if n not in ended and line.rstrip("\r\n").endswith("\\"))
+    return "".join(
         line[len(indent) :] if (first or number > 1) and number not in kept and line.startswith(indent) else line
         for number, line in enumerate(lines, start=1)
     )
