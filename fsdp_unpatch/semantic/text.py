@@ -1,4 +1,4 @@
-"""Source text as messages quote it."""
+"""Source text: as messages quote it, and line by line as Python and libcst count and indent it."""
 
 from __future__ import annotations
 
