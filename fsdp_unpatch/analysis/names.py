@@ -7,7 +7,7 @@ of scope analysis.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import Any, Mapping, Optional
 
 import libcst as cst
 
@@ -48,28 +48,39 @@ class ImportTable:
 
     def add_import(self, node: cst.Import) -> None:
         for alias in node.names:
-            full = _module_name(alias.name)
-            if alias.asname is not None:
-                local = alias.asname.name.value  # type: ignore[union-attr]
-                self.bindings[local] = self.relink(full)
-            else:
-                local = full.split(".")[0]
-                self.bindings[local] = local
-            self.sources.setdefault(local, []).append(alias)
+            asname = alias.asname.name.value if alias.asname is not None else None  # type: ignore[union-attr]
+            self.bind_import(_module_name(alias.name), asname, alias)
 
     def add_import_from(self, node: cst.ImportFrom) -> None:
         if isinstance(node.names, cst.ImportStar):
             return
-        level = len(node.relative)
         base = _module_name(node.module) if node.module is not None else ""
+        names = [
+            (_module_name(a.name), a.asname.name.value if a.asname is not None else None, a)  # type: ignore[union-attr]
+            for a in node.names
+        ]
+        self.bind_import_from(len(node.relative), base, names)
+
+    # What `add_import` and `add_import_from` bind, from the names alone (the `ast` model reads them so).
+    def bind_import(self, full: str, asname: Optional[str], source: Any) -> None:
+        """`import full` or `import full as asname`; `source`: what removing the import deletes."""
+        if asname is not None:
+            local = asname
+            self.bindings[local] = self.relink(full)
+        else:
+            local = full.split(".")[0]
+            self.bindings[local] = local
+        self.sources.setdefault(local, []).append(source)
+
+    def bind_import_from(self, level: int, base: str, names: list[tuple[str, Optional[str], Any]]) -> None:
+        """`from <level dots><base> import name [as asname], ...`, each with its `source`."""
         module = resolve_relative(self.module, self.is_package, level, base)
         if module is None:
             return
-        for alias in node.names:
-            name = _module_name(alias.name)
-            local = alias.asname.name.value if alias.asname is not None else name  # type: ignore[union-attr]
+        for name, asname, source in names:
+            local = asname if asname is not None else name
             self.bindings[local] = self.relink(f"{module}.{name}" if module else name)
-            self.sources.setdefault(local, []).append(alias)
+            self.sources.setdefault(local, []).append(source)
 
     def add_alias(self, local: str, qualified: str) -> None:
         """`C = torch.distributed...._fsdp_collectives` makes C another spelling of that module."""
@@ -78,8 +89,10 @@ class ImportTable:
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:
         """The qualified name an expression stands for; an unbound head name stands for itself."""
         name = dotted_name(node)
-        if name is None:
-            return None
+        return None if name is None else self.qualify_dotted(name)
+
+    def qualify_dotted(self, name: str) -> str:
+        """The qualified name `a.b.c` stands for in this file."""
         head, _, rest = name.partition(".")
         bound = self.bindings.get(head, head)
         return self.relink(f"{bound}.{rest}" if rest else bound)

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.collect import RawInstall
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.catalog import Target
+    from fsdp_unpatch.fingerprint import Evidence
+    from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
 COLLECTIVE_OVERRIDE = declare(
     "FSU001",
@@ -63,3 +72,26 @@ FSDPParamGroup.finalize_backward = _adapter_finalize_backward
 """
     )
 ]
+
+
+def proof(entry: Target, evidence: Evidence) -> str:
+    """ "matches torch 2.9.1 `finalize_backward` up to: ..." for a proven copy."""
+    from fsdp_unpatch.fingerprint import short_name
+
+    up_to = f" up to: {'; '.join(evidence.normalisations)}" if evidence.normalisations else " exactly"
+    return f"matches torch {evidence.torch_version} `{short_name(entry.fingerprint or entry.id)}`{up_to}"
+
+
+def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
+    """A proven copy: the finding, whose fix deletes the install site."""
+    from fsdp_unpatch.analysis.planned import Edit, Planned
+    from fsdp_unpatch.semantic.text import short
+
+    assert verdict.kind == "proven" and verdict.entry is not None and verdict.comparison is not None
+    message = COLLECTIVE_OVERRIDE.message(
+        spelled=short(verdict.site),
+        target=verdict.target,
+        replacement=verdict.comparison.name,
+        proof=proof(verdict.entry, verdict.comparison.evidence),
+    )
+    return Planned(COLLECTIVE_OVERRIDE.code, site.report, message, verdict.target, edits=[Edit(site.removable)])

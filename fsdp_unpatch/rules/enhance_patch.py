@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.collect import RawInstall
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
 ENHANCE_PATCH = declare(
     "FSU201",
@@ -65,3 +72,17 @@ def _apply_fsdp_enhance_patch():
 """
     )
 ]
+
+
+def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
+    """A site of the enhance patch, or one the configuration keeps."""
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.semantic.text import short
+
+    spelled = short(verdict.site)
+    if verdict.kind == "configured_keep":
+        message = ENHANCE_PATCH.message("configured", spelled=spelled)
+    else:
+        assert verdict.kind == "enhance" and verdict.entry is not None
+        message = ENHANCE_PATCH.message(spelled=spelled, why=verdict.entry.why.rstrip("."))
+    return Planned(ENHANCE_PATCH.code, site.report, message, verdict.target)

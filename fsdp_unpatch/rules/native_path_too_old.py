@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.collect import RawInstall
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
 NATIVE_PATH_TOO_OLD = declare(
     "FSU102",
@@ -38,3 +45,21 @@ NATIVE_PATH_TOO_OLD = declare(
     ```
     """,
 )
+
+
+def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
+    """A proven copy the target torch cannot do without yet: the release it needs."""
+    from fsdp_unpatch.analysis.planned import Planned
+
+    assert verdict.kind == "too_old" and verdict.entry is not None and verdict.comparison is not None
+    releases = verdict.releases
+    message = NATIVE_PATH_TOO_OLD.message(
+        "range" if len(releases) > 1 else "default",
+        name=verdict.comparison.name,
+        target=verdict.entry.id,
+        target_torch=verdict.target_torch,
+        since=verdict.since,
+        lowest=releases[0],
+        highest=releases[-1],
+    )
+    return Planned(NATIVE_PATH_TOO_OLD.code, site.report, message, verdict.target)

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Optional
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.collect import RawInstall
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.catalog import Target
+    from fsdp_unpatch.fingerprint import Difference
+    from fsdp_unpatch.semantic.verdicts import Comparison, Relation, SiteVerdict
 
 UNPROVEN_OVERRIDE = declare(
     "FSU101",
@@ -70,3 +79,98 @@ _fsdp_collectives.foreach_reduce = _reduce_quietly
 """
     )
 ]
+
+
+def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
+    """An override that stays for review: what it is, and how it differs from upstream when that is known."""
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.semantic.text import short
+
+    spelled, target, entry, detail = short(verdict.site), verdict.target, verdict.entry, None
+    if verdict.kind == "unknown":
+        message = UNPROVEN_OVERRIDE.message("unknown", spelled=spelled, target=target)
+    elif verdict.kind in ("reviewed", "outside_enhance"):
+        assert entry is not None
+        described, detail = describe(verdict.relation, entry)
+        if verdict.kind == "reviewed":
+            versions = f" ({entry.versions})" if entry.versions else ""
+            described = described or _first_sentence(entry.why)
+            message = UNPROVEN_OVERRIDE.message(
+                "reviewed", spelled=spelled, target=target, versions=versions, described=described
+            )
+        else:
+            described = described or "native FSDP2 has no counterpart for what it may add"
+            message = UNPROVEN_OVERRIDE.message("outside-enhance", spelled=spelled, target=target, described=described)
+    else:
+        assert verdict.kind == "unproven" and entry is not None
+        message, detail = _obstacle(verdict, entry)
+    return Planned(UNPROVEN_OVERRIDE.code, site.report, message, target, detail=detail)
+
+
+def _obstacle(verdict: SiteVerdict, entry: Target) -> tuple[str, Optional[str]]:
+    """Why a removable target's site is not removed, and the diff against upstream when it differs."""
+    from fsdp_unpatch.semantic.text import short
+
+    if verdict.reason == "not-a-function":
+        return UNPROVEN_OVERRIDE.message("not-a-function", target=entry.id, value=short(verdict.value)), None
+    if verdict.reason == "bound-twice":
+        return UNPROVEN_OVERRIDE.message("bound-twice", name=verdict.replacement, target=entry.id), None
+    assert verdict.comparison is not None
+    if verdict.reason == "wraps-original":
+        return UNPROVEN_OVERRIDE.message("wraps-original", name=verdict.comparison.name, target=entry.id), None
+    return difference_message(verdict.comparison, entry), verdict.comparison.evidence.diff or None
+
+
+def describe(relation: Optional[Relation], entry: Target) -> tuple[Optional[str], Optional[str]]:
+    """How a kept site's replacement relates to upstream, for its message, and the diff when it differs."""
+    from fsdp_unpatch.rules.collective_override import proof
+    from fsdp_unpatch.semantic.text import short
+
+    if relation is None:
+        return None, None
+    if relation.kind == "factory":
+        return f"it installs `{short(relation.value)}`, a wrapper or factory that may add behaviour", None
+    comparison = relation.comparison
+    assert comparison is not None
+    if relation.kind == "wraps-original":
+        return f"`{comparison.name}` wraps the original and may add behaviour", None
+    if relation.kind == "differs":
+        return difference_message(comparison, entry), comparison.evidence.diff or None
+    return f"`{comparison.name}` {proof(entry, comparison.evidence)}", None
+
+
+def difference_message(comparison: Comparison, entry: Target) -> str:
+    """What the copy does differently first (three statements at most), counted in file lines; statements
+    that differ only in what a name is bound to after."""
+    from fsdp_unpatch.fingerprint import short_name
+    from fsdp_unpatch.semantic.text import plural
+
+    evidence = comparison.evidence
+    version = f"torch {evidence.torch_version} " if evidence.torch_version else ""
+    ordered = sorted(evidence.differences, key=lambda d: d.rebound)
+    shown = "; ".join(_difference(d, comparison.first_line) for d in ordered[:3])
+    more = "" if len(evidence.differences) <= 3 else f"; and {len(evidence.differences) - 3} more"
+    return UNPROVEN_OVERRIDE.message(
+        "differs",
+        name=comparison.name,
+        version=version,
+        upstream=short_name(entry.fingerprint or entry.id),
+        count=plural(len(evidence.differences), "statement"),
+        shown=shown,
+        more=more,
+    )
+
+
+def _difference(d: Difference, first_line: int) -> str:
+    if not d.line:
+        return f"missing `{d.text}`"
+    rebound = " (reads like upstream, but a name in it is bound to something else)" if d.rebound else ""
+    return f"line {first_line + d.line - 1}: `{d.text}`{rebound}"
+
+
+def _first_sentence(text: str) -> str:
+    """The catalog's `why`, first sentence, to follow a semicolon."""
+    sentence = " ".join(text.split()).split(". ")[0].rstrip(".")
+    if sentence[:1].isupper() and not sentence[1:2].isupper():
+        sentence = sentence[0].lower() + sentence[1:]
+    return sentence

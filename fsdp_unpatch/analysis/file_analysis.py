@@ -1,0 +1,96 @@
+"""What a file's analysis is once planned: its findings, installers, replacements and what it patches.
+
+Apart from the planner (`plan.py`) so that the rules and the fix layer can name it without importing the
+planner that runs the rules.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Mapping, Optional
+
+import libcst as cst
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+
+from fsdp_unpatch.analysis.collect import Facts
+from fsdp_unpatch.analysis.names import ImportTable
+from fsdp_unpatch.analysis.patterns import descendants
+from fsdp_unpatch.analysis.planned import Planned
+from fsdp_unpatch.analysis.screen import Detail
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.patched import Patched
+    from fsdp_unpatch.rules.stale_by_name_import import Incomplete
+
+
+@dataclass
+class Installer:
+    """A function that installs overrides, and whether the fix leaves it anything to do."""
+
+    node: cst.FunctionDef
+    qualified: str
+    removable: bool
+    finding: Optional[Planned] = None
+
+
+@dataclass
+class FileAnalysis:
+    module: cst.Module
+    module_name: str
+    facts: Facts
+    planned: list[Planned] = field(default_factory=list)
+    installers: list[Installer] = field(default_factory=list)
+    # Replacement functions the fix would delete, by name; kept when another file refers to them.
+    replacements: dict[str, Planned] = field(default_factory=dict)
+    # What the file's install sites patch (for the patch-completeness rules across the run).
+    patched: list[Patched] = field(default_factory=list)
+    # FSU401 findings and the counterpart each misses; dropped when another file patches it.
+    incomplete: list[tuple[Incomplete, Planned]] = field(default_factory=list)
+    # Module-level names bound to an FSDP2 module or class (`fsm = torch...._fully_shard`): other files of the
+    # run that import them patch FSDP2 through them (`run/engine.py`, `link_module_aliases`).
+    module_aliases: dict[str, str] = field(default_factory=dict)
+
+    _positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+    # For an excerpt of a large file (`excerpt.py`): the file's line for a line of the excerpt, and the names
+    # the statements held aside use, spell and assign.
+    file_line: Optional[Callable[[int], int]] = None
+    hidden: Optional[Detail] = None
+    # Positions given by hand to stand-in nodes (a name found inside a string literal), by id.
+    _placed: dict[int, CodeRange] = field(default_factory=dict)
+
+    @property
+    def table(self) -> ImportTable:
+        return self.facts.table
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        """Where a node stands in the file (computed once, on first need: it costs a tree walk)."""
+        if id(node) in self._placed:
+            return self._placed[id(node)]
+        if self._positions is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._positions = wrapper.resolve(PositionProvider)
+        where = self._positions[node]
+        if self.file_line is None:
+            return where
+        return CodeRange(
+            CodePosition(self.file_line(where.start.line), where.start.column),
+            CodePosition(self.file_line(where.end.line), where.end.column),
+        )
+
+    def place(self, node: cst.CSTNode, where: CodeRange) -> None:
+        """Report `node` (not part of the tree) at `where`."""
+        self._placed[id(node)] = where
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    @functools.cached_property
+    def top_level(self) -> dict[int, int]:
+        """id(node) -> the index of the top-level statement it is in, for every node (walked once, on need)."""
+        return {id(node): i for i, statement in enumerate(self.module.body) for node in descendants(statement)}
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The module's source as libcst gives it back (generated once: each fix's regions compare with it)."""
+        return self.module.code

@@ -1,0 +1,71 @@
+"""The decision about install sites from the `ast` model (`semantic/model.py`) instead of the libcst tree.
+
+The same `Judge` as the planner's: only the facts come from elsewhere. One fact still comes from libcst:
+what a module's fallbacks bind when they never run on a release (`analysis/fallbacks.py`), asked of
+`fallbacks` only for a module with a `try` at module level.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable, Optional
+
+from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.semantic.model import Function, InstallSite, SemanticModel
+from fsdp_unpatch.semantic.sites import Judge
+
+
+class AstJudge(Judge[InstallSite, Function]):
+    def __init__(
+        self,
+        model: SemanticModel,
+        module_name: str,
+        catalog: Catalog,
+        options: Options,
+        fallbacks: Callable[[Version], Counter],
+    ):
+        super().__init__(module_name, model.table, catalog, options)
+        self.model = model
+        self.fallbacks = fallbacks
+
+    def owner_name(self, site: InstallSite) -> Optional[str]:
+        return site.owner_name
+
+    def attribute(self, site: InstallSite) -> str:
+        return site.attribute
+
+    def site_text(self, site: InstallSite) -> str:
+        return site.text
+
+    def value_text(self, site: InstallSite) -> str:
+        return site.value
+
+    def value_name(self, site: InstallSite) -> Optional[str]:
+        return site.value_name
+
+    def value_is_call(self, site: InstallSite) -> bool:
+        return site.value_is_call
+
+    def enclosing(self, site: InstallSite) -> Optional[Function]:
+        return None if site.function is None else self.model.functions[site.function]
+
+    def definitions(self, name: str) -> list[tuple[Function, Optional[Function]]]:
+        functions = self.model.functions
+        return [(f, None if f.parent is None else functions[f.parent]) for f in functions if f.name == name]
+
+    def function_name(self, function: Function) -> str:
+        return function.name
+
+    def function_source(self, function: Function) -> str:
+        return function.source
+
+    def first_line(self, function: Function) -> int:
+        return function.first_line
+
+    def bound_at_module_level(self) -> Counter:
+        return self.model.module_bindings
+
+    def never_running_fallbacks(self, torch: Version) -> Optional[Counter]:
+        return self.fallbacks(torch) if self.model.has_fallbacks else None

@@ -1,0 +1,47 @@
+"""Names a module binds at module level other than by imports, and how often."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import libcst as cst
+
+from fsdp_unpatch.analysis.patterns import body_statements
+
+
+def module_level_bindings(module: cst.Module) -> Counter:
+    """How often each name is bound at module level by a statement other than an import (`def`, `class`,
+    assignment), blocks of `if`/`try`/`with`/`for` included, function and class bodies not."""
+    found: Counter = Counter()
+
+    def targets(node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name):
+            found[node.value] += 1
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                targets(element.value)
+
+    def walk(statements) -> None:
+        for statement in statements:
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                found[statement.name.value] += 1
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            targets(target.target)
+                    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and small.value is not None:
+                        targets(small.target)
+            else:
+                for attribute in ("body", "orelse", "finalbody", "handlers"):
+                    child = getattr(statement, attribute, None)
+                    if isinstance(child, (list, tuple)):
+                        for item in child:
+                            walk(body_statements(item.body) if hasattr(item, "body") else [item])
+                    elif isinstance(child, cst.BaseSuite):
+                        walk(body_statements(child))
+                    elif child is not None and hasattr(child, "body"):
+                        walk(body_statements(child.body) if isinstance(child.body, cst.BaseSuite) else [child])
+
+    walk(module.body)
+    return found
