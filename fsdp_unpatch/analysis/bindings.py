@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import warnings
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import AbstractSet, Iterator, Optional
 
 from fsdp_unpatch.analysis.same_device import dotted_name
 from fsdp_unpatch.analysis.source import resolve_relative
@@ -81,12 +81,16 @@ class Imported:
     through: Optional[str] = None  # `x.name` after `from P import x`: P (x may be P's own name, not a module)
 
 
-def imports(tree: ast.Module, module: Optional[str], is_package: bool) -> list[Imported]:
+def imports(
+    tree: ast.Module, module: Optional[str], is_package: bool, only: Optional[AbstractSet[str]] = None
+) -> list[Imported]:
     """What the module reads from other modules, by either spelling:
     `from M import n` (absolute or relative), and `x.n` where `x` is bound by `import M as x`,
     `import M` (then `M.n` spelled out), or `from P import x` (a submodule `P.x`, or a name of P).
     An alias is followed only when the module binds it once, at module level, and nothing else in the file
-    binds that name (a parameter, a local, an `except ... as`): `x.n` then surely reads the module."""
+    binds that name (a parameter, a local, an `except ... as`): `x.n` then surely reads the module.
+    `only`: the caller keeps only reads from these modules; the whole-file walk for `x.n` is skipped when no
+    alias stands for one of them (`from` imports are still all listed: they cost one pass over statements)."""
     found: list[Imported] = []
     aliases: dict[str, Optional[tuple[str, Optional[str]]]] = {}  # local name -> (module, P); None: ambiguous
 
@@ -112,7 +116,7 @@ def imports(tree: ast.Module, module: Optional[str], is_package: bool) -> list[I
                     alias(name.name, name.name)
                     top = name.name.split(".")[0]
                     alias(top, top)
-    if any(target is not None for target in aliases.values()):
+    if any(target is not None and (only is None or target[0] in only) for target in aliases.values()):
         found += _attribute_reads(tree, aliases)
     return found
 

@@ -118,8 +118,10 @@ def run(
     *,
     jobs: int = 1,
     cache: Optional[Cache] = None,
+    phase_one: Optional[list] = None,
 ) -> RunResult:
-    """Findings (and fixes) for `candidates`, as `runner.run_together` would give them, with less work."""
+    """Findings (and fixes) for `candidates`, as `runner.run_together` would give them, with less work.
+    `phase_one`: a list that receives each file's phase-1 item (`check`'s dry fix reuses them, `dry_fix.py`)."""
     prefilter = prefilter_for(catalog)
     screen = screen_for(catalog)
     learned = Learned()  # what phase 1 learns of each file serves the linked phase (`learned.py`)
@@ -212,6 +214,8 @@ def run(
         item.outcome = outcome
         if use_cache:
             cache.put(item.cache_key, outcome)  # type: ignore[union-attr]
+    if phase_one is not None:  # copies: phase 2 below replaces the items' outcomes
+        phase_one.extend(replace(item) for item in items)
     # A group of one file gives what phase 1 gave that file alone.
     groups = [group for group in _linked(items, prefilter) if len(group) > 1]
     if options.fix:

@@ -84,13 +84,18 @@ def breakages(
     project = project_files(roots, [*extra, *(r.path for r in rewrites)])
     rewritten = {identity(r.path): r for r in rewrites}
     modules: dict[int, set[str]] = {}
+    packages: set[int] = set()  # rewrites of a package's `__init__`: `from . import n` may name them
     for r in risky:
-        names = {module_name(r.path)[0]}
+        name, is_package = module_name(r.path)
+        names = {name}
         entry = project.files.get(identity(r.path))
+        kinds = [is_package, *(package for _, package in entry.modules)] if entry is not None else [is_package]
         if entry is not None:
             names.update(name for name, _ in entry.modules)
         modules[r.index] = names
-    found.update((b.index, b) for b in _search(project, rewritten, risky, lost, modules))
+        if any(kinds):
+            packages.add(r.index)
+    found.update((b.index, b) for b in _search(project, rewritten, risky, lost, modules, packages))
     return [found[k] for k in sorted(found)]
 
 
@@ -131,10 +136,11 @@ def _search(
     risky: list[Rewrite],
     lost: dict[int, frozenset[str]],
     modules: dict[int, set[str]],
+    packages: set[int],
 ):
     spelled = {r.index: [n.encode("utf-8", "surrogateescape") for n in lost[r.index]] for r in risky}
-    # An importer spells the module's last part (`from .patch import n`, `import pkg.patch as p`), or imports
-    # from its own package (`from . import n`).
+    # An importer spells the module's last part (`from .patch import n`, `import pkg.patch as p`), or, for a
+    # package's `__init__` only, imports from its own package without naming it (`from . import n`, `from ..`).
     tails = {
         r.index: {m.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for m in modules[r.index]} for r in risky
     }
@@ -166,7 +172,7 @@ def _search(
             for r in risky
             if r.index not in found
             and any(n in data for n in spelled[r.index])
-            and (b"from ." in data or any(t in data for t in tails[r.index]))
+            and ((r.index in packages and b"from ." in data) or any(t in data for t in tails[r.index]))
         ]
         if not suspects:
             continue
@@ -191,7 +197,7 @@ def _search(
 def _first_import(tree, paths, names, targets: set[str], lost: frozenset[str], every_module: set[str]):
     """(importer path, line, name, module) of the first import of a lost name from a target module."""
     for path, (name, is_package) in zip(paths, names):
-        for imported in imports(tree, name, is_package):
+        for imported in imports(tree, name, is_package, only=targets):
             if (
                 imported.module in targets
                 and imported.name in lost

@@ -230,12 +230,14 @@ def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResul
     from fsdp_unpatch.run.held_back import mark_check, mark_fix_leftovers, refuse_unwritable
     from fsdp_unpatch.run.pool import default_jobs
 
+    phase_one: Optional[list] = None if plan.options.fix else []  # reused by check's dry fix
     result = run(
         plan.candidates if candidates is None else candidates,
         plan.catalog,
         plan.options,
         jobs=jobs or default_jobs(),
         cache=plan.cache,
+        phase_one=phase_one,
     )
     if plan.options.fix and plan.options.write and result.changed:
         written = result
@@ -247,7 +249,8 @@ def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResul
     if plan.options.fix:
         mark_fix_leftovers(result)
     else:  # "N fixable" is what `fix` would do: also when a group of fixes is held back at write time
-        mark_check(result, lambda: _dry_fix(plan, jobs or default_jobs(), buffered), plan.cache, _verdict_key(plan))
+        dry = lambda: _dry_fix(plan, phase_one or [], jobs or default_jobs(), buffered)  # noqa: E731
+        mark_check(result, dry, plan.cache, _verdict_key(plan))
     return result
 
 
@@ -266,16 +269,17 @@ def _verdict_key(plan: Plan):
     return key
 
 
-def _dry_fix(plan: Plan, jobs: int, buffered: bool) -> RunResult:
+def _dry_fix(plan: Plan, phase_one: list, jobs: int, buffered: bool) -> RunResult:
     """The plan's files run as `fix --diff` runs them: fixes computed, the import net applied, each group's
-    files asked whether they could be written; nothing written."""
+    files asked whether they could be written; nothing written. `phase_one`: the check run's per-file
+    items, reused (`dry_fix.py`: no file is analysed alone again)."""
     from dataclasses import replace
 
-    from fsdp_unpatch.run.batch import run
+    from fsdp_unpatch.run.dry_fix import dry_fix
     from fsdp_unpatch.run.held_back import refuse_unwritable
 
     options = replace(plan.options, fix=True, write=False, unsafe_fixes=False, replacements=False)
-    dry = run(plan.candidates, plan.catalog, options, jobs=jobs)
+    dry = dry_fix(phase_one, plan.catalog, options, jobs)
     if not buffered:
         refuse_unwritable(dry)
     return dry
