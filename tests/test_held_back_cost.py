@@ -29,9 +29,9 @@ def test_check_analyses_each_file_alone_once_even_with_a_safe_fix(tmp_path: Path
     analysed: list[str] = []
     real = alone.analyze_alone
 
-    def counted(candidate, source, catalog, options):
+    def counted(candidate, source, catalog, options, *learned):
         analysed.append(candidate.display)
-        return real(candidate, source, catalog, options)
+        return real(candidate, source, catalog, options, *learned)
 
     monkeypatch.setattr(alone, "analyze_alone", counted)
     findings = api.check_paths([str(project)], jobs=1)
