@@ -10,6 +10,7 @@ import io
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
+from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.i18n import N_, ngettext
 from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.i18n import sentences as i18n_sentences
@@ -229,7 +230,7 @@ def _lines_of(result: RunResult) -> Callable[[str], list[str]]:
         file = files.get(path)
         if file is None or file.original is None:
             return []
-        return file.original.decode(file.encoding, "replace").splitlines()
+        return python_lines(file.original.decode(file.encoding, "replace"))
 
     return lines_of
 
@@ -245,7 +246,7 @@ def full(result: RunResult, context: ReportContext) -> str:
             console.print(_header(finding))
             if context.show_source and file.original is not None and finding.category != "error":
                 if lines is None:
-                    lines = file.original.decode(file.encoding, "replace").splitlines()
+                    lines = python_lines(file.original.decode(file.encoding, "replace"))
                 console.print(_excerpt(lines, finding), end="")
                 if finding.detail:
                     console.print(_detail(finding.detail), end="")

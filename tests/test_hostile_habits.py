@@ -1,0 +1,53 @@
+"""What a hostile user found in the merged habits (issue 24): each test failed before its fix.
+
+Python counts a line break only at `\\n`, `\\r\\n` and `\\r`; `str.splitlines` also breaks at a form feed,
+`\\x1c`-`\\x1e`, `\\x85`, U+2028 and U+2029, so a file holding one of them in a comment had its later lines
+looked up one off: a `# noqa` stopped suppressing and rdjson columns were counted on the line above.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.integration import cli, make_project
+
+SITE = "    C._get_param_all_gather_inputs = _patched_inputs\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "project")
+
+
+def _edit(project: Path, old: str, new: str, *, head: str = "") -> None:
+    patch = project / "pkg" / "patch.py"
+    text = patch.read_text(encoding="utf-8")
+    assert old in text
+    patch.write_text(head + text.replace(old, new), encoding="utf-8", newline="")
+
+
+@pytest.mark.parametrize("odd_break", ["\x0c", "\x1c", "\x85", "\u2028"])
+def test_a_noqa_suppresses_after_a_character_str_splitlines_breaks_at(project: Path, odd_break: str) -> None:
+    _edit(project, SITE, SITE.rstrip("\n") + "  # noqa: FSU001\n", head=f"# a page break{odd_break}here\n")
+    result = cli("check", "--no-cache", "--output-format", "json", "pkg", cwd=project)
+    assert result.returncode in (0, 1), result.stderr
+    assert "FSU001" not in [f["code"] for f in json.loads(result.stdout)]
+
+
+def test_rdjson_columns_after_a_form_feed_count_the_findings_own_line(project: Path) -> None:
+    # the line above the finding starts with wide characters: counted there, column 5 would become 11 (UTF-8 bytes)
+    _edit(project, SITE, "#中文中文\n" + SITE, head="# a page break\x0chere\n")
+    result = cli("check", "--no-cache", "--output-format", "rdjson", "pkg", cwd=project)
+    assert result.returncode == 1, result.stderr
+    site = next(d for d in json.loads(result.stdout)["diagnostics"] if d["code"]["value"] == "FSU001")
+    assert site["location"]["range"]["start"] == {"line": 61, "column": 5}
+
+
+def test_the_source_excerpt_after_a_form_feed_is_the_findings_line(project: Path) -> None:
+    _edit(project, SITE, SITE, head="# a page break\x0chere\n")
+    result = cli("check", "--no-cache", "--select", "FSU001", "pkg", cwd=project)
+    assert result.returncode == 1, result.stderr
+    assert f"60 | {SITE.rstrip()}" in result.stdout.decode()
