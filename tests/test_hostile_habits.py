@@ -51,3 +51,18 @@ def test_the_source_excerpt_after_a_form_feed_is_the_findings_line(project: Path
     result = cli("check", "--no-cache", "--select", "FSU001", "pkg", cwd=project)
     assert result.returncode == 1, result.stderr
     assert f"60 | {SITE.rstrip()}" in result.stdout.decode()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--extra-output", "json:out/r.json", "--extra-output", "sarif:out/./r.json"),
+        ("--output-file", "out/r.json", "--extra-output", "sarif:out/r.json"),
+    ],
+)
+def test_two_reports_to_one_file_are_refused_before_the_run(project: Path, args: tuple[str, ...]) -> None:
+    # each report was written over the one before: the first was lost without a word
+    result = cli("check", "--no-cache", *args, "pkg", cwd=project)
+    assert result.returncode == 2
+    assert "r.json is given twice" in result.stderr.decode()
+    assert not (project / "out").exists()

@@ -254,7 +254,7 @@ def _run_and_report(request: Request):
     from fsdp_unpatch.reporting import extra_outputs
 
     try:
-        extras = extra_outputs.parse(request.extra_output)
+        extras = extra_outputs.parse(request.extra_output, request.output_file)
     except ValueError as error:
         _error(str(error))
         return EXIT_ERROR, None
