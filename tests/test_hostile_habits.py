@@ -66,3 +66,30 @@ def test_two_reports_to_one_file_are_refused_before_the_run(project: Path, args:
     assert result.returncode == 2
     assert "r.json is given twice" in result.stderr.decode()
     assert not (project / "out").exists()
+
+
+# The errors of `--config` values and `--extra-output` were English in a Chinese run (the issue asks for every
+# configuration error in Chinese); each case: the arguments, and a phrase of the English message.
+CHINESE_ERRORS = [
+    (("--config", "no-such.toml"), "no such file"),
+    (("--config", "pkg"), "a folder"),
+    (("--config", "select = ["), "neither a file"),
+    (("--config", ""), "give one"),
+    (("--config", "pyproject.toml", "--config", "other.toml"), "at most"),
+    (("--config", "table.toml"), " in [tool"),
+    (("--extra-output", "sarif"), "expected FORMAT"),
+    (("--extra-output", "yaml:x.yml"), "unknown format"),
+    (("--extra-output", "json:r.json", "--extra-output", "sarif:r.json"), "twice"),
+]
+
+
+@pytest.mark.parametrize("args, english", CHINESE_ERRORS, ids=[e for _, e in CHINESE_ERRORS])
+def test_configuration_and_extra_output_errors_in_chinese(project: Path, args: tuple, english: str) -> None:
+    for name in ("pyproject.toml", "other.toml"):
+        (project / name).write_text('select = ["FSU0"]\n')
+    (project / "table.toml").write_text('[tool.fsdp-unpatch]\nbogus = 1\n')
+    result = cli("check", "--no-cache", "--lang", "zh-CN", *args, "pkg", cwd=project)
+    message = result.stderr.decode()
+    assert result.returncode == 2, message
+    assert english not in message
+    assert "错误：" in message and len(message) - len(message.encode("ascii", "ignore").decode()) > 6, message

@@ -10,6 +10,7 @@ import os
 from dataclasses import replace
 from typing import Optional, Sequence
 
+from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.reporting import FORMATS, ReportContext, formatter
 
 
@@ -21,11 +22,21 @@ def parse(values: Sequence[str], output_file: Optional[str] = None) -> list[tupl
     for value in values:
         name, colon, path = value.partition(":")
         if not colon or not name or not path:
-            raise ValueError(f"--extra-output: expected FORMAT:FILE (such as sarif:report.sarif), not {value!r}")
+            raise ValueError(
+                _("--extra-output: expected FORMAT:FILE (such as sarif:report.sarif), not {value}").format(
+                    value=repr(value)
+                )
+            )
         if name not in FORMATS:
-            raise ValueError(f"--extra-output: unknown format {name!r} (one of {', '.join(FORMATS)})")
+            raise ValueError(
+                _("--extra-output: unknown format {name} (one of {formats})").format(
+                    name=repr(name), formats=", ".join(FORMATS)
+                )
+            )
         if os.path.realpath(path) in taken:
-            raise ValueError(f"--extra-output: {path} is given twice; each report needs a file of its own")
+            raise ValueError(
+                _("--extra-output: {path} is given twice; each report needs a file of its own").format(path=path)
+            )
         taken.add(os.path.realpath(path))
         outputs.append((name, path))
     return outputs
