@@ -87,7 +87,7 @@ CHINESE_ERRORS = [
 def test_configuration_and_extra_output_errors_in_chinese(project: Path, args: tuple, english: str) -> None:
     for name in ("pyproject.toml", "other.toml"):
         (project / name).write_text('select = ["FSU0"]\n')
-    (project / "table.toml").write_text('[tool.fsdp-unpatch]\nbogus = 1\n')
+    (project / "table.toml").write_text("[tool.fsdp-unpatch]\nbogus = 1\n")
     result = cli("check", "--no-cache", "--lang", "zh-CN", *args, "pkg", cwd=project)
     message = result.stderr.decode()
     assert result.returncode == 2, message
