@@ -8,12 +8,15 @@ looked up one off: a `# noqa` stopped suppressing and rdjson columns were counte
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.integration import cli, make_project
 
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "legacy_project"
 SITE = "    C._get_param_all_gather_inputs = _patched_inputs\n"
 
 
@@ -93,3 +96,53 @@ def test_configuration_and_extra_output_errors_in_chinese(project: Path, args: t
     assert result.returncode == 2, message
     assert english not in message
     assert "错误：" in message and len(message) - len(message.encode("ascii", "ignore").decode()) > 6, message
+
+
+# FSU903's reasons that a fix is held back were English in a Chinese run (`{problem}` had no template for them)
+HELD_BACK = [
+    "pkg/a.py:3 imports install from pkg.patch, which this fix removes; not written (no file of this fix's group "
+    "was changed)",
+    "pkg/a.py:7 still uses install, which this fix removes; not written (no file of this fix's group was changed)",
+    "no project root (pyproject.toml or .git) above patch.py to search for importers of a, b, c (and 2 more), "
+    "which this fix removes; not written (no file of this fix's group was changed)",
+    "pkg/b.py cannot be read (Permission denied) and may import install, which this fix removes; not written "
+    "(no file of this fix's group was changed)",
+    "pkg/b.py cannot be parsed and may import install, which this fix removes; not written (no file of this "
+    "fix's group was changed)",
+    "too deeply nested to rewrite (Python's recursion limit); not written",
+    "the fix lost a placeholder; not written",
+    "file changed on disk while it was being checked; not written",
+    "file changed on disk while it was being fixed; not deleted",
+    "the fix empties this file, but it is a symbolic link; not deleted (delete /x/patch.py and the link yourself)",
+    "symbolic link to a file outside the folders being fixed (/x/patch.py); not written (name the file itself "
+    "to fix it)",
+    "libcst does not give back this file byte for byte (a form feed at the start of a line, lines that end in a "
+    "lone carriage return, or more implicitly joined string literals than libcst's parser takes?); not written",
+]
+
+
+@pytest.mark.parametrize("message", HELD_BACK)
+def test_why_a_fix_is_not_written_reads_in_chinese(message: str) -> None:
+    from fsdp_unpatch import i18n
+    from fsdp_unpatch.reporting.localize import localized
+
+    i18n.set_language(i18n.CHINESE)
+    try:
+        translated = localized(message)
+    finally:
+        i18n.set_language(i18n.ENGLISH)
+    prose = re.sub(
+        r"[\w./]+\.py|/x|Permission denied|\b(install|pkg\.patch|[abc]|libcst|Python|git|pyproject\.toml)\b",
+        "",
+        translated,
+    )
+    assert not re.search(r"[A-Za-z]{3,}", prose), translated
+
+
+def test_a_fix_held_back_by_an_importer_says_why_in_chinese(tmp_path: Path) -> None:
+    example = shutil.copytree(EXAMPLE, tmp_path / "example")
+    name = "legacy_npu/distributed/fsdp/_add_fsdp_patch.py"
+    data = (example / name).read_bytes()
+    result = cli("fix", "--no-cache", "--lang", "zh-CN", "--stdin-filename", name, cwd=example, stdin=data)
+    (held,) = [line for line in result.stderr.decode().splitlines() if "FSU903" in line]
+    assert "which this fix removes" not in held and "not written" not in held, held
