@@ -146,3 +146,18 @@ def test_a_fix_held_back_by_an_importer_says_why_in_chinese(tmp_path: Path) -> N
     result = cli("fix", "--no-cache", "--lang", "zh-CN", "--stdin-filename", name, cwd=example, stdin=data)
     (held,) = [line for line in result.stderr.decode().splitlines() if "FSU903" in line]
     assert "which this fix removes" not in held and "not written" not in held, held
+
+
+@pytest.mark.parametrize("flags", [(), ("--unsafe-fixes",), ("--unsafe-fixes", "--unfixable", "FSU005")])
+def test_checks_fixable_count_is_what_fix_fixes_with_the_same_flags(tmp_path: Path, flags: tuple) -> None:
+    # `check --unsafe-fixes` said nothing was fixable, and `fix --unsafe-fixes` then fixed the finding
+    case = Path(__file__).resolve().parent / "rules" / "FSU005" / "special_case_in_a_helper"
+    project = shutil.copytree(case, tmp_path / "project")
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    checked = cli("check", "--no-cache", *flags, ".", cwd=project).stdout.decode().splitlines()[-1]
+    fixable = re.search(r"(\d+) fixable with `fsdp-unpatch fix( --unsafe-fixes)?`", checked)
+    fixed = cli("fix", "--no-cache", *flags, ".", cwd=project).stdout.decode().splitlines()[-1]
+    count = int(re.search(r"Fixed (\d+)", fixed).group(1))  # type: ignore[union-attr]
+    assert (int(fixable.group(1)) if fixable else 0) == count, (checked, fixed)
+    if count:
+        assert fixable.group(2) == " --unsafe-fixes"  # type: ignore[union-attr]  # the command that fixes them

@@ -327,6 +327,7 @@ def _run_and_report(request: Request):
             quiet=quiet,
             show_fixes=show_fixes,
             dry_run=diff,
+            unsafe_fixes=request.unsafe_fixes,
             link_base=link_base(os.environ),
         )
         try:

@@ -128,7 +128,9 @@ def summary(result: RunResult, context: ReportContext) -> str:
     remaining = result.remaining
     counts = Counter(f.category for f in remaining)
     parts = [f"{counts[c]} {c}" for c in ("remove", "review", "keep", "error") if counts[c]]
-    fixable = sum(1 for f in remaining if f.fix is not None and f.fix.applicability == "safe")
+    applied = ("safe", "unsafe") if context.unsafe_fixes else ("safe",)  # what `fix` with these flags applies
+    fixable = sum(1 for f in remaining if f.fix is not None and f.fix.applicability in applied)
+    unsafe = context.unsafe_fixes and any(f.fix is not None and f.fix.applicability == "unsafe" for f in remaining)
     scanned = len(result.files)
     found = ngettext("Found {count} finding", "Found {count} findings", len(remaining)).format(count=len(remaining))
     if parts:
@@ -138,7 +140,8 @@ def summary(result: RunResult, context: ReportContext) -> str:
     if context.fix_mode:
         sentences.append(fix_summary(result, context))
     elif fixable:
-        sentences.append(_("{count} fixable with `fsdp-unpatch fix`.").format(count=fixable))
+        fixes = _("{count} fixable with `fsdp-unpatch fix --unsafe-fixes`.") if unsafe else None
+        sentences.append((fixes or _("{count} fixable with `fsdp-unpatch fix`.")).format(count=fixable))
     if context.target_torch:
         lowest, to, highest = context.target_torch.partition(" to ")  # "2.8 to 2.13" (TargetTorch's text)
         torch = _("{lowest} to {highest}").format(lowest=lowest, highest=highest) if to else lowest
