@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,7 @@ def project(tmp_path: Path) -> Path:
     root.mkdir()
     (root / "patch.py").write_text(expand(PATCH))
     (root / "NOTES.md").write_text(NOTES)
+    (root / "pyproject.toml").write_text('[project]\nname = "p"\n')  # a project: fixes are offered
     return root
 
 
@@ -71,3 +73,33 @@ def test_a_request_before_initialize_is_answered_server_not_initialized(project:
     _initialize(client, project)
     assert "FSU001" in [d["code"] for d in _open(client, python, (project / "patch.py").read_text())["diagnostics"]]
     assert not [n for n in client.notifications if n["method"] == "window/showMessage"]
+
+
+def test_a_chinese_server_speaks_chinese(project: Path) -> None:
+    # `--lang zh-CN` (or a Chinese locale) left the diagnostics, the hover and the fix-all title English
+    from fsdp_unpatch import i18n
+    from fsdp_unpatch.api import check_source
+    from fsdp_unpatch.reporting.localize import localized
+
+    client = Client(project, [sys.executable, "-m", "fsdp_unpatch", "--lang", "zh-CN", "server"])
+    try:
+        _initialize(client, project)
+        path = project / "patch.py"
+        published = _open(client, path.as_uri(), path.read_text())["diagnostics"]
+        (install,) = [d for d in published if d["code"] == "FSU001"]
+        hovered = client.request("textDocument/hover", {"textDocument": {"uri": path.as_uri()}, "position": START})
+        on_install = {"textDocument": {"uri": path.as_uri()}, "position": install["range"]["start"]}
+        explained = client.request("textDocument/hover", on_install)["contents"]["value"]
+        asked = {"textDocument": {"uri": path.as_uri()}, "range": install["range"], "context": {"diagnostics": []}}
+        titles = [a["title"] for a in client.request("textDocument/codeAction", asked)]
+    finally:
+        client.kill()
+    (finding,) = [f for f in check_source(path.read_text(), str(path), in_project=True) if f.code == "FSU001"]
+    i18n.set_language(i18n.CHINESE)
+    try:
+        assert install["message"] == localized(finding.message) != finding.message
+    finally:
+        i18n.set_language(i18n.ENGLISH)
+    assert hovered is None
+    assert "类别：remove" in explained and "## 作用" in explained and "What it does" not in explained
+    assert any("fsdp-unpatch：" in title and "apply" not in title for title in titles), titles
