@@ -93,6 +93,15 @@ class Client:
                 assert "error" not in message, message["error"]
                 return message.get("result")
 
+    def answer(self, method: str, params: Any) -> dict:
+        """The whole response to a request: its `result`, or its `error` (which `request` refuses)."""
+        self._next_id += 1
+        self._send({"id": self._next_id, "method": method, "params": params})
+        while True:
+            message = self._receive()
+            if message.get("id") == self._next_id and "method" not in message:
+                return message
+
     def notification(self, method: str, where: Callable[[dict], bool] = lambda params: True) -> dict:
         """The params of the next notification `method` (after those already handed out) that `where` accepts."""
         while True:

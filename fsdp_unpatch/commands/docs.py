@@ -146,18 +146,18 @@ def _explain_rule(catalog, code: str) -> str:
 
 
 def explain_markdown(code: str) -> str:
-    """What `explain CODE` says, as Markdown (the language server's hover)."""
+    """What `explain CODE` says, as Markdown (the language server's hover), in the chosen language."""
     rule = _rules()[code]
     lines = [
-        f"**{rule.code}** ({rule.name}): {rule.summary}",
+        f"**{rule.code}** ({rule.name}): {_(rule.summary)}",
         "",
-        f"Category: {rule.category}; fix: {rule.fix}",
+        _("Category: {category}; fix: {fix}").format(category=rule.category, fix=rule.fix),
         "",
-        rule.doc,
+        _(rule.doc),
     ]
     targets = sorted(t.id for t in _targets_of(_catalog(), code))
     if targets:
-        lines += ["", "Targets: " + ", ".join(f"`{target}`" for target in targets)]
+        lines += ["", _("Targets: {targets}").format(targets=", ".join(f"`{target}`" for target in targets))]
     return "\n".join(lines)
 
 

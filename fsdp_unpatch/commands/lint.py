@@ -92,7 +92,7 @@ def _run_and_report(request: Request):
     from fsdp_unpatch.reporting import extra_outputs
 
     try:
-        extras = extra_outputs.parse(request.extra_output)
+        extras = extra_outputs.parse(request.extra_output, request.output_file)
     except ValueError as error:
         _error(str(error))
         return EXIT_ERROR, None
@@ -172,6 +172,7 @@ def _run_and_report(request: Request):
             quiet=quiet,
             show_fixes=show_fixes,
             dry_run=diff,
+            unsafe_fixes=request.unsafe_fixes,
             link_base=link_base(os.environ),
             show_kept=request.show_kept,
         )

@@ -137,7 +137,7 @@ def load_config(path: Path, catalog: Catalog, explicit: bool = True) -> FileConf
         return FileConfig(path)
     if not isinstance(section, dict):
         raise SettingsError(_("{path}: [tool.{section}] must be a table").format(path=path, section=SECTION))
-    table = f" in [tool.{SECTION}]" if section is not data else ""
+    table = _(" in [tool.{section}]").format(section=SECTION) if section is not data else ""
     return FileConfig(path, checked(section, str(path), table, catalog))
 
 
@@ -240,7 +240,7 @@ def settings_for(paths: Sequence[str], request: Request, catalog: Catalog) -> Se
     under the `--config KEY=VALUE` settings."""
     named, settings = inline.split(request.config_options)
     if named is not None and request.config is not None and named != request.config:
-        raise SettingsError(f"--config: one configuration file at most, not {request.config} and {named}")
+        raise SettingsError(inline.one_file_at_most(request.config, named))
     overrides: dict[str, Any] = {}
     for value, table in settings:
         overrides.update(checked(table, inline.label(value), "", catalog))

@@ -14,11 +14,16 @@ import sys
 from typing import Optional, Sequence
 
 from fsdp_unpatch.config.settings import SettingsError
+from fsdp_unpatch.i18n import gettext as _
 
 
 def label(value: str) -> str:
     """How an inline setting is named in messages: the option and the value as typed."""
     return f"--config '{value}'"
+
+
+def one_file_at_most(*files: str) -> str:
+    return _("--config: one configuration file at most, not {files}").format(files=_(" and ").join(files))
 
 
 def _toml(value: str) -> dict:
@@ -30,10 +35,12 @@ def _toml(value: str) -> dict:
         return tomllib.loads(value)
     except tomllib.TOMLDecodeError as error:
         if "=" not in value:  # a path that is not there (or not a file), most likely
-            problem = "a folder, not a configuration file" if os.path.isdir(value) else "no such file"
+            problem = _("a folder, not a configuration file") if os.path.isdir(value) else _("no such file")
             raise SettingsError(f"--config {value}: {problem}") from None
         raise SettingsError(
-            f"{label(value)}: neither a file nor a valid `KEY = VALUE` TOML setting ({error})"
+            _("{option}: neither a file nor a valid `KEY = VALUE` TOML setting ({error})").format(
+                option=label(value), error=error
+            )
         ) from None
 
 
@@ -41,13 +48,17 @@ def split(values: Sequence[str]) -> tuple[Optional[str], list[tuple[str, dict]]]
     """(the configuration file named, if any; each inline setting with the one-key table it parses to)."""
     files = [value for value in values if os.path.isfile(value)]
     if len(files) > 1:
-        raise SettingsError(f"--config: one configuration file at most, not {' and '.join(files)}")
+        raise SettingsError(one_file_at_most(*files))
     settings = []
     for value in values:
         if value in files:
             continue
         table = _toml(value)
         if len(table) != 1:
-            raise SettingsError(f"{label(value)}: give one `KEY = VALUE` setting a --config, not {len(table)}")
+            raise SettingsError(
+                _("{option}: give one `KEY = VALUE` setting a --config, not {count}").format(
+                    option=label(value), count=len(table)
+                )
+            )
         settings.append((value, table))
     return (files[0] if files else None), settings

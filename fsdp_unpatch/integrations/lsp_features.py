@@ -14,6 +14,8 @@ from lsprotocol import types
 
 from fsdp_unpatch import rule_url
 from fsdp_unpatch.api import Finding, UsageError, check_source, fix_source
+from fsdp_unpatch.i18n import N_
+from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.integrations.lsp_text import (
     Position,
     Units,
@@ -28,7 +30,7 @@ from fsdp_unpatch.integrations.lsp_text import (
 
 SOURCE = "fsdp-unpatch"
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.{SOURCE}"  # `source.fixAll.fsdp-unpatch`
-FIX_ALL_TITLE = "fsdp-unpatch: apply every safe fix (as `fix`)"
+FIX_ALL_TITLE = N_("fsdp-unpatch: apply every safe fix (as `fix`)")  # said in the server's language
 
 # Remove and review findings fail `check`; keep findings never do and stay quiet (a hint, no squiggle).
 SEVERITY = {
@@ -95,9 +97,11 @@ def diagnostics(analysis: Analysis, units: Units) -> list[types.Diagnostic]:
 
 
 def _diagnostic(finding: Finding, lines: list[str], units: Units) -> types.Diagnostic:
+    from fsdp_unpatch.reporting.localize import localized
+
     return types.Diagnostic(
         _range(*_span(finding, lines, units)),
-        finding.message,
+        localized(finding.message),  # the server's language (`--lang`, the locale); the engine's is English
         SEVERITY[finding.category],
         code=finding.code,
         code_description=types.CodeDescription(href=rule_url(finding.code)),
@@ -135,7 +139,7 @@ def code_actions(
     if fixed is None:
         if not (show_disabled and why and _wanted(FIX_ALL, only)):
             return []
-        return [types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, disabled=types.CodeActionDisabled(reason=why))]
+        return [types.CodeAction(title=_(FIX_ALL_TITLE), kind=FIX_ALL, disabled=types.CodeActionDisabled(reason=why))]
     lines = analysis.lines
     actions = []
     if _wanted(types.CodeActionKind.QuickFix.value, only):
@@ -164,7 +168,7 @@ def code_actions(
         whole = types.TextEdit(_range((0, 0), end_of(lines, units)), fixed)
         actions.append(
             types.CodeAction(
-                title=FIX_ALL_TITLE,
+                title=_(FIX_ALL_TITLE),
                 kind=FIX_ALL,
                 edit=types.WorkspaceEdit(changes={uri: [whole]}),
             )

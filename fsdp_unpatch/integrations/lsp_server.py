@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Optional
+from typing import Any, Optional
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcServerNotInitialized
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from fsdp_unpatch import __version__
 from fsdp_unpatch.integrations.lsp_features import (
@@ -29,10 +31,27 @@ SETTLE = 0.2  # seconds after a change before it is analysed, so that a burst of
 UNTITLED = "untitled.py"  # the name a buffer with no file is analysed under (the working folder's settings)
 
 
+class InitializeFirst(LanguageServerProtocol):
+    """`initialize` first, as LSP asks: a notification before it (but `exit`) is dropped, where pygls, having
+    no workspace yet, would show the user an error; the server's requests answer ServerNotInitialized."""
+
+    started = False
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method == types.INITIALIZE:
+            self.started = True
+        elif not self.started and method not in (None, types.EXIT) and getattr(message, "id", None) is None:
+            return
+        super().handle_message(message)
+
+
 def build() -> LanguageServer:
-    server = LanguageServer("fsdp-unpatch", __version__)
+    server = LanguageServer("fsdp-unpatch", __version__, protocol_cls=InitializeFirst)
     analyses: dict[str, Analysis] = {}  # by document URI: the last analysis of its text
     opened: set[str] = set()  # the URIs of the open documents, as the client spells them
+    # open documents in another language (Markdown, TOML...): a client may send every buffer it has
+    other_languages: set[str] = set()
 
     def units() -> Units:
         return server.workspace.position_codec.client_num_units
@@ -46,6 +65,13 @@ def build() -> LanguageServer:
             )
         )
 
+    def analysed(uri: str) -> bool:
+        """Whether requests about `uri` are answered; before `initialize` a request is an error, as LSP asks
+        (its notifications are dropped)."""
+        if not getattr(server.protocol, "started", False):
+            raise JsonRpcServerNotInitialized()
+        return uri not in other_languages
+
     def current(uri: str) -> Analysis:
         """The analysis of the buffer's text as it is now (a request may come before the change's diagnostics)."""
         text = server.workspace.get_text_document(uri).source
@@ -56,6 +82,9 @@ def build() -> LanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        if params.text_document.language_id != "python":
+            other_languages.add(params.text_document.uri)
+            return
         opened.add(params.text_document.uri)
         refresh(params.text_document.uri)
 
@@ -71,12 +100,14 @@ def build() -> LanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        refresh(params.text_document.uri)  # the project's configuration may have changed meanwhile
+        if params.text_document.uri in opened:
+            refresh(params.text_document.uri)  # the project's configuration may have changed meanwhile
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         opened.discard(uri)
+        other_languages.discard(uri)
         analyses.pop(uri, None)
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -86,12 +117,16 @@ def build() -> LanguageServer:
     )
     def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
+        if not analysed(uri):
+            return []
         asked = server.client_capabilities.text_document
         disabled = bool(asked and asked.code_action and asked.code_action.disabled_support)
         return code_actions(current(uri), uri, params.range, params.context.only, units(), disabled)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def on_hover(params: types.HoverParams) -> Optional[types.Hover]:
+        if not analysed(params.text_document.uri):
+            return None
         point = (params.position.line, params.position.character)
         return hover(current(params.text_document.uri), point, units())
 

@@ -28,6 +28,7 @@ class ReportContext:
     quiet: bool = False  # findings only: no summary
     show_fixes: bool = False  # enumerate the fixes applied (fix) or show what each fix would change (check)
     dry_run: bool = False  # `--diff`: the fixes were computed, nothing was written
+    unsafe_fixes: bool = False  # `--unsafe-fixes`: `fix` with the same flags applies unsafe fixes too
     link_base: str = ""  # markdown: URL prefix of the checked-out files (GitHub), else links are relative
     show_kept: bool = False  # `--show-kept`: the human formats also list what is kept on purpose
 

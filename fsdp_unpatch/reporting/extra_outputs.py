@@ -8,20 +8,36 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Sequence
+from typing import Optional, Sequence
 
+from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.reporting import FORMATS, ReportContext, formatter
 
 
-def parse(values: Sequence[str]) -> list[tuple[str, str]]:
-    """(format, file) of each value; ValueError with the message to show for a malformed one."""
+def parse(values: Sequence[str], output_file: Optional[str] = None) -> list[tuple[str, str]]:
+    """(format, file) of each value; ValueError with the message to show for a malformed one, or for a file
+    given twice (with `--output-file` too): the later report would replace the earlier one unseen."""
     outputs = []
+    taken = {os.path.realpath(output_file)} if output_file else set()
     for value in values:
         name, colon, path = value.partition(":")
         if not colon or not name or not path:
-            raise ValueError(f"--extra-output: expected FORMAT:FILE (such as sarif:report.sarif), not {value!r}")
+            raise ValueError(
+                _("--extra-output: expected FORMAT:FILE (such as sarif:report.sarif), not {value}").format(
+                    value=repr(value)
+                )
+            )
         if name not in FORMATS:
-            raise ValueError(f"--extra-output: unknown format {name!r} (one of {', '.join(FORMATS)})")
+            raise ValueError(
+                _("--extra-output: unknown format {name} (one of {formats})").format(
+                    name=repr(name), formats=", ".join(FORMATS)
+                )
+            )
+        if os.path.realpath(path) in taken:
+            raise ValueError(
+                _("--extra-output: {path} is given twice; each report needs a file of its own").format(path=path)
+            )
+        taken.add(os.path.realpath(path))
         outputs.append((name, path))
     return outputs
 

@@ -78,6 +78,28 @@ PROBLEM_TEMPLATES = (
     N_("file changed on disk while it was being fixed; not written"),
     N_("cannot write file: {reason}; the file is unchanged"),
     N_("fixed text does not parse ({error}); not written"),
+    N_("too deeply nested to rewrite (Python's recursion limit); not written"),
+    N_("the fix lost a placeholder; not written"),
+    N_("file changed on disk while it was being checked; not written"),
+    N_("file changed on disk while it was being fixed; not deleted"),
+    N_("the fix empties this file, but it is a symbolic link; not deleted (delete {path} and the link yourself)"),
+    N_(
+        "symbolic link to a file outside the folders being fixed ({target}); not written (name the file itself to fix it)"
+    ),
+    N_(
+        "libcst does not give back this file byte for byte (a form feed at the start of a line, lines that end in "
+        "a lone carriage return, or more implicitly joined string literals than libcst's parser takes?); not written"
+    ),
+    # why a fix's group is held back (`run/import_net.py`), then "; " and the note after it
+    N_("{path}:{line} imports {name} from {module}, which this fix removes"),
+    N_("{path}:{line} still uses {name}, which this fix removes"),
+    N_(
+        "no project root (pyproject.toml or .git) above {path} to search for importers of {names}, which this fix removes"
+    ),
+    N_("{path} cannot be read ({reason}) and may import {names}, which this fix removes"),
+    N_("{path} cannot be parsed and may import {names}, which this fix removes"),
+    N_("{names} (and {count} more)"),
+    N_("not written (no file of this fix's group was changed)"),
 )
 # Fields that are line numbers: a number cannot swallow the text around it.
 NUMBERS = {"line": r"\d+", "lines": r"\d+(?:, \d+)*"}

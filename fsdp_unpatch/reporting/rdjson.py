@@ -12,6 +12,7 @@ import json
 from typing import Any, Optional
 
 from fsdp_unpatch import README_URL, rule_url
+from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
 
@@ -54,7 +55,9 @@ def diagnostic(finding: Finding, lines: Optional[list[str]]) -> dict:
 
 def rdjson_report(result: RunResult, context: ReportContext) -> str:
     texts = {
-        f.display: f.original.decode(f.encoding, "replace").splitlines() for f in result.files if f.original is not None
+        f.display: python_lines(f.original.decode(f.encoding, "replace"))
+        for f in result.files
+        if f.original is not None
     }
     report = {
         "source": {"name": "fsdp-unpatch", "url": README_URL},

@@ -10,6 +10,7 @@ import io
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
+from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.i18n import N_, ngettext
 from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.i18n import sentences as i18n_sentences
@@ -131,7 +132,13 @@ def summary(result: RunResult, context: ReportContext, listing: bool = True) -> 
     remaining = result.remaining
     counts = Counter(f.category for f in remaining)
     parts = [f"{counts[c]} {c}" for c in ("remove", "review", "keep", "error") if counts[c]]
-    fixable = sum(1 for f in remaining if f.fixable)
+    applied = ("safe", "unsafe") if context.unsafe_fixes else ("safe",)  # what `fix` with these flags applies
+    fixable = sum(
+        1
+        for f in remaining
+        if f.fix is not None and f.fix.applicability in applied and not f.fixed and f.held_back is None
+    )
+    unsafe = context.unsafe_fixes and any(f.fix is not None and f.fix.applicability == "unsafe" for f in remaining)
     held = sum(1 for f in remaining if f.held_back is not None)
     scanned = len(result.files)
     found = ngettext("Found {count} finding", "Found {count} findings", len(remaining)).format(count=len(remaining))
@@ -142,7 +149,8 @@ def summary(result: RunResult, context: ReportContext, listing: bool = True) -> 
     if context.fix_mode:
         sentences.append(fix_summary(result, context))
     elif fixable:
-        sentences.append(_("{count} fixable with `fsdp-unpatch fix`.").format(count=fixable))
+        fixes = _("{count} fixable with `fsdp-unpatch fix --unsafe-fixes`.") if unsafe else None
+        sentences.append((fixes or _("{count} fixable with `fsdp-unpatch fix`.")).format(count=fixable))
     if held and not context.fix_mode:
         sentences.append(
             ngettext(
@@ -245,7 +253,7 @@ def _lines_of(result: RunResult) -> Callable[[str], list[str]]:
         file = files.get(path)
         if file is None or file.original is None:
             return []
-        return file.original.decode(file.encoding, "replace").splitlines()
+        return python_lines(file.original.decode(file.encoding, "replace"))
 
     return lines_of
 
@@ -261,7 +269,7 @@ def full(result: RunResult, context: ReportContext) -> str:
             console.print(_header(finding))
             if context.show_source and file.original is not None and finding.category != "error":
                 if lines is None:
-                    lines = file.original.decode(file.encoding, "replace").splitlines()
+                    lines = python_lines(file.original.decode(file.encoding, "replace"))
                 console.print(_excerpt(lines, finding), end="")
                 if finding.detail:
                     console.print(_detail(finding.detail), end="")

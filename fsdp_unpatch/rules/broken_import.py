@@ -16,6 +16,7 @@ from typing import Iterator, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import Bindings, bindings, imports, parse
 from fsdp_unpatch.analysis.source import resolve_relative
+from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.model import Finding, Span
 from fsdp_unpatch.rules.registry import declare
@@ -233,7 +234,7 @@ def report(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], opt
         data = read[index]
         if data is None:
             data = _read(paths[index])
-        lines = data.decode("utf-8", "replace").splitlines()
+        lines = python_lines(data.decode("utf-8", "replace"))
         if options.ignore_noqa or not is_suppressed(lines, finding.span.line, finding.code):
             result.findings.append(finding)
 

@@ -30,6 +30,7 @@ from fsdp_unpatch.analysis.source import (
 from fsdp_unpatch.analysis.suppression import is_suppressed, skips_file
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate, outside_files
+from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.files.reading import SourceError, SourceFile, declared_encoding, read_candidate
 from fsdp_unpatch.files.signals import checkpoint
 from fsdp_unpatch.fixes.edits import apply_edits, outermost, removed_uses, replacement_regions
@@ -387,7 +388,7 @@ class Run:
         for unit in self.units:
             if unit.analysis is None:
                 continue
-            lines = unit.source.data.decode(unit.analysis.module.encoding, "replace").splitlines()  # type: ignore[union-attr]
+            lines = python_lines(unit.source.data.decode(unit.analysis.module.encoding, "replace"))  # type: ignore[union-attr]
             for planned in unit.analysis.planned:
                 if not self.options.selected(planned.code, unit.candidate.display):
                     continue

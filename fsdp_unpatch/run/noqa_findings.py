@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from fsdp_unpatch.analysis.suppression import NoqaCode, is_suppressed, noqa_code_positions, unused_noqa
 from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.model import Finding, RunOptions, Span
 from fsdp_unpatch.rules.unused_noqa import UNUSED_NOQA
 from fsdp_unpatch.run.unit import Unit
@@ -43,7 +44,7 @@ def unused_noqa_findings(unit: Unit, options: RunOptions, catalog: Catalog) -> l
     found: dict[int, set[str]] = {}
     for planned in unit.analysis.planned if unit.analysis is not None else ():
         found.setdefault(unit.position(planned.node).start.line, set()).add(planned.code)
-    lines = text.splitlines()
+    lines = python_lines(text)
     rule = catalog.rule(UNUSED_NOQA.code)
     return [
         Finding(
