@@ -4,7 +4,7 @@ What was removed (each override with its one-line proof, then the code removed w
 purpose and why, what is left for review, the files changed, the precondition (with `doctor`'s verdict when
 its JSON report is given) and `verify`'s result when given. Every sentence comes from
 `merge_request_text.py`, so the description is in the reader's language; findings' messages come as the
-run gave them.
+run gave them, in the reader's language too (`localize.py`).
 """
 
 from __future__ import annotations
@@ -12,15 +12,17 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from fsdp_unpatch import __version__
+from fsdp_unpatch import __version__, i18n
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.i18n import gettext
 from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.reporting import merge_request_text as t
 from fsdp_unpatch.reporting.evidence import Doctor, Verified
+from fsdp_unpatch.reporting.localize import localized
 from fsdp_unpatch.reporting.quoting import printable
 from fsdp_unpatch.reporting.quoting import quoted_path as _quoted
+from fsdp_unpatch.reporting.text import target_torch_said
 from fsdp_unpatch.rules.collective_override import COLLECTIVE_OVERRIDE
 
 OVERRIDE = COLLECTIVE_OVERRIDE.code  # an install site of a removed override: what the description is about
@@ -32,8 +34,11 @@ def _where(finding: Finding) -> str:
 
 
 def _proof(finding: Finding, catalog: Catalog) -> str:
-    """The proof an FSU001 message carries (`{replacement} {proof}`), else the whole message."""
-    template = gettext(catalog.rule(finding.code).messages["default"])
+    """The proof an FSU001 message carries (`{replacement} {proof}`), else the whole message; in another
+    language than English, the whole message translated (its proof is said in the translated template)."""
+    if i18n.language() != i18n.ENGLISH:
+        return localized(finding.message)
+    template = catalog.rule(finding.code).messages["default"]  # a finding's message is English
     pattern = "".join(
         f"(?P<{part[1:-1]}>.+?)" if part.startswith("{") else re.escape(part)
         for part in re.split(r"(\{\w+\})", template)
@@ -48,7 +53,10 @@ def _proof(finding: Finding, catalog: Catalog) -> str:
 def _why_kept(finding: Finding, catalog: Catalog) -> str:
     """Why the catalog keeps the target, else the finding's message (an override the configuration keeps)."""
     target = catalog.targets.get(finding.target or "")
-    return target.why if target is not None and target.category == "keep" else finding.message
+    if target is None or target.category != "keep":
+        return localized(finding.message)
+    why = target.why.rstrip(".")  # the catalog's reason, as FSU201 says it (and the message catalog holds it)
+    return target.why if i18n.language() == i18n.ENGLISH else gettext(why) + gettext(".")
 
 
 def _text(value: str) -> str:
@@ -80,7 +88,8 @@ def merge_request(
         f"- {say(t.S_FILES, count=len(changed))}",
     ]
     if context.target_torch:
-        out.append(f"- {say(t.S_TORCH, torch=context.target_torch, origin=context.target_torch_origin)}")
+        torch, origin = target_torch_said(context)
+        out.append(f"- {say(t.S_TORCH, torch=torch, origin=origin)}")
     out += ["", f"## {say(t.H_REMOVED)}", ""]
     if removed:
         out += [say(t.REMOVED_INTRO), ""]
@@ -99,7 +108,7 @@ def merge_request(
                 code=f.code,
                 name=context.catalog.rule(f.code).name,
                 where=_where(f),
-                message=_text(f.message),
+                message=_text(localized(f.message)),
             )
             for f in also
         ]
@@ -138,10 +147,10 @@ def _review_item(finding: Finding) -> str:
         code=finding.code,
         category=finding.category,
         where=_where(finding),
-        message=_text(finding.message),
+        message=_text(localized(finding.message)),
     )
     if finding.held_back is not None:
-        line += " (" + say(t.HELD_BACK, why=_text(finding.held_back)) + ")"
+        line += " (" + say(t.HELD_BACK, why=_text(localized(finding.held_back))) + ")"
     elif finding.fix is not None and finding.fix.applicability == "unsafe":
         line += " (" + say(t.UNSAFE) + ")"
     return line

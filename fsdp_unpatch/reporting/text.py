@@ -127,6 +127,14 @@ def _detail(detail: str) -> Text:
     return text
 
 
+def target_torch_said(context: ReportContext) -> tuple[str, str]:
+    """The run's target torch and where it came from, in the current language."""
+    lowest, to, highest = context.target_torch.partition(" to ")  # "2.8 to 2.13" (TargetTorch's text)
+    torch = _("{lowest} to {highest}").format(lowest=lowest, highest=highest) if to else lowest
+    origin = _(context.target_torch_origin) if context.target_torch_origin in TARGET_ORIGINS else None
+    return torch, origin or context.target_torch_origin
+
+
 def summary(result: RunResult, context: ReportContext, listing: bool = True) -> str:
     """The closing line; `listing`: the findings were listed above it (so it says which were left out)."""
     remaining = result.remaining
@@ -160,12 +168,8 @@ def summary(result: RunResult, context: ReportContext, listing: bool = True) -> 
             ).format(count=held)
         )
     if context.target_torch:
-        lowest, to, highest = context.target_torch.partition(" to ")  # "2.8 to 2.13" (TargetTorch's text)
-        torch = _("{lowest} to {highest}").format(lowest=lowest, highest=highest) if to else lowest
-        origin = _(context.target_torch_origin) if context.target_torch_origin in TARGET_ORIGINS else None
-        sentences.append(
-            _("Target torch {torch} ({origin}).").format(torch=torch, origin=origin or context.target_torch_origin)
-        )
+        torch, origin = target_torch_said(context)
+        sentences.append(_("Target torch {torch} ({origin}).").format(torch=torch, origin=origin))
     quiet = hidden(remaining, context) if listing else 0
     if quiet:
         sentences.append(_("{count} kept on purpose not listed (`--show-kept` lists them).").format(count=quiet))
