@@ -56,3 +56,19 @@ def test_the_description_of_a_real_release_follows_its_findings(tmp_path: Path) 
     ]
     assert sections["Files changed"] == [f"`{path}`" for path in diffed]
     assert f"Target torch: 2.10 (torch_npu/version.py: torch-npu {RELEASE})" in sections["Summary"]
+
+
+def test_the_description_of_a_real_release_in_chinese(tmp_path: Path) -> None:
+    _fetch(RELEASE)
+    repo = working_copy(RELEASE, tmp_path / "repo")
+    findings = json.loads(_cli(repo, "check", "--no-cache", "--output-format", "json", ".").stdout)
+    report = tmp_path / "mr.md"
+    preview = _cli(repo, "fix", "--diff", "--no-cache", "--lang", "zh-CN", "--report", str(report), ".")
+    assert preview.returncode == 1, preview.stderr
+    sections = _sections(report.read_text(encoding="utf-8"))
+    removed = sections["已删除的 override"]
+    assert [line.split("`")[1] for line in removed] == [f["target"] for f in findings if f["code"] == "FSU001"]
+    for line in removed:  # each proof said in Chinese, against a torch release
+        assert re.search(r"与 torch \d+\.\d+\.\d+ 的 `\w+` 一致，差异仅为：", line), line
+    assert len(sections["有意保留"]) == len([f for f in findings if f["category"] == "keep"])
+    assert f"目标 torch：2.10（torch_npu/version.py: torch-npu {RELEASE}）" in sections["概要"]
