@@ -19,7 +19,7 @@ not exceptions.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence, Union
 
 from fsdp_unpatch.config.request import STDIN, Request
@@ -132,19 +132,34 @@ def check_source(
     """The findings for one module's source, reported under `path` (whose configuration applies; the file
     need not exist and is never read). Single-file analysis: what `check --stdin-filename PATH -` gives;
     with `in_project=True`, what `check PATH` gives were the file this source (an editor's buffer)."""
+    data, request = _buffer_request(source, path, select, ignore, target_torch, config, isolated, in_project)
+    request = replace(request, replacements=True)
+    return execute(prepare(request, data), 1).remaining
+
+
+def _buffer_request(
+    source: Union[str, bytes],
+    path: str,
+    select: Union[str, Iterable[str], None],
+    ignore: Union[str, Iterable[str], None],
+    target_torch: Optional[str],
+    config: Optional[str],
+    isolated: bool,
+    in_project: bool,
+) -> tuple[bytes, Request]:
+    """An editor's or a caller's buffer as the request `check`/`fix --stdin-filename PATH -` makes of it."""
     data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
     settings = _settings(select, ignore, None, None, target_torch, None, None)
     request = Request(
         (STDIN,),
         stdin_filename=path,
         in_project=in_project,
-        replacements=True,
         no_cache=True,
         config=config,
         isolated=isolated,
         **settings,
     )
-    return execute(prepare(request, data), 1).remaining
+    return data, request
 
 
 def fix_source(
@@ -163,19 +178,8 @@ def fix_source(
     configuration applies; the file is never read or written): what `fix --stdin-filename PATH -` prints,
     and the findings it reports (an error, FSU903, says why a fix that another file depends on was held back).
     With `in_project=True`, what `fix PATH` writes were the file this source (an editor's buffer)."""
-    data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
-    settings = _settings(select, ignore, None, None, target_torch, None, None)
-    request = Request(
-        (STDIN,),
-        stdin_filename=path,
-        in_project=in_project,
-        fix=True,
-        unsafe_fixes=unsafe_fixes,
-        no_cache=True,
-        config=config,
-        isolated=isolated,
-        **settings,
-    )
+    data, request = _buffer_request(source, path, select, ignore, target_torch, config, isolated, in_project)
+    request = replace(request, fix=True, unsafe_fixes=unsafe_fixes)
     result = execute(prepare(request, data), 1)
     fixed = result.files[0].fixed if result.files else None
     return FixedSource(data if fixed is None else fixed, result.remaining)
