@@ -55,9 +55,12 @@ BROKEN_IMPORT = declare(
     """,
 )
 
-_FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;#]*)", re.MULTILINE)
-_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?", re.MULTILINE)
+# Statements that open a line (`_statements`): led by a literal word, which the regular expression engine
+# finds fast, then checked to stand at the start of their line.
+_FROM = re.compile(rb"from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;#]*)")
+_IMPORT = re.compile(rb"import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
+_COMMENT = re.compile(rb"#[^\n]*")
 # Around a spelling of a name, what a binding of it may look like: `def n`, `import a, n`, `(n := ...)`,
 # `n = ...`, `n: int = ...`, `for n in`, `a, n = ...`. Calls and other reads match too (a false negative).
 _BINDS_BEFORE = re.compile(rb"(?:\b(?:def|class|import|as|global|nonlocal|for)\s+|[,(]\s*|\*)$")
@@ -250,11 +253,11 @@ def _suspects(data: bytes, module: str, is_package: bool, checkable: frozenset) 
     """(module, name) pairs the bytes import from checkable modules, read without parsing (a superset is
     fine: ast confirms)."""
     aliases: dict[bytes, str] = {}
-    for match in _FROM.finditer(data):
+    for match in _statements(_FROM, data):
         base = resolve_relative(module, is_package, len(match[1]), match[2].decode("ascii", "replace"))
         if base is None:
             continue
-        for part in match[3].strip(b"()").split(b","):
+        for part in _COMMENT.sub(b"", match[3]).strip(b"()").split(b","):  # a comment in `( )` names nothing
             words = _NAME.findall(part)
             if not words:
                 continue
@@ -262,7 +265,7 @@ def _suspects(data: bytes, module: str, is_package: bool, checkable: frozenset) 
             if base in checkable:
                 yield base, name
             aliases[words[-1] if b" as " in part else words[0]] = f"{base}.{name}" if base else name
-    for match in _IMPORT.finditer(data):
+    for match in _statements(_IMPORT, data):
         aliases[match[2] or match[1]] = match[1].decode("ascii", "replace")
     # `alias.name` reads: at each place, the longest alias (a regular expression's alternation did the same)
     reads: dict[int, tuple[int, str, str]] = {}
@@ -273,13 +276,35 @@ def _suspects(data: bytes, module: str, is_package: bool, checkable: frozenset) 
         start = data.find(needle)
         while start >= 0:
             before = data[start - 1] if start else 0
-            if not (_WORD(before) or before == 46):  # 46: "."
+            if not (_WORD(before) or before == 46) and not _in_comment(data, start):  # 46: "."
                 read = _NAME.match(data, start + len(needle))
+                if read is not None and read[0].startswith(b"__") and read[0].endswith(b"__"):
+                    read = None  # `x.__name__`: every module has its dunders (`bindings.imports` skips them)
                 if read is not None and len(alias) > reads.get(start, (0, "", ""))[0]:
                     reads[start] = (len(alias), target, read[0].decode("ascii", "replace"))
             start = data.find(needle, start + 1)
     for _, target, name in reads.values():
         yield target, name
+
+
+def _statements(pattern: re.Pattern, data: bytes) -> Iterator[re.Match]:
+    """The matches of `pattern` that only spaces or tabs precede on their line: what `^[ \\t]*` with
+    `re.MULTILINE` and `finditer` would give (a match elsewhere is skipped, not consumed)."""
+    match = pattern.search(data)
+    while match is not None:
+        start = match.start()
+        if not data[data.rfind(b"\n", 0, start) + 1 : start].strip(b" \t"):
+            yield match
+            match = pattern.search(data, match.end() if match.end() > start else start + 1)
+        else:
+            match = pattern.search(data, start + 1)
+
+
+def _in_comment(data: bytes, at: int) -> bool:
+    """Whether `at` surely lies in a comment (or a string): a `#` before it on its line, and no quote that
+    could have opened a string there. A read in a comment imports nothing; ast would not confirm it."""
+    line = data[data.rfind(b"\n", 0, at) + 1 : at]
+    return b"#" in line and b"'" not in line and b'"' not in line
 
 
 def _check_file(path, pairs, display, module, is_package, by_module, project, targets, checkable) -> Iterator[Finding]:
