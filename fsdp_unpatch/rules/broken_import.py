@@ -11,16 +11,19 @@ Found over the whole run after the fixes are planned (`report`, called by the en
 
 from __future__ import annotations
 
+import ast
+import os
 import re
 from typing import Iterator, Optional, Sequence
 
-from fsdp_unpatch.analysis.bindings import Bindings, bindings, imports, parse
+from fsdp_unpatch.analysis.bindings import Bindings, Imported, bindings, imports, parse
 from fsdp_unpatch.analysis.source import resolve_relative
 from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.model import Finding, Span
 from fsdp_unpatch.rules.registry import declare
 from fsdp_unpatch.run.identity import Project, ProjectFile, identity, project_files, roots_of, shown_path
+from fsdp_unpatch.run.import_facts import FileFacts, ImportFacts, stat_now, unchanged
 
 BROKEN_IMPORT = declare(
     "FSU306",
@@ -53,9 +56,12 @@ BROKEN_IMPORT = declare(
     """,
 )
 
-_FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;#]*)", re.MULTILINE)
-_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?", re.MULTILINE)
+# Statements that open a line (`_statements`): led by a literal word, which the regular expression engine
+# finds fast, then checked to stand at the start of their line.
+_FROM = re.compile(rb"from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;#]*)")
+_IMPORT = re.compile(rb"import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
+_COMMENT = re.compile(rb"#[^\n]*")
 # Around a spelling of a name, what a binding of it may look like: `def n`, `import a, n`, `(n := ...)`,
 # `n = ...`, `n: int = ...`, `for n in`, `a, n = ...`. Calls and other reads match too (a false negative).
 _BINDS_BEFORE = re.compile(rb"(?:\b(?:def|class|import|as|global|nonlocal|for)\s+|[,(]\s*|\*)$")
@@ -70,42 +76,107 @@ def findings(
     displays: Sequence[str],
     read: Sequence[Optional[bytes]],
     roots: Optional[Sequence[str]],
+    cache=None,
 ) -> Iterator[tuple[int, Finding]]:
     """(index of the run's file, finding) for each import of a name its project module does not bind.
-    `read[i]`: the bytes of file i when the caller has them (an editor's buffer), else None (read here)."""
+    `read[i]`: the bytes of file i when the caller has them (an editor's buffer), else None (read here).
+    `cache` (a `run.cache.Cache`): what this rule learned of each unchanged file last time (`import_facts.py`)."""
     project = project_files(roots if roots is not None else paths, paths)
     by_module: dict[str, list[ProjectFile]] = {}
+    packages = set()
     for entry in project.files.values():
-        for name, _ in entry.modules:
+        for name, is_package in entry.modules:
             by_module.setdefault(name, []).append(entry)
-    targets = _Targets(project, {identity(p): d for p, d in zip(paths, read) if d is not None})
+            if is_package:
+                packages.add(name)
+    # A package's name may be a submodule that is no Python source (`_C`, a compiled extension): only plain
+    # modules are checked, so only imports from them are looked at.
+    checkable = frozenset(by_module) - packages
+    key = None
+    if cache is not None and cache.usable:
+        key = cache.facts_key(_modules_text(project))
+    known = cache.get(key, counted=False) if key is not None else None
+    targets = _Targets(
+        project,
+        {identity(p): d for p, d in zip(paths, read) if d is not None},
+        known if isinstance(known, ImportFacts) else ImportFacts(),
+    )
     for index, (path, display) in enumerate(zip(paths, displays)):
-        data = read[index] if read[index] is not None else targets.data_of(path)
-        if not data or b"import" not in data:
-            continue
         importer = project.files.get(identity(path))
+        if importer is None:
+            continue
+        facts = targets.facts_of(path)
         found: dict[tuple, Finding] = {}
-        for module, is_package in importer.modules if importer is not None else []:  # a file under two names is both
-            for finding in _check_file(data, display, module, is_package, by_module, project, targets):
+        for module, is_package in importer.modules:  # a file under two names is both
+            suspects = facts.suspects.get(module)
+            if suspects is None:
+                data = targets.data_of(path)
+                suspects = (
+                    [] if b"import" not in data else list(dict.fromkeys(_suspects(data, module, is_package, checkable)))
+                )
+                facts.suspects[module] = suspects
+                targets.learned(facts)
+            for finding in _check_file(
+                path, suspects, display, module, is_package, by_module, project, targets, checkable
+            ):
                 found.setdefault((finding.span.line, finding.span.column, finding.message), finding)
         for finding in found.values():
             yield index, finding
+    if key is not None and targets.changed:
+        cache.put(key, targets.kept())
+
+
+def _modules_text(project: Project) -> str:
+    """Every file of the project with the module name(s) it has: what the facts depend on besides bytes."""
+    return "\n".join(
+        sorted(
+            f"{p}\0{m}\0{int(k)}" for entry in project.files.values() for p, (m, k) in zip(entry.paths, entry.modules)
+        )
+    )
 
 
 class _Targets:
-    """The bytes and bindings of project modules, read once each."""
+    """The bytes, trees, facts and bindings of project files, read and parsed at most once each per run."""
 
-    def __init__(self, project: Project, buffers: dict[object, bytes]) -> None:
+    def __init__(self, project: Project, buffers: dict[object, bytes], known: ImportFacts) -> None:
         self.project = project
         self.buffers = buffers
+        self.known = known
+        self.facts: dict[str, FileFacts] = {}
+        self.changed = False
         self.data: dict[object, bytes] = {}
+        self.trees: dict[object, Optional[ast.Module]] = {}
         self.bound: dict[object, Optional[Bindings]] = {}
         self.binding_spelled: dict[tuple[object, str], bool] = {}
         self.open: dict[object, bool] = {}
 
+    def facts_of(self, path: str) -> FileFacts:
+        """The file's facts: last run's while its stat is unchanged, else fresh (stat taken before reading)."""
+        key = os.path.normpath(path)
+        facts = self.facts.get(key)
+        if facts is None:
+            if identity(path) in self.buffers:
+                facts = FileFacts(None)  # an editor's buffer: never recorded
+            else:
+                facts = self.known.files.get(key)
+                if facts is None or not unchanged(facts, path):
+                    facts = FileFacts(stat_now(path))
+                    self.changed |= facts.stat is not None
+            self.facts[key] = facts
+        return facts
+
+    def learned(self, facts: FileFacts) -> None:
+        """`facts` gained something: the cache entry is written again when it is one to keep."""
+        self.changed |= facts.stat is not None
+
+    def kept(self) -> ImportFacts:
+        """This run's facts, and last run's of files it did not look at (their stat is checked when used)."""
+        return ImportFacts({**self.known.files, **{k: f for k, f in self.facts.items() if f.stat is not None}})
+
     def data_of(self, path: str) -> bytes:
         key = identity(path)
         if key not in self.data:
+            self.facts_of(path)  # the stat first: a write after it shows as a change next time
             found = self.buffers.get(key)
             if found is None:
                 try:
@@ -115,11 +186,21 @@ class _Targets:
             self.data[key] = found
         return self.data[key]
 
+    def tree_of(self, path: str) -> Optional[ast.Module]:
+        key = identity(path)
+        if key not in self.trees:
+            self.trees[key] = parse(self.data_of(path))
+        return self.trees[key]
+
     def may_bind(self, entry: ProjectFile, name: str) -> bool:
         """Whether the module's bytes spell `name` anywhere a binding could (cheap; true when unsure)."""
         key = (entry.key, name)
         if key not in self.binding_spelled:
-            self.binding_spelled[key] = self._may_bind(entry, name)
+            facts = self.facts_of(entry.paths[0])
+            if name not in facts.spelled:
+                facts.spelled[name] = self._may_bind(entry, name)
+                self.learned(facts)
+            self.binding_spelled[key] = facts.spelled[name]
         return self.binding_spelled[key]
 
     def _may_bind(self, entry: ProjectFile, name: str) -> bool:
@@ -140,49 +221,112 @@ class _Targets:
 
     def bindings_of(self, entry: ProjectFile) -> Optional[Bindings]:
         if entry.key not in self.bound:
-            tree = parse(self.data_of(entry.paths[0]))
-            self.bound[entry.key] = None if tree is None else bindings(tree)
+            facts = self.facts_of(entry.paths[0])
+            if facts.bindings is None and not facts.unparsable:
+                tree = self.tree_of(entry.paths[0])
+                found = None if tree is None else bindings(tree)
+                facts.unparsable = found is None
+                facts.bindings = None if found is None else (sorted(found.names), found.open)
+                self.learned(facts)
+            known = facts.bindings
+            self.bound[entry.key] = None if known is None else Bindings(frozenset(known[0]), known[1])
         return self.bound[entry.key]
 
+    def imports_of(self, path: str, module: str, is_package: bool, checkable: frozenset) -> Optional[list[Imported]]:
+        """What the file imports (read as `module`) from checkable modules; None when it cannot be parsed."""
+        facts = self.facts_of(path)
+        rows = facts.imports.get(module)
+        if rows is None:
+            tree = self.tree_of(path)
+            if tree is None:
+                return None
+            rows = [
+                (i.module, i.name, i.line, i.column, i.guarded, i.through)
+                for i in imports(tree, module, is_package)
+                if i.module in checkable
+            ]
+            facts.imports[module] = rows
+            self.learned(facts)
+        return [Imported(*row) for row in rows]
 
-def _suspects(data: bytes, module: str, is_package: bool, modules: set[str]) -> Iterator[tuple[str, str]]:
-    """(module, name) pairs the bytes import, read without parsing (a superset is fine: ast confirms)."""
+
+def _suspects(data: bytes, module: str, is_package: bool, checkable: frozenset) -> Iterator[tuple[str, str]]:
+    """(module, name) pairs the bytes import from checkable modules, read without parsing (a superset is
+    fine: ast confirms)."""
     aliases: dict[bytes, str] = {}
-    for match in _FROM.finditer(data):
+    for match in _statements(_FROM, data):
         base = resolve_relative(module, is_package, len(match[1]), match[2].decode("ascii", "replace"))
         if base is None:
             continue
-        for part in match[3].strip(b"()").split(b","):
+        names = match[3].strip(b"()")
+        comments = [m.span() for m in _COMMENT.finditer(names)]
+        offset = 0
+        for part in names.split(b","):
             words = _NAME.findall(part)
+            at, offset = offset, offset + len(part) + 1
             if not words:
                 continue
+            if comments and any(s <= at + part.index(words[0]) < e for s, e in comments):
+                # A word of a comment (noqa, type): ast confirms no import of it. The name after that comment in
+                # the same part is not looked at, as before (a false negative, kept: findings stay identical).
+                continue
             name = words[0].decode("ascii", "replace")
-            yield base, name
+            if base in checkable:
+                yield base, name
             aliases[words[-1] if b" as " in part else words[0]] = f"{base}.{name}" if base else name
-    for match in _IMPORT.finditer(data):
+    for match in _statements(_IMPORT, data):
         aliases[match[2] or match[1]] = match[1].decode("ascii", "replace")
-    followed = {alias: target for alias, target in aliases.items() if target in modules}
-    if not followed:
-        return
-    spelled = b"|".join(re.escape(alias) for alias in sorted(followed, key=len, reverse=True))
-    for read in re.finditer(rb"(?<![\w.])(" + spelled + rb")\.([A-Za-z_]\w*)", data):
-        yield followed[read[1]], read[2].decode("ascii", "replace")
+    # `alias.name` reads: at each place, the longest alias (a regular expression's alternation did the same)
+    reads: dict[int, tuple[int, str, str]] = {}
+    for alias, target in aliases.items():
+        if target not in checkable:
+            continue
+        needle = alias + b"."
+        start = data.find(needle)
+        while start >= 0:
+            before = data[start - 1] if start else 0
+            if not (_WORD(before) or before == 46) and not _in_comment(data, start):  # 46: "."
+                read = _NAME.match(data, start + len(needle))
+                if read is not None and read[0].startswith(b"__") and read[0].endswith(b"__"):
+                    read = None  # `x.__name__`: every module has its dunders (`bindings.imports` skips them)
+                if read is not None and len(alias) > reads.get(start, (0, "", ""))[0]:
+                    reads[start] = (len(alias), target, read[0].decode("ascii", "replace"))
+            start = data.find(needle, start + 1)
+    for _, target, name in reads.values():
+        yield target, name
 
 
-def _check_file(data, display, module, is_package, by_module, project, targets) -> Iterator[Finding]:
+def _statements(pattern: re.Pattern, data: bytes) -> Iterator[re.Match]:
+    """The matches of `pattern` that only spaces or tabs precede on their line: what `^[ \\t]*` with
+    `re.MULTILINE` and `finditer` would give (a match elsewhere is skipped, not consumed)."""
+    match = pattern.search(data)
+    while match is not None:
+        start = match.start()
+        if not data[data.rfind(b"\n", 0, start) + 1 : start].strip(b" \t"):
+            yield match
+            match = pattern.search(data, match.end() if match.end() > start else start + 1)
+        else:
+            match = pattern.search(data, start + 1)
+
+
+def _in_comment(data: bytes, at: int) -> bool:
+    """Whether `at` surely lies in a comment (or a string): a `#` before it on its line, and no quote that
+    could have opened a string there. A read in a comment imports nothing; ast would not confirm it."""
+    line = data[data.rfind(b"\n", 0, at) + 1 : at]
+    return b"#" in line and b"'" not in line and b'"' not in line
+
+
+def _check_file(path, pairs, display, module, is_package, by_module, project, targets, checkable) -> Iterator[Finding]:
     suspects = set()
-    for target, name in _suspects(data, module, is_package, project.modules):
-        entries = by_module.get(target)
-        if not entries or f"{target}.{name}" in project.modules:
-            continue  # outside the project, or a submodule
-        if any(package for e in entries for m, package in e.modules if m == target):
-            continue  # a package's name may be a submodule that is no Python source (`_C`, a compiled extension)
-        if not any(targets.may_bind(e, name) for e in entries):
+    for target, name in pairs:
+        if f"{target}.{name}" in project.modules:
+            continue  # a submodule
+        if not any(targets.may_bind(e, name) for e in by_module[target]):
             suspects.add((target, name))
     if not suspects:
         return
-    tree = parse(data)
-    if tree is None:
+    found = targets.imports_of(path, module, is_package, checkable)
+    if found is None:
         return
     reported = set()
 
@@ -190,7 +334,7 @@ def _check_file(data, display, module, is_package, by_module, project, targets) 
         found = [targets.bindings_of(e) for e in by_module.get(package, [])]
         return any(b is None or b.open or name in b.names for b in found)
 
-    for imported in imports(tree, module, is_package):
+    for imported in found:
         key = (imported.module, imported.name)
         if key not in suspects or imported.guarded or (key, imported.line) in reported:
             continue
@@ -219,15 +363,16 @@ def _where(entry: ProjectFile) -> str:
     return shown_path(entry.paths[0])
 
 
-def report(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], options) -> None:
-    """FSU306 findings of a `check` run, added to `files` (README, Rules: broken-import)."""
+def report(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], options, cache=None) -> None:
+    """FSU306 findings of a `check` run, added to `files` (README, Rules: broken-import); `cache`: the run
+    cache, which keeps what the rule learns of each file (`run/import_facts.py`)."""
     from fsdp_unpatch.analysis.suppression import is_suppressed
 
     if not any(options.selected(BROKEN_IMPORT.code, f.display) for f in files):
         return
     read = [buffers.get(i) for i in range(len(paths))]
     roots = roots_of(options, paths, [paths[i] for i in buffers])
-    for index, finding in findings(paths, [f.display for f in files], read, roots):
+    for index, finding in findings(paths, [f.display for f in files], read, roots, cache):
         result = files[index]
         if not options.selected(finding.code, result.display):
             continue

@@ -256,7 +256,10 @@ class Held:
 def encode(value) -> Any:
     """An Outcome, or a list of FileResults (a linked group), as JSON-ready data."""
     from fsdp_unpatch.model import Outcome
+    from fsdp_unpatch.run import import_facts
 
+    if isinstance(value, import_facts.ImportFacts):
+        return import_facts.encode(value)
     if isinstance(value, Held):
         return {"kind": "held", "findings": [[*key, why] for key, why in sorted(value.findings.items())]}
     if isinstance(value, Unchanged):
@@ -278,6 +281,10 @@ def decode(data: Any):
     from fsdp_unpatch.model import Outcome
 
     _check(isinstance(data, dict))
+    if data.get("kind") == "imports":  # FSU306's facts (`import_facts.py`); a ValueError is a miss too
+        from fsdp_unpatch.run import import_facts
+
+        return import_facts.decode(data)
     if data.get("kind") == "held":
         _check(set(data) == {"kind", "findings"} and isinstance(data["findings"], list))
         held = {}
@@ -359,6 +366,10 @@ class Cache:
     def unchanged_key(self) -> str:
         """The key of the index of unchanged files (one per project, configuration and tool build)."""
         return hashlib.sha256((self.salt + "\0unchanged").encode()).hexdigest()
+
+    def facts_key(self, modules: str) -> str:
+        """The key of FSU306's facts (`import_facts.py`) for a project of these module names."""
+        return hashlib.sha256((self.salt + "\0imports\0" + modules).encode()).hexdigest()
 
     def group_key(self, keys: Iterable[str]) -> str:
         """The key of files analysed together: all their keys, in run order."""
