@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -122,6 +123,22 @@ def test_a_stream_that_cannot_show_chinese_gets_english_and_one_warning(chosen_b
         r"\(set PYTHONIOENCODING=utf-8 or use a UTF-8 locale to read zh-CN\)",
         warning[0],
     ), warning
+
+
+def test_the_configurations_chinese_on_a_latin_stream_is_english_too(tmp_path: Path) -> None:
+    project = tmp_path / "legacy_project"
+    shutil.copytree(EXAMPLE, project)
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + '\n[tool.fsdp-unpatch]\nlang = "zh-CN"\n')
+    run = subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", "check", "--no-cache", "."],
+        cwd=project,
+        env={**os.environ, "NO_COLOR": "1", **NO_LOCALE, "PYTHONIOENCODING": "latin-1"},
+        capture_output=True,
+    )
+    assert run.returncode == 1
+    assert run.stdout.decode("latin-1").splitlines()[-1].startswith("Found 16 findings (9 remove, 7 keep) in 8 files.")
+    assert len(run.stderr.splitlines()) == 1 and b"cannot show Chinese; writing English" in run.stderr
 
 
 def test_a_path_the_stream_cannot_show_is_escaped(tmp_path: Path) -> None:
