@@ -97,6 +97,22 @@ def test_an_unproven_overrides_reason_in_chinese(tmp_path: Path) -> None:
     assert not _english_prose(first.split(" [review] ", 1)[1])
 
 
+def test_every_review_targets_fsu101_message_reads_in_chinese() -> None:
+    from fsdp_unpatch.reporting.localize import localized
+    from fsdp_unpatch.rules.unproven_override import UNPROVEN_OVERRIDE, first_sentence
+
+    i18n.set_language(i18n.CHINESE)
+    left = {}
+    for target in _targets().values():
+        message = UNPROVEN_OVERRIDE.message(
+            "reviewed", spelled="X.y", target=target.id, versions=" (torch 2.4+)", described=first_sentence(target.why)
+        )
+        said = localized(message)
+        if _english_prose(said) or not HAN.search(said.split("；")[-1]):
+            left[target.id] = said
+    assert left == {}
+
+
 # --- an output stream that cannot encode Chinese -------------------------------------------------------------------
 
 
