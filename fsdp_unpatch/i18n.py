@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional
 
 if TYPE_CHECKING:
@@ -33,6 +34,12 @@ class LanguageError(ValueError):
 
 def normalise(value: str, where: str = "--lang") -> str:
     """`zh-CN`, `zh_CN`, `zh` -> "zh-CN"; `en`, `en_US` -> "en"; anything else is refused."""
+    if not value.strip():  # `--lang` at the end, `--lang=` or `lang = ""`: say what a value may be
+        raise LanguageError(
+            gettext(
+                "{where}: no language given (choose one of: {choices}; zh, zh_CN and en_US are accepted too)"
+            ).format(where=where, choices=", ".join(LANGUAGES))
+        )
     code = value.strip().replace("_", "-").lower()
     if code in ("en", "c", "posix") or code.startswith("en-"):
         return ENGLISH
@@ -63,7 +70,7 @@ def set_language(language: str, *, explicit: bool = False) -> None:
 def use_configured(language: Optional[str]) -> None:
     """The configuration's `lang`, unless `--lang` was given."""
     if language is not None and not _state["explicit"]:
-        _state["language"] = language
+        _state["language"] = _shown(language)
 
 
 def language() -> str:
@@ -91,9 +98,41 @@ def split_lang_option(args: Iterable[str]) -> tuple[Optional[str], list[str]]:
 def choose(argv_language: Optional[str], environ: Mapping[str, str] = os.environ) -> None:
     """At the start of a command: `--lang` if given, else the locale (the configuration may come later)."""
     if argv_language is not None:
-        set_language(normalise(argv_language), explicit=True)
+        set_language(_shown(normalise(argv_language)), explicit=True)
     else:
-        set_language(from_locale(environ))
+        set_language(_shown(from_locale(environ)))
+
+
+def _shown(language: str) -> str:
+    """`language`, or English (with one warning) when standard output or error cannot encode it.
+
+    English rather than escapes: `\\u5728` is no help to a reader, and a stream that cannot show Chinese is
+    usually a pipe or log set up for English. What is still unencodable (a path) is escaped, never a crash.
+    """
+    if language == ENGLISH:
+        return language
+    streams = [stream for stream in (sys.stdout, sys.stderr) if stream is not None]
+    unfit = [stream for stream in streams if not _encodes(stream, "中文")]
+    if not unfit:
+        return language
+    for stream in unfit:
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    if not _state.get("warned"):
+        _state["warned"] = True
+        sys.stderr.write(
+            f"fsdp-unpatch: warning: the output encoding ({unfit[0].encoding}) cannot show Chinese; writing English "
+            f"(set PYTHONIOENCODING=utf-8 or use a UTF-8 locale to read {language})\n"
+        )
+    return ENGLISH
+
+
+def _encodes(stream, text: str) -> bool:
+    try:
+        text.encode(getattr(stream, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 @functools.cache
@@ -122,6 +161,14 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     if _state["language"] == ENGLISH:
         return singular if count == 1 else plural
     return _catalog(str(_state["language"])).ngettext(singular, plural, count)
+
+
+def reason(why: str) -> str:
+    """A catalog target's `why` in the current language (the message catalog holds it without its last period)."""
+    if _state["language"] == ENGLISH:
+        return why
+    translated = gettext(why.rstrip("."))
+    return why if translated == why.rstrip(".") else translated + gettext(".")
 
 
 def sentences(parts: list[str]) -> str:

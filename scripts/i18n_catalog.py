@@ -3,7 +3,7 @@
 
 What is extracted: the strings marked in the code (`_()`, `ngettext()`, `N_()`), every rule's message forms,
 summary and documentation (the rule registry), the help of every command and option (read from click), the
-normalisations' descriptions and the enhance targets' reasons (fragments of messages). New strings are added
+normalisations' descriptions and the catalog targets' reasons (fragments of messages). New strings are added
 to each `.po` untranslated, strings no longer used are dropped, and the `.mo` is written from the `.po`.
 
 `--check` writes nothing and exits 1 when a `.po` lacks a string or keeps one no longer used, or when a
@@ -91,9 +91,8 @@ def _declared() -> dict[object, list[str]]:
     for normalisation in PIPELINE:
         if normalisation.label:
             found.setdefault(normalisation.label, []).append(f"normalisation {normalisation.name}")
-    for target in load_catalog().targets.values():
-        if target.category == "keep":  # FSU201 says why each is kept
-            found.setdefault(target.why.rstrip("."), []).append(f"catalog {target.id}")
+    for target in load_catalog().targets.values():  # FSU201 and FSU101 say them, and `explain TARGET`
+        found.setdefault(target.why.rstrip("."), []).append(f"catalog {target.id}")
     return found
 
 

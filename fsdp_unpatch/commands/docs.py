@@ -12,6 +12,7 @@ from typing import Optional
 
 import click
 
+from fsdp_unpatch import i18n
 from fsdp_unpatch.i18n import gettext as _
 
 EXIT_OK, EXIT_UNKNOWN = 0, 2
@@ -186,7 +187,7 @@ def _explain_target(catalog, target_id: str) -> str:
                 twins=twins_text, code=STALE_BY_NAME_IMPORT.code
             )
         )
-    lines += ["", target.why]
+    lines += ["", i18n.reason(target.why)]
     return "\n".join(lines)
 
 

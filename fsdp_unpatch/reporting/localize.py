@@ -28,7 +28,7 @@ NOTE_TEMPLATES = (
 )
 # Fragments the analysis writes into a message's fields (`{proof}`, `{count}`, `{shown}` of
 # `analysis/plan.py`), with their placeholders. Exact fragments (the normalisations' descriptions, the
-# enhance targets' reasons) are in the catalog too: `scripts/i18n_catalog.py` collects them where declared.
+# catalog targets' reasons) are in the catalog too: `scripts/i18n_catalog.py` collects them where declared.
 FRAGMENT_TEMPLATES = (
     N_("matches torch {version} `{upstream}` up to: {normalisations}"),
     N_("matches torch {version} `{upstream}` exactly"),
@@ -171,11 +171,25 @@ def _templated(text: str) -> Optional[str]:
     return None
 
 
+@functools.cache
+def _reasons_first_sentences() -> dict[str, str]:
+    """FSU101's `{described}` when it is the start of a target's reason: English first sentence -> translated one."""
+    from fsdp_unpatch.catalog import load_catalog
+    from fsdp_unpatch.rules.unproven_override import first_sentence
+
+    found = {}
+    for target in load_catalog().targets.values():
+        translated = i18n.reason(target.why)
+        if translated != target.why:
+            found[first_sentence(target.why)] = translated.split("。")[0]
+    return found
+
+
 def _piece(text: str) -> str:
     """A field's value: translated when it is a fragment the catalog knows, else as it is."""
     if text in WORDS:
         return i18n.gettext(text)
-    whole = _exact(text) or _templated(text)
+    whole = _exact(text) or _templated(text) or _reasons_first_sentences().get(text)
     if whole is not None:
         return whole
     if SEPARATOR not in text:

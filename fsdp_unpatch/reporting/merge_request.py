@@ -14,7 +14,6 @@ from typing import Optional
 
 from fsdp_unpatch import __version__, i18n
 from fsdp_unpatch.catalog import Catalog
-from fsdp_unpatch.i18n import gettext
 from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.reporting import merge_request_text as t
@@ -55,8 +54,7 @@ def _why_kept(finding: Finding, catalog: Catalog) -> str:
     target = catalog.targets.get(finding.target or "")
     if target is None or target.category != "keep":
         return localized(finding.message)
-    why = target.why.rstrip(".")  # the catalog's reason, as FSU201 says it (and the message catalog holds it)
-    return target.why if i18n.language() == i18n.ENGLISH else gettext(why) + gettext(".")
+    return i18n.reason(target.why)
 
 
 def _text(value: str) -> str:

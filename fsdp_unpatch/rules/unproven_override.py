@@ -94,7 +94,7 @@ def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
         described, detail = describe(verdict.relation, entry)
         if verdict.kind == "reviewed":
             versions = f" ({entry.versions})" if entry.versions else ""
-            described = described or _first_sentence(entry.why)
+            described = described or first_sentence(entry.why)
             message = UNPROVEN_OVERRIDE.message(
                 "reviewed", spelled=spelled, target=target, versions=versions, described=described
             )
@@ -168,7 +168,7 @@ def _difference(d: Difference, first_line: int) -> str:
     return f"line {first_line + d.line - 1}: `{d.text}`{rebound}"
 
 
-def _first_sentence(text: str) -> str:
+def first_sentence(text: str) -> str:
     """The catalog's `why`, first sentence, to follow a semicolon."""
     sentence = " ".join(text.split()).split(". ")[0].rstrip(".")
     if sentence[:1].isupper() and not sentence[1:2].isupper():
