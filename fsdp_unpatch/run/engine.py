@@ -6,14 +6,13 @@ findings with positions -> selected fixes -> re-parsed, atomically written resul
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import replace
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Optional
 
 import libcst as cst
 
-from fsdp_unpatch.analysis.decisions import NEVER, Decision, Hold, apply_all
+from fsdp_unpatch.analysis.decisions import Decision, apply_all
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.excerpt import build as build_excerpt
@@ -29,7 +28,7 @@ from fsdp_unpatch.analysis.source import (
 )
 from fsdp_unpatch.analysis.suppression import is_suppressed, skips_file
 from fsdp_unpatch.catalog import Catalog
-from fsdp_unpatch.config.discovery import Candidate, outside_files
+from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.files.reading import SourceError, SourceFile, declared_encoding, read_candidate
 from fsdp_unpatch.files.signals import checkpoint
@@ -41,10 +40,8 @@ from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.model import FileResult, Finding, Fix, FixApplicability, RunOptions, RunResult, Span  # noqa: F401
 from fsdp_unpatch.rules import broken_import
-from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
-from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
-from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
 from fsdp_unpatch.rules.source_errors import error_finding
+from fsdp_unpatch.run.holds import keep_called_installers, keep_named_outside
 from fsdp_unpatch.run.identity import roots_of
 from fsdp_unpatch.run.import_net import guard
 from fsdp_unpatch.run.learned import Learned
@@ -398,49 +395,10 @@ class Run:
                     selected.add(id(planned))
         return selected
 
-    def keep_called_installers(self, selected: set[int]) -> Iterator[Decision]:
-        """An installer stays while a call of it stays (suppressed, not selected, or in a skipped file)."""
-        skipped = [u.source.data for u in self.units if u.skipped and u.source is not None]
-        for unit in self.units:
-            for planned in unit.analysis.planned if unit.analysis is not None else ():
-                deletes_installer = planned.code == PATCH_INSTALLER.code
-                if deletes_installer and any(planned.node.value.encode() in data for data in skipped):  # type: ignore[attr-defined]
-                    yield Hold(planned)
-                if planned.code == INSTALLER_CALL.code and id(planned) not in selected:
-                    for installer in list(planned.requires):
-                        yield Hold(installer)
-
-    def keep_named_outside(self) -> Iterator[Decision]:
-        """A replacement or installer that a project file outside the run names stays: deleting it would
-        break that file. A file names it when it holds the name and its module's top-level package
-        (`from pkg.patch import name`), or lives in that package (a relative import)."""
-        deletions = [
-            (planned, unit.analysis.module_name.split(".")[0])
-            for unit in self.units
-            if unit.analysis is not None
-            for planned in unit.analysis.planned
-            if planned.code in (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code)
-        ]
-        if not deletions or self.options.project_root is None:
-            return
-        for path in outside_files(self.options.project_root, self.options.covered):
-            try:
-                with open(path, "rb") as handle:
-                    data = handle.read()
-            except OSError:
-                continue
-            folders = set(os.path.normpath(path).split(os.sep)[:-1])
-            for planned, package in deletions:
-                name = planned.node.value  # type: ignore[attr-defined]
-                if NEVER in planned.requires or name.encode() not in data:
-                    continue
-                if package.encode() in data or package in folders:
-                    yield Hold(planned, f"; kept for now: {os.path.relpath(path)} (not in this run) names it")
-
     def results(self) -> RunResult:
         selected = self.selection()
-        self.decide(self.keep_called_installers(selected))
-        self.decide(self.keep_named_outside())
+        self.decide(keep_called_installers(self.units, selected))
+        self.decide(keep_named_outside(self.units, self.options))
         for unit in self.units:
             for planned in unit.analysis.planned if unit.analysis is not None else ():
                 self.owners[id(planned)] = unit

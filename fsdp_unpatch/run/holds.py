@@ -1,0 +1,56 @@
+"""The engine's own holds on a run's fixes, as decisions (`analysis/decisions.py`): an installer stays while a
+call of it stays, and a replacement or installer that a project file outside the run names stays."""
+
+from __future__ import annotations
+
+import os
+from typing import Iterator, Sequence
+
+from fsdp_unpatch.analysis.decisions import NEVER, Decision, Hold
+from fsdp_unpatch.config.discovery import outside_files
+from fsdp_unpatch.model import RunOptions
+from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
+from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
+from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
+from fsdp_unpatch.run.unit import Unit
+
+
+def keep_called_installers(units: Sequence[Unit], selected: set[int]) -> Iterator[Decision]:
+    """An installer stays while a call of it stays (suppressed, not selected, or in a skipped file)."""
+    skipped = [u.source.data for u in units if u.skipped and u.source is not None]
+    for unit in units:
+        for planned in unit.analysis.planned if unit.analysis is not None else ():
+            deletes_installer = planned.code == PATCH_INSTALLER.code
+            if deletes_installer and any(planned.node.value.encode() in data for data in skipped):  # type: ignore[attr-defined]
+                yield Hold(planned)
+            if planned.code == INSTALLER_CALL.code and id(planned) not in selected:
+                for installer in list(planned.requires):
+                    yield Hold(installer)
+
+
+def keep_named_outside(units: Sequence[Unit], options: RunOptions) -> Iterator[Decision]:
+    """A replacement or installer that a project file outside the run names stays: deleting it would
+    break that file. A file names it when it holds the name and its module's top-level package
+    (`from pkg.patch import name`), or lives in that package (a relative import)."""
+    deletions = [
+        (planned, unit.analysis.module_name.split(".")[0])
+        for unit in units
+        if unit.analysis is not None
+        for planned in unit.analysis.planned
+        if planned.code in (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code)
+    ]
+    if not deletions or options.project_root is None:
+        return
+    for path in outside_files(options.project_root, options.covered):
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        folders = set(os.path.normpath(path).split(os.sep)[:-1])
+        for planned, package in deletions:
+            name = planned.node.value  # type: ignore[attr-defined]
+            if NEVER in planned.requires or name.encode() not in data:
+                continue
+            if package.encode() in data or package in folders:
+                yield Hold(planned, f"; kept for now: {os.path.relpath(path)} (not in this run) names it")
