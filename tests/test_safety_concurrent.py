@@ -23,8 +23,8 @@ def _editor_saves_during_the_fix(monkeypatch, target: Path, edit) -> None:
     """Every time the engine computes the fix of `target`, an "editor" changes the file on disk."""
     real = runner.apply_edits
 
-    def apply_edits(analysis, edits):
-        fixed = real(analysis, edits)
+    def apply_edits(analysis, edits, *memo):
+        fixed = real(analysis, edits, *memo)
         edit(target)
         return fixed
 

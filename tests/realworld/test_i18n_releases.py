@@ -23,7 +23,17 @@ FINDING = re.compile(r"^(?P<where>\S+:\d+:\d+: FSU\d+ \[\w+\]) (?P<message>.*)$"
 
 def _concise(cwd: Path, language: str) -> list[tuple[str, str]]:
     done = subprocess.run(
-        [sys.executable, "-m", "fsdp_unpatch", "check", "--no-cache", "--output-format", "concise", "torch_npu"],
+        [
+            sys.executable,
+            "-m",
+            "fsdp_unpatch",
+            "check",
+            "--no-cache",
+            "--show-kept",
+            "--output-format",
+            "concise",
+            "torch_npu",
+        ],
         cwd=cwd,
         env={**os.environ, "LC_ALL": "", "LC_MESSAGES": "", "LANG": language, "NO_COLOR": "1"},
         capture_output=True,
