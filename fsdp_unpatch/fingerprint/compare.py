@@ -325,6 +325,12 @@ def compare_functions(
     return _dump(cand.tree) == _dump(up.tree), _used(pipeline, cand, up)
 
 
+# Comparisons with the bundled upstream data, by their arguments: a pure function of them within a process
+# (the data file and the installed torch do not change), asked again for every install site of one
+# replacement and in each phase of a run (alone, linked, after the fix).
+_COMPARED: dict[tuple, Evidence] = {}
+
+
 def compare_to_upstream(
     function_source: str,
     target: str,
@@ -332,6 +338,24 @@ def compare_to_upstream(
     scope: Optional[Scope] = None,
     original_names: frozenset[str] = frozenset(),
     upstream_dirs: PathLike | Sequence[PathLike] | None = None,
+) -> Evidence:
+    """Compare one replacement function with the upstream ``target`` of every known torch release
+    (remembered for the process when compared with the bundled data, ``upstream_dirs`` None)."""
+    if upstream_dirs is not None:
+        return _compare_to_upstream(function_source, target, scope, frozenset(original_names), upstream_dirs)
+    scope_key = None if scope is None else (scope.module, tuple(sorted(scope.bindings.items())))
+    key = (function_source, target, scope_key, frozenset(original_names))
+    if key not in _COMPARED:
+        _COMPARED[key] = _compare_to_upstream(function_source, target, scope, frozenset(original_names), None)
+    return _COMPARED[key]
+
+
+def _compare_to_upstream(
+    function_source: str,
+    target: str,
+    scope: Optional[Scope],
+    original_names: frozenset[str],
+    upstream_dirs: PathLike | Sequence[PathLike] | None,
 ) -> Evidence:
     """Compare one replacement function with the upstream ``target`` of every known torch release.
 
