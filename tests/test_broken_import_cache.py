@@ -92,7 +92,18 @@ def test_words_in_comments_are_no_suspects() -> None:
     source = (
         "from pkg.mod import (\n    a,  # noqa: F401\n    z,\n)\nimport pkg.mod as m\n# see m.py\nm.b()\nm.__name__\n"
     )
-    # `z` shares its comma-separated part with the comment: not looked at, as before this cache (kept so that
-    # the findings stay identical; a false negative, never a false positive)
-    assert _suspects(source) == {("pkg.mod", "a"), ("pkg.mod", "b")}
+    # `z` shares its comma-separated part with the comment: the comment's words are no suspects, `z` is (it was
+    # missed before: a false negative)
+    assert _suspects(source) == {("pkg.mod", "a"), ("pkg.mod", "z"), ("pkg.mod", "b")}
     assert ("pkg.mod", "py") in _suspects("import pkg.mod as m\ns = 'a' # m.py\n")  # a quote: not sure
+
+
+def test_a_name_after_a_comment_inside_import_parentheses_is_checked(project: Path) -> None:
+    """`from m import (a,  # noqa\n b)`: `b` shares its comma-separated part with the comment; a missing `b`
+    was not reported before (the part's first word was the comment's)."""
+    (project / "app.py").write_text(
+        "from tools.paths import (\n    helper,  # noqa: F401\n    vanished,\n)\n\n\nprint(helper, vanished)\n"
+    )
+    found = _broken(project)
+    assert [(path, line) for path, line, _ in found] == [("app.py", 3)]
+    assert "vanished" in found[0][2]

@@ -258,17 +258,11 @@ def _suspects(data: bytes, module: str, is_package: bool, checkable: frozenset) 
         base = resolve_relative(module, is_package, len(match[1]), match[2].decode("ascii", "replace"))
         if base is None:
             continue
-        names = match[3].strip(b"()")
-        comments = [m.span() for m in _COMMENT.finditer(names)]
-        offset = 0
+        # A comment's words (noqa, type) import nothing; the name after a comment in the same part does.
+        names = _COMMENT.sub(b" ", match[3].strip(b"()"))
         for part in names.split(b","):
             words = _NAME.findall(part)
-            at, offset = offset, offset + len(part) + 1
             if not words:
-                continue
-            if comments and any(s <= at + part.index(words[0]) < e for s, e in comments):
-                # A word of a comment (noqa, type): ast confirms no import of it. The name after that comment in
-                # the same part is not looked at, as before (a false negative, kept: findings stay identical).
                 continue
             name = words[0].decode("ascii", "replace")
             if base in checkable:
