@@ -11,7 +11,10 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import Union
+from typing import Optional, Union
+
+# What identifies a file's content without reading it: size, mtime, ctime (ns), inode, device.
+Stat = tuple[int, int, int, int, int]
 
 
 def open_regular(path: Union[str, Path], flags: int, mode: int = 0o600, follow: bool = False) -> int:
@@ -35,3 +38,15 @@ def read_regular(path: Union[str, Path]) -> bytes:
     """The bytes of the regular file at `path` (symbolic links followed); OSError for anything else."""
     with os.fdopen(open_regular(path, os.O_RDONLY, follow=True), "rb") as handle:
         return handle.read()
+
+
+def regular_stat(path: Union[str, Path]) -> Optional[tuple[Stat, os.stat_result]]:
+    """The identifying stat of the regular file at `path` (and the whole result); None when missing or not
+    regular. The cache trusts what it recorded of a file while this is unchanged."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev), info

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from fsdp_unpatch.files.regular import open_regular
+from fsdp_unpatch.files.regular import Stat, open_regular, regular_stat
 from fsdp_unpatch.files.signing import secret_file, sign, unsafe_folder, user_secret
 from fsdp_unpatch.run.cache_key import build_digest, catalog_digest
 
@@ -210,8 +210,6 @@ def _result(data: Any):
     return FileResult(_text(data["display"]), findings=[_finding(f) for f in data["findings"]], encoding=encoding)
 
 
-# A file's stat as the index of unchanged files records it: size, mtime, ctime (ns), inode, device.
-Stat = tuple[int, int, int, int, int]
 # A record is trusted only for a file last modified this long before it was read (git's "racy" rule: a write
 # within the file system's timestamp granularity after the read could leave the times unchanged).
 RACY_NS = 2_000_000_000
@@ -237,12 +235,8 @@ class Unchanged:
         record = self.files.get(display)
         if record is None:
             return None
-        try:
-            info = os.stat(path)
-        except OSError:
-            return None
-        now = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
-        return record[1] if now == record[0] and stat.S_ISREG(info.st_mode) else None
+        found = regular_stat(path)
+        return record[1] if found is not None and found[0] == record[0] else None
 
 
 @dataclass

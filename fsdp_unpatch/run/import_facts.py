@@ -9,14 +9,12 @@ depend on the project's module names too; the entry's key hashes them (`broken_i
 
 from __future__ import annotations
 
-import os
-import stat
 import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-# A file's stat: size, mtime, ctime (ns), inode, device.
-Stat = tuple[int, int, int, int, int]
+from fsdp_unpatch.files.regular import Stat, regular_stat
+
 # A file modified this shortly before it was read is not recorded (`cache.RACY_NS`, git's "racy" rule).
 RACY_NS = 2_000_000_000
 # (module, name, line, column, guarded, through): one `bindings.Imported`.
@@ -40,25 +38,17 @@ class ImportFacts:
 
 def stat_now(path: str) -> Optional[Stat]:
     """The stat to record for `path`, taken before reading it; None when missing, not regular, or too fresh."""
-    try:
-        info = os.stat(path)
-    except OSError:
+    found = regular_stat(path)
+    if found is None:
         return None
+    record, info = found
     now = time.time_ns()
-    if not stat.S_ISREG(info.st_mode) or info.st_mtime_ns + RACY_NS > now or info.st_ctime_ns + RACY_NS > now:
-        return None
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+    return None if info.st_mtime_ns + RACY_NS > now or info.st_ctime_ns + RACY_NS > now else record
 
 
 def unchanged(facts: FileFacts, path: str) -> bool:
-    if facts.stat is None:
-        return False
-    try:
-        info = os.stat(path)
-    except OSError:
-        return False
-    now = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
-    return now == facts.stat and stat.S_ISREG(info.st_mode)
+    found = regular_stat(path)
+    return facts.stat is not None and found is not None and found[0] == facts.stat
 
 
 def encode(value: ImportFacts) -> dict:
