@@ -93,11 +93,17 @@ def test_a_drop_removes_the_finding_and_the_replacement_it_deleted(tmp_path: Pat
 CROSS_FILE_STEPS = [
     "run/linking.py",
     "run/engine.py",
-    "rules/orphans.py",
+    "run/orphans.py",
+    "run/test_plans.py",
+    "rules/override_replacement.py",
+    "rules/patch_installer.py",
     "rules/stale_by_name_import.py",
     "rules/removed_symbol_reference.py",
     "rules/removed_name_in_string.py",
-    "rules/tests.py",
+    "rules/removed_function_test.py",
+    "rules/removed_function_test_module.py",
+    "rules/patch_identity_assertion.py",
+    "analysis/test_modules.py",
 ]
 PLAN_FIELDS = {"planned", "requires", "replacements", "installers", "edits", "removable"}
 
@@ -126,7 +132,7 @@ def _edits_of_plans(tree: ast.AST) -> list[int]:
 
 
 def _is_self(node: ast.expr) -> bool:
-    """`self.x...`: an object the step builds for itself (`rules/tests.py`'s plan of a test module)."""
+    """`self.x...`: an object the step builds for itself (`analysis/test_modules.py`'s reading of a test module)."""
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name) and node.id == "self"

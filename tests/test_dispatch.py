@@ -21,20 +21,25 @@ def wrap_all(wrap, names=("pre_backward", "post_backward")):
 """
 
 
-@pytest.fixture
-def spied_computed_setattr(monkeypatch):
-    """FSU105's check, recording each call."""
+def _spy(monkeypatch, code: str) -> list[str]:
+    """The rule's check, recording each call."""
     calls: list[str] = []
-    rule = registry.rule("FSU105")
-    assert rule.check is not None
+    rule = registry.rule(code)
+    assert rule.check is not None, f"{code} has a check"
+    check = rule.check
 
     def spy(*args):
         calls.append(rule.code)
-        return rule.check(*args)
+        return check(*args)
 
     rules = {**registry.all_rules(), rule.code: dataclasses.replace(rule, check=spy)}
     monkeypatch.setattr(registry, "all_rules", lambda: rules)
     return calls
+
+
+@pytest.fixture
+def spied_computed_setattr(monkeypatch):
+    return _spy(monkeypatch, "FSU105")
 
 
 def test_a_selected_rules_check_is_called(spied_computed_setattr) -> None:
@@ -59,7 +64,8 @@ def test_each_kind_has_its_rules_and_a_deselected_one_is_left_out() -> None:
     assert {r.code for r in rules_for("module", everything)} >= {"FSU103", "FSU105", "FSU106", "FSU107", "FSU202"}
     assert [r.code for r in rules_for("run", everything)] == ["FSU401"]
     without = Options(target_torch=Version.parse("2.13"), deselected=frozenset({"FSU401", "FSU105"}))
-    assert rules_for("run", without) == []
+    # FSU401's records link the files of a batch: it runs deselected (its output is filtered)
+    assert [r.code for r in rules_for("run", without)] == ["FSU401"]
     assert "FSU105" not in {r.code for r in rules_for("module", without)}
 
 
@@ -78,3 +84,91 @@ def test_a_check_that_yields_another_rules_finding_is_refused(monkeypatch) -> No
     monkeypatch.setattr(registry, "all_rules", lambda: {rule.code: dataclasses.replace(rule, check=borrows)})
     with pytest.raises(AssertionError, match="FSU105's check yielded a FSU202 finding"):
         list(dispatch("module", object(), None, options=Options(target_torch=Version.parse("2.13"))))
+
+
+# A wrapper over an FSDP2 method: the verdict on its site is `unproven` (wraps the original), FSU101's.
+WRAPPED_HOOK = """\
+from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+_original_post_backward = FSDPParamGroup.post_backward
+
+
+def _post_backward_and_log(self, *args, **kwargs):
+    print("post-backward")
+    return _original_post_backward(self, *args, **kwargs)
+
+
+FSDPParamGroup.post_backward = _post_backward_and_log
+"""
+
+
+def test_a_site_rule_is_dispatched_and_skipped_when_deselected(monkeypatch) -> None:
+    """The verdict on the site is the planner's; saying it is FSU101's check, which a run without FSU101
+    does not call."""
+    calls = _spy(monkeypatch, "FSU101")
+    assert [f.code for f in api.check_source(WRAPPED_HOOK, "adapter/hooks.py", isolated=True)] == ["FSU101"]
+    assert calls == ["FSU101"]
+    calls.clear()
+    assert api.check_source(WRAPPED_HOOK, "adapter/hooks.py", isolated=True, ignore="FSU101") == []
+    assert calls == []
+
+
+def test_each_new_kind_of_subject_has_its_rules() -> None:
+    from fsdp_unpatch.analysis.dispatch import rules_for
+    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.config.options import Options
+
+    everything = Options(target_torch=Version.parse("2.13"))
+    by_kind = {kind: [r.code for r in rules_for(kind, everything)] for kind in registry.SUBJECT_KINDS}
+    assert by_kind["site"] == ["FSU001", "FSU101", "FSU102", "FSU104", "FSU201"]
+    assert by_kind["patches"] == ["FSU401", "FSU402", "FSU403", "FSU404"]
+    assert (by_kind["replacement"], by_kind["installer"], by_kind["copy"]) == (["FSU002"], ["FSU003"], ["FSU005"])
+    assert by_kind["installer-calls"] == ["FSU004"]
+    # Deselected, a rule whose findings others read still runs; one that feeds nothing does not.
+    without = Options(target_torch=Version.parse("2.13"), deselected=frozenset({"FSU001", "FSU101", "FSU402"}))
+    assert [r.code for r in rules_for("site", without)] == ["FSU001", "FSU102", "FSU104", "FSU201"]
+    assert [r.code for r in rules_for("patches", without)] == ["FSU401", "FSU403", "FSU404"]
+
+
+# A proven copy installed by an installer that is called: FSU001, FSU002, FSU003 and FSU004 together.
+INSTALLED_COPY = """\
+import torch
+import torch.distributed as dist
+from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+
+# @upstream _fsdp_param_group.FSDPParamGroup.finalize_backward _adapter_finalize_backward npu-stream
+
+
+def install():
+    FSDPParamGroup.finalize_backward = _adapter_finalize_backward
+
+
+install()
+"""
+
+
+def test_a_deselected_fsu001_changes_no_other_rules_findings_or_fixes() -> None:
+    """FSU002, FSU003 and FSU004 require FSU001's fix: without FSU001 they are reported as before, each
+    without a fix, and nothing is deleted (as before the site rules had their own checks). Its check still
+    runs (`feeds_others`); only its output is filtered."""
+    from tests.upstream import expand
+
+    source = expand(INSTALLED_COPY)
+
+    def found(**selection):
+        findings = api.check_source(source, "adapter/patch.py", isolated=True, target_torch="2.13", **selection)
+        return [(f.code, f.span.line, f.message, f.fix.applicability if f.fix else None) for f in findings]
+
+    everything = found()
+    assert [(code, fix) for code, _, _, fix in everything] == [
+        ("FSU002", "safe"),
+        ("FSU003", "safe"),
+        ("FSU001", "safe"),
+        ("FSU004", "safe"),
+    ]
+    without = found(ignore="FSU001")
+    assert without == [(code, line, message, None) for code, line, message, _ in everything if code != "FSU001"]
+    fixed = api.fix_source(source, "adapter/patch.py", isolated=True, target_torch="2.13", ignore="FSU001")
+    assert fixed.source == source.encode()
+    assert [f.code for f in fixed.remaining] == ["FSU002", "FSU003", "FSU004"]

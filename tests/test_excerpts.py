@@ -433,7 +433,7 @@ def test_all_gather_copy_in_fills_own_slice():
 @pytest.mark.parametrize("extra", ['b"bytes"', '"a" f"b{1}"', '"a"; "b"', 'X = 1; "b"'])
 def test_a_hidden_string_statement_counts_as_libcst_counts_it(runner, extra: str, tmp_path: Path) -> None:
     """A test module whose tests all go is deleted (FSU305) when nothing else is left but imports, docstrings,
-    assignments and helpers (`rules/tests.py::_left_over`). libcst takes a bytes literal and a concatenation
+    assignments and helpers (`analysis/test_modules.py::_left_over`). libcst takes a bytes literal and a concatenation
     with an f-string for docstrings, and two statements on one line for neither: the placeholder of such a
     hidden statement must be what libcst sees, or the excerpt deletes a module the whole file keeps (or the
     other way round)."""

@@ -153,7 +153,7 @@ def test_no_module_is_over_500_lines() -> None:
 
 
 def test_reading_and_writing_files_and_parsing_import_no_rule() -> None:
-    """A `SourceError` carries a kind; the rules layer (`rules/source_errors.py`) makes it a finding."""
+    """A `SourceError` carries a kind; the rules layer (`rules/registry.py`, `error_finding`) makes it a finding."""
     graph = _graph()
     below_rules = [
         name for name in graph if name.startswith("fsdp_unpatch.files") or name == "fsdp_unpatch.analysis.source"
@@ -223,3 +223,46 @@ def test_no_rule_code_literal_outside_the_rules() -> None:
     assert len(paths) > 100, "the code was read"
     found = [hit for path in paths for hit in _rule_code_literals(path.name, ast.parse(path.read_bytes()))]
     assert found == []
+
+
+RULES = "fsdp_unpatch.rules"
+# The modules of the rules package that are not a rule: the package itself, the registry, the examples' types.
+NOT_RULES = {RULES, f"{RULES}.registry", f"{RULES}.examples"}
+
+
+def test_no_planner_step_imports_a_rule() -> None:
+    """The planner's steps hand their subjects to the dispatcher (`analysis/dispatch.py`), the only module
+    of `analysis/` that knows the rules: it imports the registry, which finds the rules by walking them."""
+    graph = _graph()
+    steps = [name for name in graph if name.startswith("fsdp_unpatch.analysis.")]
+    assert len(steps) > 20, "the modules were found"
+    importing = {
+        name: sorted(m for m in graph[name] if m.startswith(RULES))
+        for name in steps
+        if name != "fsdp_unpatch.analysis.dispatch"
+    }
+    assert {name: rules for name, rules in importing.items() if rules} == {}
+    assert sorted(m for m in graph["fsdp_unpatch.analysis.dispatch"] if m.startswith(RULES)) == [f"{RULES}.registry"]
+
+
+def _declarations(tree: ast.Module) -> int:
+    """How many `declare(...)` calls a module makes."""
+    return sum(
+        1
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "declare"
+    )
+
+
+def test_each_rule_module_declares_one_rule_and_imports_no_other_rule() -> None:
+    graph = _graph()
+    paths = {_module_name(p): p for p in (PACKAGE / "rules").glob("*.py")}
+    assert len(paths) > 25, "the rules were found"
+    declared = {
+        name: _declarations(ast.parse(path.read_bytes())) for name, path in paths.items() if name not in NOT_RULES
+    }
+    assert {name: n for name, n in declared.items() if n != 1} == {}
+    other_rules = {
+        name: sorted(m for m in graph[name] if m.startswith(RULES + ".") and m not in NOT_RULES) for name in declared
+    }
+    assert {name: rules for name, rules in other_rules.items() if rules} == {}

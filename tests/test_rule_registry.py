@@ -114,7 +114,7 @@ def test_the_source_layer_names_no_rule_and_every_error_kind_is_a_rule() -> None
     from typing import get_args
 
     from fsdp_unpatch.files.reading import SourceError, SourceErrorKind
-    from fsdp_unpatch.rules.source_errors import code_of_kind, error_finding
+    from fsdp_unpatch.rules.registry import code_of_kind, error_finding
 
     tree = ast.parse((PACKAGE / "analysis" / "source.py").read_text(encoding="utf-8"))
     imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]

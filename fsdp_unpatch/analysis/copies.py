@@ -1,5 +1,6 @@
 """Same-device copies: `if same device: _foreach_copy_(..., non_blocking=True) else: ...` collapsed to the
-native call (FSU005), except in code that stays (it is left byte-identical)."""
+native call (the rule that checks a copy, FSU005, through the dispatcher), except in code that stays (it
+is left byte-identical)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,13 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.names import dotted_name
 from fsdp_unpatch.analysis.patterns import descendants, same_device_copy
 from fsdp_unpatch.analysis.plan_state import PlanState
-from fsdp_unpatch.analysis.planned import Edit, Planned
 from fsdp_unpatch.analysis.registrations import kernel_registrations
+from fsdp_unpatch.analysis.subjects import Copy
 from fsdp_unpatch.fingerprint.normalise import local_names
-from fsdp_unpatch.rules.same_device_foreach_copy import SAME_DEVICE_COPY
-from fsdp_unpatch.semantic.text import short
 
 
 def kept_code(state: PlanState) -> set[int]:
@@ -69,15 +69,8 @@ def plan_copies(state: PlanState) -> None:
         if id(node) in kept:
             continue  # code that stays is left byte-identical
         native = match.native_call.with_changes(leading_lines=node.leading_lines)
-        state.add(
-            Planned(
-                SAME_DEVICE_COPY.code,
-                node,
-                SAME_DEVICE_COPY.message(native=short(state.result.code(match.native_call.body[0]))),
-                "torch._foreach_copy_",
-                edits=[Edit(node, native)],
-            )
-        )
+        copy = Copy(node, native, match.native_call.body[0])
+        state.result.planned.extend(dispatch("copy", copy, state.result, state.catalog, options=state.options))
 
 
 def qualify_in(state: PlanState, function: Optional[cst.FunctionDef]) -> Callable[[cst.BaseExpression], Optional[str]]:

@@ -1,6 +1,6 @@
 """What the run-phase (cross-file) steps decide, as data, and the one place that applies it.
 
-The cross-file steps (`run/linking.py`, `rules/orphans.py`, FSU401's run check) read the run's
+The cross-file steps (`run/linking.py`, `run/orphans.py`, FSU401's run check) read the run's
 analysed files and yield decisions instead of editing other files' plans in place: add a finding to a
 file, drop one, make one fix require others, hold a fix back, keep an installer the fix would delete. The engine applies
 each decision as it is yielded (`run/engine.py`, `Run.decide`, the one caller of `apply`), so a step reads
@@ -15,10 +15,21 @@ from typing import Any, Iterable, Optional, Protocol, Sequence, Union
 import libcst as cst
 
 from fsdp_unpatch.analysis.planned import Planned
-from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
 
-# A requirement never met: a fix that requires it is not applied (the finding is still reported).
-NEVER = Planned(PATCH_INSTALLER.code, cst.Pass(), "never applied")
+
+class Never(Planned):
+    """A requirement never met: a fix that requires it is not applied (the finding is still reported).
+    It carries the code of the finding it holds, so that it says nothing of its own (no other rule's fix
+    safety, no edit)."""
+
+
+def never(planned: Planned) -> Never:
+    return Never(planned.code, cst.Pass(), "never applied")
+
+
+def is_held(planned: Planned) -> bool:
+    """Whether a `Hold` keeps `planned`'s fix from being made."""
+    return any(isinstance(required, Never) for required in planned.requires)
 
 
 class Plans(Protocol):
@@ -67,7 +78,7 @@ class Require:
 
 @dataclass(frozen=True)
 class Hold:
-    """`planned` is still reported, but its fix is not made (it requires `NEVER`); `why` ends its message."""
+    """`planned` is still reported, but its fix is not made (it requires a `Never`); `why` ends its message."""
 
     planned: Planned
     why: str = ""
@@ -100,7 +111,7 @@ def apply(decision: Decision) -> None:
     elif isinstance(decision, Require):
         decision.planned.requires.extend(decision.required)
     elif isinstance(decision, Hold):
-        decision.planned.requires.append(NEVER)
+        decision.planned.requires.append(never(decision.planned))
         decision.planned.message += decision.why
     elif isinstance(decision, KeepInstaller):
         _keep_installer(decision)

@@ -20,8 +20,7 @@ from fsdp_unpatch.analysis.planned import Planned
 from fsdp_unpatch.analysis.screen import Detail
 
 if TYPE_CHECKING:
-    from fsdp_unpatch.analysis.patched import Patched
-    from fsdp_unpatch.rules.stale_by_name_import import Incomplete
+    from fsdp_unpatch.analysis.patched import Incomplete, Patched
 
 
 @dataclass

@@ -1,33 +1,21 @@
-"""Install sites: each decided once (`semantic/sites.py`), its verdict said by the rule that owns its kind.
+"""Install sites: each decided once (`semantic/sites.py`), its verdict said by the rules that check sites
+(the dispatcher: FSU001 for a proven copy, FSU101, FSU102, FSU201 for the others, FSU104 for a `__code__`
+swap, which no verdict decides).
 
 A proven site is deleted (FSU001); the others stay, and so does the body of the function they install.
 """
 
 from __future__ import annotations
 
-from typing import Callable
-
 import libcst as cst
 
 from fsdp_unpatch.analysis import scoping
 from fsdp_unpatch.analysis.collect import RawInstall
+from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.plan_state import PlanState
 from fsdp_unpatch.analysis.planned import Edit, Planned
+from fsdp_unpatch.analysis.subjects import Site
 from fsdp_unpatch.catalog.symbols import load_symbols
-from fsdp_unpatch.rules import collective_override, enhance_patch, native_path_too_old, overrides, unproven_override
-from fsdp_unpatch.semantic.verdicts import Kind, SiteVerdict
-
-# The rule that says each kind of verdict.
-SITE_REPORTS: dict[Kind, Callable[[RawInstall, SiteVerdict], Planned]] = {
-    "proven": collective_override.report,
-    "too_old": native_path_too_old.report,
-    "unproven": unproven_override.report,
-    "unknown": unproven_override.report,
-    "reviewed": unproven_override.report,
-    "outside_enhance": unproven_override.report,
-    "enhance": enhance_patch.report,
-    "configured_keep": enhance_patch.report,
-}
 
 
 def plan_install_sites(state: PlanState) -> None:
@@ -46,9 +34,7 @@ def plan_install_sites(state: PlanState) -> None:
 
 def plan_site(state: PlanState, install: RawInstall) -> None:
     if install.attribute == "__code__":
-        swap = overrides.code_swap(install, state.facts, state.catalog, state.result.code)
-        if swap is not None:
-            state.add(Planned(swap[0], swap[1], swap[2], swap[3]))
+        state.result.planned.extend(said(state, Site(install, None)))
         return
     verdict = state.judge.verdict(install)
     if verdict is None:
@@ -60,11 +46,17 @@ def plan_site(state: PlanState, install: RawInstall) -> None:
         function = state.judge.replacement_function(install)
         if function is not None:
             state.kept_replacements.add(id(function))
-    planned = state.add(SITE_REPORTS[verdict.kind](install, verdict))
-    if verdict.kind == "proven":
-        state.removed_sites[id(install.removable)] = planned
-        assert isinstance(install.value, cst.Name)
-        state.pending.setdefault(install.value.value, []).append((install, planned))
+    for planned in said(state, Site(install, verdict)):
+        state.add(planned)
+        if verdict.kind == "proven":  # the site goes (FSU001): its replacement may go with it
+            state.removed_sites[id(install.removable)] = planned
+            assert isinstance(install.value, cst.Name)
+            state.pending.setdefault(install.value.value, []).append((install, planned))
+
+
+def said(state: PlanState, site: Site) -> list[Planned]:
+    """What the rules that check sites say about `site`."""
+    return list(dispatch("site", site, state.result, state.catalog, options=state.options))
 
 
 def merge_chained(state: PlanState) -> None:

@@ -1,15 +1,16 @@
-"""Installers: a function whose install sites all go is deleted when nothing else is left in it (FSU003),
-and so are its calls, in this file or in another one of the run (FSU004)."""
+"""Installers: a function whose install sites all go is deleted when nothing else is left in it (decided
+here; the rule that checks an installer, FSU003, says it through the dispatcher), and so are its calls, in
+this file or in another one of the run (FSU004)."""
 
 from __future__ import annotations
 
 import libcst as cst
 
+from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.file_analysis import Installer
 from fsdp_unpatch.analysis.patterns import body_statements, is_docstring
 from fsdp_unpatch.analysis.plan_state import PlanState
-from fsdp_unpatch.analysis.planned import Edit, Planned
-from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
+from fsdp_unpatch.analysis.subjects import InstallerToGo
 
 
 def plan_installers(state: PlanState) -> None:
@@ -34,16 +35,9 @@ def plan_installers(state: PlanState) -> None:
                 for p in [state.removed_sites.get(id(i.removable))]
                 if p is not None
             ]
-            installer.finding = state.add(
-                Planned(
-                    PATCH_INSTALLER.code,
-                    function.name,
-                    PATCH_INSTALLER.message(name=function.name.value),
-                    None,
-                    edits=[Edit(function)],
-                    requires=sites,
-                )
-            )
+            subject = InstallerToGo(function, sites)
+            for planned in dispatch("installer", subject, state.result, state.catalog, options=state.options):
+                installer.finding = state.add(planned)
         state.result.installers.append(installer)
 
 

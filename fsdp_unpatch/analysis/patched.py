@@ -20,6 +20,15 @@ class Patched:
     target: str
 
 
+@dataclass(frozen=True)
+class Incomplete:
+    """An FSU401 finding-to-be: `site` patches one binding, `missing` (a target id) is not patched."""
+
+    site: Patched
+    missing: str
+    message: str
+
+
 def _active(entry: ByNameImport, version: Version) -> bool:
     if Version.parse(entry.since) > version:
         return False

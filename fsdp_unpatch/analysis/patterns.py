@@ -107,3 +107,11 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     yield node
     for child in node.children:
         yield from descendants(child)
+
+
+def top_level_function(module: cst.Module, name: str) -> Optional[cst.FunctionDef]:
+    """The module-level `def name`, if any (the first one)."""
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+            return statement
+    return None

@@ -8,7 +8,9 @@ with all its install sites, an installer only when nothing is left for it to ins
 removed elsewhere) is added by the run's linking step. The steps, in the order they run: install sites
 (`install_sites.py`, each decided once by `semantic/sites.py`), patch completeness (`other_overrides.py`),
 replacements (`replacements.py`), installers (`installers.py`), same-device copies (`copies.py`), then the
-rules that check a module themselves (the dispatcher, `dispatch.py`) and the calls of the installers that go.
+rules that check a module themselves and the calls of the installers that go. Each step decides what the
+engine must decide (which site is proven, which replacement and installer go with it) and hands the
+subject to the rules of its kind through the one dispatcher (`dispatch.py`); no step imports a rule.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from fsdp_unpatch.analysis.plan_state import PlanState
 from fsdp_unpatch.analysis.planned import Edit, Planned
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.options import Options
-from fsdp_unpatch.rules.installer_call import installer_calls
 from fsdp_unpatch.semantic.sites import SiteJudge
 
 # What the rest of the tool imports from here.
@@ -68,7 +69,7 @@ def analyze_module(
     copies.plan_copies(state)
     result.planned.extend(dispatch("module", result, catalog, options=options))
     removable = {i.qualified: i.finding for i in result.installers if i.removable}
-    result.planned.extend(installer_calls(result, removable))
+    result.planned.extend(dispatch("installer-calls", result, removable, catalog, options=options))
     return result
 
 

@@ -1,17 +1,18 @@
-"""Replacements: the function a proven site installs goes with all its install sites (FSU002), and a
-replacement the file names elsewhere only inside code the fix deletes goes too."""
+"""Replacements: the function a proven site installs goes with all its install sites, and a replacement
+the file names elsewhere only inside code the fix deletes goes too. Which replacement goes, with which
+sites and fixes, is decided here, until nothing new is freed; the rule that checks a replacement (FSU002,
+through the dispatcher) turns each decision into its finding."""
 
 from __future__ import annotations
 
 import libcst as cst
 
 from fsdp_unpatch.analysis.collect import RawInstall, count_names
+from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.patterns import descendants
 from fsdp_unpatch.analysis.plan_state import PlanState
 from fsdp_unpatch.analysis.planned import Edit, Planned
-from fsdp_unpatch.rules import collective_override
-from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
-from fsdp_unpatch.semantic.text import short
+from fsdp_unpatch.analysis.subjects import Replacement
 
 
 def plan_replacements(state: PlanState) -> None:
@@ -38,34 +39,9 @@ def plan_replacement(
     also: list[Planned],
 ) -> None:
     """Delete the replacement with its install sites (and `also`: the fixes that delete its other uses)."""
-    proof = state.proofs.get(id(function))
-    first_target = sites[0][1].target
-    matches = (
-        f"{collective_override.proof(state.catalog.targets[first_target], proof)}"
-        if proof and first_target is not None and first_target in state.catalog.targets
-        else "is the upstream FSDP2 function plus the NPU tweak only"
-    )
-    planned = state.add(
-        Planned(
-            OVERRIDE_REPLACEMENT.code,
-            function.name,
-            OVERRIDE_REPLACEMENT.message("freed", name=name, proof=matches, named_in=spelled(state, also))
-            if also
-            else OVERRIDE_REPLACEMENT.message(name=name, proof=matches),
-            sites[0][1].target,
-            edits=[Edit(function)],
-            requires=[p for _, p in sites] + also,
-        )
-    )
-    state.result.replacements[name] = planned
-
-
-def spelled(state: PlanState, fixes: list[Planned]) -> str:
-    """What `fixes` delete, for a message: `_apply_fsdp_patch` (a function by its name), else the code."""
-    return ", ".join(
-        f"`{p.node.value}`" if isinstance(p.node, cst.Name) else f"`{short(state.result.code(p.node), 40)}`"
-        for p in fixes
-    )
+    replacement = Replacement(name, function, sites, state.proofs.get(id(function)), also)
+    for planned in dispatch("replacement", replacement, state.result, state.catalog, options=state.options):
+        state.result.replacements[name] = state.add(planned)
 
 
 def plan_freed_replacements(state: PlanState) -> None:

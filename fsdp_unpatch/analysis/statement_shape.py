@@ -93,7 +93,7 @@ DEFINITION_TYPES = (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom, ast.P
 
 
 def is_test(statement: ast.stmt) -> bool:
-    """A test function or test class, as `rules/tests.py` tells them."""
+    """A test function or test class, as `analysis/test_modules.py` tells them."""
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return statement.name.startswith("test")
     if isinstance(statement, ast.ClassDef):
@@ -122,7 +122,7 @@ def _is_docstring(statement: ast.Expr, source: bytes) -> bool:
 
 
 def is_quiet(statement: ast.stmt, source: bytes) -> bool:
-    """What a module keeps without it mattering (`rules/tests.py::_left_over`): assignments and imports, a
+    """What a module keeps without it mattering (`analysis/test_modules.py::_left_over`): assignments and imports, a
     string, a `__name__` guard, a guarded import. `source`: the statement's lines."""
     if isinstance(statement, DEFINITION_TYPES):
         return True

@@ -1,21 +1,32 @@
-"""What a rule's check is handed, as small protocols below the rules and the planner alike.
+"""What a rule's check is handed, as small protocols and records below the rules and the planner alike.
 
 The registry dispatches by subject kind (`rules/registry.py`, `SubjectKind`); a rule types its check with
-the protocol of its kind, so that no rule (and not the registry) imports the planner that calls it.
-`analysis/plan.py`'s `FileAnalysis` is a `ModuleSubject`; a run check is handed the run's `FileAnalysis`
-objects and yields decisions (`analysis/decisions.py`).
+the subject of its kind, so that no rule (and not the registry) imports the planner that calls it.
+`analysis/plan.py`'s `FileAnalysis` is a `ModuleSubject`; the planner's steps hand over a `Site`, the file's
+`Patches`, a `Replacement`, an `InstallerToGo`, a `Copy` (each with the `ModuleSubject` it is in, then the
+catalog and the options); a run check is handed the run's `FileAnalysis` objects and yields decisions
+(`analysis/decisions.py`).
+
+A subject carries what the planner decided (which sites are proven, which replacement goes with which
+sites, until nothing new is freed): the engine's decisions stay in the engine, and a rule turns one into
+its finding and edits.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping, Optional, Protocol
 
 if TYPE_CHECKING:
     import libcst as cst
     from libcst.metadata import CodeRange
 
-    from fsdp_unpatch.analysis.collect import Facts
+    from fsdp_unpatch.analysis.collect import Facts, RawInstall
     from fsdp_unpatch.analysis.names import ImportTable
+    from fsdp_unpatch.analysis.patched import Incomplete, Patched
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.fingerprint import Evidence
+    from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
 
 class ModuleSubject(Protocol):
@@ -34,3 +45,52 @@ class ModuleSubject(Protocol):
 
     def place(self, node: cst.CSTNode, where: CodeRange) -> None:
         """Report `node`, a stand-in not in the tree (a name inside a string literal), at `where`."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """An install site that overrides something, and the semantic model's verdict on it (`None` for a
+    `__code__` swap, which no verdict decides: FSU104 reads the site itself)."""
+
+    install: RawInstall
+    verdict: Optional[SiteVerdict]
+
+
+@dataclass(frozen=True)
+class Patches:
+    """What a file's install sites patch, in source order, and the sites the fix deletes (their finding,
+    by `id(RawInstall.removable)`). `incomplete`: FSU401 records there each finding with the counterpart it
+    misses, which its run check reads."""
+
+    patched: list[Patched]
+    removed_sites: Mapping[int, Planned]
+    incomplete: list[tuple[Incomplete, Planned]]
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """A replacement function the planner decided goes: with all its install sites (`sites`, each with its
+    finding) and `also`, the fixes that delete its other uses in the file; `proof`: what it was proven to be."""
+
+    name: str
+    function: cst.FunctionDef
+    sites: list[tuple[RawInstall, Planned]]
+    proof: Optional[Evidence]
+    also: list[Planned] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class InstallerToGo:
+    """An installer left with nothing to do once the findings `sites` delete its install sites."""
+
+    function: cst.FunctionDef
+    sites: list[Planned]
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A same-device special case outside the code that stays, and the native call that replaces it."""
+
+    node: cst.If
+    native: cst.BaseStatement  # the statement put in its place
+    native_call: cst.CSTNode  # the call as a message spells it

@@ -1,5 +1,5 @@
 """What the source itself asks to leave alone: `# noqa` on a line, `# fsdp-unpatch: skip-file` for a file,
-and which `# noqa` codes suppress nothing (FSU501, ruff's RUF100 logic).
+and where each code of a `# noqa` stands (FSU501 says which suppress nothing: `rules/unused_noqa.py`).
 """
 
 from __future__ import annotations
@@ -8,14 +8,11 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, Optional
-
-from fsdp_unpatch.rules.unused_noqa import UNUSED_NOQA
+from typing import Optional
 
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 SKIP_FILE = re.compile(rb"^[ \t]*#[ \t]*fsdp-unpatch:[ \t]*skip-file[ \t]*$", re.MULTILINE)
 CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
-OWN_PREFIX = "FSU"
 
 
 def noqa_codes(lines: list[str], line: int) -> Optional[frozenset[str]]:
@@ -72,29 +69,3 @@ def noqa_code_positions(text: str) -> list[NoqaCode]:
             column = token.start[1] + start + code.start()
             found.append(NoqaCode(token.start[0], column + 1, column + 1 + len(code.group()), code.group().upper()))
     return found
-
-
-def unused_noqa(
-    comments: Iterable[NoqaCode],
-    found: Mapping[int, set[str]],
-    selected: Callable[[str], bool],
-    known: Iterable[str],
-) -> list[tuple[NoqaCode, str]]:
-    """(code position, message) for FSU codes in `# noqa` comments that suppress nothing.
-
-    `comments`: the codes of the file's `# noqa` comments (`noqa_code_positions`);
-    `found`: line -> codes of the findings the analysis made on that line (before suppression);
-    `selected(code)`: whether the run reports that code for this file. Other tools' codes, and FSU
-    codes the run does not select here, are left alone.
-    """
-    known = set(known)
-    unused = []
-    for noqa in comments:
-        code = noqa.code
-        if not code.startswith(OWN_PREFIX) or code == UNUSED_NOQA.code:
-            continue  # other tools' codes are theirs; FSU501 itself is used by silencing this check
-        if code not in known:
-            unused.append((noqa, UNUSED_NOQA.message("unknown", code=code)))
-        elif selected(code) and code not in found.get(noqa.line, set()):
-            unused.append((noqa, UNUSED_NOQA.message(code=code)))
-    return unused

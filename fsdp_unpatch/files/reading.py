@@ -21,7 +21,7 @@ MAX_READ_BYTES = 64 * 1024 * 1024
 
 
 # What went wrong with a file: it cannot be read (or decoded), it is too large to read, it does not parse, or
-# a fix cannot be written. The rules layer makes each kind its rule's finding (`rules/source_errors.py`).
+# a fix cannot be written. The rules layer makes each kind its rule's finding (`rules/registry.py`, `error_finding`).
 SourceErrorKind = Literal["read", "too-large", "parse", "write"]
 
 

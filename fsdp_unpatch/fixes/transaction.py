@@ -38,7 +38,7 @@ from fsdp_unpatch.files.writing import (
     write_error,
 )
 from fsdp_unpatch.fixes import journal
-from fsdp_unpatch.rules.source_errors import error_finding
+from fsdp_unpatch.rules.registry import error_finding
 
 CHANGED = "file changed on disk while it was being fixed; not written"
 

@@ -26,8 +26,8 @@ NOTE_TEMPLATES = (
     N_("kept for now: {path} (not in this run) names it"),
     N_("kept: {name} still names it outside what the fix changes"),
 )
-# Fragments the analysis writes into a message's fields (`{proof}`, `{count}`, `{shown}` of
-# `analysis/plan.py`), with their placeholders. Exact fragments (the normalisations' descriptions, the
+# Fragments the analysis writes into a message's fields (`{proof}` of `fingerprint/wording.py`, `{count}`,
+# `{shown}` of `rules/unproven_override.py`), with their placeholders. Exact fragments (the normalisations' descriptions, the
 # catalog targets' reasons) are in the catalog too: `scripts/i18n_catalog.py` collects them where declared.
 FRAGMENT_TEMPLATES = (
     N_("matches torch {version} `{upstream}` up to: {normalisations}"),
@@ -53,7 +53,7 @@ FRAGMENT_TEMPLATES = (
     N_("ops {ops} and class {classes}"),
     N_("ops {ops} and classes {classes}"),
 )
-# Fields that are one word or two (FSU303's `{kind}`, `rules/tests.py`): translated only as a whole field.
+# Fields that are one word or two (FSU303's `{kind}`, `rules/removed_function_test.py`): translated only as a whole field.
 WORDS = (N_("test"), N_("test class"))
 # What FSU9xx findings say about a file (`{problem}`: `files/reading.py`, `files/writing.py`,
 # `analysis/source.py`, `fixes/transaction.py`, `run/engine.py`); the system's and the parser's own words in

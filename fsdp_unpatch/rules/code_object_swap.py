@@ -2,8 +2,43 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterator
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Site
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
+
+
+def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """`X.__code__ = f.__code__` (or setattr) on an FSDP2 function: X itself now runs other code. The
+    planner hands such a site over without a verdict. Never fixed: only reported."""
+    from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
+    from fsdp_unpatch.analysis.planned import Planned
+
+    install = site.install
+    if site.verdict is not None or install.attribute != "__code__":
+        return
+    owner = analysis.table.qualify(install.owner)
+    target = target_id(owner, catalog) if owner else None
+    if target is None or not is_fsdp2_private(target, catalog):
+        return
+    spelled = _short(analysis.code(install.report))
+    if not install.via_setattr:
+        spelled += f" = {_short(analysis.code(install.value), 40)}"
+    yield Planned(
+        CODE_OBJECT_SWAP.code, install.report, CODE_OBJECT_SWAP.message(spelled=spelled, target=target), target
+    )
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 CODE_OBJECT_SWAP = declare(
     "FSU104",
@@ -14,6 +49,8 @@ CODE_OBJECT_SWAP = declare(
     summary="`__code__` of an FSDP2 function replaced in place",
     messages="`{spelled}` swaps the code of FSDP2 internal `{target}` in place: every by-name import and saved "
     "original runs the new code too",
+    check=check,
+    subject="site",
     doc="""
     ## What it does
     Reports `X.__code__ = f.__code__` (or its `setattr`) where X is an FSDP2 function.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
@@ -10,9 +10,18 @@ from fsdp_unpatch.rules.registry import declare
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.collect import RawInstall
     from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.catalog import Target
-    from fsdp_unpatch.fingerprint import Evidence
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Site
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
+
+
+def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """A site whose verdict is a proven copy: deleted. Checked even when deselected: the replacement and
+    installer deletions (FSU002, FSU003) require its fix."""
+    if site.verdict is not None and site.verdict.kind == "proven":
+        yield report(site.install, site.verdict)
+
 
 COLLECTIVE_OVERRIDE = declare(
     "FSU001",
@@ -24,6 +33,9 @@ COLLECTIVE_OVERRIDE = declare(
     messages="`{spelled}` overrides `{target}`, which native FSDP2 now covers (`{replacement}` {proof}); "
     "delete the override",
     targets="remove",
+    check=check,
+    subject="site",
+    feeds_others=True,
     doc="""
     ## What it does
     Reports a statement that installs a replacement over an FSDP2 internal whose only NPU reason was a
@@ -74,17 +86,10 @@ FSDPParamGroup.finalize_backward = _adapter_finalize_backward
 ]
 
 
-def proof(entry: Target, evidence: Evidence) -> str:
-    """ "matches torch 2.9.1 `finalize_backward` up to: ..." for a proven copy."""
-    from fsdp_unpatch.fingerprint import short_name
-
-    up_to = f" up to: {'; '.join(evidence.normalisations)}" if evidence.normalisations else " exactly"
-    return f"matches torch {evidence.torch_version} `{short_name(entry.fingerprint or entry.id)}`{up_to}"
-
-
 def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
     """A proven copy: the finding, whose fix deletes the install site."""
     from fsdp_unpatch.analysis.planned import Edit, Planned
+    from fsdp_unpatch.fingerprint.wording import proof
     from fsdp_unpatch.semantic.text import short
 
     assert verdict.kind == "proven" and verdict.entry is not None and verdict.comparison is not None
@@ -92,6 +97,6 @@ def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
         spelled=short(verdict.site),
         target=verdict.target,
         replacement=verdict.comparison.name,
-        proof=proof(verdict.entry, verdict.comparison.evidence),
+        proof=proof(verdict.entry.fingerprint or verdict.entry.id, verdict.comparison.evidence),
     )
     return Planned(COLLECTIVE_OVERRIDE.code, site.report, message, verdict.target, edits=[Edit(site.removable)])

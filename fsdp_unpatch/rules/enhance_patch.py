@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
@@ -10,7 +10,17 @@ from fsdp_unpatch.rules.registry import declare
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.collect import RawInstall
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Site
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
+
+
+def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """A site of the enhance patch, or one the configuration keeps."""
+    if site.verdict is not None and site.verdict.kind in ("enhance", "configured_keep"):
+        yield report(site.install, site.verdict)
+
 
 ENHANCE_PATCH = declare(
     "FSU201",
@@ -24,6 +34,8 @@ ENHANCE_PATCH = declare(
         "configured": "`{spelled}` is declared intentional in the configuration",
     },
     targets="keep",
+    check=check,
+    subject="site",
     doc="""
     ## What it does
     Reports the install sites of the enhance patch (FSDPMemCache, the allocate overrides, the

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Optional
+from typing import TYPE_CHECKING, Iterator, Mapping, Optional
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
@@ -10,6 +10,17 @@ from fsdp_unpatch.rules.registry import declare
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.analysis.subjects import ModuleSubject
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
+
+
+def check(
+    analysis: ModuleSubject, installers: Mapping[str, Optional[Planned]], catalog: Catalog, options: Options
+) -> Iterator[Planned]:
+    """A file's own calls of the installers it removes (`installers`: each by its qualified name, with its
+    finding). Checked even when deselected: the run's linking reads them (a call inside a test the fix
+    deletes goes with the test, and the installer then requires that deletion)."""
+    yield from installer_calls(analysis, installers)
 
 
 def installer_calls(analysis: ModuleSubject, installers: Mapping[str, Optional[Planned]]) -> list[Planned]:
@@ -49,6 +60,9 @@ INSTALLER_CALL = declare(
     summary="Call or import of a removed patch installer",
     messages="`{call}` calls an installer that is removed",
     targets="remove",
+    check=check,
+    subject="installer-calls",
+    feeds_others=True,
     doc="""
     ## What it does
     Reports a statement that calls, or an import that names, an installer the fix removes (in this file or

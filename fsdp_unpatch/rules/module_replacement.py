@@ -8,57 +8,21 @@ override rules cannot. In a test module the replacement lasts for a test: it is 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
-    import libcst as cst
-
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.analysis.subjects import ModuleSubject
     from fsdp_unpatch.catalog import Catalog
     from fsdp_unpatch.config.options import Options
 
 
-def fsdp2_module(key: Optional[str], catalog: Catalog) -> Optional[str]:
-    """The target id of an FSDP2 module named by a `sys.modules` key (a root package is its own id)."""
-    from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
-
-    if key is None:
-        return None
-    if key in catalog.fsdp2_roots or key in catalog.family_modules.values():
-        return key
-    target = target_id(key, catalog)
-    return target if target is not None and is_fsdp2_private(target, catalog) else None
-
-
-def in_test_module(module_name: str) -> bool:
-    """A pytest test module or conftest, by its module name (the analysis knows no path)."""
-    last = module_name.rsplit(".", 1)[-1]
-    return last.startswith("test_") or last.endswith("_test") or last == "conftest"
-
-
-def fsdp2_module_entries(
-    analysis: ModuleSubject, catalog: Catalog
-) -> Iterator[tuple[cst.Subscript, cst.BaseExpression, str]]:
-    """`sys.modules["<FSDP2 module>"] = value` in the file: (the subscript, the value, the module's target id)."""
-    import libcst as cst  # here, not at the top: the registry imports this module without parsing anything
-
-    for target, value, _ in analysis.facts.module_entries:
-        if analysis.table.qualify(target.value) != "sys.modules" or len(target.slice) != 1:
-            continue
-        index = target.slice[0].slice
-        key = index.value if isinstance(index, cst.Index) else None
-        literal = key.evaluated_value if isinstance(key, (cst.SimpleString, cst.ConcatenatedString)) else None
-        module = fsdp2_module(literal if isinstance(literal, str) else None, catalog)
-        if module is not None:
-            yield target, value, module
-
-
 def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     """Outside test modules (in one, the entry is a test patch: `test_patch.py`)."""
+    from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_module_entries, in_test_module
     from fsdp_unpatch.analysis.planned import Planned
 
     if in_test_module(analysis.module_name):

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.collect import RawInstall
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Site
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
+
+
+def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """A proven copy that the target torch cannot do without yet."""
+    if site.verdict is not None and site.verdict.kind == "too_old":
+        yield report(site.install, site.verdict)
+
 
 NATIVE_PATH_TOO_OLD = declare(
     "FSU102",
@@ -26,6 +36,8 @@ NATIVE_PATH_TOO_OLD = declare(
         "lowest release the project allows (torch {lowest} to {highest}), does not serve non-CUDA devices there; "
         "raise torch to >= {since} to remove it",
     },
+    check=check,
+    subject="site",
     doc="""
     ## What it does
     Reports an override that would be removable (FSU001), when in the target torch version native FSDP2

@@ -3,13 +3,17 @@ replacement function."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.patched import Patched
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Patches
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
 
 
 def defaults_after_packet(patched: Iterable[Patched]) -> list[tuple[Patched, str]]:
@@ -27,6 +31,15 @@ def defaults_after_packet(patched: Iterable[Patched]) -> list[tuple[Patched, str
     return found
 
 
+def check(patches: Patches, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """A `.default` assigned after its packet; moot when the fix deletes the site."""
+    from fsdp_unpatch.analysis.planned import Planned
+
+    for site, message in defaults_after_packet(patches.patched):
+        moot_with = patches.removed_sites.get(id(site.install.removable))
+        yield Planned(OP_DEFAULT_AFTER_PACKET.code, site.install.report, message, site.target, moot_with=moot_with)
+
+
 OP_DEFAULT_AFTER_PACKET = declare(
     "FSU404",
     "op-default-after-packet",
@@ -36,6 +49,8 @@ OP_DEFAULT_AFTER_PACKET = declare(
     summary="`.default` assigned after the op packet was replaced: it lands on the replacement function",
     messages="`torch.{packet}.default` is assigned after `torch.{packet}` was replaced, so it lands on the "
     "replacement function, not on the op's overload; assign `.default` first",
+    check=check,
+    subject="patches",
     doc="""
     ## What it does
     Reports `torch.ops.<ns>.<op>.default = f` that comes after `torch.ops.<ns>.<op> = f` in the file; not when

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.patched import Patched
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Patches
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
 
 
 def packets_without_default(patched: Iterable[Patched]) -> list[tuple[Patched, str]]:
@@ -30,6 +34,15 @@ def packets_without_default(patched: Iterable[Patched]) -> list[tuple[Patched, s
     ]
 
 
+def check(patches: Patches, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """A packet replaced without its `.default`; moot when the fix deletes the site."""
+    from fsdp_unpatch.analysis.planned import Planned
+
+    for site, message in packets_without_default(patches.patched):
+        moot_with = patches.removed_sites.get(id(site.install.removable))
+        yield Planned(OP_DEFAULT_NOT_REPLACED.code, site.install.report, message, site.target, moot_with=moot_with)
+
+
 OP_DEFAULT_NOT_REPLACED = declare(
     "FSU403",
     "op-default-not-replaced",
@@ -39,6 +52,8 @@ OP_DEFAULT_NOT_REPLACED = declare(
     summary="An op packet `torch.ops.<ns>.<op>` is replaced, its `.default` overload is not",
     messages="`torch.{packet}` is replaced but its `.default` overload is not: callers of "
     "`torch.{packet}.default` (traced and compiled graphs) still run the original op",
+    check=check,
+    subject="patches",
     doc="""
     ## What it does
     Reports the replacement of an op packet `torch.ops.<ns>.<op>` when the file does not also replace its

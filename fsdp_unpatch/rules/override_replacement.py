@@ -2,8 +2,105 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterator
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.decisions import Add
+    from fsdp_unpatch.analysis.file_analysis import FileAnalysis
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Replacement
+    from fsdp_unpatch.catalog import Catalog, PatchModule, Target
+    from fsdp_unpatch.config.options import Options
+
+
+def check(replacement: Replacement, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """A replacement the planner decided goes with its install sites (and the fixes that delete its other
+    uses): deleted with them. Checked even when deselected: what the run removes is read from it."""
+    from fsdp_unpatch.analysis.planned import Edit, Planned
+    from fsdp_unpatch.fingerprint.wording import proof
+
+    name, sites, also = replacement.name, replacement.sites, replacement.also
+    first_target = sites[0][1].target
+    matches = (
+        proof(_upstream(catalog.targets[first_target]), replacement.proof)
+        if replacement.proof and first_target is not None and first_target in catalog.targets
+        else "is the upstream FSDP2 function plus the NPU tweak only"
+    )
+    yield Planned(
+        OVERRIDE_REPLACEMENT.code,
+        replacement.function.name,
+        OVERRIDE_REPLACEMENT.message("freed", name=name, proof=matches, named_in=_spelled(analysis, also))
+        if also
+        else OVERRIDE_REPLACEMENT.message(name=name, proof=matches),
+        first_target,
+        edits=[Edit(replacement.function)],
+        requires=[p for _, p in sites] + also,
+    )
+
+
+def _upstream(target: Target) -> str:
+    return target.fingerprint or target.id
+
+
+def _spelled(analysis: ModuleSubject, fixes: list[Planned]) -> str:
+    """What `fixes` delete, for a message: `_apply_fsdp_patch` (a function by its name), else the code."""
+    import libcst as cst
+
+    from fsdp_unpatch.semantic.text import short
+
+    return ", ".join(
+        f"`{p.node.value}`" if isinstance(p.node, cst.Name) else f"`{short(analysis.code(p.node), 40)}`" for p in fixes
+    )
+
+
+def orphans(
+    analysis: FileAnalysis, module: PatchModule, catalog: Catalog, options: Options, installed: set[int]
+) -> Iterator[Add]:
+    """What an earlier, safe-only fix left of a known patch module's replacements (a step of the run's
+    linking, `run/linking.py`): `fix` without `--unsafe-fixes` deletes the install sites but keeps a
+    replacement while tests still name it, and the next run sees no install site that ties it to its
+    target. A module-level function with the name of one of `module`'s replacements, that nothing in its
+    file uses and that is still upstream code plus the NPU tweak, is planned for deletion as before.
+    `installed`: ids of the nodes the file's findings report, as the step began."""
+    from fsdp_unpatch import fingerprint
+    from fsdp_unpatch.analysis.decisions import Add
+    from fsdp_unpatch.analysis.patterns import top_level_function
+    from fsdp_unpatch.analysis.planned import Edit, Planned
+    from fsdp_unpatch.catalog.versions import Version
+
+    for name, target_id in module.replacements.items():
+        function = top_level_function(analysis.module, name)
+        target = catalog.targets.get(target_id)
+        if function is None or name in analysis.replacements or not _unused(analysis, name) or target is None:
+            continue
+        if target.category != "remove" or id(function.name) in installed:
+            continue
+        if target.native_since and options.target_torch < Version.parse(target.native_since):
+            continue
+        evidence = fingerprint.compare_to_upstream(
+            analysis.code(function),
+            _upstream(target),
+            scope=fingerprint.Scope(analysis.module_name or "<module>", analysis.table.bindings),
+            original_names=frozenset({target.id.rsplit(".", 1)[-1]}),
+        )
+        if not evidence.matched or evidence.calls_original:
+            continue
+        planned = Planned(
+            OVERRIDE_REPLACEMENT.code,
+            function.name,
+            OVERRIDE_REPLACEMENT.message("orphan", name=name),
+            target.id,
+            edits=[Edit(function)],
+        )
+        yield Add(analysis, planned, replacement=name)
+
+
+def _unused(analysis: FileAnalysis, name: str) -> bool:
+    return analysis.facts.name_uses[name] == 0 and name not in analysis.facts.dunder_all
+
 
 OVERRIDE_REPLACEMENT = declare(
     "FSU002",
@@ -20,6 +117,9 @@ OVERRIDE_REPLACEMENT = declare(
     },
     targets="remove",
     exports=("deleted-names",),
+    check=check,
+    subject="replacement",
+    feeds_others=True,
     doc="""
     ## What it does
     Reports a function that is the upstream FSDP2 function plus the known NPU tweaks, when nothing in the

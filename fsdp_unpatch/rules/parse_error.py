@@ -5,7 +5,7 @@ from __future__ import annotations
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
-# The kind of `SourceError` (analysis/source.py) this rule reports (rules/source_errors.py).
+# The kind of `SourceError` (analysis/source.py) this rule reports (`rules/registry.py`, `error_finding`).
 SOURCE_ERROR = "parse"
 
 PARSE_ERROR = declare(

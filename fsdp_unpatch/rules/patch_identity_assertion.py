@@ -2,7 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.test_modules import Assertion
+
+
+def finding(assertion: Assertion) -> Planned:
+    """An assertion that a removed patch is installed, outside the tests that go: deleted."""
+    from fsdp_unpatch.analysis.planned import Edit, Planned
+
+    names = sorted({r.symbol.name for r in assertion.references})
+    return Planned(
+        PATCH_IDENTITY_ASSERTION.code,
+        assertion.report,
+        PATCH_IDENTITY_ASSERTION.message(names=", ".join(f"`{n}`" for n in names)),
+        assertion.references[0].symbol.target,
+        edits=[Edit(assertion.statement)],
+    )
+
 
 PATCH_IDENTITY_ASSERTION = declare(
     "FSU302",

@@ -2,8 +2,74 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterator
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.decisions import Add
+    from fsdp_unpatch.analysis.file_analysis import FileAnalysis
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import InstallerToGo, ModuleSubject
+    from fsdp_unpatch.catalog import Catalog, PatchModule
+    from fsdp_unpatch.config.options import Options
+
+
+def check(installer: InstallerToGo, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """An installer the planner found left with nothing to do: deleted with the install sites it held.
+    Checked even when deselected: its calls (FSU004) require its fix, and the run reads what it removes."""
+    from fsdp_unpatch.analysis.planned import Edit, Planned
+
+    function = installer.function
+    yield Planned(
+        PATCH_INSTALLER.code,
+        function.name,
+        PATCH_INSTALLER.message(name=function.name.value),
+        None,
+        edits=[Edit(function)],
+        requires=installer.sites,
+    )
+
+
+def orphans(analysis: FileAnalysis, module: PatchModule) -> Iterator[Add]:
+    """What an earlier, safe-only fix left of a known patch module's installers (a step of the run's
+    linking, `run/linking.py`): one kept while its calls waited for the unsafe fixes, with nothing left in
+    its body, is planned for deletion as before."""
+    from fsdp_unpatch.analysis.decisions import Add
+    from fsdp_unpatch.analysis.file_analysis import Installer
+    from fsdp_unpatch.analysis.patterns import top_level_function
+    from fsdp_unpatch.analysis.planned import Edit, Planned
+
+    for name in module.installers:
+        function = top_level_function(analysis.module, name)
+        qualified = f"{analysis.module_name}.{name}"
+        if function is None or not _is_empty(function):
+            continue
+        if any(i.qualified == qualified for i in analysis.installers):
+            continue
+        finding = Planned(
+            PATCH_INSTALLER.code,
+            function.name,
+            PATCH_INSTALLER.message("orphan", name=name),
+            None,
+            edits=[Edit(function)],
+        )
+        yield Add(analysis, finding, installer=Installer(function, qualified, True, finding))
+
+
+def _is_empty(function: cst.FunctionDef) -> bool:
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.patterns import body_statements, is_docstring
+
+    return all(
+        is_docstring(s) or (isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body))
+        for s in body_statements(function.body)
+    )
+
 
 PATCH_INSTALLER = declare(
     "FSU003",
@@ -18,6 +84,9 @@ PATCH_INSTALLER = declare(
     },
     targets="remove",
     exports=("deleted-names",),
+    check=check,
+    subject="installer",
+    feeds_others=True,
     doc="""
     ## What it does
     Reports the function that installed the collectives overrides (`_apply_fsdp_patch` in torch-npu) once

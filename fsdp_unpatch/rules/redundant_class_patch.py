@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.patched import Patched
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Patches
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
 
 
 def redundant_class_patches(patched: Iterable[Patched], classes: dict[str, str]) -> list[tuple[Patched, Patched]]:
@@ -29,6 +33,31 @@ def _module_of(qualified: str, cls: str) -> str:
     return qualified.split(f".{cls}.")[0]
 
 
+def check(patches: Patches, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """The second patch of a class attribute, through another module."""
+    from fsdp_unpatch.analysis.planned import Planned
+
+    for earlier, later in redundant_class_patches(patches.patched, dict(catalog.classes)):
+        yield Planned(
+            REDUNDANT_CLASS_PATCH.code,
+            later.install.report,
+            REDUNDANT_CLASS_PATCH.message(
+                later=_relative(catalog, later.qualified),
+                earlier=_relative(catalog, earlier.qualified),
+                line=analysis.position(earlier.install.report).start.line,
+            ),
+            later.target,
+        )
+
+
+def _relative(catalog: Catalog, qualified: str) -> str:
+    """A qualified name under an FSDP2 root, without the root."""
+    for root in catalog.fsdp2_roots:
+        if qualified.startswith(root + "."):
+            return qualified[len(root) + 1 :]
+    return qualified
+
+
 REDUNDANT_CLASS_PATCH = declare(
     "FSU402",
     "redundant-class-patch",
@@ -37,6 +66,8 @@ REDUNDANT_CLASS_PATCH = declare(
     phase="file",
     summary="The same class attribute is patched again through another module",
     messages="`{later}` is the same class attribute as `{earlier}` (line {line}): patching it again is redundant",
+    check=check,
+    subject="patches",
     doc="""
     ## What it does
     Reports the second of two assignments that set the same attribute of an FSDP2 class through two

@@ -5,20 +5,22 @@ A declaration carries everything the rest of the tool reads about a rule: its co
 fix applicability, phase (decided per file, or across the files of a run), message template,
 documentation (what it does / why / example, as ruff's rule docs), the cross-file keys its findings
 export to the batch layer, and its `check`: the function that takes one subject of its kind (`subject=`:
-an analysed module, or the analysed files of the run) and yields the rule's own findings, or, for the
-run, the decisions on them that the engine applies. One dispatcher (`analysis/dispatch.py`) calls
+an install site and its verdict, a replacement or installer the planner decided goes, an analysed module,
+the analysed files of the run, ...: `SUBJECT_KINDS`) and yields the rule's own findings, or, for the run,
+the decisions on them that the engine applies. One dispatcher (`analysis/dispatch.py`) calls
 the checks registered for each subject kind, and skips the rules a run deselects. `fsdp-unpatch rules` /
 `explain`, the README's rules table, the codemods' code lists, the flake8 plugin and the SARIF rule
 metadata all read the declaration.
 
 `all_rules()` walks the `fsdp_unpatch.rules` package (`pkgutil`) and imports each rule module (its
 declaration runs at import); a new rule module needs no registration anywhere else. The package's other
-modules (`SHARED_MODULES`: this one, the examples' types, and the family logic still shared by several
-rules) declare nothing and are not imported here. The registry imports nothing of the layers that run the
-checks (analysis, catalog, engine): a check is typed where it is written, against the small protocols of
-`analysis/subjects.py`. A rule module stays cheap to import (no libcst: a
-`check` imports what it needs when it runs): the configuration checks rule codes on runs that never parse
-a file.
+modules (`SHARED_MODULES`: this one and the examples' types) declare nothing and are not imported here;
+every other module declares one rule and imports no other rule module (what several rules read lies below
+them, in `analysis/`). This module also makes a `SourceError` its FSU9xx rule's finding (`error_finding`).
+The registry imports nothing of the layers that run the checks (analysis, catalog, engine): a check is
+typed where it is written, against the protocols and records of `analysis/subjects.py`. A rule module
+stays cheap to import (no libcst: a `check` imports what it needs when it runs): the configuration checks
+rule codes on runs that never parse a file.
 """
 
 from __future__ import annotations
@@ -28,9 +30,13 @@ import importlib
 import pkgutil
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Literal, Mapping, Optional, get_args
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Optional, get_args
 
 from fsdp_unpatch.model import Category
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.files.reading import SourceError
+    from fsdp_unpatch.model import Finding
 
 Applicability = Literal["safe", "unsafe", "none"]  # a rule's: "none" has no fix (a finding's fix is never "none")
 # "file": decided from one file alone; "run": may come from another file of the run (the batch layer links
@@ -48,10 +54,17 @@ CROSS_FILE_KEYS: tuple[str, ...] = get_args(CrossFileKey)
 TargetKind = Literal["remove", "keep", "ops"]
 DOC_SECTIONS = ("## What it does", "## Why", "## Example")
 
-# What a rule's check takes (the dispatcher calls it once per subject of that kind):
+# What a rule's check takes (the dispatcher calls it once per subject of that kind; the subjects and what
+# comes with them are typed in `analysis/subjects.py`):
+# "site": an install site and the semantic model's verdict on it (none for a `__code__` swap);
+# "patches": what a file's install sites patch, together (their completeness, their order);
+# "replacement": a replacement function the planner decided goes, with its install sites and proof;
+# "installer": an installer the planner decided goes, with the install sites it held;
+# "copy": a same-device special case the planner found outside the code that stays;
+# "installer-calls": a file's calls of the installers the run removes;
 # "module": one analysed file; "run": the analysed files of a whole run (a run check yields decisions on
 # findings, `analysis/decisions.py`, which the engine applies).
-SubjectKind = Literal["module", "run"]
+SubjectKind = Literal["site", "patches", "replacement", "installer", "copy", "installer-calls", "module", "run"]
 SUBJECT_KINDS: tuple[str, ...] = get_args(SubjectKind)
 # A rule's check: `check(subject, catalog, options)`; typed in the rule module (`analysis/subjects.py`).
 Check = Callable[..., Iterable[Any]]
@@ -74,6 +87,21 @@ class Rule:
     check: Optional[Check] = field(default=None, compare=False)
     subject: Optional[SubjectKind] = None  # the kind of subject `check` takes
     module: str = ""  # the rule's own module (`collective_override` for FSU001)
+    # More checks of other subject kinds (FSU401: its file's sites, then the run), as (kind, check) pairs.
+    also: tuple[tuple[SubjectKind, Check], ...] = field(default=(), compare=False)
+    # Other rules read what this one plans (their fixes require its fixes, or a later step reads its
+    # findings): its checks run even when the run deselects it, so that deselecting it changes no other
+    # rule's findings; only its own are left out of the output, as for any deselected rule.
+    feeds_others: bool = False
+
+    def checks(self) -> tuple[tuple[SubjectKind, Check], ...]:
+        """Every (kind of subject, check) of the rule."""
+        own = ((self.subject, self.check),) if self.subject is not None and self.check is not None else ()
+        return own + self.also
+
+    def check_of(self, kind: SubjectKind) -> Optional[Check]:
+        """The rule's check of subjects of `kind`, if it has one."""
+        return next((check for subject, check in self.checks() if subject == kind), None)
 
     def message(self, form: str = "default", /, **fields: object) -> str:
         """The message of one form, its placeholders filled: `RULE.message("wrapper", name=...)`."""
@@ -97,14 +125,34 @@ def declare(
     targets: Optional[TargetKind] = None,
     check: Optional[Check] = None,
     subject: Optional[SubjectKind] = None,
+    also: Mapping[SubjectKind, Check] | None = None,
+    feeds_others: bool = False,
 ) -> Rule:
-    """Record a rule; called once per rule, at the import of its module. A `check` needs its `subject`."""
+    """Record a rule; called once per rule, at the import of its module. A `check` needs its `subject`;
+    `also`: checks of other kinds of subject."""
     if (check is None) != (subject is None):
         raise ValueError(f"rule {code}: a check and its subject kind go together")
+    extra = tuple((also or {}).items())
+    if subject in dict(extra) or not set(dict(extra)) <= set(SUBJECT_KINDS):
+        raise ValueError(f"rule {code}: one check per kind of subject, of a known kind")
     forms = {"default": messages} if isinstance(messages, str) else dict(messages)
     module = sys._getframe(1).f_globals["__name__"].rsplit(".", 1)[-1]
     rule = Rule(
-        code, name, category, fix, phase, summary, forms, _dedent(doc), exports, targets, check, subject, module
+        code,
+        name,
+        category,
+        fix,
+        phase,
+        summary,
+        forms,
+        _dedent(doc),
+        exports,
+        targets,
+        check,
+        subject,
+        module,
+        extra,
+        feeds_others,
     )
     if code in _DECLARED and _DECLARED[code] != rule:
         raise ValueError(f"rule {code} is declared twice")
@@ -119,18 +167,9 @@ def _dedent(text: str) -> str:
 
 
 RULES_PACKAGE = "fsdp_unpatch.rules"
-# The modules of the package that are not rules: the registry, the examples' types, and the logic that
-# several rules still share (the planner and the linking step call it).
-SHARED_MODULES = frozenset(
-    {
-        "registry",
-        "examples",
-        "source_errors",
-        "overrides",
-        "tests",
-        "orphans",
-    }
-)
+# The modules of the package that are not rules: the registry and the examples' types. Every other module
+# declares one rule, and no rule module imports another (the facts several rules read lie below them).
+SHARED_MODULES = frozenset({"registry", "examples"})
 
 
 def rule_modules() -> list[str]:
@@ -173,4 +212,25 @@ def codes(
 
 def checking(kind: SubjectKind) -> list[Rule]:
     """The rules whose check takes subjects of `kind`, in code order."""
-    return [r for r in all_rules().values() if r.check is not None and r.subject == kind]
+    return [r for r in all_rules().values() if r.check_of(kind) is not None]
+
+
+@functools.cache
+def code_of_kind() -> dict[str, str]:
+    """Each source-error kind (`files/reading.py`'s `SourceError`) -> the code of the rule that reports it:
+    the error rule that declares that kind (`SOURCE_ERROR` in `parse_error.py`, `read_error.py`, ...)."""
+    found: dict[str, str] = {}
+    for rule in all_rules().values():
+        kind = getattr(importlib.import_module(f"{RULES_PACKAGE}.{rule.module}"), "SOURCE_ERROR", None)
+        if kind is not None:
+            found[kind] = rule.code
+    return found
+
+
+def error_finding(display: str, error: SourceError) -> Finding:
+    """A file that could not be checked or fixed, as a finding: the `SourceError` that reading, parsing or
+    writing raised carries its kind, and the error rule of that kind gives the finding its code."""
+    from fsdp_unpatch.model import Finding, Span
+
+    span = Span(error.line, error.column, error.line, error.column)
+    return Finding(code=code_of_kind()[error.kind], category="error", path=display, span=span, message=str(error))

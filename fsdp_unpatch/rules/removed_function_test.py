@@ -2,7 +2,31 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Sequence
+
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.test_modules import TestFacts, TestNode
+
+
+def finding(facts: TestFacts, test: TestNode, kind: str, calls: Sequence[cst.CSTNode] = ()) -> Planned:
+    """A test that goes (`analysis/test_modules.py` decides which): deleted, with `calls`, the lines that
+    call it."""
+    from fsdp_unpatch.analysis.planned import Edit, Planned
+
+    names = sorted({r.symbol.name for r in facts.refs_in(test)})
+    return Planned(
+        REMOVED_FUNCTION_TEST.code,
+        test.name,
+        REMOVED_FUNCTION_TEST.message(kind=kind, name=test.name.value, names=", ".join(f"`{n}`" for n in names)),
+        None,
+        edits=[Edit(test)] + [Edit(line) for line in calls],
+    )
+
 
 REMOVED_FUNCTION_TEST = declare(
     "FSU303",

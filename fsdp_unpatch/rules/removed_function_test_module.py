@@ -2,7 +2,31 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.planned import Planned
+
+
+def finding(module: cst.Module, tests: list[Planned]) -> Planned:
+    """A test module left with nothing once its `tests` (their FSU303 findings) go: the file is deleted,
+    only with them."""
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.fixes.module_edits import DeleteFile
+
+    return Planned(
+        REMOVED_FUNCTION_TEST_MODULE.code,
+        module,
+        REMOVED_FUNCTION_TEST_MODULE.message(),
+        None,
+        edits=[DeleteFile(module)],
+        requires=tests,
+    )
+
 
 REMOVED_FUNCTION_TEST_MODULE = declare(
     "FSU305",

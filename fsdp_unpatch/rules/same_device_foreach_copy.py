@@ -3,8 +3,33 @@ adds `non_blocking=True`."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterator
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import Copy, ModuleSubject
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
+
+
+def check(copy: Copy, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """A same-device special case outside the code that stays: collapsed to the native call. Checked even
+    when deselected: what its edit covers counts when the run asks whether code the fix leaves still names
+    a deleted function (`run/linking.py`)."""
+    from fsdp_unpatch.analysis.planned import Edit, Planned
+    from fsdp_unpatch.semantic.text import short
+
+    yield Planned(
+        SAME_DEVICE_COPY.code,
+        copy.node,
+        SAME_DEVICE_COPY.message(native=short(analysis.code(copy.native_call))),
+        "torch._foreach_copy_",
+        edits=[Edit(copy.node, copy.native)],
+    )
+
 
 SAME_DEVICE_COPY = declare(
     "FSU005",
@@ -16,6 +41,9 @@ SAME_DEVICE_COPY = declare(
     messages="same-device special case only adds `non_blocking=True`; the native `{native}` does the same once "
     "the backend's fast path is device-async (`fsdp-unpatch doctor`)",
     targets="remove",
+    check=check,
+    subject="copy",
+    feeds_others=True,
     doc="""
     ## What it does
     Reports `if dst[0].device == src[0].device: torch._foreach_copy_(dst, src, non_blocking=True) else:

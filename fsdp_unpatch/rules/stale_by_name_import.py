@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
@@ -10,26 +9,19 @@ from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.decisions import Drop
-    from fsdp_unpatch.analysis.patched import Patched
+    from fsdp_unpatch.analysis.patched import Incomplete, Patched
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Patches
     from fsdp_unpatch.catalog import Catalog
     from fsdp_unpatch.catalog.versions import Version
     from fsdp_unpatch.config.options import Options
-
-
-@dataclass(frozen=True)
-class Incomplete:
-    """An FSU401 finding-to-be: `site` patches one binding, `missing` (a target id) is not patched."""
-
-    site: Patched
-    missing: str
-    message: str
 
 
 def incomplete_by_name(patched: Iterable[Patched], catalog: Catalog, releases: Sequence[Version]) -> list[Incomplete]:
     """FSU401 candidates in one file: patched names whose by-name twin the file does not patch and
     FSDP2's code reads in one of the torch releases (an unread stale copy changes nothing). The message
     names the oldest such release."""
-    from fsdp_unpatch.analysis.patched import by_name_counterparts, is_read
+    from fsdp_unpatch.analysis.patched import Incomplete, by_name_counterparts, is_read
 
     patched = list(patched)
     done = {p.target for p in patched}
@@ -43,6 +35,24 @@ def incomplete_by_name(patched: Iterable[Patched], catalog: Catalog, releases: S
                 message = STALE_BY_NAME_IMPORT.message(target=site.target, missing=missing, why=why, version=version)
                 found[(index, missing)] = Incomplete(site, missing, message)
     return [item for _, item in sorted(found.items(), key=lambda pair: pair[0][0])]  # in the order of the sites
+
+
+def check_file(patches: Patches, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """In one file: each patched name whose by-name twin it leaves stale (not when a reload after the
+    patch copies it), recorded with the twin it misses for the run's check. Checked even when deselected:
+    the batch layer links the files that patch a missing twin by what it records."""
+    from fsdp_unpatch.analysis import scoping
+    from fsdp_unpatch.analysis.planned import Planned
+
+    def line(node: Any) -> int:
+        return analysis.position(node).start.line
+
+    for item in incomplete_by_name(patches.patched, catalog, options.releases):
+        if scoping.reloaded_after(analysis.facts, catalog, item.site.install, item.missing, line):
+            continue  # the reload copied the patch into the by-name binding
+        planned = Planned(STALE_BY_NAME_IMPORT.code, item.site.install.report, item.message, item.site.target)
+        patches.incomplete.append((item, planned))
+        yield planned
 
 
 def check(analyses: Sequence[Any], catalog: Catalog, options: Options) -> Iterator[Drop]:
@@ -70,6 +80,8 @@ STALE_BY_NAME_IMPORT = declare(
     exports=("patched-targets", "unpatched-twins"),
     check=check,
     subject="run",
+    also={"patches": check_file},
+    feeds_others=True,
     doc="""
     ## What it does
     Reports a patch of one binding of a name that another FSDP2 module imported by name

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
@@ -46,21 +46,6 @@ def changed_in(target: str) -> list[str]:
     digests = _upstream_digests().get(target, {})
     releases = sorted(digests, key=version_key)
     return [new for old, new in zip(releases, releases[1:]) if digests[old] != digests[new]]
-
-
-def fsdp2_class(qualified: Optional[str], catalog: Catalog) -> Optional[str]:
-    """The id of the FSDP2 class a qualified name stands for ("_fsdp_param.FSDPParam"), under any
-    module that imported it by name."""
-    from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
-    from fsdp_unpatch.catalog.symbols import load_symbols
-
-    target = target_id(qualified, catalog) if qualified else None
-    if target is None or not is_fsdp2_private(target, catalog) or target.count(".") != 1:
-        return None
-    name = target.split(".")[1]
-    if name in catalog.classes:
-        target = f"{catalog.classes[name]}.{name}"
-    return target if load_symbols().class_member(target, "__init__") is not None else None
 
 
 def _installs(analysis: ModuleSubject, catalog: Catalog) -> dict[str, cst.CSTNode]:
@@ -102,6 +87,7 @@ def _installs(analysis: ModuleSubject, catalog: Catalog) -> dict[str, cst.CSTNod
 def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     import libcst as cst
 
+    from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_class
     from fsdp_unpatch.analysis.patterns import body_statements
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.catalog.symbols import load_symbols

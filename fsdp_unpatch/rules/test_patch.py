@@ -36,9 +36,9 @@ def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterat
 def _patches(facts: Facts, catalog: Catalog) -> Iterator[tuple[cst.Call, str]]:
     """`monkeypatch.setitem(sys.modules, ...)` / `patch.dict(sys.modules, ...)` of an FSDP2 module, then
     `mock.patch(...)`, `patch.object(...)`, `monkeypatch.setattr(...)` of an FSDP2 internal."""
+    from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_module
     from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
     from fsdp_unpatch.analysis.registrations import literal, positional
-    from fsdp_unpatch.rules.module_replacement import fsdp2_module
 
     for call, _ in facts.registrations:
         callee = facts.table.qualify(call.func)
@@ -70,8 +70,8 @@ def _patches(facts: Facts, catalog: Catalog) -> Iterator[tuple[cst.Call, str]]:
 
 def _module_entries(analysis: ModuleSubject, catalog: Catalog) -> Iterator[Planned]:
     """`sys.modules["<FSDP2 module>"] = m` in a test module: for a test, as FSU107 says outside tests."""
+    from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_module_entries, in_test_module
     from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.rules.module_replacement import fsdp2_module_entries, in_test_module
 
     if not in_test_module(analysis.module_name):
         return

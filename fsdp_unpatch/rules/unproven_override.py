@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
@@ -10,9 +10,21 @@ from fsdp_unpatch.rules.registry import declare
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.collect import RawInstall
     from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.catalog import Target
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Site
+    from fsdp_unpatch.catalog import Catalog, Target
+    from fsdp_unpatch.config.options import Options
     from fsdp_unpatch.fingerprint import Difference
     from fsdp_unpatch.semantic.verdicts import Comparison, Relation, SiteVerdict
+
+# The verdicts this rule says: an override that stays for review.
+KINDS = ("unproven", "unknown", "reviewed", "outside_enhance")
+
+
+def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """An override that is not proven safe to remove."""
+    if site.verdict is not None and site.verdict.kind in KINDS:
+        yield report(site.install, site.verdict)
+
 
 UNPROVEN_OVERRIDE = declare(
     "FSU101",
@@ -33,6 +45,8 @@ UNPROVEN_OVERRIDE = declare(
         "differs": "`{name}` differs from {version}`{upstream}` in {count}: {shown}{more}; check what it adds "
         "before deleting",
     },
+    check=check,
+    subject="site",
     doc="""
     ## What it does
     Reports a statement that replaces an FSDP2 private symbol when the replacement is a wrapper that calls
@@ -123,7 +137,7 @@ def _obstacle(verdict: SiteVerdict, entry: Target) -> tuple[str, Optional[str]]:
 
 def describe(relation: Optional[Relation], entry: Target) -> tuple[Optional[str], Optional[str]]:
     """How a kept site's replacement relates to upstream, for its message, and the diff when it differs."""
-    from fsdp_unpatch.rules.collective_override import proof
+    from fsdp_unpatch.fingerprint.wording import proof
     from fsdp_unpatch.semantic.text import short
 
     if relation is None:
@@ -136,7 +150,7 @@ def describe(relation: Optional[Relation], entry: Target) -> tuple[Optional[str]
         return f"`{comparison.name}` wraps the original and may add behaviour", None
     if relation.kind == "differs":
         return difference_message(comparison, entry), comparison.evidence.diff or None
-    return f"`{comparison.name}` {proof(entry, comparison.evidence)}", None
+    return f"`{comparison.name}` {proof(entry.fingerprint or entry.id, comparison.evidence)}", None
 
 
 def difference_message(comparison: Comparison, entry: Target) -> str:

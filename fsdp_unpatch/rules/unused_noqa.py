@@ -1,14 +1,47 @@
 """The suppression rules (FSU5xx): `# noqa` comments that suppress nothing.
 
-Planned by the engine (`run/engine.py`, `unused_noqa`) from what `analysis/suppression.py` reads of the
-comments, once a file's other findings are known.
+Planned by the engine (`run/noqa_findings.py`, with `unused_noqa` below) from what
+`analysis/suppression.py` reads of the comments, once a file's other findings are known.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
+
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
-from fsdp_unpatch.rules.unproven_override import UNPROVEN_OVERRIDE
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.suppression import NoqaCode
+
+OWN_PREFIX = "FSU"
+
+
+def unused_noqa(
+    comments: Iterable[NoqaCode],
+    found: Mapping[int, set[str]],
+    selected: Callable[[str], bool],
+    known: Iterable[str],
+) -> list[tuple[NoqaCode, str]]:
+    """(code position, message) for FSU codes in `# noqa` comments that suppress nothing.
+
+    `comments`: the codes of the file's `# noqa` comments (`noqa_code_positions`);
+    `found`: line -> codes of the findings the analysis made on that line (before suppression);
+    `selected(code)`: whether the run reports that code for this file. Other tools' codes, and FSU
+    codes the run does not select here, are left alone.
+    """
+    known = set(known)
+    unused = []
+    for noqa in comments:
+        code = noqa.code
+        if not code.startswith(OWN_PREFIX) or code == UNUSED_NOQA.code:
+            continue  # other tools' codes are theirs; FSU501 itself is used by silencing this check
+        if code not in known:
+            unused.append((noqa, UNUSED_NOQA.message("unknown", code=code)))
+        elif selected(code) and code not in found.get(noqa.line, set()):
+            unused.append((noqa, UNUSED_NOQA.message(code=code)))
+    return unused
+
 
 UNUSED_NOQA = declare(
     "FSU501",
@@ -49,10 +82,20 @@ def _post_backward_and_log(self, *args):
 
 
 def _noqa(code: str) -> str:
-    # The code comes from its declaration (no rule code is spelled outside it), and "# " + "noqa" is split
+    # "# " + "noqa" is split
     # so that linters do not read this line's string as a directive of their own.
     return "  # " + f"noqa: {code}\n"
 
 
-VALID = [Valid(f"{_SITE}FSDPParamGroup.post_backward = _post_backward_and_log{_noqa(UNPROVEN_OVERRIDE.code)}")]
-INVALID = [Invalid(f"{_SITE}print(FSDPParamGroup.post_backward){_noqa(UNPROVEN_OVERRIDE.code)}")]
+def __getattr__(name: str) -> list:
+    """`VALID` and `INVALID`, made when first read: their `# noqa` names the code of the rule that reports
+    the wrapper's install site (unproven-override), which the registry gives once every rule is declared
+    (no rule module imports another)."""
+    if name not in ("VALID", "INVALID"):
+        raise AttributeError(name)
+    from fsdp_unpatch.rules.registry import all_rules
+
+    reported = next(rule.code for rule in all_rules().values() if rule.name == "unproven-override")
+    if name == "VALID":
+        return [Valid(f"{_SITE}FSDPParamGroup.post_backward = _post_backward_and_log{_noqa(reported)}")]
+    return [Invalid(f"{_SITE}print(FSDPParamGroup.post_backward){_noqa(reported)}")]

@@ -49,9 +49,9 @@ def _copies_methods(cls: cst.ClassDef, fsdp2: str) -> bool:
 def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     import libcst as cst
 
+    from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_class
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.analysis.registrations import defined_ops
-    from fsdp_unpatch.rules.subclass_override import fsdp2_class
 
     if analysis.module_name == "torch" or analysis.module_name.startswith("torch."):
         return  # torch itself is where FSDP2 lives, no copy of it

@@ -30,7 +30,7 @@ from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.files.reading import SourceFile
 from fsdp_unpatch.files.signals import checkpoint
 from fsdp_unpatch.model import FileResult, Finding, Outcome, RunOptions, RunResult
-from fsdp_unpatch.rules.source_errors import error_finding
+from fsdp_unpatch.rules.registry import error_finding
 from fsdp_unpatch.run.alone import analyze_all
 from fsdp_unpatch.run.groups import Groups
 from fsdp_unpatch.run.learned import Learned

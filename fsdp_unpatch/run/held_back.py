@@ -110,7 +110,7 @@ def refuse_unwritable(dry: RunResult) -> None:
     refuse (a read-only file, one changed meanwhile), as `fix` does when it comes to write it; nothing is
     written or staged. (Not for a buffer, standard input or an editor's: it is never written back.)"""
     from fsdp_unpatch.fixes.transaction import hold_back, refusal
-    from fsdp_unpatch.rules.source_errors import error_finding
+    from fsdp_unpatch.rules.registry import error_finding
 
     for group in dry.transactions:
         for index in group:

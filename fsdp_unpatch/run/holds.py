@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Iterator, Sequence
 
-from fsdp_unpatch.analysis.decisions import NEVER, Decision, Hold
+from fsdp_unpatch.analysis.decisions import Decision, Hold, is_held
 from fsdp_unpatch.config.discovery import outside_files
 from fsdp_unpatch.model import RunOptions
 from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
@@ -50,7 +50,7 @@ def keep_named_outside(units: Sequence[Unit], options: RunOptions) -> Iterator[D
         folders = set(os.path.normpath(path).split(os.sep)[:-1])
         for planned, package in deletions:
             name = planned.node.value  # type: ignore[attr-defined]
-            if NEVER in planned.requires or name.encode() not in data:
+            if is_held(planned) or name.encode() not in data:
                 continue
             if package.encode() in data or package in folders:
                 yield Hold(planned, f"; kept for now: {os.path.relpath(path)} (not in this run) names it")

@@ -217,7 +217,7 @@ def guard(files: Sequence, groups: Sequence[Sequence[int]], paths: Sequence[str]
     paths), until no planned fix does: a group held back gives its files' old content back to the search."""
     from fsdp_unpatch.files.reading import SourceError
     from fsdp_unpatch.fixes.transaction import hold_back
-    from fsdp_unpatch.rules.source_errors import error_finding
+    from fsdp_unpatch.rules.registry import error_finding
 
     group_of = {i: list(g) for g in groups for i in g}
     while True:

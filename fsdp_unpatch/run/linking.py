@@ -4,7 +4,7 @@ Each step yields decisions (`analysis/decisions.py`: add a finding, drop one, re
 installer) instead of editing the files' plans; the runner's `link()` applies them as they come, in one
 place (`Run.decide`). Called once by the runner, after each file was analysed on its own:
 1. collect what the migration removes: the run's own deletions (FSU002, FSU003, with what an earlier
-   safe-only fix left behind: `rules/orphans.py`) and, for known patch modules that are not among the scanned
+   safe-only fix left behind: `run/orphans.py`) and, for known patch modules that are not among the scanned
    files, what the catalog says they lose (`removals.py`);
 2. parse the files that name one of those but had no FSDP token for the prefilter;
 3. per file: calls of a known installer (FSU004), tests of removed functions (FSU302/303/305), other
@@ -30,15 +30,16 @@ from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.analysis.prefilter import mentions
 from fsdp_unpatch.analysis.references import FileReferences, find_references
 from fsdp_unpatch.analysis.source import module_name_for
+from fsdp_unpatch.analysis.test_modules import inside, is_test_module
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.rules.installer_call import INSTALLER_CALL, installer_calls
-from fsdp_unpatch.rules.orphans import plan_orphans
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
 from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
 from fsdp_unpatch.rules.removed_name_in_string import plan_strings
 from fsdp_unpatch.rules.removed_symbol_reference import plan_rewrite
-from fsdp_unpatch.rules.tests import TestPlan, is_test_module, plan_tests
+from fsdp_unpatch.run.orphans import plan_orphans
 from fsdp_unpatch.run.removals import Removals, RemovedSymbol, from_catalog, from_run
+from fsdp_unpatch.run.test_plans import TestPlan, plan_tests
 
 
 class Unit(Protocol):  # the runner's per-file record
@@ -207,8 +208,6 @@ class _Linker:
         """An installer call inside a test the fix deletes goes with the test, not on its own."""
         if not tests.deleted:
             return
-        from fsdp_unpatch.rules.tests import inside
-
         for planned in list(analysis.planned):
             if planned.code != INSTALLER_CALL.code:
                 continue

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fsdp_unpatch.analysis.suppression import NoqaCode, is_suppressed, noqa_code_positions, unused_noqa
+from fsdp_unpatch.analysis.suppression import NoqaCode, is_suppressed, noqa_code_positions
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.model import Finding, RunOptions, Span
-from fsdp_unpatch.rules.unused_noqa import UNUSED_NOQA
+from fsdp_unpatch.rules.unused_noqa import UNUSED_NOQA, unused_noqa
 from fsdp_unpatch.run.unit import Unit
 
 

@@ -1,14 +1,8 @@
-"""Tests of removed patch functions: identity assertions, dedicated tests, test modules with nothing left.
-
-- FSU302: `assert X is _patched_Y`, `assert X == _patched_Y`, `self.assertIs(X, _patched_Y)` (and the
-  negations) check that the patch is installed; the fix deletes the statement.
-- FSU303: a test function, method or class (in a test module) that uses a removed function other than in
-  such an assertion exercises it; one made only of such assertions (and calls of the removed installer)
-  checks nothing else. The fix deletes it.
-- FSU305: a test module whose every test is FSU303, and whose other statements are imports, docstrings,
-  a `__main__` guard and helpers: the fix deletes the file.
-
-All three change what a test suite checks: their fixes are unsafe (catalog), applied with --unsafe-fixes.
+"""The facts of test modules that the test rules read (FSU302, FSU303, FSU305): what a test module, a test
+function and a test class are, which statements assert that a removed patch is installed, which tests
+exist only for removed functions and go (not those code that stays still names), and whether the module
+has anything left once they are gone. Below the rules: each rule turns these facts into its findings
+(`run/test_plans.py` runs them in order).
 """
 
 from __future__ import annotations
@@ -16,23 +10,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence, Union
+from typing import Callable, Iterable, Optional, Sequence, TypeVar, Union
 
 import libcst as cst
 
 from fsdp_unpatch.analysis.patterns import body_statements, is_docstring
-from fsdp_unpatch.analysis.plan import Edit, FileAnalysis, Planned
 from fsdp_unpatch.analysis.references import FileReferences, Reference
-from fsdp_unpatch.fixes.module_edits import DeleteFile
-from fsdp_unpatch.rules.patch_identity_assertion import PATCH_IDENTITY_ASSERTION
-from fsdp_unpatch.rules.removed_function_test import REMOVED_FUNCTION_TEST
-from fsdp_unpatch.rules.removed_function_test_module import REMOVED_FUNCTION_TEST_MODULE
 
 TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
 IDENTITY_ASSERT_METHODS = frozenset({"assertIs", "assertIsNot", "assertEqual", "assertNotEqual", "assertEquals"})
 IDENTITY_OPERATORS = (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
 
 TestNode = Union[cst.FunctionDef, cst.ClassDef]
+T = TypeVar("T")
 
 
 def is_test_module(path: Path) -> bool:
@@ -44,15 +34,6 @@ class Assertion:
     statement: cst.CSTNode  # what the fix deletes: the line, or the small statement on a shared line
     report: cst.CSTNode
     references: list[Reference]
-
-
-@dataclass
-class TestPlan:
-    planned: list[Planned] = field(default_factory=list)
-    # id(reference node) -> the finding whose fix deletes it
-    covered: dict[int, Planned] = field(default_factory=dict)
-    # nodes the fix deletes whole (dedicated tests), with their finding
-    deleted: list[tuple[cst.CSTNode, Planned]] = field(default_factory=list)
 
 
 def _identity_operands(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
@@ -205,21 +186,32 @@ def _not_named_elsewhere(
         kept = left
 
 
-class _Planner:
-    def __init__(self, analysis: FileAnalysis, references: FileReferences, installer_calls: set[int]):
-        self.analysis = analysis
-        self.references = references.references
-        self.installer_calls = installer_calls
-        self.assertions = identity_assertions(analysis.module, self.references)
-        self.asserted = {id(r.node) for a in self.assertions for r in a.references}
-        self.assertion_statements = {id(a.statement) for a in self.assertions}
-        self.plan = TestPlan()
+@dataclass
+class TestFacts:
+    """What a file's tests are, for the removed functions the run names (`tests`: the module's top-level
+    tests; `going`: each test that goes, its kind and the lines that call it; `module_left_empty`: every
+    test goes and nothing else of the module matters)."""
+
+    references: list[Reference]
+    assertions: list[Assertion]
+    tests: list[TestNode] = field(default_factory=list)
+    going: list[tuple[TestNode, str, Sequence[cst.CSTNode]]] = field(default_factory=list)
+    module_left_empty: bool = False
 
     def refs_in(self, node: cst.CSTNode) -> list[Reference]:
         return [r for r in self.references if any(s is node for s in r.scopes)]
 
+
+class _Reader:
+    def __init__(self, module: cst.Module, references: FileReferences, installer_calls: set[int]):
+        self.module = module
+        self.facts = TestFacts(references.references, identity_assertions(module, references.references))
+        self.asserted = {id(r.node) for a in self.facts.assertions for r in a.references}
+        self.assertion_statements = {id(a.statement) for a in self.facts.assertions}
+        self.installer_calls = installer_calls
+
     def is_dedicated(self, test: cst.FunctionDef) -> bool:
-        refs = self.refs_in(test)
+        refs = self.facts.refs_in(test)
         if any(id(r.node) not in self.asserted for r in refs):
             return True  # it exercises a removed function
         if not any(id(r.node) in self.asserted for r in refs):
@@ -233,26 +225,10 @@ class _Planner:
             for s in body_statements(test.body)
         )
 
-    def delete_test(self, node: TestNode, what: str, calls: Sequence[cst.CSTNode] = ()) -> Planned:
-        """Delete the test `node` (and `calls`, the lines that call it)."""
-        names = sorted({r.symbol.name for r in self.refs_in(node)})
-        planned = Planned(
-            REMOVED_FUNCTION_TEST.code,
-            node.name,
-            REMOVED_FUNCTION_TEST.message(kind=what, name=node.name.value, names=", ".join(f"`{n}`" for n in names)),
-            None,
-            edits=[Edit(node)] + [Edit(line) for line in calls],
-        )
-        self.plan.planned.append(planned)
-        self.plan.deleted.append((node, planned))
-        for reference in self.refs_in(node):
-            self.plan.covered[id(reference.node)] = planned
-        return planned
-
     def tests(self, used_elsewhere: bool) -> None:
-        tests: list[TestNode] = []
+        tests = self.facts.tests
         wanted: list[tuple[TestNode, str]] = []  # (test, kind): what the fix would delete
-        for statement in self.analysis.module.body:
+        for statement in self.module.body:
             if _is_test_function(statement):
                 tests.append(statement)  # type: ignore[arg-type]
                 if self.is_dedicated(statement):  # type: ignore[arg-type]
@@ -266,72 +242,43 @@ class _Planner:
                     wanted.append((statement, "test class"))
                 else:
                     wanted += [(method, "test") for method in chosen]
-        calls = _call_lines(self.analysis.module)
+        calls = _call_lines(self.module)
         dedicated: list[TestNode] = []
-        for node, what in _not_named_elsewhere(self.analysis.module, wanted, calls):
-            top_level_function = isinstance(node, cst.FunctionDef) and node in self.analysis.module.body
-            self.delete_test(node, what, calls.get(node.name.value, ()) if top_level_function else ())
-            if node in self.analysis.module.body:
+        for node, what in _not_named_elsewhere(self.module, wanted, calls):
+            top_level_function = isinstance(node, cst.FunctionDef) and node in self.module.body
+            self.facts.going.append((node, what, calls.get(node.name.value, ()) if top_level_function else ()))
+            if node in self.module.body:
                 dedicated.append(node)
         if not dedicated or len(dedicated) != len(tests) or used_elsewhere:
             return
         ids = {id(t) for t in dedicated}
-        if any(_left_over(s, ids) for s in self.analysis.module.body):
-            return
-        module = self.analysis.module
-        tests_planned = [p for _, p in self.plan.deleted]
-        self.plan.planned.append(
-            Planned(
-                REMOVED_FUNCTION_TEST_MODULE.code,
-                module,
-                REMOVED_FUNCTION_TEST_MODULE.message(),
-                None,
-                edits=[DeleteFile(module)],
-                requires=tests_planned,
-            )
-        )
-
-    def assertions_left(self) -> None:
-        deleted = set()
-        for node, _ in self.plan.deleted:
-            deleted |= _subtree_ids(node)
-        for assertion in self.assertions:
-            if id(assertion.statement) in deleted:
-                continue
-            names = sorted({r.symbol.name for r in assertion.references})
-            planned = Planned(
-                PATCH_IDENTITY_ASSERTION.code,
-                assertion.report,
-                PATCH_IDENTITY_ASSERTION.message(names=", ".join(f"`{n}`" for n in names)),
-                assertion.references[0].symbol.target,
-                edits=[Edit(assertion.statement)],
-            )
-            self.plan.planned.append(planned)
-            for reference in assertion.references:
-                self.plan.covered[id(reference.node)] = planned
+        self.facts.module_left_empty = not any(_left_over(s, ids) for s in self.module.body)
 
 
-def plan_tests(
-    analysis: FileAnalysis,
+def read_tests(
+    module: cst.Module,
     references: FileReferences,
     *,
     test_module: bool,
     installer_calls: set[int],
     used_elsewhere: Callable[[], bool] = lambda: False,
-) -> TestPlan:
-    """Findings for identity assertions (any file) and dedicated tests (test modules only).
+) -> TestFacts:
+    """The identity assertions of any file, and the tests that go (test modules only).
 
-    `installer_calls`: ids of statements that call a removed installer.
-    """
-    planner = _Planner(analysis, references, installer_calls)
-    if test_module and planner.references:
-        planner.tests(used_elsewhere())
-    planner.assertions_left()
-    return planner.plan
+    `installer_calls`: ids of statements that call a removed installer."""
+    reader = _Reader(module, references, installer_calls)
+    if test_module and reader.facts.references:
+        reader.tests(used_elsewhere())
+    return reader.facts
 
 
-def inside(node: cst.CSTNode, deleted: Iterable[tuple[cst.CSTNode, Planned]]) -> Optional[Planned]:
-    """The deletion that takes `node` with it, if any."""
+def subtree_ids(node: cst.CSTNode) -> set[int]:
+    """ids of `node` and every node inside it."""
+    return _subtree_ids(node)
+
+
+def inside(node: cst.CSTNode, deleted: Iterable[tuple[cst.CSTNode, T]]) -> Optional[T]:
+    """What deletes the container that takes `node` with it, if any."""
     for container, planned in deleted:
         if id(node) in _subtree_ids(container):
             return planned

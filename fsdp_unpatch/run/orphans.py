@@ -1,0 +1,42 @@
+"""Patch parts that an earlier, safe-only fix left behind, recognised in a later run (a step of the run's
+linking, `run/linking.py`).
+
+`fix` without `--unsafe-fixes` deletes the install sites, but keeps a replacement function while tests
+still name it, and an installer whose calls wait for them. The next run no longer sees an install site
+that ties them to FSDP2: each rule recognises its own part by the catalog's `[patch_modules]` (FSU002:
+`override_replacement.orphans`, FSU003: `patch_installer.orphans`), so that `fix --unsafe-fixes` finishes
+the migration a safe run began. It yields decisions (`analysis/decisions.py`), which the engine applies as
+they come.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from fsdp_unpatch.analysis.decisions import Add, Decision, Drop
+from fsdp_unpatch.analysis.file_analysis import FileAnalysis
+from fsdp_unpatch.analysis.patterns import descendants
+from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.rules import override_replacement, patch_installer
+from fsdp_unpatch.rules.same_device_foreach_copy import SAME_DEVICE_COPY
+
+
+def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Decision]:
+    installed = {id(p.node) for p in analysis.planned}
+    for module in catalog.patch_modules.values():
+        for decision in override_replacement.orphans(analysis, module, catalog, options, installed):
+            yield decision
+            assert isinstance(decision, Add)
+            yield from _leave_body_alone(analysis, decision.planned.edits[0].node)
+        yield from patch_installer.orphans(analysis, module)
+
+
+def _leave_body_alone(analysis: FileAnalysis, function: cst.CSTNode) -> Iterator[Decision]:
+    """The function goes as a whole, or stays as it is (as in the run that removed its install sites):
+    no same-device collapse (FSU005) inside it."""
+    inside = {id(node) for node in descendants(function)}
+    for planned in [p for p in analysis.planned if p.code == SAME_DEVICE_COPY.code and id(p.node) in inside]:
+        yield Drop(analysis, planned)
