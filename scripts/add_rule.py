@@ -6,14 +6,17 @@ Writes `fsdp_unpatch/rules/<name>.py` (the declaration, a `check` that yields no
 one `INVALID` example), `tests/rules/<CODE>/<case>/example.py` and `tests/rules/<CODE>/ok_<case>/example.py`,
 then regenerates the README's rules table and docs/rules.md's rule reference (`scripts/gen_readme_rules.py`).
 Nothing else is touched: the registry finds the module by walking the package, and the dispatcher calls its
-`check` for each subject of its kind (`--phase file`: each analysed module; `--phase run`: the analysed files
-of the whole run, once). The new rule's cases and examples fail until its `check` is written and the snapshots
-are reviewed (docs/development.md, "Adding a rule").
+`check` for each subject of its kind (`--subject`, by default `module` for `--phase file`: each analysed
+module, and `run` for `--phase run`: the analysed files of the whole run, once; `site`: each install site
+with its verdict; the other kinds of `registry.SUBJECT_KINDS` as `analysis/subjects.py` types them). The new
+rule's cases and examples fail until its `check` is written and the snapshots are reviewed
+(docs/development.md, "Adding a rule").
 
 Usage::
 
     python scripts/add_rule.py FSU108 patched-hook --category review --fix none --phase file \\
         --summary "An FSDP2 hook replaced by hand"
+    python scripts/add_rule.py FSU109 wrapped-hook --category review --fix none --phase file --subject site
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import argparse
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,24 +80,63 @@ VALID = [Valid("x = 1\\n")]
 INVALID = [Invalid("x = 1  # TODO: code the rule fires on\\n")]
 '''
 
-# The subject kind a rule's check takes, by phase, and the check the scaffold writes for it.
+# The subject kind a rule's check takes by default, by phase.
 SUBJECTS = {"file": "module", "run": "run"}
 SUBJECT_IMPORT = "    from fsdp_unpatch.analysis.subjects import ModuleSubject"
-CHECK_IMPORTS = {
-    "file": "    from fsdp_unpatch.analysis.planned import Planned\n" + SUBJECT_IMPORT,
-    "run": "    from fsdp_unpatch.analysis.decisions import Decision\n" + SUBJECT_IMPORT,
+PLANNED_IMPORT = "    from fsdp_unpatch.analysis.planned import Planned\n"
+# A check that takes one subject in a file: (its parameters before the catalog, what it is handed).
+IN_A_FILE = {
+    "module": ("analysis: ModuleSubject", "one analysed file"),
+    "site": (
+        "site: Site, analysis: ModuleSubject",
+        "one install site that overrides something: `site.install` (the statement, its owner, attribute and "
+        "value) and `site.verdict`, the semantic model's verdict on it (its `kind`: proven, too_old, unproven, "
+        "unknown, reviewed, outside_enhance, enhance, configured_keep; None for a `__code__` swap). Yield only "
+        "for the verdicts this rule says",
+    ),
+    "patches": ("patches: Patches, analysis: ModuleSubject", "what the file's install sites patch, together"),
+    "replacement": ("replacement: Replacement, analysis: ModuleSubject", "a replacement the planner decided goes"),
+    "installer": ("installer: InstallerToGo, analysis: ModuleSubject", "an installer the planner decided goes"),
+    "copy": ("copy: Copy, analysis: ModuleSubject", "a same-device special case outside the code that stays"),
+    "installer-calls": (
+        "analysis: ModuleSubject, installers: Mapping[str, Optional[Planned]]",
+        "a file's calls of the installers the run removes",
+    ),
 }
-CHECKS = {
-    "file": '''def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
-    """The findings of this rule in one analysed file (import libcst and the analysis here, not above)."""
+TYPES = {
+    "site": "Site",
+    "patches": "Patches",
+    "replacement": "Replacement",
+    "installer": "InstallerToGo",
+    "copy": "Copy",
+}
+FILE_CHECK = """{signature}
+{docstring}
     # TODO: yield Planned(...) for each finding (with `edits` when the rule has a fix).
-    yield from ()''',
-    "run": '''def check(analyses: Sequence[ModuleSubject], catalog: Catalog, options: Options) -> Iterator[Decision]:
+    yield from ()"""
+RUN_CHECK = '''def check(analyses: Sequence[ModuleSubject], catalog: Catalog, options: Options) -> Iterator[Decision]:
     """This rule's decisions across the analysed files of a run, once every file is linked: `Add(analysis,
     Planned(...))` for a finding, `Drop` / `Require` on its own findings (`analysis/decisions.py`)."""
     # TODO: yield a decision for each finding (import libcst and the analysis here, not above).
-    yield from ()''',
-}
+    yield from ()'''
+
+
+def check_of(subject: str) -> tuple[str, str, str]:
+    """The check the scaffold writes for a kind of subject: (its code, its type-only imports, more names
+    from `typing`)."""
+    if subject == "run":
+        return RUN_CHECK, "    from fsdp_unpatch.analysis.decisions import Decision\n" + SUBJECT_IMPORT, ", Sequence"
+    parameters, handed = IN_A_FILE[subject]
+    names = sorted(["ModuleSubject", *([TYPES[subject]] if subject in TYPES else [])])
+    imports = PLANNED_IMPORT + SUBJECT_IMPORT.replace("ModuleSubject", ", ".join(names))
+    signature = f"def check({parameters}, catalog: Catalog, options: Options) -> Iterator[Planned]:"
+    if len(signature) > 120:  # as ruff format breaks it
+        signature = f"def check(\n    {parameters}, catalog: Catalog, options: Options\n) -> Iterator[Planned]:"
+    sentence = f'"""The findings of this rule on {handed} (import libcst and the analysis here, not above)."""'
+    docstring = "\n".join(textwrap.wrap(sentence, 110, initial_indent="    ", subsequent_indent="    "))
+    typing_names = ", Mapping, Optional" if subject == "installer-calls" else ""
+    return FILE_CHECK.format(signature=signature, docstring=docstring), imports, typing_names
+
 
 FIRING_CASE = "# TODO: a project where {code} fires (README, Rule cases and snapshots).\nx = 1\n"
 OK_CASE = "# TODO: a project where {code} must not fire.\nx = 1\n"
@@ -134,6 +177,11 @@ def main() -> int:
     parser.add_argument("--category", required=True, choices=registry.CATEGORIES)
     parser.add_argument("--fix", required=True, choices=registry.APPLICABILITIES)
     parser.add_argument("--phase", required=True, choices=("file", "run"))
+    parser.add_argument(
+        "--subject",
+        choices=registry.SUBJECT_KINDS,
+        help="the kind of subject its check takes (default: module for --phase file, run for --phase run)",
+    )
     parser.add_argument("--summary", default="TODO: one line on what the rule reports")
     parser.add_argument("--case", default="fires", help="the firing case's folder name (its ok_ twin too)")
     args = parser.parse_args()
@@ -143,6 +191,8 @@ def main() -> int:
         return 2
     module = module_name(args.name)
     summary = args.summary.replace('"', "'")
+    subject = args.subject or SUBJECTS[args.phase]
+    check, check_imports, typing_names = check_of(subject)
     write_new(
         REPO / "fsdp_unpatch" / "rules" / f"{module}.py",
         MODULE.format(
@@ -154,10 +204,10 @@ def main() -> int:
             summary=summary,
             summary_lower=summary[:1].lower() + summary[1:],
             constant=module.upper(),
-            subject=SUBJECTS[args.phase],
-            sequence=", Sequence" if args.phase == "run" else "",
-            check_imports=CHECK_IMPORTS[args.phase],
-            check=CHECKS[args.phase],
+            subject=subject,
+            sequence=typing_names,
+            check_imports=check_imports,
+            check=check,
         ),
     )
     cases = REPO / "tests" / "rules" / args.code

@@ -161,3 +161,50 @@ def test_the_scaffolded_module_alone_is_dispatched(scaffolded) -> None:
     assert "patch.py:1:1: FSU199 [review] TODO: the finding's message, with here" in fired.stdout, fired.stdout
     ignored = run(copy, *args, "--target-torch", "2.13", "--ignore", "FSU199", "project")
     assert "FSU199" not in ignored.stdout and ignored.stdout.strip(), ignored.stdout + ignored.stderr
+
+
+# A site rule's `check` filled in by hand: it reports every install site the semantic model gave a verdict.
+EVERY_JUDGED_SITE = """\
+    from fsdp_unpatch.analysis.planned import Planned
+
+    if site.verdict is not None:
+        yield Planned(WRAPPED_HOOK.code, site.install.report, WRAPPED_HOOK.message(placeholders=site.verdict.kind))
+"""
+
+
+def test_a_site_rule_is_scaffolded_and_dispatched_with_each_site_and_its_verdict(tmp_path: Path) -> None:
+    """`--subject site`: the check takes one install site and the verdict on it; filled in, it runs on
+    every site the planner judges, with no other file edited."""
+    copy = copy_of_repo(tmp_path)
+    before = tree(copy)
+    args = ["FSU198", "wrapped-hook", "--category", "review", "--fix", "none", "--phase", "file", "--subject", "site"]
+    done = run(copy, "scripts/add_rule.py", *args, "--case", "wrapped")
+    assert done.returncode == 0, done.stderr
+    module = copy / "fsdp_unpatch" / "rules" / "wrapped_hook.py"
+    changed = {name for name, data in tree(copy).items() if before.get(name) != data}
+    assert changed == {
+        "fsdp_unpatch/rules/wrapped_hook.py",
+        "tests/rules/FSU198/wrapped/example.py",
+        "tests/rules/FSU198/ok_wrapped/example.py",
+        "README.md",
+        "docs/rules.md",
+    }
+    for lint in (("check", str(module)), ("format", "--check", str(module))):
+        linted = run(copy, "-m", "ruff", *lint)
+        assert linted.returncode == 0, linted.stdout + linted.stderr
+    probe = "from fsdp_unpatch.rules.registry import rule\nr = rule('FSU198')\nprint(r.phase, r.subject)\n"
+    assert run(copy, "-c", probe).stdout.split() == ["file", "site"]
+    text = module.read_text(encoding="utf-8")
+    assert "def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Options)" in text
+    assert text.count("    yield from ()\n") == 1
+    module.write_text(text.replace("    yield from ()\n", EVERY_JUDGED_SITE), encoding="utf-8")
+    project = copy / "project"
+    project.mkdir()
+    (project / "patch.py").write_text(INSTALL_SITE, encoding="utf-8")
+    check = ("-m", "fsdp_unpatch", "check", "--no-cache", "--isolated", "--output-format", "concise")
+    fired = run(copy, *check, "--target-torch", "2.13", "project")
+    assert "patch.py:8:1: FSU198 [review] TODO: the finding's message, with outside_enhance" in fired.stdout, (
+        fired.stdout
+    )
+    ignored = run(copy, *check, "--target-torch", "2.13", "--ignore", "FSU198", "project")
+    assert "FSU198" not in ignored.stdout and ignored.stdout.strip(), ignored.stdout + ignored.stderr
