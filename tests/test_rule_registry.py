@@ -267,3 +267,28 @@ def test_listing_the_rules_loads_no_libcst() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.stdout.split() == ["False"], done.stderr
+
+
+def test_a_rule_may_check_several_kinds_of_subject_one_check_a_kind() -> None:
+    """FSU401 checks a file's patches and then the run; a second check of the same kind, or of an unknown
+    kind, is refused at the declaration."""
+    stale = registry.rule("FSU401")
+    assert [kind for kind, _ in stale.checks()] == ["run", "patches"]
+    assert stale.check_of("patches") is not None and stale.check_of("site") is None
+    first = registry.rule("FSU105")
+    for also in ({"module": first.check}, {"everything": first.check}):
+        with pytest.raises(ValueError, match="one check per kind of subject"):
+            registry.declare(
+                "FSU998",
+                "checked-twice",
+                category="review",
+                fix="none",
+                phase="file",
+                summary="s",
+                messages="m",
+                doc=first.doc,
+                check=first.check,
+                subject="module",
+                also=also,  # type: ignore[arg-type]
+            )
+    assert "FSU998" not in registry.all_rules()
