@@ -152,3 +152,28 @@ def test_imports_skips_the_attribute_walk_when_no_alias_stands_for_a_wanted_modu
     found = bindings.imports(tree, "pkg.user", False, only={"pkg.patch"})
     assert not walked
     assert [(i.module, i.name) for i in found] == [("typing", "cast")]
+
+
+def test_an_engine_is_asked_again_only_under_options_that_differ_in_the_fixes_alone(tmp_path: Path) -> None:
+    """`Run.again` gives the same analysed files' results with fixes computed; options that would change the
+    analysis or the findings reported (here: the selection) are refused, not silently answered."""
+    from dataclasses import replace
+
+    from fsdp_unpatch.catalog import load_catalog
+    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.config.discovery import discover
+    from fsdp_unpatch.config.options import Options
+    from fsdp_unpatch.model import RunOptions
+
+    project = _example(tmp_path)
+    options = RunOptions(analysis=Options(target_torch=Version.parse("2.13")), write=False)
+    kept: list = []
+    checked = engine.run_together(discover([str(project)]), load_catalog(), options, kept=kept)
+    dry = replace(options, fix=True)
+    again = kept[0].again(dry)
+    fresh = engine.run_together(discover([str(project)]), load_catalog(), dry)
+    assert any(f.fixed for f in again.findings) and not any(f.fixed for f in checked.findings)
+    assert [f.to_dict() for f in again.findings] == [f.to_dict() for f in fresh.findings]
+    assert [r.fixed for r in again.files] == [r.fixed for r in fresh.files]
+    with pytest.raises(ValueError, match="more than what is done with the fixes"):
+        kept[0].again(replace(dry, selected=lambda code, path: code != "FSU001"))
