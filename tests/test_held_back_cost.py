@@ -12,7 +12,7 @@ import pytest
 
 from fsdp_unpatch import api
 from fsdp_unpatch.analysis import bindings
-from fsdp_unpatch.run import alone, batch, import_net
+from fsdp_unpatch.run import alone, batch, engine, import_net, session
 from fsdp_unpatch.run.import_net import Rewrite, breakages
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "legacy_project"
@@ -38,6 +38,32 @@ def test_check_analyses_each_file_alone_once_even_with_a_safe_fix(tmp_path: Path
     safe = [f for f in findings if f.fix is not None and f.fix.applicability == "safe"]
     assert safe and not any(f.held_back for f in safe)  # the example is fixed whole: nothing held back
     assert analysed and len(analysed) == len(set(analysed)), analysed
+
+
+def test_check_analyses_a_linked_group_once_even_with_a_safe_fix(tmp_path: Path, monkeypatch) -> None:
+    """The held-back pass asks the check run's own engine of the linked group for its fixes (`Run.again`):
+    the group is not loaded, analysed and linked a second time, and the findings are those of a fresh dry fix."""
+    project = _example(tmp_path)
+    groups: list[list[str]] = []
+    real = engine.Run.link
+
+    def counted(self):
+        if len(self.units) > 1:
+            groups.append([unit.candidate.display for unit in self.units])
+        return real(self)
+
+    monkeypatch.setattr(engine.Run, "link", counted)
+    findings = api.check_paths([str(project)], jobs=1)
+    safe = [f for f in findings if f.fix is not None and f.fix.applicability == "safe"]
+    assert any(f.code == "FSU004" for f in findings)  # a finding that needs two files: the group ran
+    assert safe and not any(f.held_back for f in safe)
+    assert len(groups) == 1, groups
+    groups.clear()
+    dry = session._dry_fix
+    monkeypatch.setattr(session, "_dry_fix", lambda *args: dry(*args[:4]))  # no engine handed over
+    fresh = api.check_paths([str(project)], jobs=1)
+    assert len(groups) == 2, groups  # the dry fix ran the group again
+    assert [f.to_dict() for f in fresh] == [f.to_dict() for f in findings]
 
 
 def test_a_held_back_group_is_still_found_from_the_reused_analyses(tmp_path: Path, monkeypatch) -> None:
@@ -126,3 +152,28 @@ def test_imports_skips_the_attribute_walk_when_no_alias_stands_for_a_wanted_modu
     found = bindings.imports(tree, "pkg.user", False, only={"pkg.patch"})
     assert not walked
     assert [(i.module, i.name) for i in found] == [("typing", "cast")]
+
+
+def test_an_engine_is_asked_again_only_under_options_that_differ_in_the_fixes_alone(tmp_path: Path) -> None:
+    """`Run.again` gives the same analysed files' results with fixes computed; options that would change the
+    analysis or the findings reported (here: the selection) are refused, not silently answered."""
+    from dataclasses import replace
+
+    from fsdp_unpatch.catalog import load_catalog
+    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.config.discovery import discover
+    from fsdp_unpatch.config.options import Options
+    from fsdp_unpatch.model import RunOptions
+
+    project = _example(tmp_path)
+    options = RunOptions(analysis=Options(target_torch=Version.parse("2.13")), write=False)
+    kept: list = []
+    checked = engine.run_together(discover([str(project)]), load_catalog(), options, kept=kept)
+    dry = replace(options, fix=True)
+    again = kept[0].again(dry)
+    fresh = engine.run_together(discover([str(project)]), load_catalog(), dry)
+    assert any(f.fixed for f in again.findings) and not any(f.fixed for f in checked.findings)
+    assert [f.to_dict() for f in again.findings] == [f.to_dict() for f in fresh.findings]
+    assert [r.fixed for r in again.files] == [r.fixed for r in fresh.files]
+    with pytest.raises(ValueError, match="more than what is done with the fixes"):
+        kept[0].again(replace(dry, selected=lambda code, path: code != "FSU001"))

@@ -12,6 +12,7 @@ import warnings
 from dataclasses import dataclass
 from typing import AbstractSet, Iterator, Optional
 
+from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.analysis.same_device import dotted_name
 from fsdp_unpatch.analysis.source import resolve_relative
 
@@ -183,7 +184,7 @@ def _attribute_reads(tree: ast.Module, aliases: dict[str, Optional[tuple[str, Op
 
 def parse(data: bytes) -> Optional[ast.Module]:
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), no_cyclic_gc():
             warnings.simplefilter("ignore")  # invalid escapes and the like: the file's own business
             return ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

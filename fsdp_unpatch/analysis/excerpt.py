@@ -46,15 +46,14 @@ from __future__ import annotations
 import ast
 import bisect
 import codecs
-import contextlib
 import functools
-import gc
 import re
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
+from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.analysis.holes import HOLE, Excerpt, placeholder_for
 from fsdp_unpatch.analysis.screen import Detail, Scan, Screen, scan
 from fsdp_unpatch.analysis.statement_shape import DEFINITION_TYPES, block_facts, kind_of, module_level_targets
@@ -137,19 +136,6 @@ def _pieces(data: bytes, starts: list[int]) -> Iterator[Optional[tuple[int, int,
             break
         yield line, end, tree
         line = end
-
-
-@contextlib.contextmanager
-def no_cyclic_gc() -> Iterator[None]:
-    """No cyclic garbage collection inside: syntax trees hold no cycles, and the collector would walk the
-    growing heap of a large file's nodes many times over (CPython's parse took four times as long with it)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def statements(data: bytes) -> Iterator[tuple[int, ast.stmt]]:

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.analysis.same_device import dotted_name
 from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES, module_name_for, resolve_relative
 from fsdp_unpatch.catalog import Catalog
@@ -287,7 +288,7 @@ class Screen:
         if decode_error(data) is not None:
             return False
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), no_cyclic_gc():
                 warnings.simplefilter("ignore")
                 tree = compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
         except Exception:  # a syntax error, too deep, ...: the libcst tier says what it is

@@ -102,7 +102,7 @@ def findings(
         known if isinstance(known, ImportFacts) else ImportFacts(),
     )
     for index, (path, display) in enumerate(zip(paths, displays)):
-        importer = project.files.get(identity(path))
+        importer = project.files.get(targets.key_of(path))
         if importer is None:
             continue
         facts = targets.facts_of(path)
@@ -149,13 +149,14 @@ class _Targets:
         self.bound: dict[object, Optional[Bindings]] = {}
         self.binding_spelled: dict[tuple[object, str], bool] = {}
         self.open: dict[object, bool] = {}
+        self.keys: dict[str, object] = {}
 
     def facts_of(self, path: str) -> FileFacts:
         """The file's facts: last run's while its stat is unchanged, else fresh (stat taken before reading)."""
         key = os.path.normpath(path)
         facts = self.facts.get(key)
         if facts is None:
-            if identity(path) in self.buffers:
+            if self.key_of(path) in self.buffers:
                 facts = FileFacts(None)  # an editor's buffer: never recorded
             else:
                 facts = self.known.files.get(key)
@@ -173,8 +174,15 @@ class _Targets:
         """This run's facts, and last run's of files it did not look at (their stat is checked when used)."""
         return ImportFacts({**self.known.files, **{k: f for k, f in self.facts.items() if f.stat is not None}})
 
+    def key_of(self, path: str) -> object:
+        """The file's `identity`, taken once per path (a stat each time cost more than the rest of a lookup)."""
+        key = self.keys.get(path)
+        if key is None:
+            key = self.keys[path] = identity(path)
+        return key
+
     def data_of(self, path: str) -> bytes:
-        key = identity(path)
+        key = self.key_of(path)
         if key not in self.data:
             self.facts_of(path)  # the stat first: a write after it shows as a change next time
             found = self.buffers.get(key)
@@ -187,7 +195,7 @@ class _Targets:
         return self.data[key]
 
     def tree_of(self, path: str) -> Optional[ast.Module]:
-        key = identity(path)
+        key = self.key_of(path)
         if key not in self.trees:
             self.trees[key] = parse(self.data_of(path))
         return self.trees[key]
@@ -205,10 +213,6 @@ class _Targets:
 
     def _may_bind(self, entry: ProjectFile, name: str) -> bool:
         data = self.data_of(entry.paths[0])
-        if entry.key not in self.open:
-            self.open[entry.key] = not data or any(word in data for word in _OPEN)
-        if self.open[entry.key]:
-            return True  # unreadable, or may bind names no statement spells: nothing is known
         spelled = name.encode("utf-8", "surrogateescape")
         start = data.find(spelled)
         while start >= 0:
@@ -217,7 +221,10 @@ class _Targets:
             if whole and (_BINDS_BEFORE.search(data, max(0, start - 12), start) or _BINDS_AFTER.match(data, end)):
                 return True
             start = data.find(spelled, end)
-        return False
+        # Asked only now: most names a module is asked for are spelled as bound, and the search costs.
+        if entry.key not in self.open:
+            self.open[entry.key] = not data or any(word in data for word in _OPEN)
+        return self.open[entry.key]  # unreadable, or may bind names no statement spells: nothing is known
 
     def bindings_of(self, entry: ProjectFile) -> Optional[Bindings]:
         if entry.key not in self.bound:
@@ -242,7 +249,7 @@ class _Targets:
                 return None
             rows = [
                 (i.module, i.name, i.line, i.column, i.guarded, i.through)
-                for i in imports(tree, module, is_package)
+                for i in imports(tree, module, is_package, only=checkable)  # no walk when no alias is one
                 if i.module in checkable
             ]
             facts.imports[module] = rows

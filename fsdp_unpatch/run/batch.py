@@ -119,9 +119,12 @@ def run(
     jobs: int = 1,
     cache: Optional[Cache] = None,
     phase_one: Optional[list] = None,
+    engines: Optional[dict] = None,
 ) -> RunResult:
     """Findings (and fixes) for `candidates`, as `runner.run_together` would give them, with less work.
-    `phase_one`: a list that receives each file's phase-1 item (`check`'s dry fix reuses them, `dry_fix.py`)."""
+    `phase_one`: a list that receives each file's phase-1 item; `engines`: a dict that receives the engine of
+    each linked group run here that holds a safe fix, by its files' displays (`check`'s dry fix reuses both,
+    `dry_fix.py`)."""
     prefilter = prefilter_for(catalog)
     screen = screen_for(catalog)
     learned = Learned()  # what phase 1 learns of each file serves the linked phase (`learned.py`)
@@ -236,6 +239,7 @@ def run(
         cache if use_cache else None,
         jobs,
         learned,
+        engines,
     )
     transactions: list[list[int]] = []
     for group, (files, linked) in zip(groups, results):
@@ -273,12 +277,14 @@ def _run_groups(
     cache: Optional[Cache],
     workers: int,
     learned: Optional[Learned] = None,
+    engines: Optional[dict] = None,
 ) -> list[tuple[list[FileResult], list[list[int]]]]:
-    """Each group through the engine, in a process pool when there are several groups and work enough."""
+    """Each group through the engine, in a process pool when there are several groups and work enough
+    (`engines`: see `run`; an engine in a worker process stays there)."""
     size = sum(len(item.source.data) for group in groups for item in group if item.source is not None)
     workers = pool_size(workers, len(groups), size, min_jobs=2)
     if workers <= 1:
-        return [_run_linked(group, catalog, options, cache, learned) for group in groups]
+        return [_run_linked(group, catalog, options, cache, learned, engines) for group in groups]
     WORKER["cache"], WORKER["learned"] = cache, learned  # inherited by the forked workers
     try:
         return forked_map(_linked_work, groups, workers, catalog, options)
@@ -293,9 +299,10 @@ def _run_linked(
     options: RunOptions,
     cache: Optional[Cache],
     learned: Optional[Learned] = None,
+    engines: Optional[dict] = None,
 ) -> tuple[list[FileResult], list[list[int]]]:
     """The engine over the linked files together (its results, and its groups of fixes written all or
-    nothing); cached under the keys of all of them.
+    nothing); cached under the keys of all of them. With `engines`, one whose results hold a safe fix is kept.
 
     Sound because the group's result depends only on its files (bytes, paths, module names) and on what
     every key holds besides (tool, catalog, configuration); the group itself is recomputed every run.
@@ -321,10 +328,22 @@ def _run_linked(
     from fsdp_unpatch.run.engine import run_together  # loads libcst: only when the group is not cached
 
     candidates = [item.candidate for item in group]
-    together = run_together(candidates, catalog, options, guard=False, learned=learned)  # run() guards
+    kept: list = []
+    together = run_together(candidates, catalog, options, guard=False, learned=learned, kept=kept)  # run() guards
+    if engines is not None and any(_safe(f) for file in together.files for f in file.findings):
+        engines[group_key(group)] = kept[0]
     if key is not None:
         cache.put(key, together.files)  # type: ignore[union-attr]
     return together.files, together.transactions
+
+
+def _safe(finding: Finding) -> bool:
+    return finding.fix is not None and finding.fix.applicability == "safe"
+
+
+def group_key(group: Sequence[_Item]) -> tuple[str, ...]:
+    """A linked group's files, as `run`'s `engines` keeps its engine."""
+    return tuple(item.candidate.display for item in group)
 
 
 def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:

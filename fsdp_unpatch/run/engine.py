@@ -73,6 +73,7 @@ class Run:
         self.dependents: dict[int, list[Planned]] = {}  # id(planned) -> the fixes that require it
         self.regions: dict[tuple, tuple] = {}  # (id(unit), ids of edits) -> the regions they rewrite
         self.guards_imports = True  # the import net over the project (`import_net.py`); off for a part of a run
+        self.selected: Optional[set[int]] = None  # ids of the planned findings reported, once settled
 
     def analyze(self, unit: Unit) -> None:
         assert unit.source is not None
@@ -395,15 +396,29 @@ class Run:
                     selected.add(id(planned))
         return selected
 
+    def settle(self) -> set[int]:
+        """The findings reported and the last cross-file decisions, made once: `results` may be asked again."""
+        if self.selected is None:
+            self.selected = self.selection()
+            self.decide(keep_called_installers(self.units, self.selected))
+            self.decide(keep_named_outside(self.units, self.options))
+            for unit in self.units:
+                for planned in unit.analysis.planned if unit.analysis is not None else ():
+                    self.owners[id(planned)] = unit
+                    for required in planned.requires:
+                        self.dependents.setdefault(id(required), []).append(planned)
+        return self.selected
+
+    def again(self, options: RunOptions) -> RunResult:
+        """The results of the same analysed and linked files under `options` that differ from the run's only in
+        what is done with the fixes (`check`'s dry fix, `dry_fix.py`): nothing is analysed again."""
+        if _but_outputs(options) != _but_outputs(self.options):
+            raise ValueError("options differ in more than what is done with the fixes")
+        self.options, self.applied, self.blockers = options, {}, {}
+        return self.results()
+
     def results(self) -> RunResult:
-        selected = self.selection()
-        self.decide(keep_called_installers(self.units, selected))
-        self.decide(keep_named_outside(self.units, self.options))
-        for unit in self.units:
-            for planned in unit.analysis.planned if unit.analysis is not None else ():
-                self.owners[id(planned)] = unit
-                for required in planned.requires:
-                    self.dependents.setdefault(id(required), []).append(planned)
+        selected = self.settle()
         memo: dict[int, bool] = {}
         files = [self.finish(unit, memo, selected) for unit in self.units]
         for unit, file_result in zip(self.units, files):
@@ -430,6 +445,10 @@ class Run:
         return RunResult(files=files, unsafe_fixes_left=unsafe_left if self.options.fix else 0, transactions=groups)
 
 
+def _but_outputs(options: RunOptions) -> RunOptions:
+    return replace(options, fix=False, write=False, unsafe_fixes=False, replacements=False)
+
+
 def _regions(unit: Unit, edits: list, facts: NodeFacts) -> tuple:
     """The line regions of `unit`'s file that `edits` (edits of that file) rewrite, with their new text."""
     analysis = unit.analysis
@@ -448,12 +467,15 @@ def run_together(
     *,
     guard: bool = True,
     learned: Optional[Learned] = None,
+    kept: Optional[list[Run]] = None,
 ) -> RunResult:
     """The engine over all `candidates` at once, in this process: the reference `run` must agree with.
     `guard=False`: a part of a run, whose caller runs the import net over the whole; `learned`: what earlier
-    phases of the run know of the files."""
+    phases of the run know of the files; `kept`: receives the engine, to ask its results `again`."""
     engine = Run(catalog, options, learned)
     engine.guards_imports = guard
     engine.load(candidates)
     engine.link()
+    if kept is not None:
+        kept.append(engine)
     return engine.results()

@@ -141,7 +141,8 @@ class Memory:
 def _top_level_functions(data: bytes) -> Optional[dict[int, str]]:
     """First line (decorators included) -> name of each top-level function; None when the file does not parse.
     Read a statement at a time (`excerpt.statements`): no tree of a whole large module in memory."""
-    from fsdp_unpatch.analysis.excerpt import no_cyclic_gc, statements
+    from fsdp_unpatch.analysis.excerpt import statements
+    from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 
     functions: dict[int, str] = {}
     try:

@@ -13,7 +13,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
 
-from fsdp_unpatch.analysis.excerpt import no_cyclic_gc, statements
+from fsdp_unpatch.analysis.excerpt import statements
+from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.versions import Version

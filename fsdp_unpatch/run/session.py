@@ -231,6 +231,7 @@ def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResul
     from fsdp_unpatch.run.pool import default_jobs
 
     phase_one: Optional[list] = None if plan.options.fix else []  # reused by check's dry fix
+    engines: Optional[dict] = None if plan.options.fix else {}  # the same
     result = run(
         plan.candidates if candidates is None else candidates,
         plan.catalog,
@@ -238,6 +239,7 @@ def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResul
         jobs=jobs or default_jobs(),
         cache=plan.cache,
         phase_one=phase_one,
+        engines=engines,
     )
     if plan.options.fix and plan.options.write and result.changed:
         written = result
@@ -249,7 +251,7 @@ def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResul
     if plan.options.fix:
         mark_fix_leftovers(result)
     else:  # "N fixable" is what `fix` would do: also when a group of fixes is held back at write time
-        dry = lambda: _dry_fix(plan, phase_one or [], jobs or default_jobs(), buffered)  # noqa: E731
+        dry = lambda: _dry_fix(plan, phase_one or [], jobs or default_jobs(), buffered, engines)  # noqa: E731
         mark_check(result, dry, plan.cache, _verdict_key(plan))
     return result
 
@@ -269,17 +271,17 @@ def _verdict_key(plan: Plan):
     return key
 
 
-def _dry_fix(plan: Plan, phase_one: list, jobs: int, buffered: bool) -> RunResult:
+def _dry_fix(plan: Plan, phase_one: list, jobs: int, buffered: bool, engines: Optional[dict] = None) -> RunResult:
     """The plan's files run as `fix --diff` runs them: fixes computed, the import net applied, each group's
-    files asked whether they could be written; nothing written. `phase_one`: the check run's per-file
-    items, reused (`dry_fix.py`: no file is analysed alone again)."""
+    files asked whether they could be written; nothing written. `phase_one`, `engines`: the check run's
+    per-file items and linked groups' engines, reused (`dry_fix.py`: no file is analysed again)."""
     from dataclasses import replace
 
     from fsdp_unpatch.run.dry_fix import dry_fix
     from fsdp_unpatch.run.held_back import refuse_unwritable
 
     options = replace(plan.options, fix=True, write=False, unsafe_fixes=False, replacements=False)
-    dry = dry_fix(phase_one, plan.catalog, options, jobs)
+    dry = dry_fix(phase_one, plan.catalog, options, jobs, engines)
     if not buffered:
         refuse_unwritable(dry)
     return dry
