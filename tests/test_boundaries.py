@@ -1,0 +1,67 @@
+"""Where the tool's reasoning meets a boundary (a namespace package, a partial run, an odd install, the newest
+torch): each test is a hostile user's project that a fix once broke or decided wrongly on.
+
+Whether a tree still imports is checked by importing it in a fresh interpreter, not by the tool's own model.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers import fix_tree
+from tests.integration import PATCH
+from tests.upstream import expand
+
+INSTALL = "\n\n_apply_fsdp_patch()\n"
+
+
+def _imports(root: Path, module: str) -> str:
+    """'' when `module` imports from `root` in a fresh interpreter, else the error's last line."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {module}"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    return "" if done.returncode == 0 else done.stderr.strip().splitlines()[-1]
+
+
+def _errors(result) -> list[str]:
+    return [f"{f.path}: {f.message}" for f in result.findings if f.code == "FSU903"]
+
+
+def test_an_importer_through_a_namespace_package_keeps_the_installer(tmp_path: Path) -> None:
+    """`vendor/npu/patch.py` with no `__init__.py` on the way (PEP 420) is `vendor.npu.patch` to an importer at
+    the project's top: the import net once knew it as `patch` only, and the fix deleted what it imports."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "ns"\nversion = "0"\ndependencies = ["torch>=2.12"]\n')
+    patch = tmp_path / "vendor" / "npu" / "patch.py"
+    patch.parent.mkdir(parents=True)
+    patch.write_text(expand(PATCH) + INSTALL)
+    (tmp_path / "launch.py").write_text("from vendor.npu.patch import _apply_fsdp_patch\n")
+    before = patch.read_bytes()
+    assert _imports(tmp_path, "launch") == ""
+
+    result = fix_tree(tmp_path)
+
+    assert _imports(tmp_path, "launch") == ""
+    assert patch.read_bytes() == before
+    assert any("launch.py:1 imports _apply_fsdp_patch from vendor.npu.patch" in e for e in _errors(result))
+
+
+def test_a_relative_import_inside_a_namespace_package_keeps_the_installer(tmp_path: Path) -> None:
+    """`from .patch import n` in a sibling module of a namespace package names the same module."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "ns"\nversion = "0"\ndependencies = ["torch>=2.12"]\n')
+    folder = tmp_path / "vendor" / "npu"
+    folder.mkdir(parents=True)
+    (folder / "patch.py").write_text(expand(PATCH) + INSTALL)
+    (folder / "boot.py").write_text("from .patch import _apply_fsdp_patch\n")
+    assert _imports(tmp_path, "vendor.npu.boot") == ""
+
+    result = fix_tree(tmp_path)
+
+    assert _imports(tmp_path, "vendor.npu.boot") == ""
+    assert any("boot.py:1 imports _apply_fsdp_patch" in e for e in _errors(result)), _errors(result)
