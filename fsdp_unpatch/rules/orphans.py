@@ -38,6 +38,19 @@ def _unused(analysis: FileAnalysis, name: str) -> bool:
     return analysis.facts.name_uses[name] == 0 and name not in analysis.facts.dunder_all
 
 
+def _holds_patch_remains(analysis: FileAnalysis, catalog: Catalog) -> bool:
+    """Whether the file may be where a patch lived: it has a patch module's name (its last part: a copy of
+    torch-npu in a folder of another name, a project's own copy that an earlier fix recorded), or it still
+    defines a replacement or an enhance installer of one. A module-level function of an installer's name in
+    any other file is no evidence that a fix emptied it."""
+    tail = (analysis.module_name or "").rsplit(".", 1)[-1]
+    return any(
+        tail == name.rsplit(".", 1)[-1]
+        or any(_top_level_function(analysis, n) is not None for n in [*module.replacements, *module.enhance_installers])
+        for name, module in catalog.patch_modules.items()
+    )
+
+
 def _is_empty(function: cst.FunctionDef) -> bool:
     return all(
         is_docstring(s) or (isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body))
@@ -62,6 +75,7 @@ def _leave_body_alone(analysis: FileAnalysis, function: cst.FunctionDef) -> Iter
 
 def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Decision]:
     installed = {id(p.node) for p in analysis.planned}
+    remains = _holds_patch_remains(analysis, catalog)
     for module in catalog.patch_modules.values():
         for name, target_id in module.replacements.items():
             function = _top_level_function(analysis, name)
@@ -89,6 +103,8 @@ def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> 
             )
             yield Add(analysis, planned, replacement=name)
             yield from _leave_body_alone(analysis, function)
+        if not remains:
+            continue  # an empty function of an installer's name elsewhere is a stub of its own, no remains
         for name in module.installers:
             function = _top_level_function(analysis, name)
             qualified = f"{analysis.module_name}.{name}"
