@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import fix_tree
+from tests.helpers import check_tree, fix_tree
 from tests.integration import PATCH
 from tests.upstream import expand
 
@@ -65,3 +65,31 @@ def test_a_relative_import_inside_a_namespace_package_keeps_the_installer(tmp_pa
 
     assert _imports(tmp_path, "vendor.npu.boot") == ""
     assert any("boot.py:1 imports _apply_fsdp_patch" in e for e in _errors(result)), _errors(result)
+
+
+def test_an_installer_kept_for_a_star_importer_stays_kept_on_the_next_run(tmp_path: Path) -> None:
+    """The first `fix` keeps the installer that a `from pkg._add_fsdp_patch import *` module still names (emptying it);
+    the next run once saw an empty installer (FSU003, orphan) and deleted it with its call: two runs to an
+    end, the second against the first's reason to keep it."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "star"\nversion = "0"\n')
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    patch = package / "_add_fsdp_patch.py"  # torch-npu's name for it
+    patch.write_text('"""The NPU\'s FSDP2 collectives patch."""\n' + expand(PATCH) + INSTALL)
+    (package / "hooks.py").write_text(
+        "from pkg._add_fsdp_patch import *\n\n\ndef installer():\n    return _apply_fsdp_patch\n"
+    )
+
+    fix_tree(tmp_path)
+    once = {p: p.read_bytes() for p in tmp_path.rglob("*.py")}
+    left = [
+        f"{f.path}:{f.span.line} {f.code}"
+        for f in check_tree(tmp_path).findings
+        if f.category == "remove" and f.fix is not None
+    ]
+    fix_tree(tmp_path)
+
+    assert b"def _apply_fsdp_patch" in once[patch]
+    assert left == []
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*.py")} == once
