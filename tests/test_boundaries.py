@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests.helpers import check_tree, fix_tree
 from tests.integration import PATCH
-from tests.upstream import expand
+from tests.upstream import expand, expanded_copy
 
 INSTALL = "\n\n_apply_fsdp_patch()\n"
 
@@ -93,3 +93,22 @@ def test_an_installer_kept_for_a_star_importer_stays_kept_on_the_next_run(tmp_pa
     assert b"def _apply_fsdp_patch" in once[patch]
     assert left == []
     assert {p: p.read_bytes() for p in tmp_path.rglob("*.py")} == once
+
+
+KERNEL_CASE = Path(__file__).parent / "rules" / "FSU002" / "ok_replacement_that_is_also_a_kernel"
+
+
+def test_a_replacement_that_is_also_a_kernel_keeps_its_registration_over_two_runs(tmp_path: Path) -> None:
+    """A copy of all_gather_copy_in installed over the op packet and registered as the PrivateUse1 kernel
+    by its decorator: the fix deleted the function, and the kernel registration (FSU103, review) with it.
+    The next run must not take the function that stays for an orphan (FSU002) either."""
+    project = expanded_copy(KERNEL_CASE, tmp_path / "project")
+    kernels = project / "npu_kernels.py"
+
+    fix_tree(project)
+    once = kernels.read_bytes()
+    fix_tree(project)
+
+    assert b'@torch.library.impl(lib, "all_gather_copy_in", "PrivateUse1")\ndef _patched_all_gather_copy_in(' in once
+    assert b"torch.ops.fsdp.all_gather_copy_in = " not in once  # the proven install sites still go
+    assert kernels.read_bytes() == once

@@ -20,6 +20,7 @@ from fsdp_unpatch import fingerprint
 from fsdp_unpatch.analysis.decisions import Add, Decision, Drop
 from fsdp_unpatch.analysis.patterns import body_statements, is_docstring
 from fsdp_unpatch.analysis.plan import Edit, FileAnalysis, Installer, Options, Planned
+from fsdp_unpatch.analysis.registrations import registered_by_decorator
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
@@ -84,6 +85,8 @@ def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> 
                 continue
             if target.category != "remove" or id(function.name) in installed:
                 continue
+            if registered_by_decorator(function, analysis.facts):
+                continue  # a kernel registration (FSU103) that stays
             if target.native_since and options.target_torch < Version.parse(target.native_since):
                 continue
             evidence = fingerprint.compare_to_upstream(
