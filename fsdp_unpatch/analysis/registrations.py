@@ -134,3 +134,10 @@ def kernel_registrations(facts: Facts) -> Iterator[KernelRegistration]:
                 # a key that is not a literal (a variable) is unknown: reported as "a dispatch key"
                 keys = (literals(key) if key is not None else None) or ()
                 yield KernelRegistration(call, split[0], split[1], keys, args[1])
+
+
+def registered_by_decorator(function: cst.FunctionDef, facts: Facts) -> bool:
+    """Whether a decorator of `function` registers it as a kernel (`@torch.library.impl(lib, "op", "Key")`):
+    deleting the function would delete that registration too, which is an override of its own (FSU103)."""
+    decorators = {id(d.decorator) for d in function.decorators}
+    return any(id(registration.call) in decorators for registration in kernel_registrations(facts))

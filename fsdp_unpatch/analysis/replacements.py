@@ -12,6 +12,7 @@ from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.patterns import descendants
 from fsdp_unpatch.analysis.plan_state import PlanState
 from fsdp_unpatch.analysis.planned import Edit, Planned
+from fsdp_unpatch.analysis.registrations import registered_by_decorator
 from fsdp_unpatch.analysis.subjects import Replacement
 
 
@@ -21,6 +22,8 @@ def plan_replacements(state: PlanState) -> None:
         function = state.judge.replacement_function(sites[0][0])
         if function is None or any(install.partial for install, _ in sites):
             continue
+        if registered_by_decorator(function, state.facts):
+            continue  # its kernel registration stays (FSU103, review), and the function with it
         if uses(state, name) != len(sites):
             state.held[name] = sites  # named elsewhere too: `plan_freed_replacements` decides
             continue

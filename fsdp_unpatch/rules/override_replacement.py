@@ -69,6 +69,7 @@ def orphans(
     from fsdp_unpatch.analysis.decisions import Add
     from fsdp_unpatch.analysis.patterns import top_level_function
     from fsdp_unpatch.analysis.planned import Edit, Planned
+    from fsdp_unpatch.analysis.registrations import registered_by_decorator
     from fsdp_unpatch.catalog.versions import Version
 
     for name, target_id in module.replacements.items():
@@ -78,6 +79,8 @@ def orphans(
             continue
         if target.category != "remove" or id(function.name) in installed:
             continue
+        if registered_by_decorator(function, analysis.facts):
+            continue  # a kernel registration (FSU103) that stays
         if target.native_since and options.target_torch < Version.parse(target.native_since):
             continue
         evidence = fingerprint.compare_to_upstream(

@@ -191,6 +191,9 @@ class Run:
         self.decide(keep_installers_still_used(self.units))
         # References, tests and strings that name what the run removes; replacements still needed stay.
         self.decide(link_references(self.units, self.analyze, self.catalog, self.options.analysis))
+        # Again for the installers an earlier fix emptied (FSU003 orphans, planned while linking references):
+        # one still named stays, as it did in the run that emptied it.
+        self.decide(keep_installers_still_used(self.units))
         self.decide(keep_replacements_still_used(self.units))
         # The rules that check the run as a whole (a by-name twin patched in another file completes a patch).
         analyses = [u.analysis for u in self.units if u.analysis is not None]

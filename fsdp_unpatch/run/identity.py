@@ -19,6 +19,31 @@ _SKIPPED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-pack
 def module_name(path: str) -> tuple[str, bool]:
     """The dotted module name `path` is imported under, from the packages (folders with `__init__.py`)
     around it as the path spells them: a link's own folder counts, not its target's."""
+    return _climb(path)[0]
+
+
+def module_names(path: str, top: Optional[str] = None) -> list[tuple[str, bool]]:
+    """Every dotted name `path` may be imported under: `module_name`'s first, then one more for each folder
+    between the outermost package and `top` (the project's folder, not included). Such folders have no
+    `__init__.py` and are namespace packages (PEP 420): `ns/fsdp/patch.py` is `patch`, `fsdp.patch` and
+    `ns.fsdp.patch`, whichever of those folders is on `sys.path`."""
+    (name, is_package), folder = _climb(path)
+    names = [(name, is_package)]
+    if top is None:
+        return names
+    top = os.path.abspath(top)
+    while folder != top and folder.startswith(top + os.sep):
+        folder, package = os.path.split(folder)
+        if not package.isidentifier():
+            break  # `my-tools/x.py` is imported under no dotted name through that folder
+        name = f"{package}.{name}" if name else package
+        names.append((name, is_package))
+    return names
+
+
+def _climb(path: str) -> tuple[tuple[str, bool], str]:
+    """(module name, is a package) from the `__init__.py` packages around `path`, and the first folder above
+    them that is none."""
     folder, name = os.path.split(os.path.abspath(path))
     is_package = name == "__init__.py"
     parts = [] if is_package else [name[:-3] if name.endswith(".py") else name]
@@ -27,7 +52,7 @@ def module_name(path: str) -> tuple[str, bool]:
         parts.insert(0, package)
         if not package:
             break
-    return ".".join(parts) or name, is_package
+    return (".".join(parts) or name, is_package), folder
 
 
 def identity(path: str) -> object:
@@ -45,6 +70,8 @@ class ProjectFile:
     key: object
     paths: list[str] = field(default_factory=list)  # every name it is reached under, in walk order
     modules: list[tuple[str, bool]] = field(default_factory=list)  # (module name, is a package) per name
+    # `paths[i]` is the path `modules[i]` is imported from: a path is repeated for each longer name that
+    # namespace packages give it (`module_names`)
 
 
 @dataclass
@@ -52,15 +79,16 @@ class Project:
     files: dict[object, ProjectFile] = field(default_factory=dict)  # by identity, in walk order
     modules: set[str] = field(default_factory=set)  # every module name (a submodule is no missing name)
 
-    def add(self, path: str) -> ProjectFile:
+    def add(self, path: str, top: Optional[str] = None) -> ProjectFile:
+        """`top`: the project folder `path` was found in, the end of its namespace packages."""
         key = identity(path)
         entry = self.files.setdefault(key, ProjectFile(key))
         path = os.path.normpath(path)
         if path not in entry.paths:
-            entry.paths.append(path)
-            name, is_package = module_name(path)
-            entry.modules.append((name, is_package))
-            self.modules.add(name)
+            for name, is_package in module_names(path, top):
+                entry.paths.append(path)
+                entry.modules.append((name, is_package))
+                self.modules.add(name)
         return entry
 
 
@@ -68,6 +96,7 @@ def project_files(roots: Iterable[str], extra: Iterable[str] = ()) -> Project:
     """The Python files below `roots`, and the `extra` paths. A link to a folder inside the roots is followed
     (its files get a second module name); one that leads outside them, or to a folder above it, is not."""
     project = Project()
+    roots = list(roots)
     homes = [os.path.realpath(r) for r in roots]
     for root in roots:
         if not os.path.isdir(root):
@@ -99,11 +128,21 @@ def project_files(roots: Iterable[str], extra: Iterable[str] = ()) -> Project:
                         continue
                     subfolders.append((entry.path, chain))
                 elif name.endswith(".py"):
-                    project.add(entry.path)
+                    project.add(entry.path, root)
             stack.extend(reversed(subfolders))
     for path in extra:
-        project.add(path)
+        project.add(path, _top_of(path, roots))
     return project
+
+
+def _top_of(path: str, roots: Iterable[str]) -> Optional[str]:
+    """The folder of `roots` that holds `path`, as its path spells it."""
+    where = os.path.abspath(path)
+    for root in roots:
+        top = os.path.abspath(root)
+        if os.path.isdir(top) and where.startswith(top + os.sep):
+            return top
+    return None
 
 
 def _inside(link: str, homes: list[str], chain: frozenset[str]) -> bool:

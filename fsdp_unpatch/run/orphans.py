@@ -17,7 +17,7 @@ import libcst as cst
 
 from fsdp_unpatch.analysis.decisions import Add, Decision, Drop
 from fsdp_unpatch.analysis.file_analysis import FileAnalysis
-from fsdp_unpatch.analysis.patterns import descendants
+from fsdp_unpatch.analysis.patterns import descendants, top_level_function
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.rules import override_replacement, patch_installer
@@ -26,12 +26,30 @@ from fsdp_unpatch.rules.same_device_foreach_copy import SAME_DEVICE_COPY
 
 def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Decision]:
     installed = {id(p.node) for p in analysis.planned}
+    remains = _holds_patch_remains(analysis, catalog)
     for module in catalog.patch_modules.values():
         for decision in override_replacement.orphans(analysis, module, catalog, options, installed):
             yield decision
             assert isinstance(decision, Add)
             yield from _leave_body_alone(analysis, decision.planned.edits[0].node)
-        yield from patch_installer.orphans(analysis, module)
+        if remains:  # an empty function of an installer's name elsewhere is a stub of its own, no remains
+            yield from patch_installer.orphans(analysis, module)
+
+
+def _holds_patch_remains(analysis: FileAnalysis, catalog: Catalog) -> bool:
+    """Whether the file may be where a patch lived: it has a patch module's name (its last part: a copy of
+    torch-npu in a folder of another name, a project's own copy that an earlier fix recorded), or it still
+    defines a replacement or an enhance installer of one. A module-level function of an installer's name in
+    any other file is no evidence that a fix emptied it."""
+    tail = (analysis.module_name or "").rsplit(".", 1)[-1]
+    return any(
+        tail == name.rsplit(".", 1)[-1]
+        or any(
+            top_level_function(analysis.module, n) is not None
+            for n in [*module.replacements, *module.enhance_installers]
+        )
+        for name, module in catalog.patch_modules.items()
+    )
 
 
 def _leave_body_alone(analysis: FileAnalysis, function: cst.CSTNode) -> Iterator[Decision]:

@@ -24,6 +24,8 @@ def module_level_bindings(tree: ast.Module, lines: list[str]) -> Counter:
         elif isinstance(node, (ast.Tuple, ast.List)):
             for element in node.elts:
                 targets(element)
+        elif (name := _globals_key(node)) is not None:
+            found[name] += 1  # `globals()["n"] = ...` binds `n` too
 
     def walk(statements: list[ast.stmt]) -> None:
         for statement in statements:
@@ -42,6 +44,16 @@ def module_level_bindings(tree: ast.Module, lines: list[str]) -> Counter:
 
     walk(tree.body)
     return found
+
+
+def _globals_key(node: ast.AST) -> str | None:
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call)):
+        return None
+    call = node.value
+    if call.args or call.keywords or not (isinstance(call.func, ast.Name) and call.func.id == "globals"):
+        return None
+    key = node.slice
+    return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
 
 
 def _blocks(statement: ast.stmt, lines: list[str]) -> list[list[ast.stmt]]:

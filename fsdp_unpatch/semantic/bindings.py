@@ -20,6 +20,8 @@ def module_level_bindings(module: cst.Module) -> Counter:
         elif isinstance(node, (cst.Tuple, cst.List)):
             for element in node.elements:
                 targets(element.value)
+        elif (name := _globals_key(node)) is not None:
+            found[name] += 1
 
     def walk(statements) -> None:
         for statement in statements:
@@ -45,3 +47,16 @@ def module_level_bindings(module: cst.Module) -> Counter:
 
     walk(module.body)
     return found
+
+
+def _globals_key(node: cst.CSTNode) -> str | None:
+    """ "n" for the target `globals()["n"]`: a module-level binding of `n` by another spelling."""
+    if not (isinstance(node, cst.Subscript) and len(node.slice) == 1):
+        return None
+    call, index = node.value, node.slice[0].slice
+    if not (isinstance(call, cst.Call) and not call.args and isinstance(call.func, cst.Name)):
+        return None
+    if call.func.value != "globals" or not isinstance(index, cst.Index):
+        return None
+    key = index.value.evaluated_value if isinstance(index.value, (cst.SimpleString, cst.ConcatenatedString)) else None
+    return key if isinstance(key, str) else None
