@@ -60,13 +60,14 @@ def _libcst_facts(text: str) -> tuple:
             i.attribute,
             module.code_for_node(i.value),
             span(i.report),
+            None if isinstance(i.value, (cst.Tuple, cst.GeneratorExp)) else span(i.value),
             where(i.function),
             i.via_setattr,
             i.partial,
         )
         for i in facts.installs
     ]
-    aliases = [(local, dotted_name(value), where(function)) for local, value, function in facts.aliases]
+    aliases = [(local, dotted_name(value), where(function), span(value)) for local, value, function in facts.aliases]
     table = facts.table
     return functions, installs, aliases, table.bindings, set(table.sources), module_level_bindings(module)
 
@@ -84,6 +85,7 @@ def _ast_facts(text: str) -> tuple:
             i.attribute,
             i.value,
             i.report,
+            i.value_at,
             i.function,
             i.via_setattr,
             i.partial,
@@ -91,7 +93,8 @@ def _ast_facts(text: str) -> tuple:
         for i in model.installs
     ]
     table = model.table
-    return functions, installs, model.aliases, table.bindings, set(table.sources), model.module_bindings
+    aliases = [(*alias, value) for alias, value in zip(model.aliases, model.alias_values, strict=True)]
+    return functions, installs, aliases, table.bindings, set(table.sources), model.module_bindings
 
 
 EDGE_CASES = {

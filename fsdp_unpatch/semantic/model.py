@@ -10,6 +10,7 @@ example); the planner still reads the libcst facts (issue 23, item 1, is to move
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import tokenize
 from collections import Counter
@@ -43,8 +44,22 @@ class Function:
     span: Span
     parent: Optional[int]
     method: bool  # defined directly in a class body
-    source: str = ""  # as libcst's `code_for_node` gives it (`function_source.py`)
-    first_line: int = 0  # the file line the fingerprint comparison counts its differences from
+    node: FunctionNode = field(compare=False, repr=False)
+    sources: FunctionSources = field(compare=False, repr=False)
+
+    @functools.cached_property
+    def _source(self) -> tuple[str, int]:
+        return self.sources.of(self.node)  # sliced on first need: most functions are never compared
+
+    @property
+    def source(self) -> str:
+        """As libcst's `code_for_node` gives it (`function_source.py`)."""
+        return self._source[0]
+
+    @property
+    def first_line(self) -> int:
+        """The file line the fingerprint comparison counts its differences from."""
+        return self._source[1]
 
 
 @dataclass(frozen=True)
@@ -60,6 +75,9 @@ class InstallSite:
     value_is_call: bool
     text: str  # the reported node's source (the target, or the setattr call)
     report: Span  # the assignment target, or the setattr call
+    # The stored expression, without the parentheses around it, as libcst places it; None for a tuple or a
+    # generator expression (ast's place includes their own parentheses, libcst's does not).
+    value_at: Optional[Span]
     function: Optional[int]  # the innermost enclosing function's index
     via_setattr: bool = False
     partial: bool = False  # one target of a chained assignment (`a.x = b.y = f`)
@@ -72,9 +90,13 @@ class SemanticModel:
     installs: list[InstallSite] = field(default_factory=list)
     # `name = a.b.c` (a plain name or attribute chain), with the function it is bound in (None at module level).
     aliases: list[tuple[str, str, Optional[int]]] = field(default_factory=list)
+    alias_values: list[Span] = field(default_factory=list)  # where each alias's value stands, as libcst places it
     # Names bound at module level other than by imports, and how often (`semantic/bindings.py`).
     module_bindings: Counter = field(default_factory=Counter)
     has_fallbacks: bool = False  # a `try` at module level (`analysis/fallbacks.py` reads those)
+    # The line of each top-level statement's first token (`def`/`class` for a decorated one): where the
+    # libcst nodes inside it stand (`analysis/positions.py`).
+    statement_lines: list[int] = field(default_factory=list)
 
 
 def build(
@@ -102,6 +124,7 @@ class _Builder(ast.NodeVisitor):
         read_imports(tree, self.model.table)
         self.model.module_bindings = module_level_bindings(tree, self.lines)
         self.model.has_fallbacks = any(isinstance(statement, _TRY) for statement in tree.body)
+        self.model.statement_lines = [statement.lineno for statement in tree.body]
         self.visit(tree)
         module_functions = [f.name for f in self.model.functions if f.parent is None]
         add_aliases(self.model.table, module_functions, [(local, value) for local, value, _ in self.model.aliases])
@@ -119,6 +142,9 @@ class _Builder(ast.NodeVisitor):
             node.end_lineno,  # type: ignore[attr-defined]
             self.column(node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
         )
+
+    def value_span(self, node: ast.AST) -> Optional[Span]:
+        return None if isinstance(node, (ast.Tuple, ast.GeneratorExp)) else self.span(node)
 
     def offset(self, line: int, byte_offset: int) -> int:
         """The character offset in the text of an ast position."""
@@ -148,9 +174,8 @@ class _Builder(ast.NodeVisitor):
     # scopes ---------------------------------------------------------------------------------------
     def visit_function(self, node: FunctionNode) -> None:
         index = len(self.model.functions)
-        source, first_line = self.sources.of(node)
         self.model.functions.append(
-            Function(node.name, self.span(node), self.function, self.class_body, source, first_line)
+            Function(node.name, self.span(node), self.function, self.class_body, node, self.sources)
         )
         for decorator in node.decorator_list:
             self.visit(decorator)
@@ -187,12 +212,14 @@ class _Builder(ast.NodeVisitor):
                         value_is_call=isinstance(node.value, ast.Call),
                         text=self.source(target, node),
                         report=self.span(target),
+                        value_at=self.value_span(node.value),
                         function=self.function,
                         partial=partial,
                     )
                 )
             elif isinstance(target, ast.Name) and dotted(node.value) is not None:
                 self.model.aliases.append((target.id, dotted(node.value) or "", self.function))
+                self.model.alias_values.append(self.span(node.value))
         self.generic_visit(node)
 
     def visit_Expr(self, node: ast.Expr) -> None:
@@ -210,6 +237,7 @@ class _Builder(ast.NodeVisitor):
                     value_is_call=isinstance(value, ast.Call),
                     text=self.source(call, node),
                     report=self.span(call),
+                    value_at=self.value_span(value),
                     function=self.function,
                     via_setattr=True,
                 )
