@@ -4,7 +4,8 @@ scopes, and the install sites, each at the position libcst reports for it.
 Positions are as libcst gives them: lines from 1, columns from 0 counted in characters (ast counts its
 columns in UTF-8 bytes). What this model holds equals what `analysis/collect.py` records from the libcst
 tree for the same facts, in the same order (a test compares the two on every rule case, fixture and
-example); the planner still reads the libcst facts (issue 23, item 1, is to move it onto this model).
+example). The planner judges its install sites on this model (`analysis/site_judging.py`) and places nodes
+with its statement lines (`analysis/positions.py`).
 """
 
 from __future__ import annotations
