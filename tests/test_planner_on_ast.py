@@ -103,3 +103,27 @@ def test_positions_one_statement_at_a_time_equal_libcsts_whole_module_pass() -> 
         assert all(positions[node] == where for node, where in whole.items()), path
         checked += 1
     assert checked > 100
+
+
+COLLECTIVES = "import torch.distributed.fsdp._fully_shard._fsdp_collectives as c\n"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        ("\ufeff" + COLLECTIVES.rstrip("\n") + "; c.foreach_reduce = f\n").encode("utf-8"),
+        ("# -*- coding: latin-1 -*-\n" + COLLECTIVES + "x = 'é'; c.foreach_reduce = f\n").encode("latin-1"),
+        (COLLECTIVES + "c.foreach_reduce = f  # ∂\r\nc.foreach_all_gather = (\r\n  f)\r\n").encode("utf-8"),
+    ],
+    ids=["bom", "latin-1", "crlf"],
+)
+def test_sites_are_placed_from_the_files_bytes_as_libcst_places_them(data: bytes) -> None:
+    from fsdp_unpatch.analysis.source import parse_source
+    from fsdp_unpatch.files.reading import SourceFile
+
+    module = parse_source(SourceFile(Path("x.py"), "x.py", data, 0, len(data)))
+    analysis = plan.analyze_module(module, "project.x", False, load_catalog(), Options(Version.parse("2.9")), data=data)
+    whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert analysis.judged_on_libcst is None
+    assert analysis.planned
+    assert [analysis.position(p.node) for p in analysis.planned] == [whole[p.node] for p in analysis.planned]
