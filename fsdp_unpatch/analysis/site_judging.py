@@ -135,6 +135,9 @@ def planner_judge(
         result.locate(install.report, code_range(site.report))
         if site.value_at is not None:
             result.locate(install.value, code_range(site.value_at))
+    for function in model.functions:
+        if function.name_at is not None:
+            result.locate(judge.function_of(function).name, code_range(function.name_at))
     if [local for local, _, _ in model.aliases] == [local for local, _, _ in facts.aliases]:
         for (_, value, _), span in zip(facts.aliases, model.alias_values):
             result.locate(value, code_range(span))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 import io
+import re
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from fsdp_unpatch.semantic.text import dedent_lines, physical_lines
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
+_DEF = re.compile(r"(?:async[ \t\f]+)?def[ \t\f]+")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class Function:
     span: Span
     parent: Optional[int]
     method: bool  # defined directly in a class body
+    name_at: Optional[Span]  # the name after `def` (None if a line continuation splits the header there)
     node: FunctionNode = field(compare=False, repr=False)
     sources: FunctionSources = field(compare=False, repr=False)
 
@@ -144,6 +147,13 @@ class _Builder(ast.NodeVisitor):
             self.column(node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
         )
 
+    def name_span(self, node: FunctionNode) -> Optional[Span]:
+        line = self.lines[node.lineno - 1]
+        header = _DEF.match(line, self.column(node.lineno, node.col_offset))
+        if header is None or not line.startswith(node.name, header.end()):
+            return None
+        return Span(node.lineno, header.end(), node.lineno, header.end() + len(node.name))
+
     def value_span(self, node: ast.AST) -> Optional[Span]:
         return None if isinstance(node, (ast.Tuple, ast.GeneratorExp)) else self.span(node)
 
@@ -176,7 +186,9 @@ class _Builder(ast.NodeVisitor):
     def visit_function(self, node: FunctionNode) -> None:
         index = len(self.model.functions)
         self.model.functions.append(
-            Function(node.name, self.span(node), self.function, self.class_body, node, self.sources)
+            Function(
+                node.name, self.span(node), self.function, self.class_body, self.name_span(node), node, self.sources
+            )
         )
         for decorator in node.decorator_list:
             self.visit(decorator)
