@@ -58,7 +58,8 @@ class FileAnalysis:
     # Why the install sites were judged on the libcst facts, not on the `ast` model (`site_judging.py`).
     judged_on_libcst: Optional[str] = None
     _positions: Optional[Positions] = None
-    # Positions the `ast` model gave (install sites), by id, in the parsed text's lines.
+    # Positions the `ast` model gave (install sites, their values, aliases, function names), by id, in the
+    # parsed text's lines (`site_judging.planner_judge`).
     _located: dict[int, CodeRange] = field(default_factory=dict)
     # For an excerpt of a large file (`excerpt.py`): the file's line for a line of the excerpt, and the names
     # the statements held aside use, spell and assign.
