@@ -43,6 +43,7 @@ def _libcst_facts(text: str) -> tuple:
         (
             node.name.value,
             span(node),
+            span(node.name) if positions[node.name].start.line == positions[node].start.line else None,
             where(parents[id(node)]),
             id(node) in facts.methods,
             module.code_for_node(node),
@@ -60,20 +61,21 @@ def _libcst_facts(text: str) -> tuple:
             i.attribute,
             module.code_for_node(i.value),
             span(i.report),
+            None if isinstance(i.value, (cst.Tuple, cst.GeneratorExp)) else span(i.value),
             where(i.function),
             i.via_setattr,
             i.partial,
         )
         for i in facts.installs
     ]
-    aliases = [(local, dotted_name(value), where(function)) for local, value, function in facts.aliases]
+    aliases = [(local, dotted_name(value), where(function), span(value)) for local, value, function in facts.aliases]
     table = facts.table
     return functions, installs, aliases, table.bindings, set(table.sources), module_level_bindings(module)
 
 
 def _ast_facts(text: str) -> tuple:
     model = build(text, MODULE)
-    functions = [(f.name, f.span, f.parent, f.method, f.source, f.first_line) for f in model.functions]
+    functions = [(f.name, f.span, f.name_at, f.parent, f.method, f.source, f.first_line) for f in model.functions]
     installs = [
         (
             i.owner,
@@ -84,6 +86,7 @@ def _ast_facts(text: str) -> tuple:
             i.attribute,
             i.value,
             i.report,
+            i.value_at,
             i.function,
             i.via_setattr,
             i.partial,
@@ -91,7 +94,8 @@ def _ast_facts(text: str) -> tuple:
         for i in model.installs
     ]
     table = model.table
-    return functions, installs, model.aliases, table.bindings, set(table.sources), model.module_bindings
+    aliases = [(*alias, value) for alias, value in zip(model.aliases, model.alias_values, strict=True)]
+    return functions, installs, aliases, table.bindings, set(table.sources), model.module_bindings
 
 
 EDGE_CASES = {
@@ -140,6 +144,7 @@ EDGE_CASES = {
         "import m\r\n\x0c\r\ndef f():\r\n    '''a\x0cb\u2028c'''  # \x1c\r\n    return 1\r\n\r\n\r\nm.x = f\r\n"
         "def g():\r    pass\rm.y = g\r"
     ),
+    "def_headers": "async  def a(): pass\ndef \\\n  b(): pass\nasync \\\n def c(): pass\nclass K:\n\tdef\x0cd(self): pass\n",
     "no_final_newline": "import m\r\n\r\ndef h():\r\n    pass\r\n    # footer",
     "annotated": "m.x: int = 1\nm.y += 1\n(m.a, m.b) = f, g\nm[0].x = 1\nf().x = 1\n",
 }

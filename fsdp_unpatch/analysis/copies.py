@@ -75,21 +75,33 @@ def plan_copies(state: PlanState) -> None:
 
 def qualify_in(state: PlanState, function: Optional[cst.FunctionDef]) -> Callable[[cst.BaseExpression], Optional[str]]:
     """Qualified names as seen inside `function`: a name it (or a function around it) binds is a local,
-    not what the module imports under that name (`torch` as a parameter is not the torch module)."""
-    parents = {id(f): parent for found in state.facts.functions.values() for f, parent in found}
-    local: set[str] = set()
-    while function is not None:
-        try:
-            parsed = ast.parse(textwrap.dedent(state.result.code(function.with_changes(leading_lines=()))))
-        except SyntaxError:  # cannot tell: take every name it spells as a local
-            return lambda expression: None
-        local |= local_names(parsed.body[0])  # type: ignore[arg-type]
-        function = parents.get(id(function))
+    not what the module imports under that name (`torch` as a parameter is not the torch module). The
+    names are read on the first call: most `if`s hold no copy to qualify."""
+    read: list[Optional[set[str]]] = []
 
     def qualify(expression: cst.BaseExpression) -> Optional[str]:
+        if not read:
+            read.append(bound_around(state, function))
+        local = read[0]
+        if local is None:  # cannot tell: every name it spells may be a local
+            return None
         name = dotted_name(expression)
         if name is not None and name.partition(".")[0] in local:
             return None
         return state.facts.table.qualify(expression)
 
     return qualify
+
+
+def bound_around(state: PlanState, function: Optional[cst.FunctionDef]) -> Optional[set[str]]:
+    """The names `function` and the functions around it bind; None when one of them does not parse alone."""
+    parents = {id(f): parent for found in state.facts.functions.values() for f, parent in found}
+    local: set[str] = set()
+    while function is not None:
+        try:
+            parsed = ast.parse(textwrap.dedent(state.result.code(function.with_changes(leading_lines=()))))
+        except SyntaxError:
+            return None
+        local |= local_names(parsed.body[0])  # type: ignore[arg-type]
+        function = parents.get(id(function))
+    return local

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange
 
 from fsdp_unpatch.analysis.collect import Facts
 from fsdp_unpatch.analysis.names import ImportTable
 from fsdp_unpatch.analysis.patterns import descendants
 from fsdp_unpatch.analysis.planned import Planned
+from fsdp_unpatch.analysis.positions import Positions
 from fsdp_unpatch.analysis.screen import Detail
 
 if TYPE_CHECKING:
@@ -50,7 +51,15 @@ class FileAnalysis:
     # run that import them patch FSDP2 through them (`run/engine.py`, `link_module_aliases`).
     module_aliases: dict[str, str] = field(default_factory=dict)
 
-    _positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+    # Where the top-level statements start (`SemanticModel.statement_lines`): nodes are placed one statement
+    # at a time (`positions.py`); None: by a pass over the whole module.
+    statement_lines: Optional[list[int]] = None
+    # Why the install sites were judged on the libcst facts, not on the `ast` model (`site_judging.py`).
+    judged_on_libcst: Optional[str] = None
+    _positions: Optional[Positions] = None
+    # Positions the `ast` model gave (install sites, their values, aliases, function names), by id, in the
+    # parsed text's lines (`site_judging.planner_judge`).
+    _located: dict[int, CodeRange] = field(default_factory=dict)
     # For an excerpt of a large file (`excerpt.py`): the file's line for a line of the excerpt, and the names
     # the statements held aside use, spell and assign.
     file_line: Optional[Callable[[int], int]] = None
@@ -63,19 +72,25 @@ class FileAnalysis:
         return self.facts.table
 
     def position(self, node: cst.CSTNode) -> CodeRange:
-        """Where a node stands in the file (computed once, on first need: it costs a tree walk)."""
+        """Where a node stands in the file: as the `ast` model located it, else generated with the code of
+        its top-level statement (once, on first need: `positions.py`)."""
         if id(node) in self._placed:
             return self._placed[id(node)]
-        if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
-        where = self._positions[node]
+        where = self._located.get(id(node))
+        if where is None:
+            if self._positions is None:
+                self._positions = Positions(self.module, self.statement_lines)
+            where = self._positions[node]
         if self.file_line is None:
             return where
         return CodeRange(
             CodePosition(self.file_line(where.start.line), where.start.column),
             CodePosition(self.file_line(where.end.line), where.end.column),
         )
+
+    def locate(self, node: cst.CSTNode, where: CodeRange) -> None:
+        """`node` (part of the tree) stands at `where` in the parsed text (the excerpt's lines, for an excerpt)."""
+        self._located[id(node)] = where
 
     def place(self, node: cst.CSTNode, where: CodeRange) -> None:
         """Report `node` (not part of the tree) at `where`."""

@@ -19,7 +19,7 @@ from typing import Mapping, Optional
 
 import libcst as cst
 
-from fsdp_unpatch.analysis import copies, install_sites, installers, other_overrides, replacements
+from fsdp_unpatch.analysis import copies, install_sites, installers, other_overrides, replacements, site_judging
 from fsdp_unpatch.analysis.collect import collect
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.excerpt import Excerpt
@@ -29,7 +29,6 @@ from fsdp_unpatch.analysis.plan_state import PlanState
 from fsdp_unpatch.analysis.planned import Edit, Planned
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.options import Options
-from fsdp_unpatch.semantic.sites import SiteJudge
 
 # What the rest of the tool imports from here.
 __all__ = ["Edit", "FileAnalysis", "Installer", "Options", "Planned", "analyze_module"]
@@ -43,9 +42,11 @@ def analyze_module(
     options: Options,
     excerpt: Optional[Excerpt] = None,
     linked: Optional[Mapping[str, str]] = None,
+    data: Optional[bytes] = None,
 ) -> FileAnalysis:
     """The findings of one module; `excerpt`: the module is the excerpt of a large file (`excerpt.py`);
-    `linked`: names other files of the run bind to FSDP2 (`ImportTable.linked`)."""
+    `linked`: names other files of the run bind to FSDP2 (`ImportTable.linked`); `data`: the bytes `module`
+    was parsed from (None: its code is generated)."""
     table = ImportTable(module_name, is_package, linked)
     result = FileAnalysis(module=module, module_name=module_name, facts=collect(module, table))
     if excerpt is not None:  # uses in the statements held aside count (the import clean-up reads them)
@@ -53,11 +54,7 @@ def analyze_module(
         result.file_line = excerpt.file_line
         result.hidden = excerpt.hidden
 
-    def first_compared_line(function: cst.FunctionDef) -> int:
-        """The file line `code(function)` starts on: the blank and comment lines above the `def` count."""
-        return result.position(function).start.line - len(function.leading_lines)
-
-    judge = SiteJudge(module, module_name, result.facts, catalog, options, result.code, first_compared_line)
+    judge = site_judging.planner_judge(result, data, is_package, linked, catalog, options)
     state = PlanState(result, catalog, options, judge)
     result.module_aliases = module_aliases(result, catalog)
     install_sites.plan_install_sites(state)

@@ -15,10 +15,10 @@ from fsdp_unpatch.analysis import scoping
 from fsdp_unpatch.analysis.collect import Facts, RawInstall
 from fsdp_unpatch.analysis.file_analysis import FileAnalysis
 from fsdp_unpatch.analysis.planned import Planned
+from fsdp_unpatch.analysis.site_judging import AnyJudge
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.fingerprint import Evidence
-from fsdp_unpatch.semantic.sites import SiteJudge
 
 # Install sites by the name of the replacement they install, each with its finding.
 Sites = dict[str, list[tuple[RawInstall, Planned]]]
@@ -29,7 +29,7 @@ class PlanState:
     result: FileAnalysis
     catalog: Catalog
     options: Options
-    judge: SiteJudge
+    judge: AnyJudge
     removed_sites: dict[int, Planned] = field(default_factory=dict)  # id(RawInstall.removable) -> its finding
     # What each replacement function was proven to be (id of the function -> its evidence).
     proofs: dict[int, Evidence] = field(default_factory=dict)

@@ -90,13 +90,21 @@ class Run:
                 if unit.excerpt is None:
                     raise
                 unit.excerpt = None  # libcst refuses the excerpt: the whole file says why, at its own lines
-                module = self.learned.parse(file, unit.source, parse_source)
+                source = unit.source
+                module = self.learned.parse(file, source, parse_source)
         except SourceError as error:
             unit.error = error_finding(unit.candidate.display, error)
             return
         try:
             unit.analysis = analyze_module(
-                module, name, is_package, self.catalog, self.options.analysis, excerpt=unit.excerpt, linked=unit.linked
+                module,
+                name,
+                is_package,
+                self.catalog,
+                self.options.analysis,
+                excerpt=unit.excerpt,
+                linked=unit.linked,
+                data=source.data,
             )
         except RecursionError:  # libcst's visitors recurse once per level of nesting
             unit.error = error_finding(

@@ -25,10 +25,12 @@ class AstJudge(Judge[InstallSite, Function]):
         catalog: Catalog,
         options: Options,
         fallbacks: Callable[[Version], Counter],
+        file_line: Optional[Callable[[int], int]] = None,
     ):
         super().__init__(module_name, model.table, catalog, options)
         self.model = model
         self.fallbacks = fallbacks
+        self.file_line = file_line  # for a model of an excerpt: the file's line for an excerpt's line
 
     def owner_name(self, site: InstallSite) -> Optional[str]:
         return site.owner_name
@@ -62,7 +64,10 @@ class AstJudge(Judge[InstallSite, Function]):
         return function.source
 
     def first_line(self, function: Function) -> int:
-        return function.first_line
+        if self.file_line is None:
+            return function.first_line
+        above = function.span.start_line - function.first_line  # the blank and comment lines it owns
+        return self.file_line(function.span.start_line) - above
 
     def bound_at_module_level(self) -> Counter:
         return self.model.module_bindings

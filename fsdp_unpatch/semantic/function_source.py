@@ -17,6 +17,7 @@ minus the leading lines (as the planner always did: decorators are not counted).
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from typing import Optional, Union
 
@@ -32,12 +33,16 @@ class FunctionSources:
         first_end = re.search(r"\r\n|\r|\n", text)
         self.newline = first_end.group() if first_end else "\n"
         self.tree = tree
-        # id(statement) -> (the statement list it is in, its index there)
-        self.places: dict[int, tuple[list[ast.stmt], int]] = {}
-        for node in ast.walk(tree):
+
+    @functools.cached_property
+    def places(self) -> dict[int, tuple[list[ast.stmt], int]]:
+        """id(statement) -> (the statement list it is in, its index there); walked on the first slice."""
+        places = {}
+        for node in ast.walk(self.tree):
             for block in _blocks(node):
                 for index, statement in enumerate(block):
-                    self.places[id(statement)] = (block, index)
+                    places[id(statement)] = (block, index)
+        return places
 
     def of(self, node: FunctionNode) -> tuple[str, int]:
         """The function's source and the file line its differences count from."""

@@ -4,13 +4,16 @@ scopes, and the install sites, each at the position libcst reports for it.
 Positions are as libcst gives them: lines from 1, columns from 0 counted in characters (ast counts its
 columns in UTF-8 bytes). What this model holds equals what `analysis/collect.py` records from the libcst
 tree for the same facts, in the same order (a test compares the two on every rule case, fixture and
-example); the planner still reads the libcst facts (issue 23, item 1, is to move it onto this model).
+example). The planner judges its install sites on this model (`analysis/site_judging.py`) and places nodes
+with its statement lines (`analysis/positions.py`).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import io
+import re
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,6 +27,7 @@ from fsdp_unpatch.semantic.text import dedent_lines, physical_lines
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
+_DEF = re.compile(r"(?:async[ \t\f]+)?def[ \t\f]+")
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,23 @@ class Function:
     span: Span
     parent: Optional[int]
     method: bool  # defined directly in a class body
-    source: str = ""  # as libcst's `code_for_node` gives it (`function_source.py`)
-    first_line: int = 0  # the file line the fingerprint comparison counts its differences from
+    name_at: Optional[Span]  # the name after `def` (None if a line continuation splits the header there)
+    node: FunctionNode = field(compare=False, repr=False)
+    sources: FunctionSources = field(compare=False, repr=False)
+
+    @functools.cached_property
+    def _source(self) -> tuple[str, int]:
+        return self.sources.of(self.node)  # sliced on first need: most functions are never compared
+
+    @property
+    def source(self) -> str:
+        """As libcst's `code_for_node` gives it (`function_source.py`)."""
+        return self._source[0]
+
+    @property
+    def first_line(self) -> int:
+        """The file line the fingerprint comparison counts its differences from."""
+        return self._source[1]
 
 
 @dataclass(frozen=True)
@@ -60,6 +79,9 @@ class InstallSite:
     value_is_call: bool
     text: str  # the reported node's source (the target, or the setattr call)
     report: Span  # the assignment target, or the setattr call
+    # The stored expression, without the parentheses around it, as libcst places it; None for a tuple or a
+    # generator expression (ast's place includes their own parentheses, libcst's does not).
+    value_at: Optional[Span]
     function: Optional[int]  # the innermost enclosing function's index
     via_setattr: bool = False
     partial: bool = False  # one target of a chained assignment (`a.x = b.y = f`)
@@ -72,9 +94,13 @@ class SemanticModel:
     installs: list[InstallSite] = field(default_factory=list)
     # `name = a.b.c` (a plain name or attribute chain), with the function it is bound in (None at module level).
     aliases: list[tuple[str, str, Optional[int]]] = field(default_factory=list)
+    alias_values: list[Span] = field(default_factory=list)  # where each alias's value stands, as libcst places it
     # Names bound at module level other than by imports, and how often (`semantic/bindings.py`).
     module_bindings: Counter = field(default_factory=Counter)
     has_fallbacks: bool = False  # a `try` at module level (`analysis/fallbacks.py` reads those)
+    # The line of each top-level statement's first token (`def`/`class` for a decorated one): where the
+    # libcst nodes inside it stand (`analysis/positions.py`).
+    statement_lines: list[int] = field(default_factory=list)
 
 
 def build(
@@ -102,6 +128,7 @@ class _Builder(ast.NodeVisitor):
         read_imports(tree, self.model.table)
         self.model.module_bindings = module_level_bindings(tree, self.lines)
         self.model.has_fallbacks = any(isinstance(statement, _TRY) for statement in tree.body)
+        self.model.statement_lines = [statement.lineno for statement in tree.body]
         self.visit(tree)
         module_functions = [f.name for f in self.model.functions if f.parent is None]
         add_aliases(self.model.table, module_functions, [(local, value) for local, value, _ in self.model.aliases])
@@ -119,6 +146,16 @@ class _Builder(ast.NodeVisitor):
             node.end_lineno,  # type: ignore[attr-defined]
             self.column(node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
         )
+
+    def name_span(self, node: FunctionNode) -> Optional[Span]:
+        line = self.lines[node.lineno - 1]
+        header = _DEF.match(line, self.column(node.lineno, node.col_offset))
+        if header is None or not line.startswith(node.name, header.end()):
+            return None
+        return Span(node.lineno, header.end(), node.lineno, header.end() + len(node.name))
+
+    def value_span(self, node: ast.AST) -> Optional[Span]:
+        return None if isinstance(node, (ast.Tuple, ast.GeneratorExp)) else self.span(node)
 
     def offset(self, line: int, byte_offset: int) -> int:
         """The character offset in the text of an ast position."""
@@ -148,9 +185,10 @@ class _Builder(ast.NodeVisitor):
     # scopes ---------------------------------------------------------------------------------------
     def visit_function(self, node: FunctionNode) -> None:
         index = len(self.model.functions)
-        source, first_line = self.sources.of(node)
         self.model.functions.append(
-            Function(node.name, self.span(node), self.function, self.class_body, source, first_line)
+            Function(
+                node.name, self.span(node), self.function, self.class_body, self.name_span(node), node, self.sources
+            )
         )
         for decorator in node.decorator_list:
             self.visit(decorator)
@@ -187,12 +225,14 @@ class _Builder(ast.NodeVisitor):
                         value_is_call=isinstance(node.value, ast.Call),
                         text=self.source(target, node),
                         report=self.span(target),
+                        value_at=self.value_span(node.value),
                         function=self.function,
                         partial=partial,
                     )
                 )
             elif isinstance(target, ast.Name) and dotted(node.value) is not None:
                 self.model.aliases.append((target.id, dotted(node.value) or "", self.function))
+                self.model.alias_values.append(self.span(node.value))
         self.generic_visit(node)
 
     def visit_Expr(self, node: ast.Expr) -> None:
@@ -210,6 +250,7 @@ class _Builder(ast.NodeVisitor):
                     value_is_call=isinstance(value, ast.Call),
                     text=self.source(call, node),
                     report=self.span(call),
+                    value_at=self.value_span(value),
                     function=self.function,
                     via_setattr=True,
                 )

@@ -5,8 +5,9 @@ upstream (`fingerprint`) decide whether the site is a proven copy, unproven (and
 target torch, a review target or the enhance patch. The rules say what each verdict means
 (`report(site, verdict)` in FSU001, FSU101, FSU102 and FSU201); nothing here imports them.
 
-`Judge` decides from the facts a fact source gives it: `SiteJudge` reads them from the libcst tree (what
-the planner uses), `semantic/ast_sites.py` from the `ast` model (`semantic/model.py`).
+`Judge` decides from the facts a fact source gives it: `semantic/ast_sites.py` from the `ast` model
+(`semantic/model.py`; what the planner uses, `analysis/site_judging.py`), `SiteJudge` from the libcst tree
+(the planner's fallback where the model does not pair with the libcst facts, and the tests' reference).
 """
 
 from __future__ import annotations
