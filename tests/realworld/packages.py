@@ -50,6 +50,8 @@ def _download(version: str, into: Path) -> Path:
         "--only-binary=:all:",
         "--platform",
         "manylinux_2_28_x86_64",
+        "--platform",  # the 2.6 releases ship manylinux2014 wheels only
+        "manylinux2014_x86_64",
         "--python-version",
         "3.11",
         "--disable-pip-version-check",
