@@ -35,11 +35,59 @@ WORKER_GROUPS = {
     "tests/test_prefilter_search.py": "test_prefilter_search",
 }
 
-# CPU seconds (user + system, the test process and the processes it waited for) that a group, a test file or
-# one test took in a full run (measured 2026-12-01, see docs/development.md). A file's figure is shared
-# evenly among its tests; a test or a group takes its own. Only the order of the units depends on them: a
-# figure that is off makes the run slower, never wrong.
-COSTS: Mapping[str, float] = {}
+# CPU seconds (user + system, the test process and the processes it waited for) that a group, a test file or a
+# test function (all its parameters) took (2026-12-01, a full run on two workers at load 5 to 9, and
+# `-m "not slow"`; see docs/development.md). A file's or a function's figure is shared evenly among its tests;
+# a group takes its own. Figures under 2 s are left to DEFAULT_COST. Only the order of the units depends on
+# them: a figure that is off makes the run slower, never wrong.
+COSTS: Mapping[str, float] = {
+    "torch-training": 128,
+    "realworld": 75,
+    "fixed-point": 51,
+    "tests/test_excerpts.py::test_real_releases": 47.0,
+    "import-safety": 46,
+    "dists": 45,
+    "tests/realworld/test_fix_alone_releases.py::test_each_reported_fix_of_a_release_applied_alone_leaves_working_code": 45.0,
+    "tests/test_excerpts.py::test_each_shape": 26.9,
+    "tests/test_excerpts.py::test_a_large_module_is_analysed_through_a_small_excerpt": 26.9,
+    "tests/test_excerpts.py::test_padded_fixtures": 25.0,
+    "tests/test_batch.py::test_same_result_as_the_plain_engine_alone_and_in_a_pool": 21.7,
+    "tests/test_excerpts.py::test_fixtures_and_examples": 16.2,
+    "tests/test_diff_applies.py::test_git_apply_of_the_diff_gives_what_fix_writes": 15.0,
+    "tests/realworld/test_i18n_releases.py::test_every_finding_of_a_release_reads_in_chinese": 14.4,
+    "tests/test_excerpts.py::test_a_hidden_string_statement_counts_as_libcst_counts_it": 13.6,
+    "tests/test_docs.py::test_the_example_output_is_what_the_tool_prints": 13.5,
+    "tests/test_excerpts.py::test_comments_after_a_hidden_statement_stay_where_libcst_puts_them": 13.0,
+    "tests/test_excerpts.py::test_every_fixture_file_alone": 12.3,
+    "tests/test_excerpts.py::test_installed_torch_sources": 10.4,
+    "tests/test_excerpts.py::test_a_hidden_rebinding_of_a_module_alias_stops_the_rewrite": 9.4,
+    "tests/test_batch.py::test_cli_json_is_the_same_with_one_and_two_jobs": 9.0,
+    "tests/test_downstream.py::test_remaining_tests_pass_after_migration": 8.0,
+    "tests/test_excerpts.py::test_a_caller_through_an_import_alias_of_a_name_only_the_run_removes": 6.8,
+    "tests/realworld/test_merge_request_release.py::test_the_description_of_a_real_release_follows_its_findings": 5.7,
+    "tests/test_example_migration.py::test_fix_gives_the_expected_tree": 5.1,
+    "tests/test_excerpts.py::test_tabs_line_endings_and_no_final_newline": 4.9,
+    "tests/realworld/test_merge_request_release.py::test_the_description_of_a_real_release_in_chinese": 4.7,
+    "tests/test_excerpts.py::test_a_form_feed_libcst_does_not_give_back_in_hidden_code": 4.4,
+    "tests/test_downstream.py::test_safe_fix_leaves_tests_alone_and_counts_unsafe_fixes": 4.3,
+    "tests/test_cache_safety.py::test_an_unsafe_cache_folder_is_not_used_and_clean_handles_it": 4.0,
+    "tests/test_excerpts.py::test_a_match_class_keyword_is_a_use": 3.4,
+    "tests/test_api.py::test_a_source_in_its_project_is_what_check_and_fix_make_of_its_file": 3.4,
+    "tests/test_declared_torch.py::test_a_range_whose_floor_is_safe_removes_all_of_it": 3.3,
+    "tests/test_cli.py::test_fix_then_check_is_clean_and_second_fix_changes_nothing": 3.2,
+    "tests/test_cache_safety.py::test_a_cache_dir_that_holds_other_files_is_not_used_and_clean_keeps_them": 3.0,
+    "tests/test_excerpts.py::test_a_name_only_hidden_code_spells_decides_the_native_spelling": 3.0,
+    "tests/test_declared_torch.py::test_a_pinned_torch_gives_exactly_the_findings_of_target_torch": 2.9,
+    "tests/test_excerpts.py::test_another_file_calls_the_installer_from_hidden_code": 2.7,
+    "tests/test_doctor.py::test_target_torch_older_than_native_since_fails": 2.6,
+    "tests/test_declared_torch.py::test_a_bad_declaration_is_a_message_and_the_next_source_decides": 2.3,
+    "tests/test_declared_torch.py::test_the_cache_does_not_outlive_a_changed_declaration": 2.2,
+    "tests/test_downstream.py::test_unsafe_fix_migrates_the_whole_project": 2.2,
+    "tests/test_declared_torch.py::test_an_installed_torch_outside_the_declaration_is_one_warning": 2.2,
+    "tests/test_api.py::test_fix_paths_reports_what_is_left_as_the_fixed_tree_holds_it": 2.1,
+    "tests/test_example_migration.py::test_check_on_the_legacy_project_reports_every_part": 2.1,
+    "tests/test_cli.py::test_unparsable_file_exit_2_others_still_processed": 2.0,
+}
 
 # A test that no figure covers: about what the typical test costs.
 DEFAULT_COST = 0.3
@@ -50,17 +98,23 @@ def unit_of(nodeid: str) -> str:
     return WORKER_GROUPS.get(nodeid.split("::", 1)[0], nodeid)
 
 
-def unit_cost(unit: str, nodeids: list[str], per_file: Mapping[str, int]) -> float:
-    """The expected CPU seconds of a unit holding `nodeids` (`per_file`: the collection's tests per file)."""
+def _function(nodeid: str) -> str:
+    """`FILE::NAME` of a test, without its parameters."""
+    return nodeid.split("[", 1)[0]
+
+
+def unit_cost(unit: str, nodeids: list[str], per_key: Mapping[str, int]) -> float:
+    """The expected CPU seconds of a unit holding `nodeids` (`per_key`: the collection's tests per file and
+    per test function)."""
     if unit in COSTS:
         return COSTS[unit]
     total = 0.0
     for nodeid in nodeids:
-        path = nodeid.split("::", 1)[0]
-        if nodeid in COSTS:
-            total += COSTS[nodeid]
+        function, path = _function(nodeid), nodeid.split("::", 1)[0]
+        if function in COSTS:
+            total += COSTS[function] / per_key[function]
         elif path in COSTS:
-            total += COSTS[path] / per_file[path]
+            total += COSTS[path] / per_key[path]
         else:
             total += DEFAULT_COST
     return total
@@ -69,8 +123,9 @@ def unit_cost(unit: str, nodeids: list[str], per_file: Mapping[str, int]) -> flo
 def longest_first(workqueue: Mapping[str, dict]) -> OrderedDict:
     """The units of `workqueue` (unit -> {nodeid: done}) ordered by expected cost, the largest first (ties
     keep their order)."""
-    per_file = Counter(nodeid.split("::", 1)[0] for tests in workqueue.values() for nodeid in tests)
-    costs = {unit: unit_cost(unit, list(tests), per_file) for unit, tests in workqueue.items()}
+    nodeids = [nodeid for tests in workqueue.values() for nodeid in tests]
+    per_key = Counter(nodeid.split("::", 1)[0] for nodeid in nodeids) + Counter(map(_function, nodeids))
+    costs = {unit: unit_cost(unit, list(tests), per_key) for unit, tests in workqueue.items()}
     return OrderedDict(sorted(workqueue.items(), key=lambda item: -costs[item[0]]))
 
 

@@ -13,17 +13,19 @@ from tests import scheduling
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# A collection as a worker reports it: two files of a group, one costly file, one costly test, unknown tests.
+# A collection as a worker reports it: two tests of a group, a costly file, a costly test function with two
+# parameters, tests no figure covers.
 COLLECTION = [
     "tests/test_fixed_point.py::test_a[one]",
     "tests/test_fixed_point.py::test_a[two]",
     "tests/test_cheap.py::test_x",
     "tests/test_costly.py::test_p",
     "tests/test_costly.py::test_q",
-    "tests/test_mixed.py::test_heavy",
+    "tests/test_mixed.py::test_heavy[1]",
+    "tests/test_mixed.py::test_heavy[2]",
     "tests/test_mixed.py::test_light",
 ]
-FIGURES = {"fixed-point": 10.0, "tests/test_costly.py": 30.0, "tests/test_mixed.py::test_heavy": 20.0}
+FIGURES = {"fixed-point": 10.0, "tests/test_costly.py": 30.0, "tests/test_mixed.py::test_heavy": 40.0}
 
 
 class _Node:
@@ -72,14 +74,16 @@ def test_units_start_longest_first_and_a_group_stays_whole(monkeypatch: pytest.M
             ["tests/test_cheap.py::test_x"],
             ["tests/test_costly.py::test_p"],
             ["tests/test_costly.py::test_q"],
-            ["tests/test_mixed.py::test_heavy"],
+            ["tests/test_mixed.py::test_heavy[1]"],
+            ["tests/test_mixed.py::test_heavy[2]"],
             ["tests/test_mixed.py::test_light"],
         ]
     )
-    # 20 (the one test named), 15 and 15 (a file's 30 shared by its two tests), 10 (the group), then the
-    # tests no figure covers
-    assert [unit[0] for unit in handed[:4]] == [
-        "tests/test_mixed.py::test_heavy",
+    # 20 and 20 (a function's 40 shared by its two tests), 15 and 15 (a file's 30 shared by its two tests),
+    # 10 (the group), then the tests no figure covers
+    assert [unit[0] for unit in handed[:5]] == [
+        "tests/test_mixed.py::test_heavy[1]",
+        "tests/test_mixed.py::test_heavy[2]",
         "tests/test_costly.py::test_p",
         "tests/test_costly.py::test_q",
         "tests/test_fixed_point.py::test_a[one]",
@@ -91,15 +95,16 @@ def test_unit_costs_follow_the_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     queue = {scheduling.unit_of(nodeid): {} for nodeid in COLLECTION}
     for nodeid in COLLECTION:
         queue[scheduling.unit_of(nodeid)][nodeid] = False
-    per_file = {"tests/test_fixed_point.py": 2, "tests/test_cheap.py": 1, "tests/test_costly.py": 2}
-    per_file["tests/test_mixed.py"] = 2
-    costs = {unit: scheduling.unit_cost(unit, list(tests), per_file) for unit, tests in queue.items()}
+    per_key = {"tests/test_fixed_point.py": 2, "tests/test_cheap.py": 1, "tests/test_costly.py": 2}
+    per_key.update({"tests/test_mixed.py": 3, "tests/test_mixed.py::test_heavy": 2})
+    costs = {unit: scheduling.unit_cost(unit, list(tests), per_key) for unit, tests in queue.items()}
     assert costs == {
         "fixed-point": 10.0,
         "tests/test_cheap.py::test_x": scheduling.DEFAULT_COST,
         "tests/test_costly.py::test_p": 15.0,
         "tests/test_costly.py::test_q": 15.0,
-        "tests/test_mixed.py::test_heavy": 20.0,
+        "tests/test_mixed.py::test_heavy[1]": 20.0,
+        "tests/test_mixed.py::test_heavy[2]": 20.0,
         "tests/test_mixed.py::test_light": scheduling.DEFAULT_COST,
     }
 
@@ -112,8 +117,8 @@ def test_every_figure_and_group_names_what_exists() -> None:
     for key in scheduling.COSTS:
         if key in groups:
             continue
-        path, _, test = key.partition("::")
+        path, _, name = key.partition("::")
         assert (ROOT / path).is_file(), key
-        if test:
-            name = test.split("[", 1)[0]
+        if name:
+            assert "[" not in name, f"{key}: a figure covers all the parameters of a test function"
             assert re.search(rf"^def {re.escape(name)}\(", (ROOT / path).read_text(), re.MULTILINE), key
