@@ -42,47 +42,14 @@ def pytest_configure(config) -> None:
         user_secret()
 
 
-# pytest-xdist (`-n 2 --dist loadgroup`, pyproject.toml): the tests of these files stay on one worker, each group
-# run as one unit. Every other test goes to whichever worker is free. Given by file here, not with `xdist_group`
-# marks: pytest-xdist 3.8 tags a marked test by renaming `item._nodeid`, which pytest 9.2 no longer reads, and
-# the marks would be ignored.
-WORKER_GROUPS = {
-    # the trainings: train.py picks its gloo port with free_port() before rank 0 binds it, and a training
-    # on the other worker could take it meanwhile; also the module's trainings (`train_runs`, `probe_reports`)
-    # run once only when all its tests are on one worker
-    "tests/test_example_runs.py": "torch-training",
-    "tests/test_verify.py": "torch-training",
-    "tests/test_verify_path.py": "torch-training",
-    # one build of the wheel and sdist (`dists` below) and one clean venv (`venv_bin`) per worker that needs them
-    "tests/test_packaging.py": "dists",
-    "tests/test_ci_templates.py": "dists",
-    "tests/test_examples_ci.py": "dists",
-    # each release is migrated once per process (`migrate`, `_MIGRATIONS`)
-    "tests/realworld/test_releases.py": "realworld",
-    # the first `fix` of each case is kept for the test after it (`_FIXED_ONCE`)
-    "tests/test_fixed_point.py": "fixed-point",
-    # each tree's dry run is made once per process (`_CHANGED`)
-    "tests/test_import_safety_property.py": "import-safety",
-    # module-scoped fixtures
-    "tests/test_no_torch.py": "test_no_torch",
-    "tests/test_prefilter_search.py": "test_prefilter_search",
-}
-
-
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
+    """The groups of tests that share a worker, the longest units first (tests/scheduling.py)."""
     if config.getvalue("dist") != "loadgroup":
         return None
-    from xdist.scheduler import LoadScopeScheduling
+    from tests.scheduling import make_scheduler
 
-    class FileGroupScheduling(LoadScopeScheduling):
-        """A group (WORKER_GROUPS) is one unit of work; every other test is a unit of its own. The largest
-        units go first (pytest-xdist orders them by their number of tests)."""
-
-        def _split_scope(self, nodeid: str) -> str:
-            return WORKER_GROUPS.get(nodeid.split("::", 1)[0], nodeid)
-
-    return FileGroupScheduling(config, log)
+    return make_scheduler(config, log)
 
 
 @pytest.fixture(scope="session", autouse=True)

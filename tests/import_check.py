@@ -10,6 +10,7 @@ M's top level nor a submodule of M. Modules that bind names no statement spells 
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import warnings
 from pathlib import Path
@@ -69,37 +70,48 @@ def _bound(tree: ast.Module) -> tuple[set[str], bool]:
     return names, trusted
 
 
+@functools.cache
+def _facts(source: bytes) -> tuple[frozenset[str], bool, tuple[tuple[int, str, int, tuple[str, ...]], ...]]:
+    """What a module's bytes bind at top level, whether it is trusted, and its `from` imports (level, module,
+    line, names) in `ast.walk` order. Kept per content: the sweep asks again for every file a fix left alone."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes in the tree's strings: its own business
+        tree = ast.parse(source)
+    bound, trusted = _bound(tree)
+    imports = tuple(
+        (node.level, node.module or "", node.lineno, tuple(alias.name for alias in node.names))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+    )
+    return frozenset(bound), trusted, imports
+
+
 def unbound_imports(root: Path) -> list[str]:
     """`FILE:LINE: from M import n` for each import of a name that tree module M does not bind."""
     modules = _modules(root)
-    trees = {}
+    facts = {}
     problems = []
     for name, path in sorted(modules.items()):
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # invalid escapes in the tree's strings: its own business
-                trees[name] = ast.parse(path.read_bytes())
+            facts[name] = _facts(path.read_bytes())
         except (SyntaxError, OSError) as error:
             problems.append(f"{path}: does not parse: {error}")
-    for name, tree in trees.items():
+    for name, (_, _, imports) in facts.items():
         path = modules[name]
         is_package = path.name == "__init__.py"
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.ImportFrom):
-                continue
-            base = node.module or ""
-            if node.level:
+        for level, module, line, names in imports:
+            base = module
+            if level:
                 parts = name.split(".")
                 if not is_package:
                     parts = parts[:-1]
-                parts = parts[: len(parts) - (node.level - 1)]
+                parts = parts[: len(parts) - (level - 1)]
                 base = ".".join(parts + ([base] if base else []))
-            target = trees.get(base)
-            if target is None:
+            if base not in facts:
                 continue
-            bound, trusted = _bound(target)
-            for alias in node.names:
-                if alias.name == "*" or trusted or alias.name in bound or f"{base}.{alias.name}" in modules:
+            bound, trusted, _ = facts[base]
+            for imported in names:
+                if imported == "*" or trusted or imported in bound or f"{base}.{imported}" in modules:
                     continue
-                problems.append(f"{path.relative_to(root)}:{node.lineno}: from {base} import {alias.name}")
+                problems.append(f"{path.relative_to(root)}:{line}: from {base} import {imported}")
     return problems

@@ -4,23 +4,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.integration import ENHANCE, PATCH
+from tests.integration import cli as run_cli
 from tests.upstream import expand
 
 
 def cli(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "fsdp_unpatch", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        input=stdin,
-    )
+    """The command line run in this process (tests.integration.cli): these tests read its output and exit
+    codes, not the process (tests/test_hostile_outputs.py and others start real processes)."""
+    done = run_cli(*args, cwd=cwd, stdin=stdin.encode())
+    return subprocess.CompletedProcess(list(args), done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
 @pytest.fixture

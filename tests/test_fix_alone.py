@@ -12,6 +12,7 @@ the real releases.)
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import warnings
 from collections import Counter
@@ -147,11 +148,13 @@ def _parsed(text: str) -> Optional[ast.Module]:
         return None
 
 
-def bound_names(text: str) -> set[str]:
-    """Names a module binds at top level (in `if`/`try`/`with` blocks too); `*` when it may bind any."""
+@functools.cache
+def _module_facts(text: str) -> tuple[frozenset[str], tuple[tuple[int, Optional[str], tuple[str, ...]], ...]]:
+    """A module's top-level bindings (`*` when it may bind any) and its `from` imports (level, module, names),
+    from one parse. Kept per text: a release's files are read for every fix, and releases share most files."""
     tree = _parsed(text)
     if tree is None:
-        return {"*"}
+        return frozenset({"*"}), ()
     names: set[str] = set()
     statements = list(tree.body)
     while statements:
@@ -165,19 +168,27 @@ def bound_names(text: str) -> set[str]:
             names |= {(a.asname or a.name).split(".")[0] for a in statement.names}
         else:
             names |= {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    return names | ({"*"} if "__getattr__" in names else set())
+    imports = tuple(
+        (node.level, node.module, tuple(alias.name for alias in node.names))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+    )
+    return frozenset(names | ({"*"} if "__getattr__" in names else set())), imports
+
+
+def bound_names(text: str) -> frozenset[str]:
+    """Names a module binds at top level (in `if`/`try`/`with` blocks too); `*` when it may bind any."""
+    return _module_facts(text)[0]
 
 
 def imported_names(text: str, module: str, path: str) -> set[tuple[str, str]]:
     """(module, name) of each `from module import name` in a file, relative imports resolved."""
     package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
     found: set[tuple[str, str]] = set()
-    tree = _parsed(text)
-    for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.ImportFrom):
-            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
-            source = ".".join([*base, *([node.module] if node.module else [])])
-            found |= {(source, alias.name) for alias in node.names}
+    for level, imported, names in _module_facts(text)[1]:
+        base = package.split(".")[: len(package.split(".")) - level + 1] if level else []
+        source = ".".join([*base, *([imported] if imported else [])])
+        found |= {(source, name) for name in names}
     return found
 
 

@@ -1,8 +1,8 @@
 """Acceptance: the real torch-npu releases, migrated as the maintainers did by hand.
 
 Each release is fetched from the package registry (see `packages.py`), copied into a temporary git
-repository, and the console script runs on the whole package. What is expected is read off the code with
-`ast`, independently of the tool: the install sites of the three collective targets inside the installer,
+repository, and the command line runs on the whole package (in this process). What is expected is read off
+the code with `ast`, independently of the tool: the install sites of the three collective targets inside the installer,
 the enhance installer and everything it names. Where a replacement does more than upstream plus the NPU
 tweak, the table `DOES_MORE` says what it calls that upstream does not (read from the release by hand).
 
@@ -15,7 +15,6 @@ import ast
 import json
 import os
 import subprocess
-import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from fsdp_unpatch.catalog.versions import Version, installed_torch
+from tests.integration import cli
 from tests.realworld.packages import MIGRATED, PATCH_MODULE, PATCHED, Unavailable, git, sources, working_copy
 
 pytestmark = pytest.mark.slow
@@ -43,7 +43,10 @@ def _fetch(version: str) -> Path:
 
 
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fsdp_unpatch", *args], cwd=cwd, capture_output=True, text=True)
+    """The command line run in this process (these tests are about the migration, not the process: a
+    subprocess paid the tool's start-up and its comparisons with upstream again for each of about 30 runs)."""
+    done = cli(*args, cwd=cwd)
+    return subprocess.CompletedProcess(list(args), done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
 def _findings(cwd: Path) -> list[dict]:
