@@ -42,6 +42,12 @@ def _entries(project: Path) -> list[Path]:
     return [p for p in (project / CACHE_DIR / "entries").rglob("*") if p.is_file()]
 
 
+def _results(value: dict) -> list[dict]:
+    """The file results an entry holds: one (outcome), a linked group's, or none (held fixes, FSU306's import
+    facts and the index of unchanged files, which the run writes only for files older than the racy window)."""
+    return [value["result"]] if value["kind"] == "outcome" else value["results"] if value["kind"] == "group" else []
+
+
 class _Payload:
     """Unpickling this runs code: it writes a marker file."""
 
@@ -75,9 +81,7 @@ def test_a_forged_entry_is_ignored(tmp_path: Path) -> None:
         value = data["value"]
         if value["kind"] == "held":  # check's verdict on which fixes fix would hold back: forged too
             value["findings"] = [["pkg/patch.py", "FSU001", 1, 1, "forged"]]
-            results = []
-        else:
-            results = [value["result"]] if value["kind"] == "outcome" else value["results"]
+        results = _results(value)
         for result in results:
             result["findings"] = []
         data["signature"] = "0" * 64
@@ -97,9 +101,7 @@ def test_entries_signed_by_another_user_are_ignored(tmp_path: Path) -> None:
         value = data["value"]
         if value["kind"] == "held":  # check's verdict on which fixes fix would hold back: forged too
             value["findings"] = [["pkg/patch.py", "FSU001", 1, 1, "forged"]]
-        for result in (
-            [] if value["kind"] == "held" else [value["result"]] if value["kind"] == "outcome" else value["results"]
-        ):
+        for result in _results(value):
             result["findings"] = []
         secret = (tmp_path / "author-home" / "fsdp-unpatch" / "secret").read_bytes().strip()
         import hashlib
