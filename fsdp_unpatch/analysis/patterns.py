@@ -8,8 +8,8 @@ from typing import Callable, Iterator, Optional, Sequence
 
 import libcst as cst
 
-from fsdp_unpatch.analysis import same_device
-from fsdp_unpatch.analysis.same_device import FOREACH_COPY
+from fsdp_unpatch.fingerprint import same_device
+from fsdp_unpatch.fingerprint.same_device import FOREACH_COPY
 
 # An expression's code, for comparing two spellings of "the same" operand.
 CodeOf = Callable[[cst.CSTNode], str]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from fsdp_unpatch.analysis import same_device
-from fsdp_unpatch.analysis.same_device import dotted_name
+from fsdp_unpatch.fingerprint import same_device
 from fsdp_unpatch.fingerprint.normalisation import Context, FunctionNode, Normalisation, Trace
+from fsdp_unpatch.fingerprint.same_device import dotted_name
 
 # Spellings of "the current stream of the device FSDP2 runs on" (resolved names of the owner).
 _DEVICE_STREAM_OWNERS = frozenset({"torch.cuda", "torch.accelerator", "torch.npu", "torch_npu.npu"})
