@@ -17,12 +17,12 @@ import re
 from typing import Iterator, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import Bindings, Imported, bindings, imports, parse
-from fsdp_unpatch.analysis.source import resolve_relative
 from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.model import Finding, Span
 from fsdp_unpatch.project.identity import Project, ProjectFile, identity, project_files, roots_of, shown_path
 from fsdp_unpatch.project.import_facts import FileFacts, ImportFacts, stat_now, unchanged
+from fsdp_unpatch.project.module_names import resolve_relative
 from fsdp_unpatch.rules.registry import declare
 
 BROKEN_IMPORT = declare(

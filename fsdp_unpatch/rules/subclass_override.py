@@ -53,8 +53,8 @@ def _installs(analysis: ModuleSubject, catalog: Catalog) -> dict[str, cst.CSTNod
     (the class, or an instance made on the spot) to a call into FSDP2 or to an `FSDPModule` method."""
     import libcst as cst
 
-    from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
     from fsdp_unpatch.catalog.symbols import load_symbols
+    from fsdp_unpatch.semantic.names import is_fsdp2_private, target_id
 
     table = analysis.table
 

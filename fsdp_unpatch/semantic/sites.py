@@ -22,12 +22,12 @@ import libcst as cst
 from fsdp_unpatch import fingerprint
 from fsdp_unpatch.analysis import fallbacks
 from fsdp_unpatch.analysis.collect import Facts, RawInstall
-from fsdp_unpatch.analysis.names import ImportTable, dotted_name, is_fsdp2_private, target_id
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.semantic.bindings import module_level_bindings
+from fsdp_unpatch.semantic.names import ImportTable, dotted_name, is_fsdp2_private, target_id
 from fsdp_unpatch.semantic.verdicts import Comparison, Relation, SiteVerdict
 
 Site = TypeVar("Site")  # an install site as the fact source holds it
