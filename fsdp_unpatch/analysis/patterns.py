@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
@@ -94,12 +94,6 @@ def is_docstring(statement: cst.BaseStatement) -> bool:
         and isinstance(statement.body[0], cst.Expr)
         and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
-
-
-def body_statements(block: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
-    if isinstance(block, cst.IndentedBlock):
-        return block.body
-    return ()
 
 
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
