@@ -43,7 +43,7 @@ def single_call(block: cst.BaseSuite) -> Optional[tuple[cst.SimpleStatementLine,
 def same_device_copy(
     node: cst.If, code: CodeOf, qualify: Callable[[cst.BaseExpression], Optional[str]]
 ) -> Optional[SameDeviceCopy]:
-    """The NPU same-device special case around `torch._foreach_copy_`, as `analysis/same_device.py` (the one
+    """The NPU same-device special case around `torch._foreach_copy_`, as `fingerprint/same_device.py` (the one
     matcher, which the fingerprints use too) recognises it; names resolve through the file's imports."""
     if not isinstance(node.orelse, cst.Else):
         return None
