@@ -303,8 +303,6 @@ UPWARD: dict[tuple[str, str], str] = {
     ("fsdp_unpatch.config.target_torch", "fsdp_unpatch.reporting.quoting"): "quoting has no layer of its own yet",
     ("fsdp_unpatch.fixes.journal", "fsdp_unpatch.reporting.quoting"): "quoting has no layer of its own yet",
     ("fsdp_unpatch.model", "fsdp_unpatch.reporting.quoting"): "quoting has no layer of its own yet",
-    ("fsdp_unpatch.reporting", "fsdp_unpatch.run.engine"): "type-only: a report reads a `RunResult`",
-    ("fsdp_unpatch.reporting.statistics", "fsdp_unpatch.run.engine"): "type-only: statistics read a `RunResult`",
     ("fsdp_unpatch.commands.server", "fsdp_unpatch.integrations.lsp_server"): "`server` starts the LSP (lazy)",
 }
 
