@@ -275,6 +275,7 @@ LAYERS = [
     "files",
     "data",
     "i18n",
+    "quoting",
     "catalog",
     "config",
     "project",
@@ -300,9 +301,6 @@ UPWARD: dict[tuple[str, str], str] = {
     ("fsdp_unpatch.catalog", "fsdp_unpatch.rules.registry"): "`Catalog.rules` lists the rules (lazy)",
     ("fsdp_unpatch.fixes.transaction", "fsdp_unpatch.rules.registry"): "a write error becomes a rule finding",
     ("fsdp_unpatch.config.show", "fsdp_unpatch.run.session"): "`config show` prints the session's plan",
-    ("fsdp_unpatch.config.target_torch", "fsdp_unpatch.reporting.quoting"): "quoting has no layer of its own yet",
-    ("fsdp_unpatch.fixes.journal", "fsdp_unpatch.reporting.quoting"): "quoting has no layer of its own yet",
-    ("fsdp_unpatch.model", "fsdp_unpatch.reporting.quoting"): "quoting has no layer of its own yet",
     ("fsdp_unpatch.commands.server", "fsdp_unpatch.integrations.lsp_server"): "`server` starts the LSP (lazy)",
 }
 
