@@ -139,7 +139,7 @@ class UnpatchCodemod(VisitorBasedCodemodCommand):
     def breaks_nothing(self, tree: cst.Module, fixed: cst.Module) -> bool:
         """A module transformed alone passes the import net over the project above it; with no project to
         search (no file name, no `pyproject.toml` or `.git` above it), only a fix that unbinds nothing does."""
-        from fsdp_unpatch.run.identity import find_root
+        from fsdp_unpatch.project.identity import find_root
         from fsdp_unpatch.run.import_net import Rewrite, breakages
 
         filename = self.context.filename

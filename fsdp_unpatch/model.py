@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
 from fsdp_unpatch import rule_url
-from fsdp_unpatch.reporting.quoting import git_quoted
+from fsdp_unpatch.quoting import git_quoted
 
 if TYPE_CHECKING:
     from fsdp_unpatch.config.options import Options

@@ -22,7 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from fsdp_unpatch.analysis.same_device import dotted_name  # noqa: E402  (ast only, no libcst)
+from fsdp_unpatch.fingerprint.same_device import dotted_name  # noqa: E402  (ast only, no libcst)
 
 DEFAULT_DIR = Path("/work/torch_upstream")
 ROOTS = ("torch/distributed/fsdp/_fully_shard", "torch/distributed/_composable/fsdp")

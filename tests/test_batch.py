@@ -193,7 +193,7 @@ def _doctor_entries(tree: Path, cache: Cache) -> int:
             cache.put(path.name, Outcome(fake(entry.result.display)))
         elif isinstance(entry, list):  # the results of files linked together
             cache.put(path.name, [fake(result.display) for result in entry])
-        # else: FSU306's import facts of the run's files (`run/import_facts.py`), no findings to plant
+        # else: FSU306's import facts of the run's files (`project/import_facts.py`), no findings to plant
     return len(entries)
 
 

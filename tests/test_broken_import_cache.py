@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from fsdp_unpatch.project import import_facts
 from fsdp_unpatch.rules import broken_import
-from fsdp_unpatch.run import import_facts
 from tests.integration import cli
 
 HELPER_MODULE = "import os\n\n\ndef helper(path):\n    return os.path.basename(path)\n"

@@ -3,7 +3,8 @@
 The import graph has no cycle, counting imports inside functions and `if TYPE_CHECKING:` ones: a type-only
 import still says that one layer knows another. A cycle is where layers drift into each other. No module
 imports a private name (`_x`) of another package, no module is over 500 lines, and no string literal of
-the shipped code outside the rules spells a rule code."""
+the shipped code outside the rules spells a rule code. The packages are layers in a declared order, and a
+module imports no higher layer but for the exceptions listed with their reasons."""
 
 from __future__ import annotations
 
@@ -266,3 +267,71 @@ def test_each_rule_module_declares_one_rule_and_imports_no_other_rule() -> None:
         name: sorted(m for m in graph[name] if m.startswith(RULES + ".") and m not in NOT_RULES) for name in declared
     }
     assert {name: rules for name, rules in other_rules.items() if rules} == {}
+
+
+# The layers, lowest first (docs/development.md, Layout): a module may import its own layer or one below it.
+# A top-level module (`model.py`, `cli.py`, ...) is its own layer.
+LAYERS = [
+    "files",
+    "data",
+    "i18n",
+    "quoting",
+    "catalog",
+    "config",
+    "project",
+    "model",
+    "fingerprint",
+    "semantic",
+    "analysis",
+    "fixes",
+    "rules",
+    "reporting",
+    "run",
+    "audit",
+    "api",
+    "verification",
+    "commands",
+    "integrations",
+    "cli",
+    "__main__",
+]
+# Imports that still point up, each with why; the list may only shrink (issue 22, item 4).
+UPWARD: dict[tuple[str, str], str] = {
+    ("fsdp_unpatch.analysis.dispatch", "fsdp_unpatch.rules.registry"): "the engine calls the registered rules",
+    ("fsdp_unpatch.catalog", "fsdp_unpatch.rules.registry"): "`Catalog.rules` lists the rules (lazy)",
+    ("fsdp_unpatch.fixes.transaction", "fsdp_unpatch.rules.registry"): "a write error becomes a rule finding",
+    ("fsdp_unpatch.config.show", "fsdp_unpatch.run.session"): "`config show` prints the session's plan",
+    ("fsdp_unpatch.commands.server", "fsdp_unpatch.integrations.lsp_server"): "`server` starts the LSP (lazy)",
+}
+
+
+def _layer(module: str) -> str:
+    return module.split(".")[1] if module.count(".") else module
+
+
+def _upward(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """Imports of a module of a layer above the importer's (type-only and lazy ones count)."""
+    return {
+        (name, other)
+        for name, imported in graph.items()
+        for other in imported
+        if LAYERS.index(_layer(other)) > LAYERS.index(_layer(name))
+    }
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    graph = {"fsdp_unpatch.files.reading": {"fsdp_unpatch.run.batch"}, "fsdp_unpatch.run.batch": set()}
+    assert _upward(graph) == {("fsdp_unpatch.files.reading", "fsdp_unpatch.run.batch")}
+
+
+def test_every_package_has_a_layer() -> None:
+    graph = _graph()
+    assert {_layer(name) for name in graph if name != "fsdp_unpatch"} - set(LAYERS) == set()
+
+
+def test_no_layer_imports_one_above_it() -> None:
+    graph = _graph()
+    graph.pop("fsdp_unpatch", None)  # the package's __init__ names its version only
+    upward = _upward(graph)
+    assert sorted(upward - set(UPWARD)) == []
+    assert sorted(set(UPWARD) - upward) == [], "no longer upward: take it off the list"

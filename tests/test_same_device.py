@@ -1,4 +1,4 @@
-"""The same-device copy tweak is recognised in one place (`analysis/same_device.py`): FSU005 fires on exactly
+"""The same-device copy tweak is recognised in one place (`fingerprint/same_device.py`): FSU005 fires on exactly
 the `if` forms the fingerprints fold away, whatever the spelling."""
 
 from __future__ import annotations

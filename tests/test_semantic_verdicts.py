@@ -15,11 +15,11 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fsdp_unpatch.analysis.collect import collect
-from fsdp_unpatch.analysis.names import ImportTable
+from fsdp_unpatch.analysis.libcst_judge import SiteJudge
 from fsdp_unpatch.catalog import load_catalog
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.options import Options
-from fsdp_unpatch.semantic.sites import SiteJudge
+from fsdp_unpatch.semantic.names import ImportTable
 from fsdp_unpatch.semantic.verdicts import SiteVerdict
 from tests.upstream import expand
 

@@ -68,10 +68,11 @@ def test_the_screen_looks_at_the_callees_the_collector_records() -> None:
 
 def test_the_screen_loads_no_libcst(tmp_path: Path) -> None:
     """The ast tier exists to spare libcst's import: importing it and screening a file whose relative imports
-    it resolves (with `source.resolve_relative`, which the libcst tier's `names.py` shares) loads no libcst."""
-    from fsdp_unpatch.analysis import names, source
+    it resolves (with `module_names.resolve_relative`, which the libcst tier's `names.py` shares) loads no libcst."""
+    from fsdp_unpatch.project import module_names
+    from fsdp_unpatch.semantic import names
 
-    assert screen_module.resolve_relative is names.resolve_relative is source.resolve_relative
+    assert screen_module.resolve_relative is names.resolve_relative is module_names.resolve_relative
     package = tmp_path / "pkg" / "sub"
     package.mkdir(parents=True)
     for folder in (tmp_path / "pkg", package):

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import AbstractSet, Iterator, Optional
 
 from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
-from fsdp_unpatch.analysis.same_device import dotted_name
-from fsdp_unpatch.analysis.source import resolve_relative
+from fsdp_unpatch.fingerprint.same_device import dotted_name
+from fsdp_unpatch.project.module_names import resolve_relative
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 

@@ -11,8 +11,8 @@ from typing import Optional
 
 import libcst as cst
 
-from fsdp_unpatch.analysis.names import ImportTable, dotted_name
 from fsdp_unpatch.analysis.patterns import setattr_install
+from fsdp_unpatch.semantic.names import ImportTable, dotted_name
 
 
 @dataclass

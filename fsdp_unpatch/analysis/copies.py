@@ -11,12 +11,12 @@ from typing import Callable, Optional
 import libcst as cst
 
 from fsdp_unpatch.analysis.dispatch import dispatch
-from fsdp_unpatch.analysis.names import dotted_name
 from fsdp_unpatch.analysis.patterns import descendants, same_device_copy
 from fsdp_unpatch.analysis.plan_state import PlanState
 from fsdp_unpatch.analysis.registrations import kernel_registrations
 from fsdp_unpatch.analysis.subjects import Copy
 from fsdp_unpatch.fingerprint.normalise import local_names
+from fsdp_unpatch.semantic.names import dotted_name
 
 
 def kept_code(state: PlanState) -> set[int]:

@@ -19,11 +19,11 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from fsdp_unpatch.analysis.names import dotted_name, target_id
-from fsdp_unpatch.analysis.patterns import body_statements
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import SymbolTables
 from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.semantic.bindings import body_statements
+from fsdp_unpatch.semantic.names import dotted_name, target_id
 
 # The releases whose FSDP2 package is at each root: `_fully_shard` from torch 2.6; the old package before.
 ROOT_RELEASES = {

@@ -14,11 +14,11 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
 from fsdp_unpatch.analysis.collect import Facts
-from fsdp_unpatch.analysis.names import ImportTable
 from fsdp_unpatch.analysis.patterns import descendants
 from fsdp_unpatch.analysis.planned import Planned
 from fsdp_unpatch.analysis.positions import Positions
 from fsdp_unpatch.analysis.screen import Detail
+from fsdp_unpatch.semantic.names import ImportTable
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.patched import Incomplete, Patched

@@ -7,10 +7,10 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
 from fsdp_unpatch.analysis.subjects import ModuleSubject
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import load_symbols
+from fsdp_unpatch.semantic.names import is_fsdp2_private, target_id
 
 
 def fsdp2_module(key: Optional[str], catalog: Catalog) -> Optional[str]:

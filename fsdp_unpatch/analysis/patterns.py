@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
-from fsdp_unpatch.analysis import same_device
-from fsdp_unpatch.analysis.same_device import FOREACH_COPY
+from fsdp_unpatch.fingerprint import same_device
+from fsdp_unpatch.fingerprint.same_device import FOREACH_COPY
 
 # An expression's code, for comparing two spellings of "the same" operand.
 CodeOf = Callable[[cst.CSTNode], str]
@@ -43,7 +43,7 @@ def single_call(block: cst.BaseSuite) -> Optional[tuple[cst.SimpleStatementLine,
 def same_device_copy(
     node: cst.If, code: CodeOf, qualify: Callable[[cst.BaseExpression], Optional[str]]
 ) -> Optional[SameDeviceCopy]:
-    """The NPU same-device special case around `torch._foreach_copy_`, as `analysis/same_device.py` (the one
+    """The NPU same-device special case around `torch._foreach_copy_`, as `fingerprint/same_device.py` (the one
     matcher, which the fingerprints use too) recognises it; names resolve through the file's imports."""
     if not isinstance(node.orelse, cst.Else):
         return None
@@ -94,12 +94,6 @@ def is_docstring(statement: cst.BaseStatement) -> bool:
         and isinstance(statement.body[0], cst.Expr)
         and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
-
-
-def body_statements(block: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
-    if isinstance(block, cst.IndentedBlock):
-        return block.body
-    return ()
 
 
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

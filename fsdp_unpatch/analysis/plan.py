@@ -24,11 +24,11 @@ from fsdp_unpatch.analysis.collect import collect
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.file_analysis import FileAnalysis, Installer
-from fsdp_unpatch.analysis.names import ImportTable, is_fsdp2_private, target_id
 from fsdp_unpatch.analysis.plan_state import PlanState
 from fsdp_unpatch.analysis.planned import Edit, Planned
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.semantic.names import ImportTable, is_fsdp2_private, target_id
 
 # What the rest of the tool imports from here.
 __all__ = ["Edit", "FileAnalysis", "Installer", "Options", "Planned", "analyze_module"]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Mapping, Optional, Protocol
 import libcst as cst
 
 from fsdp_unpatch.analysis.collect import NameCounter
-from fsdp_unpatch.analysis.names import ImportTable, dotted_name
+from fsdp_unpatch.semantic.names import ImportTable, dotted_name
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.excerpt import Detail

@@ -19,9 +19,9 @@ from typing import Callable, Optional
 import libcst as cst
 
 from fsdp_unpatch.analysis.collect import Facts, RawInstall
-from fsdp_unpatch.analysis.names import dotted_name, target_id
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import SymbolTables
+from fsdp_unpatch.semantic.names import dotted_name, target_id
 
 TargetOf = Callable[[RawInstall], Optional[str]]  # an install site's canonical target id
 LineOf = Callable[[cst.CSTNode], int]

@@ -49,10 +49,11 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
-from fsdp_unpatch.analysis.same_device import dotted_name
-from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES, module_name_for, resolve_relative
+from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES, module_name_for
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.files.reading import decode_error
+from fsdp_unpatch.fingerprint.same_device import dotted_name
+from fsdp_unpatch.project.module_names import resolve_relative
 
 # A deeper syntax tree is left to libcst: its visitors recurse several frames per level and may end in
 # "too deeply nested to analyse" (FSU901), which this tier must not hide. Ordinary code stays below 30.

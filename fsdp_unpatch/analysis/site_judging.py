@@ -19,7 +19,7 @@ from libcst.metadata import CodePosition, CodeRange
 from fsdp_unpatch.analysis import fallbacks
 from fsdp_unpatch.analysis.collect import Facts, RawInstall
 from fsdp_unpatch.analysis.file_analysis import FileAnalysis
-from fsdp_unpatch.analysis.names import dotted_name
+from fsdp_unpatch.analysis.libcst_judge import SiteJudge
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
@@ -28,7 +28,8 @@ from fsdp_unpatch.files.reading import declared_encoding
 from fsdp_unpatch.semantic.ast_sites import AstJudge
 from fsdp_unpatch.semantic.bindings import module_level_bindings
 from fsdp_unpatch.semantic.model import Function, InstallSite, SemanticModel, Span, build
-from fsdp_unpatch.semantic.sites import Judge, SiteJudge
+from fsdp_unpatch.semantic.names import dotted_name
+from fsdp_unpatch.semantic.sites import Judge
 from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
 Site = TypeVar("Site")

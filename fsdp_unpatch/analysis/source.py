@@ -220,23 +220,6 @@ def module_name_for(path: Path) -> tuple[str, bool]:
     return ".".join(parts) or path.stem, is_package
 
 
-def resolve_relative(module: Optional[str], is_package: bool, level: int, name: str) -> Optional[str]:
-    """Turn `from ..x import y` into an absolute module name, given the importing module's name (as
-    `module_name_for` gives it); None when the import climbs above the top package. Shared by the ast tier
-    (`screen.py`) and the libcst tier (`names.py`), so it lives here, where no libcst is loaded."""
-    if level == 0:
-        return name
-    if module is None:
-        return None
-    parts = module.split(".")
-    if not is_package:
-        parts = parts[:-1]
-    if level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (level - 1)]
-    return ".".join(base + ([name] if name else []))
-
-
 # code generation ----------------------------------------------------------------------------------
 def dominant_newline(data: bytes) -> str:
     """The line ending most of the file's lines use ("\\r\\n", "\\n" or "\\r"); "\\n" for a file without one."""

@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from libcst.metadata import CodeRange
 
     from fsdp_unpatch.analysis.collect import Facts, RawInstall
-    from fsdp_unpatch.analysis.names import ImportTable
     from fsdp_unpatch.analysis.patched import Incomplete, Patched
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.fingerprint import Evidence
+    from fsdp_unpatch.semantic.names import ImportTable
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
 

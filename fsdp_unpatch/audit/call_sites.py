@@ -11,10 +11,10 @@ from typing import Iterable, Optional
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
-from fsdp_unpatch.analysis.names import ImportTable, dotted_name
 from fsdp_unpatch.analysis.test_modules import is_test_module
 from fsdp_unpatch.audit.devices import Devices, Operand, assignments_in, one_line, same_device_verdict, string_value
 from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.semantic.names import ImportTable, dotted_name
 
 FOREACH_COPY = frozenset(
     {"torch._foreach_copy_", "torch.ops.aten._foreach_copy_", "torch.ops.aten._foreach_copy_.default"}

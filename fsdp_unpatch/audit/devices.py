@@ -9,7 +9,7 @@ from typing import Optional
 
 import libcst as cst
 
-from fsdp_unpatch.analysis.names import ImportTable
+from fsdp_unpatch.semantic.names import ImportTable
 
 # Calls whose result lives where their first tensor lives.
 _SAME_AS_INPUT_FUNCTIONS = frozenset(

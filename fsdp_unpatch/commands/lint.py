@@ -145,7 +145,7 @@ def _run_and_report(request: Request):
             out.write(settings_text(plan, request))
             return EXIT_CLEAN, None
         if request.show_files:
-            from fsdp_unpatch.reporting.quoting import quoted_path
+            from fsdp_unpatch.quoting import quoted_path
 
             out.write("".join(f"{quoted_path(c.display)}\n" for c in plan.candidates))  # one name a line
             return EXIT_CLEAN, None

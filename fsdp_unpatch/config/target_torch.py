@@ -8,7 +8,7 @@ from typing import Optional
 
 from fsdp_unpatch.catalog.versions import TargetTorch, Version, installed_version, known_releases
 from fsdp_unpatch.i18n import gettext as _
-from fsdp_unpatch.reporting.quoting import printable
+from fsdp_unpatch.quoting import printable
 
 
 def choose(

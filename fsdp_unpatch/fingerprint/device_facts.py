@@ -1,5 +1,5 @@
 """Normalisations that a fact makes safe: the current stream of the training device however it is spelled,
-the same-device copy tweak (`analysis/same_device.py`) folded to the native call, and a `no_grad` decorator
+the same-device copy tweak (`fingerprint/same_device.py`) folded to the native call, and a `no_grad` decorator
 the catalog proves every caller already runs under."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from fsdp_unpatch.analysis import same_device
-from fsdp_unpatch.analysis.same_device import dotted_name
+from fsdp_unpatch.fingerprint import same_device
 from fsdp_unpatch.fingerprint.normalisation import Context, FunctionNode, Normalisation, Trace
+from fsdp_unpatch.fingerprint.same_device import dotted_name
 
 # Spellings of "the current stream of the device FSDP2 runs on" (resolved names of the owner).
 _DEVICE_STREAM_OWNERS = frozenset({"torch.cuda", "torch.accelerator", "torch.npu", "torch_npu.npu"})
@@ -77,7 +77,7 @@ STREAMS = Normalisation(
 
 
 class _SameDeviceCopyFolder(ast.NodeTransformer):
-    """Replaces each occurrence of the tweak (`analysis/same_device.py` recognises it) by the native call."""
+    """Replaces each occurrence of the tweak (`fingerprint/same_device.py` recognises it) by the native call."""
 
     def __init__(self) -> None:
         self.count = 0

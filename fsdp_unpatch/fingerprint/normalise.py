@@ -14,7 +14,6 @@ puts them in order (`PIPELINE`). Stdlib only, Python >= 3.9.
 
 from __future__ import annotations
 
-from fsdp_unpatch.analysis.same_device import dotted_name
 from fsdp_unpatch.fingerprint.device_facts import NO_GRAD, SAME_DEVICE_COPY, STREAMS
 from fsdp_unpatch.fingerprint.normalisation import (
     TORCH_IMPORTS,
@@ -25,6 +24,7 @@ from fsdp_unpatch.fingerprint.normalisation import (
     all_args,
     local_names,
 )
+from fsdp_unpatch.fingerprint.same_device import dotted_name
 from fsdp_unpatch.fingerprint.spelling import (
     ANNOTATIONS,
     DOCSTRINGS,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from fsdp_unpatch.analysis.same_device import dotted_name
 from fsdp_unpatch.fingerprint.normalisation import (
     Context,
     FunctionNode,
@@ -17,6 +16,7 @@ from fsdp_unpatch.fingerprint.normalisation import (
     local_names,
     statement_lists,
 )
+from fsdp_unpatch.fingerprint.same_device import dotted_name
 from fsdp_unpatch.fingerprint.scope import Scope
 
 

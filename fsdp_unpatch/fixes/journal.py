@@ -36,7 +36,7 @@ from fsdp_unpatch.files.regular import open_regular
 from fsdp_unpatch.files.signals import signals_deferred
 from fsdp_unpatch.files.signing import sign, user_secret
 from fsdp_unpatch.files.writing import BACKUP_SUFFIX, alive, flushed_copy, fsync_folder, remove_leftovers, write_all
-from fsdp_unpatch.reporting.quoting import printable, quoted_path
+from fsdp_unpatch.quoting import printable, quoted_path
 
 PREFIX = ".fsdp-unpatch-journal."
 SUFFIX = ".json"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 from fsdp_unpatch.catalog import Catalog
 
 if TYPE_CHECKING:  # the registry is read by the CLI before anything heavy is imported
-    from fsdp_unpatch.run.engine import RunResult
+    from fsdp_unpatch.model import RunResult
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ characters are written as C escapes.
 from __future__ import annotations
 
 from fsdp_unpatch.model import Finding, RunResult
+from fsdp_unpatch.quoting import printable
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.reporting.quoting import printable
 
 TYPES = {"remove": "error", "review": "warning", "error": "error"}  # `keep`: not an issue
 

@@ -11,9 +11,9 @@ toolkit does: `%`, CR and LF everywhere, and `:` and `,` in properties as well; 
 from __future__ import annotations
 
 from fsdp_unpatch.model import Finding, RunResult
+from fsdp_unpatch.quoting import printable
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.reporting.quiet import listed
-from fsdp_unpatch.reporting.quoting import printable
 
 COMMANDS = {"remove": "error", "review": "warning", "keep": "notice", "error": "error"}
 

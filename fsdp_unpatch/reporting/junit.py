@@ -9,8 +9,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from fsdp_unpatch.model import Finding, RunResult
+from fsdp_unpatch.quoting import printable, quoted_path, xml_safe
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.reporting.quoting import printable, quoted_path, xml_safe
 
 
 def _case(suite: ET.Element, finding: Finding) -> tuple[int, int]:

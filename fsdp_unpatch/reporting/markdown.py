@@ -14,8 +14,8 @@ from typing import get_args
 from urllib.parse import quote
 
 from fsdp_unpatch.model import Category, Finding, RunResult
+from fsdp_unpatch.quoting import printable
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.reporting.quoting import printable
 
 CATEGORIES: tuple[Category, ...] = get_args(Category)
 ICONS = {"remove": ":x:", "review": ":warning:", "keep": ":information_source:", "error": ":boom:"}

@@ -15,12 +15,12 @@ from typing import Optional
 from fsdp_unpatch import __version__, i18n
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.model import Finding, RunResult
+from fsdp_unpatch.quoting import printable
+from fsdp_unpatch.quoting import quoted_path as _quoted
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.reporting import merge_request_text as t
 from fsdp_unpatch.reporting.evidence import Doctor, Verified
 from fsdp_unpatch.reporting.localize import localized
-from fsdp_unpatch.reporting.quoting import printable
-from fsdp_unpatch.reporting.quoting import quoted_path as _quoted
 from fsdp_unpatch.reporting.text import target_torch_said
 from fsdp_unpatch.rules.collective_override import COLLECTIVE_OVERRIDE
 

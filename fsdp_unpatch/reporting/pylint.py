@@ -4,8 +4,8 @@ log parsers read. The symbol is the rule's name; there is no object."""
 from __future__ import annotations
 
 from fsdp_unpatch.model import RunResult
+from fsdp_unpatch.quoting import printable, quoted_path
 from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.reporting.quoting import printable, quoted_path
 
 TEMPLATE = "{path}:{line}: [{msg_id}({symbol}), {obj}] {msg}"
 

@@ -11,8 +11,8 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from fsdp_unpatch.model import RunResult
     from fsdp_unpatch.reporting import ReportContext
-    from fsdp_unpatch.run.engine import RunResult
 
 
 def counts(result: RunResult, context: ReportContext) -> dict:

@@ -15,10 +15,10 @@ from fsdp_unpatch.i18n import N_, ngettext
 from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.i18n import sentences as i18n_sentences
 from fsdp_unpatch.model import Finding, Replacement, RunResult
+from fsdp_unpatch.quoting import printable, quoted_path
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.reporting.localize import localized
 from fsdp_unpatch.reporting.quiet import hidden, listed
-from fsdp_unpatch.reporting.quoting import printable, quoted_path
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -17,13 +17,13 @@ import re
 from typing import Iterator, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import Bindings, Imported, bindings, imports, parse
-from fsdp_unpatch.analysis.source import resolve_relative
 from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.model import Finding, Span
+from fsdp_unpatch.project.identity import Project, ProjectFile, identity, project_files, roots_of, shown_path
+from fsdp_unpatch.project.import_facts import FileFacts, ImportFacts, stat_now, unchanged
+from fsdp_unpatch.project.module_names import resolve_relative
 from fsdp_unpatch.rules.registry import declare
-from fsdp_unpatch.run.identity import Project, ProjectFile, identity, project_files, roots_of, shown_path
-from fsdp_unpatch.run.import_facts import FileFacts, ImportFacts, stat_now, unchanged
 
 BROKEN_IMPORT = declare(
     "FSU306",
@@ -366,7 +366,7 @@ def _where(entry: ProjectFile) -> str:
 
 def report(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], options, cache=None) -> None:
     """FSU306 findings of a `check` run, added to `files` (README, Rules: broken-import); `cache`: the run
-    cache, which keeps what the rule learns of each file (`run/import_facts.py`)."""
+    cache, which keeps what the rule learns of each file (`project/import_facts.py`)."""
     from fsdp_unpatch.analysis.suppression import is_suppressed
 
     if not any(options.selected(BROKEN_IMPORT.code, f.display) for f in files):

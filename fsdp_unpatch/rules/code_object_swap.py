@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     """`X.__code__ = f.__code__` (or setattr) on an FSDP2 function: X itself now runs other code. The
     planner hands such a site over without a verdict. Never fixed: only reported."""
-    from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.semantic.names import is_fsdp2_private, target_id
 
     install = site.install
     if site.verdict is not None or install.attribute != "__code__":

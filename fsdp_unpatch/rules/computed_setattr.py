@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     import libcst as cst  # here, not at the top: the registry imports this module without parsing anything
 
-    from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.semantic.names import is_fsdp2_private, target_id
 
     for call, _ in analysis.facts.registrations:
         if not (isinstance(call.func, cst.Name) and call.func.value == "setattr"):

@@ -17,11 +17,11 @@ from fsdp_unpatch.rules.registry import declare
 if TYPE_CHECKING:
     import libcst as cst
 
-    from fsdp_unpatch.analysis.names import ImportTable
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.analysis.references import Reference
     from fsdp_unpatch.analysis.subjects import ModuleSubject
     from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.semantic.names import ImportTable
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def top_level_imports(module: cst.Module) -> ImportTable:
     """The names the module's top-level import statements bind (visible everywhere in the file)."""
     import libcst as cst
 
-    from fsdp_unpatch.analysis.names import ImportTable
+    from fsdp_unpatch.semantic.names import ImportTable
 
     top = ImportTable()
     for statement in module.body:

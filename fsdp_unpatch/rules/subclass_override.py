@@ -53,8 +53,8 @@ def _installs(analysis: ModuleSubject, catalog: Catalog) -> dict[str, cst.CSTNod
     (the class, or an instance made on the spot) to a call into FSDP2 or to an `FSDPModule` method."""
     import libcst as cst
 
-    from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
     from fsdp_unpatch.catalog.symbols import load_symbols
+    from fsdp_unpatch.semantic.names import is_fsdp2_private, target_id
 
     table = analysis.table
 
@@ -88,9 +88,9 @@ def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterat
     import libcst as cst
 
     from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_class
-    from fsdp_unpatch.analysis.patterns import body_statements
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.catalog.symbols import load_symbols
+    from fsdp_unpatch.semantic.bindings import body_statements
 
     if analysis.module_name == "torch" or analysis.module_name.startswith("torch."):
         return  # torch's own subclasses of FSDP2's classes define it (`replicate_with_fsdp`)

@@ -37,8 +37,8 @@ def _patches(facts: Facts, catalog: Catalog) -> Iterator[tuple[cst.Call, str]]:
     """`monkeypatch.setitem(sys.modules, ...)` / `patch.dict(sys.modules, ...)` of an FSDP2 module, then
     `mock.patch(...)`, `patch.object(...)`, `monkeypatch.setattr(...)` of an FSDP2 internal."""
     from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_module
-    from fsdp_unpatch.analysis.names import is_fsdp2_private, target_id
     from fsdp_unpatch.analysis.registrations import literal, positional
+    from fsdp_unpatch.semantic.names import is_fsdp2_private, target_id
 
     for call, _ in facts.registrations:
         callee = facts.table.qualify(call.func)

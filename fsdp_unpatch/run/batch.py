@@ -247,8 +247,8 @@ def run(
             items[index].outcome = Outcome(result)
         transactions += [[group[i] for i in members] for members in linked]
     files = [item.outcome.result for item in items]  # type: ignore[union-attr]
+    from fsdp_unpatch.project.identity import roots_of
     from fsdp_unpatch.rules import broken_import
-    from fsdp_unpatch.run.identity import roots_of
     from fsdp_unpatch.run.import_net import guard
 
     paths = [str(item.candidate.path) for item in items]

@@ -250,7 +250,7 @@ class Held:
 def encode(value) -> Any:
     """An Outcome, or a list of FileResults (a linked group), as JSON-ready data."""
     from fsdp_unpatch.model import Outcome
-    from fsdp_unpatch.run import import_facts
+    from fsdp_unpatch.project import import_facts
 
     if isinstance(value, import_facts.ImportFacts):
         return import_facts.encode(value)
@@ -276,7 +276,7 @@ def decode(data: Any):
 
     _check(isinstance(data, dict))
     if data.get("kind") == "imports":  # FSU306's facts (`import_facts.py`); a ValueError is a miss too
-        from fsdp_unpatch.run import import_facts
+        from fsdp_unpatch.project import import_facts
 
         return import_facts.decode(data)
     if data.get("kind") == "held":

@@ -30,7 +30,7 @@ def dry_fix(
     run's phase-1 `items` (`batch.run(phase_one=...)`) and its kept `engines`, the import net applied. Files
     of no group keep their phase-1 result: they change nothing."""
     from fsdp_unpatch.analysis.prefilter import prefilter_for
-    from fsdp_unpatch.run.identity import roots_of
+    from fsdp_unpatch.project.identity import roots_of
     from fsdp_unpatch.run.import_net import guard
 
     options = replace(options, write=False)

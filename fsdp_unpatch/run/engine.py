@@ -39,10 +39,10 @@ from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.model import FileResult, Finding, Fix, FixApplicability, RunOptions, RunResult, Span  # noqa: F401
+from fsdp_unpatch.project.identity import roots_of
 from fsdp_unpatch.rules import broken_import
 from fsdp_unpatch.rules.registry import error_finding
 from fsdp_unpatch.run.holds import keep_called_installers, keep_named_outside
-from fsdp_unpatch.run.identity import roots_of
 from fsdp_unpatch.run.import_net import guard
 from fsdp_unpatch.run.learned import Learned
 from fsdp_unpatch.run.linking import (

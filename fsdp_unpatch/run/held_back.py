@@ -83,7 +83,7 @@ def verdict_key(cache, paths: Sequence[str], roots: Optional[Sequence[str]]) -> 
     the run's files and of every file the import net searches. None without a cache, or without a project
     to search (the dry run then decides each time)."""
     from fsdp_unpatch.files.regular import read_regular
-    from fsdp_unpatch.run.identity import project_files
+    from fsdp_unpatch.project.identity import project_files
 
     if cache is None or not cache.usable or roots is None:
         return None

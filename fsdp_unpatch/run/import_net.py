@@ -4,7 +4,7 @@ After every fix of a run is planned and before anything is written, every Python
 still bind what the other files import from it. Only the names a planned fix unbinds matter: per changed file,
 its top-level names before and after (`analysis/bindings.py`, CPython's ast). The project's files are then
 searched by bytes for those names, and only the files that spell one of them and the changed module are
-parsed. Each file is reached once, under its identity, with every module name it has (`run/identity.py`);
+parsed. Each file is reached once, under its identity, with every module name it has (`project/identity.py`);
 a file the fix changes is read as the fix leaves it.
 
 A fix that would break an importer is refused: its whole group is held back, and the changed file gets
@@ -22,7 +22,7 @@ from typing import Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import bindings, imports, parse
 from fsdp_unpatch.files.regular import read_regular
-from fsdp_unpatch.run.identity import Project, identity, module_name, project_files, shown_path
+from fsdp_unpatch.project.identity import Project, identity, module_name, project_files, shown_path
 
 
 @dataclass(frozen=True)

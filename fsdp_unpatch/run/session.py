@@ -260,8 +260,8 @@ def _verdict_key(plan: Plan):
     """What `held_back.mark_check` asks when it needs a verdict: the cache key of this plan's (None: none)."""
 
     def key() -> Optional[str]:
+        from fsdp_unpatch.project.identity import roots_of
         from fsdp_unpatch.run.held_back import verdict_key
-        from fsdp_unpatch.run.identity import roots_of
 
         if plan.cache is None or any(c.data is not None for c in plan.candidates):  # a buffer: never cached
             return None

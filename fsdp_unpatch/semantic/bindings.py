@@ -1,12 +1,18 @@
-"""Names a module binds at module level other than by imports, and how often."""
+"""Names a module binds at module level other than by imports, and how often; and the statements of a block
+(`body_statements`), which this walk and the analysis share."""
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Sequence
 
 import libcst as cst
 
-from fsdp_unpatch.analysis.patterns import body_statements
+
+def body_statements(block: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
+    if isinstance(block, cst.IndentedBlock):
+        return block.body
+    return ()
 
 
 def module_level_bindings(module: cst.Module) -> Counter:

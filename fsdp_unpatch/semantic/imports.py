@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
-from fsdp_unpatch.analysis.names import ImportTable
+from fsdp_unpatch.semantic.names import ImportTable
 
 
 def read_imports(tree: ast.AST, table: ImportTable) -> None:

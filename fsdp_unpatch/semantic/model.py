@@ -19,10 +19,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Union
 
-from fsdp_unpatch.analysis.names import ImportTable
 from fsdp_unpatch.semantic.ast_bindings import module_level_bindings
 from fsdp_unpatch.semantic.function_source import FunctionSources
 from fsdp_unpatch.semantic.imports import add_aliases, dotted, read_imports
+from fsdp_unpatch.semantic.names import ImportTable
 from fsdp_unpatch.semantic.text import dedent_lines, physical_lines
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]

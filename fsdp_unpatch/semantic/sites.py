@@ -6,8 +6,8 @@ target torch, a review target or the enhance patch. The rules say what each verd
 (`report(site, verdict)` in FSU001, FSU101, FSU102 and FSU201); nothing here imports them.
 
 `Judge` decides from the facts a fact source gives it: `semantic/ast_sites.py` from the `ast` model
-(`semantic/model.py`; what the planner uses, `analysis/site_judging.py`), `SiteJudge` from the libcst tree
-(the planner's fallback where the model does not pair with the libcst facts, and the tests' reference).
+(`semantic/model.py`; what the planner uses, `analysis/site_judging.py`), `analysis/libcst_judge.py` from the libcst
+tree (the planner's fallback where the model does not pair with the libcst facts, and the tests' reference).
 """
 
 from __future__ import annotations
@@ -15,19 +15,13 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from dataclasses import replace
-from typing import Callable, Generic, Optional, TypeVar
-
-import libcst as cst
+from typing import Generic, Optional, TypeVar
 
 from fsdp_unpatch import fingerprint
-from fsdp_unpatch.analysis import fallbacks
-from fsdp_unpatch.analysis.collect import Facts, RawInstall
-from fsdp_unpatch.analysis.names import ImportTable, dotted_name, is_fsdp2_private, target_id
 from fsdp_unpatch.catalog import Catalog, Target
-from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.options import Options
-from fsdp_unpatch.semantic.bindings import module_level_bindings
+from fsdp_unpatch.semantic.names import ImportTable, is_fsdp2_private, target_id
 from fsdp_unpatch.semantic.verdicts import Comparison, Relation, SiteVerdict
 
 Site = TypeVar("Site")  # an install site as the fact source holds it
@@ -248,65 +242,3 @@ class Judge(Generic[Site, Fn]):
         if not comparison.evidence.matched:
             return Relation("differs", comparison=comparison)
         return Relation("matches", comparison=comparison)
-
-
-class SiteJudge(Judge[RawInstall, cst.FunctionDef]):
-    """The decision from the libcst tree's facts (`analysis/collect.py`). `code(node)`: a node's source;
-    `first_line(function)`: the file line its compared source starts on."""
-
-    def __init__(
-        self,
-        module: cst.Module,
-        module_name: str,
-        facts: Facts,
-        catalog: Catalog,
-        options: Options,
-        code: Callable[[cst.CSTNode], str],
-        first_line: Callable[[cst.FunctionDef], int],
-    ):
-        super().__init__(module_name, facts.table, catalog, options)
-        self.module = module
-        self.facts = facts
-        self.code = code
-        self._first_line = first_line
-
-    def owner_name(self, site: RawInstall) -> Optional[str]:
-        return dotted_name(site.owner)
-
-    def attribute(self, site: RawInstall) -> str:
-        return site.attribute
-
-    def site_text(self, site: RawInstall) -> str:
-        return self.code(site.report)
-
-    def value_text(self, site: RawInstall) -> str:
-        return self.code(site.value)
-
-    def value_name(self, site: RawInstall) -> Optional[str]:
-        return site.value.value if isinstance(site.value, cst.Name) else None
-
-    def value_is_call(self, site: RawInstall) -> bool:
-        return isinstance(site.value, cst.Call)
-
-    def enclosing(self, site: RawInstall) -> Optional[cst.FunctionDef]:
-        return site.function
-
-    def definitions(self, name: str) -> list[tuple[cst.FunctionDef, Optional[cst.FunctionDef]]]:
-        return self.facts.functions.get(name, [])
-
-    def function_name(self, function: cst.FunctionDef) -> str:
-        return function.name.value
-
-    def function_source(self, function: cst.FunctionDef) -> str:
-        return self.code(function)
-
-    def first_line(self, function: cst.FunctionDef) -> int:
-        return self._first_line(function)
-
-    def bound_at_module_level(self) -> Counter:
-        return module_level_bindings(self.module)
-
-    def never_running_fallbacks(self, torch: Version) -> Optional[Counter]:
-        if not any(isinstance(statement, cst.Try) for statement in self.module.body):
-            return None
-        return fallbacks.resolved_fallbacks(self.module, self.catalog, load_symbols(), torch, module_level_bindings)

@@ -11,8 +11,8 @@ from typing import Any, Mapping, Optional
 
 import libcst as cst
 
-from fsdp_unpatch.analysis.source import resolve_relative
 from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.project.module_names import resolve_relative
 
 
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
