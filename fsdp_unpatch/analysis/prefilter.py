@@ -139,7 +139,7 @@ def _after_dot(data: bytes, start: int) -> bool:
     return position >= 0 and data[position] == ord(".")
 
 
-_OWNER_CALL = re.compile(rb"(?:setattr|object)[ \t]*\([\w. \t\\\r\n]*\Z")
+_OWNER_CALL = re.compile(rb"(?:setattr|object|vars)[ \t]*\([\w. \t\\\r\n]*\Z")
 
 
 def _call_argument(data: bytes, start: int) -> bool:
@@ -243,6 +243,10 @@ class Prefilter:
         # the shortest literals every mention contains (`fsdp`, `_fully_shard`); whole words are checked after
         self._mention_anchors = [re.compile(re.escape(a)) for a in _minimal_exact(self.mention_words)]
         self._store_tail = re.compile(rb"(?:" + _DOT + rb"\w+)+[ \t\\\r\n)]*(?:,[^=\n]*)?=(?!=)")
+        # an owner handed over with an attribute name (`(FSDPParamGroup, "x", f)` rows, `@install_over(C, "x")`)
+        # or stored into through its namespace (`C.__dict__["x"] = f`): `indirect_installs.py`
+        namespace, named = _DOT + rb"__dict__[ \t]*\[", rb",[ \t\\\r\n]*" + _STRING_PREFIX + rb"[\"']"
+        self._owner_tail = re.compile(rb"(?:" + _DOT + rb"\w+)*[ \t]*(?:" + namespace + rb"|" + named + rb")")
         self._from_import = re.compile(rb"from[ \t]+([.\w]+)[ \t\\]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)")
         self._import = re.compile(rb"import[ \t]+((?:[^\n\\;#]|\\\r?\n)*)")
         # (literal that must be present, then the exact test) for the tests that need no name binding
@@ -322,6 +326,8 @@ class Prefilter:
                 return True  # torch.distributed.fsdp._fully_shard._fsdp_collectives.x = f
             if _call_argument(data, start):
                 return True  # setattr(fsdp._fully_shard._fsdp_collectives, "x", f)
+            if self._owner_tail.match(data, end):
+                return True  # vars(fsdp._fully_shard._fsdp_collectives)["x"] = f, rows of (owner, "x", f)
         bound = self.imported_names(data)
         for start, _ in spots:  # `C = torch.distributed.fsdp._fully_shard._fsdp_collectives`
             alias = _alias_at(data, start)
@@ -379,10 +385,10 @@ class Prefilter:
                 end < len(data) and data[end] in _WORD_CHARS
             ):
                 continue
-            if self._store_tail.match(data, end):
+            if self._store_tail.match(data, end) or self._owner_tail.match(data, end):
                 return True
             before = data[max(0, start - 40) : start].rstrip(_GAP)
-            if before.endswith(b"(") and before[:-1].rstrip(_GAP).endswith((b"setattr", b"object")):
+            if before.endswith(b"(") and before[:-1].rstrip(_GAP).endswith((b"setattr", b"object", b"vars")):
                 return True
             alias = _alias_at(data, start)
             if alias is not None and alias[1].split(b".")[0] in heads:

@@ -80,6 +80,13 @@ def _single_call(block: list[ast.stmt]) -> Optional[ast.Call]:
     return None
 
 
+def _dotted_and_strings(nodes: list[ast.expr]) -> tuple[list[str], list[str]]:
+    """The dotted names among `nodes`, and every string literal within them (as `Scan.calls` holds them)."""
+    dotted = [d for d in map(dotted_name, nodes) if d is not None]
+    strings = [n.value for a in nodes for n in ast.walk(a) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return dotted, strings
+
+
 def _literals_at_most(data: bytes, node: ast.expr, lines: list[int]) -> int:
     """An upper bound of the string literals that make up a string node: half its quote characters."""
     if node.end_lineno is None or node.end_col_offset is None:
@@ -190,6 +197,9 @@ def scan(
                     for alias in node.names:
                         bind(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
         elif kind in _DEFINITIONS:
+            for decorator in node.decorator_list:  # type: ignore[attr-defined]
+                if isinstance(decorator, ast.Call):  # `@install_over(FSDPParamGroup, "x")` (indirect_installs.py)
+                    found.calls.append(_dotted_and_strings(decorator.args))
             if kind is ast.ClassDef:
                 found.bases += [b for b in map(dotted_name, node.bases) if b is not None]  # type: ignore[attr-defined]
                 found.classes.append(node.name)  # type: ignore[attr-defined]
@@ -205,6 +215,18 @@ def scan(
             if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant):
                 if isinstance(node.slice.value, str):
                     found.keys.append(node.slice.value)
+                    namespace = node.value  # `vars(owner)["x"] = f`, `owner.__dict__["x"] = f`
+                    if isinstance(namespace, ast.Call) and namespace.args:
+                        namespace = namespace.args[0]
+                    elif isinstance(namespace, ast.Attribute):
+                        namespace = namespace.value
+                    owner = dotted_name(namespace)
+                    if owner is not None:
+                        found.stores.append((owner, node.slice.value))
+        elif kind is ast.For:
+            assert isinstance(node, ast.For)
+            if isinstance(node.iter, (ast.List, ast.Tuple)):  # rows of (owner, name, function)
+                found.calls += [_dotted_and_strings(row.elts) for row in node.iter.elts if isinstance(row, ast.Tuple)]
         elif kind is ast.If:
             assert isinstance(node, ast.If)
             # `if <test>: copy(...) else: copy(...)` (`patterns.same_device_copy`), callees qualified; any
@@ -220,6 +242,8 @@ def scan(
                 owner = dotted_name(node.value)
                 if owner is not None:
                     found.stores.append((owner, node.attr))
+                else:  # an owner looked up at run time: `sys.modules["m"].x = f`
+                    found.calls.append(_dotted_and_strings([node.value]))
         elif kind is ast.Call:
             assert isinstance(node, ast.Call)
             # the tweak as one call: `copy(dst, src, non_blocking=<same-device test>)`

@@ -26,6 +26,22 @@ def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Option
         yield report(site.install, site.verdict)
 
 
+def check_module(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """Overrides installed in a shape no install site stands for (`analysis/indirect_installs.py`), but for
+    a `setattr` in a loop, which FSU105 reports."""
+    from fsdp_unpatch.analysis.indirect_installs import find
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.semantic.text import short
+
+    for found in find(analysis.module, analysis.table, catalog):
+        if not found.loop:
+            spelled = short(analysis.code(found.node))
+            message = UNPROVEN_OVERRIDE.message(
+                "installed-indirectly", spelled=spelled, target=found.target, how=found.how
+            )
+            yield Planned(UNPROVEN_OVERRIDE.code, found.node, message, found.target)
+
+
 UNPROVEN_OVERRIDE = declare(
     "FSU101",
     "unproven-override",
@@ -44,9 +60,14 @@ UNPROVEN_OVERRIDE = declare(
         "wraps-original": "`{name}` wraps the original `{target}` and may add behaviour; check before deleting",
         "differs": "`{name}` differs from {version}`{upstream}` in {count}: {shown}{more}; check what it adds "
         "before deleting",
+        "installed-elsewhere": "`{target}` is also installed {how}: deleting this site would leave the override "
+        "in place; review both",
+        "installed-indirectly": "`{spelled}` overrides FSDP2 internal `{target}` {how}; an override installed "
+        "this way is never proven nor deleted: review it",
     },
     check=check,
     subject="site",
+    also={"module": check_module},
     doc="""
     ## What it does
     Reports a statement that replaces an FSDP2 private symbol when the replacement is a wrapper that calls
@@ -129,6 +150,8 @@ def _obstacle(verdict: SiteVerdict, entry: Target) -> tuple[str, Optional[str]]:
         return UNPROVEN_OVERRIDE.message("not-a-function", target=entry.id, value=short(verdict.value)), None
     if verdict.reason == "bound-twice":
         return UNPROVEN_OVERRIDE.message("bound-twice", name=verdict.replacement, target=entry.id), None
+    if verdict.reason == "installed-elsewhere":
+        return UNPROVEN_OVERRIDE.message("installed-elsewhere", target=entry.id, how=verdict.elsewhere), None
     assert verdict.comparison is not None
     if verdict.reason == "wraps-original":
         return UNPROVEN_OVERRIDE.message("wraps-original", name=verdict.comparison.name, target=entry.id), None
