@@ -245,8 +245,8 @@ class Prefilter:
         self._store_tail = re.compile(rb"(?:" + _DOT + rb"\w+)+[ \t\\\r\n)]*(?:,[^=\n]*)?=(?!=)")
         # an owner handed over with an attribute name (`(FSDPParamGroup, "x", f)` rows, `@install_over(C, "x")`)
         # or stored into through its namespace (`C.__dict__["x"] = f`): `indirect_installs.py`
-        namespace, named = _DOT + rb"__dict__[ \t]*\[", rb",[ \t\\\r\n]*" + _STRING_PREFIX + rb"[\"']"
-        self._owner_tail = re.compile(rb"(?:" + _DOT + rb"\w+)*[ \t]*(?:" + namespace + rb"|" + named + rb")")
+        through_dict, with_name = _DOT + rb"__dict__[ \t]*\[", rb",[ \t\\\r\n]*" + _STRING_PREFIX + rb"[\"']"
+        self._owner_tail = re.compile(rb"(?:" + _DOT + rb"\w+)*[ \t]*(?:" + through_dict + rb"|" + with_name + rb")")
         self._from_import = re.compile(rb"from[ \t]+([.\w]+)[ \t\\]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)")
         self._import = re.compile(rb"import[ \t]+((?:[^\n\\;#]|\\\r?\n)*)")
         # (literal that must be present, then the exact test) for the tests that need no name binding
