@@ -106,8 +106,8 @@ class _Finder(cst.CSTVisitor):
         for owner_node, name_node in zip(values, values[1:]):
             owner, name = self.owner_of(owner_node), _literal(name_node)
             if owner is not None and name is not None:
-                spelled = f"by decorator `@{callee or 'decorator'}`"
-                self._add(node, f"{owner}.{name}", None, spelled)
+                how = f"by decorator `@{callee or '...'}`"
+                self._add(node, f"{owner}.{name}", None, how)
 
     # helpers --------------------------------------------------------------------------------------
     def _attribute(self, stored: cst.Attribute, value: Optional[cst.BaseExpression], how: str, *, always: bool) -> None:

@@ -27,10 +27,10 @@ def plan_install_sites(state: PlanState) -> None:
     """Every site that overrides something (new attributes and restores of saved originals do not:
     `scoping.py`), with what scoping adds to its message (the releases it overrides in, its restores)."""
     state.verdicts = scoping.verdicts(state.facts, state.catalog, load_symbols(), state.judge.fsdp2_target, state.line)
-    elsewhere: dict[str, str] = {}
+    elsewhere: dict[str, tuple[str, int]] = {}
     if state.facts.installs:
         for found in indirect_installs.find(state.result.module, state.facts.table, state.catalog):
-            elsewhere.setdefault(found.target, f"{found.how} (line {state.line(found.node)})")
+            elsewhere.setdefault(found.target, (found.how, state.line(found.node)))
     for install in state.facts.installs:
         verdict = state.verdicts.get(id(install), scoping.Verdict(True))
         if not verdict.override:
@@ -41,7 +41,7 @@ def plan_install_sites(state: PlanState) -> None:
             planned.message += verdict.note(planned.message, install.attribute)
 
 
-def plan_site(state: PlanState, install: RawInstall, elsewhere: Mapping[str, str]) -> None:
+def plan_site(state: PlanState, install: RawInstall, elsewhere: Mapping[str, tuple[str, int]]) -> None:
     """`elsewhere`: target -> how and where the file also installs it in a shape no site stands for."""
     if install.attribute == "__code__":
         state.result.planned.extend(said(state, Site(install, None)))

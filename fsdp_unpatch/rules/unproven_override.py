@@ -60,8 +60,8 @@ UNPROVEN_OVERRIDE = declare(
         "wraps-original": "`{name}` wraps the original `{target}` and may add behaviour; check before deleting",
         "differs": "`{name}` differs from {version}`{upstream}` in {count}: {shown}{more}; check what it adds "
         "before deleting",
-        "installed-elsewhere": "`{target}` is also installed {how}: deleting this site would leave the override "
-        "in place; review both",
+        "installed-elsewhere": "`{target}` is also installed {how} at line {line}: deleting this site would leave "
+        "the override in place; review both",
         "installed-indirectly": "`{spelled}` overrides FSDP2 internal `{target}` {how}; an override installed "
         "this way is never proven nor deleted: review it",
     },
@@ -151,7 +151,9 @@ def _obstacle(verdict: SiteVerdict, entry: Target) -> tuple[str, Optional[str]]:
     if verdict.reason == "bound-twice":
         return UNPROVEN_OVERRIDE.message("bound-twice", name=verdict.replacement, target=entry.id), None
     if verdict.reason == "installed-elsewhere":
-        return UNPROVEN_OVERRIDE.message("installed-elsewhere", target=entry.id, how=verdict.elsewhere), None
+        assert verdict.elsewhere is not None
+        how, line = verdict.elsewhere
+        return UNPROVEN_OVERRIDE.message("installed-elsewhere", target=entry.id, how=how, line=line), None
     assert verdict.comparison is not None
     if verdict.reason == "wraps-original":
         return UNPROVEN_OVERRIDE.message("wraps-original", name=verdict.comparison.name, target=entry.id), None

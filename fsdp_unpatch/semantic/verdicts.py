@@ -69,7 +69,8 @@ class SiteVerdict:
     since: Optional[Version] = None  # kind "too_old": the first release whose native path serves the device
     target_torch: Optional[Version] = None  # kind "too_old": the release the run must be right on
     releases: tuple[Version, ...] = ()  # kind "too_old": every release the project allows, oldest first
-    elsewhere: str = ""  # reason "installed-elsewhere": how and where the file also installs the target
+    elsewhere: Optional[tuple[str, int]] = None  # reason "installed-elsewhere": how and at which line the file
+    # also installs the target
 
     @property
     def replacement_kept(self) -> bool:
