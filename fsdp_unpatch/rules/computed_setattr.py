@@ -73,7 +73,9 @@ COMPUTED_SETATTR = declare(
     doc="""
     ## What it does
     Reports `setattr(X, name, value)` where X is an FSDP2 private module or class and `name` is not a
-    string literal (a loop variable, a computed string).
+    string literal (a loop variable, a computed string), and `setattr(owner, name, fn)` in a loop over a
+    literal list of (owner, name, function) rows that name an FSDP2 module or class (one finding per
+    internal the rows override; a row that puts back the saved original is none).
 
     ## Why
     Each call may override an FSDP2 internal, but which one is known only at run time: the other rules,

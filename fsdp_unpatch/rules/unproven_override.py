@@ -76,6 +76,12 @@ UNPROVEN_OVERRIDE = declare(
     are overrides: a new attribute (a flag, a saved original under a new name) and the restore of a
     saved original are not reported; an install that is restored says so (`scoped`).
 
+    Also reported: an override installed in a shape no plain install site stands for (unpacked from a
+    tuple, stored through `vars()` or `__dict__`, on an owner looked up in `sys.modules`, through
+    `importlib.import_module` or `getattr`, or by a decorator handed an FSDP2 owner and a name); and a proven
+    copy's site when the file also installs the same target that way: deleting it would leave the override
+    installed.
+
     ## Why
     Such an override may add behaviour native FSDP2 lacks; deleting it without reading it could change
     training. Never fixed.
