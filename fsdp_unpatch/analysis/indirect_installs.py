@@ -11,41 +11,66 @@ not deleted either (`install_sites.py`): the override would stay installed by th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 import libcst as cst
 
 from fsdp_unpatch.analysis.names import ImportTable, dotted_name, is_fsdp2_private, target_id
+from fsdp_unpatch.analysis.subjects import Indirect
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import load_symbols
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.subjects import ModuleSubject
 
 MOCK_ROOTS = ("unittest.mock.", "mock.", "pytest.")  # a test's patch decorator: FSU202 says it
 
 
-@dataclass(frozen=True)
-class Indirect:
-    """One override installed in such a shape."""
-
-    node: cst.CSTNode  # what the finding points at: the stored-into expression, the call, the decorator
-    target: str  # the catalog id of the FSDP2 internal it overrides
-    how: str  # the shape, in words: "unpacked from a tuple", "by `setattr` in a loop", ...
-    loop: bool = False  # a `setattr` in a loop over rows (FSU105 reports it)
-    reported: bool = False  # already reported as it is (FSU105: `setattr(FSDPParamGroup, name, fn)`)
+def found_in(subject: ModuleSubject, catalog: Catalog) -> list[Indirect]:
+    """What `find` gives for the subject's module, looked for once (the planner and two rules ask)."""
+    if subject.indirect_installs is None:
+        subject.indirect_installs = find(subject.module, subject.table, catalog)
+    return subject.indirect_installs
 
 
 def find(module: cst.Module, table: ImportTable, catalog: Catalog) -> list[Indirect]:
     """Every override of an FSDP2 internal the module installs in one of these shapes, in source order."""
     finder = _Finder(table, catalog)
-    module.visit(finder)
+    for statement in _statements(module):
+        finder.visit(statement)
     return finder.found
 
 
-class _Finder(cst.CSTVisitor):
+def _statements(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The statements under `node`, nested ones too, without walking into expressions (the shapes are
+    statements, or decorators of one): a full visit costs about as much as `collect` again."""
+    for child in node.children:
+        if isinstance(child, cst.BaseExpression):
+            continue
+        if isinstance(child, cst.SimpleStatementLine):
+            yield from child.body
+        elif isinstance(child, cst.BaseSmallStatement):
+            yield child  # the body of a one-line suite (`for x in y: setattr(...)`)
+        else:
+            if isinstance(child, (cst.BaseCompoundStatement, cst.Decorator)):
+                yield child
+            yield from _statements(child)
+
+
+class _Finder:
+    """Each `visit_X` looks at one statement (or decorator) of kind X."""
+
     def __init__(self, table: ImportTable, catalog: Catalog) -> None:
         self.table = table
         self.catalog = catalog
         self.found: list[Indirect] = []
+
+    def visit(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Expr):
+            node = node.value
+        method = getattr(self, f"visit_{type(node).__name__}", None)
+        if method is not None:
+            method(node)
 
     # shapes ---------------------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -29,7 +29,7 @@ def plan_install_sites(state: PlanState) -> None:
     state.verdicts = scoping.verdicts(state.facts, state.catalog, load_symbols(), state.judge.fsdp2_target, state.line)
     elsewhere: dict[str, tuple[str, int]] = {}
     if state.facts.installs:
-        for found in indirect_installs.find(state.result.module, state.facts.table, state.catalog):
+        for found in indirect_installs.found_in(state.result, state.catalog):
             elsewhere.setdefault(found.target, (found.how, state.line(found.node)))
     for install in state.facts.installs:
         verdict = state.verdicts.get(id(install), scoping.Verdict(True))

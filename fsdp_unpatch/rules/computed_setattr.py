@@ -47,10 +47,10 @@ def _rows(analysis: ModuleSubject, catalog: Catalog) -> Iterator[Planned]:
     loop variable too; one finding per FSDP2 internal the rows override (`analysis/indirect_installs.py`)."""
     import libcst as cst
 
-    from fsdp_unpatch.analysis.indirect_installs import find
+    from fsdp_unpatch.analysis.indirect_installs import found_in
     from fsdp_unpatch.analysis.planned import Planned
 
-    for found in find(analysis.module, analysis.table, catalog):
+    for found in found_in(analysis, catalog):
         if found.loop and not found.reported:
             assert isinstance(found.node, cst.Call)
             owner, name = (analysis.code(arg.value) for arg in found.node.args[:2])

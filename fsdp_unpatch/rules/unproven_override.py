@@ -29,11 +29,11 @@ def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Option
 def check_module(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     """Overrides installed in a shape no install site stands for (`analysis/indirect_installs.py`), but for
     a `setattr` in a loop, which FSU105 reports."""
-    from fsdp_unpatch.analysis.indirect_installs import find
+    from fsdp_unpatch.analysis.indirect_installs import found_in
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.semantic.text import short
 
-    for found in find(analysis.module, analysis.table, catalog):
+    for found in found_in(analysis, catalog):
         if not found.loop:
             spelled = short(analysis.code(found.node))
             message = UNPROVEN_OVERRIDE.message(
