@@ -74,6 +74,15 @@ def test_stage_two_rejects_files_that_only_mention_fsdp() -> None:
         b"monkeypatch.setitem(sys.modules, 'torch.distributed._composable.fsdp._fsdp_param', m)\n",
         b'with mock.patch.dict(sys.modules, {"x": 1, "torch.distributed.fsdp._fully_shard._fsdp_common": m}):\n',
         b"class FSDPParamGroup:\n    def finalize_backward(self):\n        pass\n",
+        # installed without a plain install site (`analysis/indirect_installs.py`)
+        b"from torch.distributed.fsdp._fully_shard import _fsdp_collectives as C\nvars(C)['foreach_reduce'] = f\n",
+        b"from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup as G\nG.__dict__['x'] = f\n",
+        b"from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n"
+        b"for o, n, f in [(FSDPParamGroup, 'finalize_backward', g)]:\n    setattr(o, n, f)\n",
+        b"from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n"
+        b"@install_over(FSDPParamGroup, 'finalize_backward')\ndef f(self): ...\n",
+        b"import sys\nsys.modules['torch.distributed.fsdp._fully_shard._fsdp_collectives'].foreach_reduce = f\n",
+        b"import importlib\nimportlib.import_module('torch.distributed.fsdp._fully_shard._fsdp_collectives').x = f\n",
     ],
 )
 def test_stage_two_keeps_every_override_shape(data: bytes) -> None:

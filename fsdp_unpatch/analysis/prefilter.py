@@ -169,7 +169,8 @@ def _alias_at(data: bytes, start: int) -> Optional[tuple[bytes, bytes]]:
 
 _SPACE = b" \t\n\r\x0b\x0c"  # `\s` of a bytes pattern
 _PREFIX_LETTERS = b"rRbBuUfF"
-_STRING_CALLEES = (b"patch", b"setattr", b"object", b"multiple", b"dict")
+# `import_module`: a module looked up at run time, then patched (`import_module("torch....").x = f`)
+_STRING_CALLEES = (b"patch", b"setattr", b"object", b"multiple", b"dict", b"import_module")
 _REGISTRATION_CALLEES = (b"impl", b"register_kernel", b"register_fake", b"register_autograd")
 
 
@@ -209,7 +210,8 @@ class _RegisteredOp:
 
 def _in_string_call(data: bytes, start: int) -> bool:
     """Whether data[start] lies in a one-line string literal that is the first argument of `patch(`, `setattr(`,
-    `object(`, `multiple(` or `dict(` (with a string prefix and spaces allowed): `mock.patch("torch....")`."""
+    `object(`, `multiple(`, `dict(` or `import_module(` (with a string prefix and spaces allowed):
+    `mock.patch("torch....")`."""
     line = data.rfind(b"\n", 0, start) + 1
     quote = max(data.rfind(b'"', line, start), data.rfind(b"'", line, start))
     if quote < 0:
