@@ -113,6 +113,8 @@ class Scan:
     aliases: list[tuple[str, str]] = field(default_factory=list)  # `local = a.b.c`
     stores: list[tuple[str, str]] = field(default_factory=list)  # (owner, attribute)
     calls: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (dotted arguments, strings)
+    # (dotted names, strings) handed over together: decorator arguments, rows of a `for` (indirect_installs.py)
+    handed: list[tuple[list[str], list[str]]] = field(default_factory=list)
     branch_calls: list[str] = field(default_factory=list)  # callees of one-call `if`/`else` branches
     keys: list[str] = field(default_factory=list)  # string keys stored into (`sys.modules["torch...."] = m`)
     bases: list[str] = field(default_factory=list)  # dotted base classes of class definitions
@@ -199,7 +201,7 @@ def scan(
         elif kind in _DEFINITIONS:
             for decorator in node.decorator_list:  # type: ignore[attr-defined]
                 if isinstance(decorator, ast.Call):  # `@install_over(FSDPParamGroup, "x")` (indirect_installs.py)
-                    found.calls.append(_dotted_and_strings(decorator.args))
+                    found.handed.append(_dotted_and_strings(decorator.args))
             if kind is ast.ClassDef:
                 found.bases += [b for b in map(dotted_name, node.bases) if b is not None]  # type: ignore[attr-defined]
                 found.classes.append(node.name)  # type: ignore[attr-defined]
@@ -226,7 +228,7 @@ def scan(
         elif kind is ast.For:
             assert isinstance(node, ast.For)
             if isinstance(node.iter, (ast.List, ast.Tuple)):  # rows of (owner, name, function)
-                found.calls += [_dotted_and_strings(row.elts) for row in node.iter.elts if isinstance(row, ast.Tuple)]
+                found.handed += [_dotted_and_strings(row.elts) for row in node.iter.elts if isinstance(row, ast.Tuple)]
         elif kind is ast.If:
             assert isinstance(node, ast.If)
             # `if <test>: copy(...) else: copy(...)` (`patterns.same_device_copy`), callees qualified; any
@@ -381,6 +383,9 @@ class Screen:
                 return True  # may subclass an FSDP2 class (FSU106)
         for owner, attribute in found.stores:
             if any(self.reaches(f"{q}.{attribute}") for q in self._qualify(owner, bindings)):
+                return True
+        for dotted, strings in found.handed:  # an owner and an attribute name: `(FSDPParamGroup, "x", f)`
+            if any(self.reaches(f"{q}.{s}") for d in dotted for q in self._qualify(d, bindings) for s in strings):
                 return True
         for dotted, strings in found.calls:
             if any(self.reaches(s) for s in strings):
