@@ -52,6 +52,9 @@ def test_stage_two_rejects_files_that_only_mention_fsdp() -> None:
         b"import torch.distributed as dist\nfrom torch.distributed.fsdp import fully_shard\nfully_shard(m)\n",
         b"x = torch.ops.fsdp.all_gather_copy_in(a, b)  # a call, not an override\n",
         b"torch._foreach_copy_(dst, src, non_blocking=True)\n",  # no same-device test around it
+        # an owner and a name only read (a real release's inductor lowering): no install
+        b"if hasattr(torch.ops.fsdp, 'copy_'):\n    pass\n",
+        b"from torch.distributed.fsdp._fully_shard import _fsdp_collectives as C\nf = getattr(C, 'foreach_reduce')\n",
     ]
     for data in rejected:
         assert prefilter.has_token(data), data
@@ -74,6 +77,17 @@ def test_stage_two_rejects_files_that_only_mention_fsdp() -> None:
         b"monkeypatch.setitem(sys.modules, 'torch.distributed._composable.fsdp._fsdp_param', m)\n",
         b'with mock.patch.dict(sys.modules, {"x": 1, "torch.distributed.fsdp._fully_shard._fsdp_common": m}):\n',
         b"class FSDPParamGroup:\n    def finalize_backward(self):\n        pass\n",
+        # installed without a plain install site (`analysis/indirect_installs.py`)
+        b"from torch.distributed.fsdp._fully_shard import _fsdp_collectives as C\nvars(C)['foreach_reduce'] = f\n",
+        b"from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup as G\nG.__dict__['x'] = f\n",
+        b"from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n"
+        b"for o, n, f in [(FSDPParamGroup, 'finalize_backward', g)]:\n    setattr(o, n, f)\n",
+        b"from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n"
+        b"@install_over(FSDPParamGroup, 'finalize_backward')\ndef f(self): ...\n",
+        b"import sys\nsys.modules['torch.distributed.fsdp._fully_shard._fsdp_collectives'].foreach_reduce = f\n",
+        b"import importlib\nimportlib.import_module('torch.distributed.fsdp._fully_shard._fsdp_collectives').x = f\n",
+        b"from torch.distributed.fsdp._fully_shard import _fsdp_param_group as g\n"
+        b"getattr(g, 'FSDPParamGroup').post_backward = f\n",
     ],
 )
 def test_stage_two_keeps_every_override_shape(data: bytes) -> None:

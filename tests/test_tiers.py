@@ -172,6 +172,37 @@ CASES = {
         "import sys\n\n\ndef test_it(monkeypatch):\n"
         "    monkeypatch.setitem(sys.modules, 'torch.distributed._composable.fsdp._fsdp_param', None)\n"
     ),
+    # installed without a plain install site (`analysis/indirect_installs.py`)
+    "tuple-unpacking": (
+        "from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n\n\n"
+        "def install(f, g):\n    FSDPParamGroup.finalize_backward, FSDPParamGroup.post_backward = f, g\n"
+    ),
+    "vars-store": (
+        "from torch.distributed.fsdp._fully_shard import _fsdp_collectives as c\n\n\n"
+        'def install(f):\n    vars(c)["foreach_reduce"] = f\n'
+    ),
+    "dict-store": (
+        "from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n\n\n"
+        'def install(f):\n    FSDPParamGroup.__dict__["pre_backward"] = f\n'
+    ),
+    "owner-in-sys-modules": (
+        "import sys\n\n\ndef install(f):\n"
+        '    sys.modules["torch.distributed.fsdp._fully_shard._fsdp_collectives"].foreach_reduce = f\n'
+    ),
+    "owner-imported-by-name": (
+        "import importlib\n\n\ndef install(f):\n"
+        '    importlib.import_module("torch.distributed.fsdp._fully_shard._fsdp_collectives").foreach_reduce = f\n'
+    ),
+    "setattr-over-rows": (
+        "from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n\n\n"
+        'def install(f):\n    for owner, name, fn in [(FSDPParamGroup, "pre_backward", f)]:\n'
+        "        setattr(owner, name, fn)\n"
+    ),
+    "installing-decorator": (
+        "from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n\n"
+        "from my_stack.hooks import install_over\n\n\n"
+        '@install_over(FSDPParamGroup, "finalize_backward")\ndef _mine(self):\n    return None\n'
+    ),
     "vendored-ops": (
         "from torch.library import Library\n\nlib = Library('fsdp', 'FRAGMENT')\n"
         "lib.define('chunk_cat(Tensor[] tensors, int dim, int num_chunks, *, Tensor(a!) out) -> ()')\n"

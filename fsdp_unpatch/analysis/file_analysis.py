@@ -22,6 +22,7 @@ from fsdp_unpatch.semantic.names import ImportTable
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.patched import Incomplete, Patched
+    from fsdp_unpatch.analysis.subjects import Indirect
 
 
 @dataclass
@@ -50,6 +51,9 @@ class FileAnalysis:
     # Module-level names bound to an FSDP2 module or class (`fsm = torch...._fully_shard`): other files of the
     # run that import them patch FSDP2 through them (`run/engine.py`, `link_module_aliases`).
     module_aliases: dict[str, str] = field(default_factory=dict)
+    # Overrides installed in shapes no install site stands for (`indirect_installs.py`): found once, by the
+    # planner; FSU101 and FSU105 report them.
+    indirect_installs: Optional[list[Indirect]] = None
 
     # Where the top-level statements start (`SemanticModel.statement_lines`): nodes are placed one statement
     # at a time (`positions.py`); None: by a pass over the whole module.

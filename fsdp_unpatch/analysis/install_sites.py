@@ -3,13 +3,18 @@
 swap, which no verdict decides).
 
 A proven site is deleted (FSU001); the others stay, and so does the body of the function they install.
+A proven site whose target the file also installs in a shape no site stands for (`indirect_installs.py`)
+stays too (FSU101): deleting it would leave the override installed.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Mapping
+
 import libcst as cst
 
-from fsdp_unpatch.analysis import scoping
+from fsdp_unpatch.analysis import indirect_installs, scoping
 from fsdp_unpatch.analysis.collect import RawInstall
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.plan_state import PlanState
@@ -22,23 +27,31 @@ def plan_install_sites(state: PlanState) -> None:
     """Every site that overrides something (new attributes and restores of saved originals do not:
     `scoping.py`), with what scoping adds to its message (the releases it overrides in, its restores)."""
     state.verdicts = scoping.verdicts(state.facts, state.catalog, load_symbols(), state.judge.fsdp2_target, state.line)
+    elsewhere: dict[str, tuple[str, int]] = {}
+    if state.facts.installs:
+        for found in indirect_installs.found_in(state.result, state.catalog):
+            elsewhere.setdefault(found.target, (found.how, state.line(found.node)))
     for install in state.facts.installs:
         verdict = state.verdicts.get(id(install), scoping.Verdict(True))
         if not verdict.override:
             continue
         before = len(state.result.planned)
-        plan_site(state, install)
+        plan_site(state, install, elsewhere)
         for planned in state.result.planned[before:]:
             planned.message += verdict.note(planned.message, install.attribute)
 
 
-def plan_site(state: PlanState, install: RawInstall) -> None:
+def plan_site(state: PlanState, install: RawInstall, elsewhere: Mapping[str, tuple[str, int]]) -> None:
+    """`elsewhere`: target -> how and where the file also installs it in a shape no site stands for."""
     if install.attribute == "__code__":
         state.result.planned.extend(said(state, Site(install, None)))
         return
     verdict = state.judge.verdict(install)
     if verdict is None:
         return
+    also = elsewhere.get(verdict.target)
+    if verdict.kind == "proven" and also:
+        verdict = replace(verdict, kind="unproven", reason="installed-elsewhere", elsewhere=also)
     if verdict.comparison is not None and verdict.kind in ("proven", "too_old"):
         function = state.judge.replacement_function(install)
         state.proofs[id(function)] = verdict.comparison.evidence

@@ -139,7 +139,17 @@ def _after_dot(data: bytes, start: int) -> bool:
     return position >= 0 and data[position] == ord(".")
 
 
-_OWNER_CALL = re.compile(rb"(?:setattr|object)[ \t]*\([\w. \t\\\r\n]*\Z")
+_OWNER_CALL = re.compile(rb"(?:setattr|object|vars)[ \t]*\([\w. \t\\\r\n]*\Z")
+
+
+_QUERY_CALL = re.compile(rb"(?:hasattr|getattr)[ \t]*\([ \t\\\r\n]*\Z")
+
+
+def _chain_start(data: bytes, start: int) -> int:
+    """Where the dotted chain holding data[start] begins (`torch.ops.fsdp`: at `torch`)."""
+    while start > 0 and (data[start - 1] in _WORD_CHARS or data[start - 1] == ord(".")):
+        start -= 1
+    return start
 
 
 def _call_argument(data: bytes, start: int) -> bool:
@@ -169,7 +179,8 @@ def _alias_at(data: bytes, start: int) -> Optional[tuple[bytes, bytes]]:
 
 _SPACE = b" \t\n\r\x0b\x0c"  # `\s` of a bytes pattern
 _PREFIX_LETTERS = b"rRbBuUfF"
-_STRING_CALLEES = (b"patch", b"setattr", b"object", b"multiple", b"dict")
+# `import_module`: a module looked up at run time, then patched (`import_module("torch....").x = f`)
+_STRING_CALLEES = (b"patch", b"setattr", b"object", b"multiple", b"dict", b"import_module")
 _REGISTRATION_CALLEES = (b"impl", b"register_kernel", b"register_fake", b"register_autograd")
 
 
@@ -209,7 +220,8 @@ class _RegisteredOp:
 
 def _in_string_call(data: bytes, start: int) -> bool:
     """Whether data[start] lies in a one-line string literal that is the first argument of `patch(`, `setattr(`,
-    `object(`, `multiple(` or `dict(` (with a string prefix and spaces allowed): `mock.patch("torch....")`."""
+    `object(`, `multiple(`, `dict(` or `import_module(` (with a string prefix and spaces allowed):
+    `mock.patch("torch....")`."""
     line = data.rfind(b"\n", 0, start) + 1
     quote = max(data.rfind(b'"', line, start), data.rfind(b"'", line, start))
     if quote < 0:
@@ -243,6 +255,14 @@ class Prefilter:
         # the shortest literals every mention contains (`fsdp`, `_fully_shard`); whole words are checked after
         self._mention_anchors = [re.compile(re.escape(a)) for a in _minimal_exact(self.mention_words)]
         self._store_tail = re.compile(rb"(?:" + _DOT + rb"\w+)+[ \t\\\r\n)]*(?:,[^=\n]*)?=(?!=)")
+        # an owner handed over with an attribute name (`(FSDPParamGroup, "x", f)` rows, `@install_over(C, "x")`)
+        # or stored into through its namespace (`C.__dict__["x"] = f`): `indirect_installs.py`
+        through_dict, with_name = _DOT + rb"__dict__[ \t]*\[", rb",[ \t\\\r\n]*" + _STRING_PREFIX + rb"[\"']"
+        self._owner_tail = re.compile(rb"(?:" + _DOT + rb"\w+)*[ \t]*(?:" + through_dict + rb"|" + with_name + rb")")
+        # `getattr(C, "FSDPParamGroup").x = f`: a `getattr` (or `hasattr`) alone only reads
+        self._getattr_store = re.compile(
+            rb"(?:" + _DOT + rb"\w+)*[ \t]*" + with_name + rb"\w+[\"'][ \t]*\)(?:" + _DOT + rb"\w+)+[ \t]*=(?!=)"
+        )
         self._from_import = re.compile(rb"from[ \t]+([.\w]+)[ \t\\]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)")
         self._import = re.compile(rb"import[ \t]+((?:[^\n\\;#]|\\\r?\n)*)")
         # (literal that must be present, then the exact test) for the tests that need no name binding
@@ -322,6 +342,8 @@ class Prefilter:
                 return True  # torch.distributed.fsdp._fully_shard._fsdp_collectives.x = f
             if _call_argument(data, start):
                 return True  # setattr(fsdp._fully_shard._fsdp_collectives, "x", f)
+            if self._hands_over(data, _chain_start(data, start), end):
+                return True  # vars(fsdp._fully_shard._fsdp_collectives)["x"] = f, rows of (owner, "x", f)
         bound = self.imported_names(data)
         for start, _ in spots:  # `C = torch.distributed.fsdp._fully_shard._fsdp_collectives`
             alias = _alias_at(data, start)
@@ -379,15 +401,23 @@ class Prefilter:
                 end < len(data) and data[end] in _WORD_CHARS
             ):
                 continue
-            if self._store_tail.match(data, end):
+            if self._store_tail.match(data, end) or self._hands_over(data, start, end):
                 return True
             before = data[max(0, start - 40) : start].rstrip(_GAP)
-            if before.endswith(b"(") and before[:-1].rstrip(_GAP).endswith((b"setattr", b"object")):
+            if before.endswith(b"(") and before[:-1].rstrip(_GAP).endswith((b"setattr", b"object", b"vars")):
                 return True
             alias = _alias_at(data, start)
             if alias is not None and alias[1].split(b".")[0] in heads:
                 aliases.add(alias[0])
         return aliases
+
+    def _hands_over(self, data: bytes, start: int, end: int) -> bool:
+        """The owner spelled at data[start:end] is stored into through its namespace or handed over with an
+        attribute name (`indirect_installs.py`); in `getattr(` / `hasattr(` only when an attribute of the
+        result is stored into."""
+        if _QUERY_CALL.search(data, max(0, start - 40), start):
+            return self._getattr_store.match(data, end) is not None
+        return self._owner_tail.match(data, end) is not None
 
     def fsdp2_bindings(self, data: bytes) -> set[bytes]:
         """Names the file may bind to something in FSDP2 (imports, `C = torch...._fsdp_collectives`): what

@@ -81,6 +81,13 @@ def _single_call(block: list[ast.stmt]) -> Optional[ast.Call]:
     return None
 
 
+def _dotted_and_strings(nodes: list[ast.expr]) -> tuple[list[str], list[str]]:
+    """The dotted names among `nodes`, and every string literal within them (as `Scan.calls` holds them)."""
+    dotted = [d for d in map(dotted_name, nodes) if d is not None]
+    strings = [n.value for a in nodes for n in ast.walk(a) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return dotted, strings
+
+
 def _literals_at_most(data: bytes, node: ast.expr, lines: list[int]) -> int:
     """An upper bound of the string literals that make up a string node: half its quote characters."""
     if node.end_lineno is None or node.end_col_offset is None:
@@ -107,6 +114,8 @@ class Scan:
     aliases: list[tuple[str, str]] = field(default_factory=list)  # `local = a.b.c`
     stores: list[tuple[str, str]] = field(default_factory=list)  # (owner, attribute)
     calls: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (dotted arguments, strings)
+    # (dotted names, strings) handed over together: decorator arguments, rows of a `for` (indirect_installs.py)
+    handed: list[tuple[list[str], list[str]]] = field(default_factory=list)
     branch_calls: list[str] = field(default_factory=list)  # callees of one-call `if`/`else` branches
     keys: list[str] = field(default_factory=list)  # string keys stored into (`sys.modules["torch...."] = m`)
     bases: list[str] = field(default_factory=list)  # dotted base classes of class definitions
@@ -191,6 +200,9 @@ def scan(
                     for alias in node.names:
                         bind(alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name)
         elif kind in _DEFINITIONS:
+            for decorator in node.decorator_list:  # type: ignore[attr-defined]
+                if isinstance(decorator, ast.Call):  # `@install_over(FSDPParamGroup, "x")` (indirect_installs.py)
+                    found.handed.append(_dotted_and_strings(decorator.args))
             if kind is ast.ClassDef:
                 found.bases += [b for b in map(dotted_name, node.bases) if b is not None]  # type: ignore[attr-defined]
                 found.classes.append(node.name)  # type: ignore[attr-defined]
@@ -206,6 +218,18 @@ def scan(
             if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant):
                 if isinstance(node.slice.value, str):
                     found.keys.append(node.slice.value)
+                    namespace = node.value  # `vars(owner)["x"] = f`, `owner.__dict__["x"] = f`
+                    if isinstance(namespace, ast.Call) and namespace.args:
+                        namespace = namespace.args[0]
+                    elif isinstance(namespace, ast.Attribute):
+                        namespace = namespace.value
+                    owner = dotted_name(namespace)
+                    if owner is not None:
+                        found.stores.append((owner, node.slice.value))
+        elif kind is ast.For:
+            assert isinstance(node, ast.For)
+            if isinstance(node.iter, (ast.List, ast.Tuple)):  # rows of (owner, name, function)
+                found.handed += [_dotted_and_strings(row.elts) for row in node.iter.elts if isinstance(row, ast.Tuple)]
         elif kind is ast.If:
             assert isinstance(node, ast.If)
             # `if <test>: copy(...) else: copy(...)` (`patterns.same_device_copy`), callees qualified; any
@@ -221,6 +245,8 @@ def scan(
                 owner = dotted_name(node.value)
                 if owner is not None:
                     found.stores.append((owner, node.attr))
+                else:  # an owner looked up at run time: `sys.modules["m"].x = f`
+                    found.calls.append(_dotted_and_strings([node.value]))
         elif kind is ast.Call:
             assert isinstance(node, ast.Call)
             # the tweak as one call: `copy(dst, src, non_blocking=<same-device test>)`
@@ -358,6 +384,9 @@ class Screen:
                 return True  # may subclass an FSDP2 class (FSU106)
         for owner, attribute in found.stores:
             if any(self.reaches(f"{q}.{attribute}") for q in self._qualify(owner, bindings)):
+                return True
+        for dotted, strings in found.handed:  # an owner and an attribute name: `(FSDPParamGroup, "x", f)`
+            if any(self.reaches(f"{q}.{s}") for d in dotted for q in self._qualify(d, bindings) for s in strings):
                 return True
         for dotted, strings in found.calls:
             if any(self.reaches(s) for s in strings):

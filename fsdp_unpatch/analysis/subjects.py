@@ -35,6 +35,7 @@ class ModuleSubject(Protocol):
     module: cst.Module
     module_name: str
     facts: Facts
+    indirect_installs: Optional[list[Indirect]]  # `analysis/indirect_installs.py`; None: not looked for yet
 
     @property
     def table(self) -> ImportTable: ...
@@ -45,6 +46,17 @@ class ModuleSubject(Protocol):
 
     def place(self, node: cst.CSTNode, where: CodeRange) -> None:
         """Report `node`, a stand-in not in the tree (a name inside a string literal), at `where`."""
+
+
+@dataclass(frozen=True)
+class Indirect:
+    """An override installed in a shape no install site stands for (`indirect_installs.py`)."""
+
+    node: cst.CSTNode  # what the finding points at: the stored-into expression, the call, the decorator
+    target: str  # the catalog id of the FSDP2 internal it overrides
+    how: str  # the shape, in words: "unpacked from a tuple", "by `setattr` in a loop", ...
+    loop: bool = False  # a `setattr` in a loop over rows (FSU105 reports it)
+    reported: bool = False  # already reported as it is (FSU105: `setattr(FSDPParamGroup, name, fn)`)
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,14 @@ FRAGMENT_TEMPLATES = (
     N_("native FSDP2 has no counterpart for what it may add"),
     N_("`{module}` imported `{name}` by name and keeps using the original"),
     N_("`{name}` itself, and every other module that reaches it, keeps the original"),
+    # FSU101's `{how}` (`analysis/indirect_installs.py`)
+    N_("unpacked from a tuple"),
+    N_("through `vars()`"),
+    N_("through `__dict__`"),
+    N_("on an owner looked up at run time"),
+    N_("by `setattr` on an owner looked up at run time"),
+    N_("by `setattr` in a loop"),
+    N_("by decorator `@{decorator}`"),
     # FSU203's `{what}` (`rules/vendored_fsdp2.py`)
     N_("op {ops}"),
     N_("ops {ops}"),

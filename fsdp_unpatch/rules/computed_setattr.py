@@ -39,6 +39,24 @@ def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterat
             continue
         message = COMPUTED_SETATTR.message(owner=analysis.code(owner), name=analysis.code(name), target=target)
         yield Planned(COMPUTED_SETATTR.code, call, message, target)
+    yield from _rows(analysis, catalog)
+
+
+def _rows(analysis: ModuleSubject, catalog: Catalog) -> Iterator[Planned]:
+    """`for owner, name, fn in [(FSDPParamGroup, "x", f), ...]: setattr(owner, name, fn)`: the owner is a
+    loop variable too; one finding per FSDP2 internal the rows override (`analysis/indirect_installs.py`)."""
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.indirect_installs import found_in
+    from fsdp_unpatch.analysis.planned import Planned
+
+    for found in found_in(analysis, catalog):
+        if found.loop and not found.reported:
+            assert isinstance(found.node, cst.Call)
+            owner, name = (analysis.code(arg.value) for arg in found.node.args[:2])
+            owner_target = found.target.rsplit(".", 1)[0]  # as for a fixed owner: the module or class set
+            message = COMPUTED_SETATTR.message(owner=owner, name=name, target=owner_target)
+            yield Planned(COMPUTED_SETATTR.code, found.node, message, found.target)
 
 
 COMPUTED_SETATTR = declare(
@@ -55,7 +73,9 @@ COMPUTED_SETATTR = declare(
     doc="""
     ## What it does
     Reports `setattr(X, name, value)` where X is an FSDP2 private module or class and `name` is not a
-    string literal (a loop variable, a computed string).
+    string literal (a loop variable, a computed string), and `setattr(owner, name, fn)` in a loop over a
+    literal list of (owner, name, function) rows that name an FSDP2 module or class (one finding per
+    internal the rows override; a row that puts back the saved original is none).
 
     ## Why
     Each call may override an FSDP2 internal, but which one is known only at run time: the other rules,

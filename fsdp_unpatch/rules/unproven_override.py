@@ -26,6 +26,22 @@ def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Option
         yield report(site.install, site.verdict)
 
 
+def check_module(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """Overrides installed in a shape no install site stands for (`analysis/indirect_installs.py`), but for
+    a `setattr` in a loop, which FSU105 reports."""
+    from fsdp_unpatch.analysis.indirect_installs import found_in
+    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.semantic.text import short
+
+    for found in found_in(analysis, catalog):
+        if not found.loop:
+            spelled = short(analysis.code(found.node))
+            message = UNPROVEN_OVERRIDE.message(
+                "installed-indirectly", spelled=spelled, target=found.target, how=found.how
+            )
+            yield Planned(UNPROVEN_OVERRIDE.code, found.node, message, found.target)
+
+
 UNPROVEN_OVERRIDE = declare(
     "FSU101",
     "unproven-override",
@@ -44,9 +60,14 @@ UNPROVEN_OVERRIDE = declare(
         "wraps-original": "`{name}` wraps the original `{target}` and may add behaviour; check before deleting",
         "differs": "`{name}` differs from {version}`{upstream}` in {count}: {shown}{more}; check what it adds "
         "before deleting",
+        "installed-elsewhere": "`{target}` is also installed {how} at line {line}: deleting this site would leave "
+        "the override in place; review both",
+        "installed-indirectly": "`{spelled}` overrides FSDP2 internal `{target}` {how}; an override installed "
+        "this way is never proven nor deleted: review it",
     },
     check=check,
     subject="site",
+    also={"module": check_module},
     doc="""
     ## What it does
     Reports a statement that replaces an FSDP2 private symbol when the replacement is a wrapper that calls
@@ -54,6 +75,12 @@ UNPROVEN_OVERRIDE = declare(
     of. The message names the differences from upstream. Only names some supported torch release defines
     are overrides: a new attribute (a flag, a saved original under a new name) and the restore of a
     saved original are not reported; an install that is restored says so (`scoped`).
+
+    Also reported: an override installed in a shape no plain install site stands for (unpacked from a
+    tuple, stored through `vars()` or `__dict__`, on an owner looked up in `sys.modules`, through
+    `importlib.import_module` or `getattr`, or by a decorator handed an FSDP2 owner and a name); and a proven
+    copy's site when the file also installs the same target that way: deleting it would leave the override
+    installed.
 
     ## Why
     Such an override may add behaviour native FSDP2 lacks; deleting it without reading it could change
@@ -129,6 +156,10 @@ def _obstacle(verdict: SiteVerdict, entry: Target) -> tuple[str, Optional[str]]:
         return UNPROVEN_OVERRIDE.message("not-a-function", target=entry.id, value=short(verdict.value)), None
     if verdict.reason == "bound-twice":
         return UNPROVEN_OVERRIDE.message("bound-twice", name=verdict.replacement, target=entry.id), None
+    if verdict.reason == "installed-elsewhere":
+        assert verdict.elsewhere is not None
+        how, line = verdict.elsewhere
+        return UNPROVEN_OVERRIDE.message("installed-elsewhere", target=entry.id, how=how, line=line), None
     assert verdict.comparison is not None
     if verdict.reason == "wraps-original":
         return UNPROVEN_OVERRIDE.message("wraps-original", name=verdict.comparison.name, target=entry.id), None

@@ -25,7 +25,7 @@ Kind = Literal[
     "configured_keep",  # any other target the configuration's `keep` declares intentional (FSU201)
 ]
 # Why a removable target's replacement is not proven (kind "unproven").
-Reason = Literal["not-a-function", "bound-twice", "wraps-original", "differs"]
+Reason = Literal["not-a-function", "bound-twice", "wraps-original", "differs", "installed-elsewhere"]
 # How a replacement relates to upstream, for a site that is never removed ("reviewed", "outside_enhance").
 RelationKind = Literal["factory", "wraps-original", "differs", "matches"]
 
@@ -69,6 +69,8 @@ class SiteVerdict:
     since: Optional[Version] = None  # kind "too_old": the first release whose native path serves the device
     target_torch: Optional[Version] = None  # kind "too_old": the release the run must be right on
     releases: tuple[Version, ...] = ()  # kind "too_old": every release the project allows, oldest first
+    elsewhere: Optional[tuple[str, int]] = None  # reason "installed-elsewhere": how and at which line the file
+    # also installs the target
 
     @property
     def replacement_kept(self) -> bool:
