@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 import libcst as cst
 
-from fsdp_unpatch.semantic.names import ImportTable, dotted_name, is_fsdp2_private, target_id
 from fsdp_unpatch.analysis.subjects import Indirect
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import load_symbols
+from fsdp_unpatch.semantic.names import ImportTable, dotted_name, is_fsdp2_private, target_id
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.subjects import ModuleSubject
