@@ -22,16 +22,19 @@ def module_name(path: str) -> tuple[str, bool]:
     return _climb(path)[0]
 
 
-def module_names(path: str, top: Optional[str] = None) -> list[tuple[str, bool]]:
+def module_names(
+    path: str, top: Optional[str] = None, packages: Optional[dict[str, bool]] = None
+) -> list[tuple[str, bool]]:
     """Every dotted name `path` may be imported under: `module_name`'s first, then one more for each folder
     between the outermost package and `top` (the project's folder, not included). Such folders have no
     `__init__.py` and are namespace packages (PEP 420): `ns/fsdp/patch.py` is `patch`, `fsdp.patch` and
-    `ns.fsdp.patch`, whichever of those folders is on `sys.path`."""
-    (name, is_package), folder = _climb(path)
+    `ns.fsdp.patch`, whichever of those folders is on `sys.path`. `packages`: what is known of folders
+    (whether each holds an `__init__.py`), shared by the files of one walk."""
+    (name, is_package), folder = _climb(path, packages)
     names = [(name, is_package)]
     if top is None:
         return names
-    top = os.path.abspath(top)
+    top = top if top in _ABSOLUTE else os.path.abspath(top)
     while folder != top and folder.startswith(top + os.sep):
         folder, package = os.path.split(folder)
         if not package.isidentifier():
@@ -41,18 +44,30 @@ def module_names(path: str, top: Optional[str] = None) -> list[tuple[str, bool]]
     return names
 
 
-def _climb(path: str) -> tuple[tuple[str, bool], str]:
+def _climb(path: str, packages: Optional[dict[str, bool]] = None) -> tuple[tuple[str, bool], str]:
     """(module name, is a package) from the `__init__.py` packages around `path`, and the first folder above
     them that is none."""
     folder, name = os.path.split(os.path.abspath(path))
     is_package = name == "__init__.py"
     parts = [] if is_package else [name[:-3] if name.endswith(".py") else name]
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
+    known = {} if packages is None else packages
+    while _is_package(folder, known):
         folder, package = os.path.split(folder)
         parts.insert(0, package)
         if not package:
             break
     return (".".join(parts) or name, is_package), folder
+
+
+# Folders already made absolute by `project_files`: a walk of thousands of files asks for one of a few.
+_ABSOLUTE: set[str] = set()
+
+
+def _is_package(folder: str, known: dict[str, bool]) -> bool:
+    found = known.get(folder)
+    if found is None:
+        found = known[folder] = os.path.isfile(os.path.join(folder, "__init__.py"))
+    return found
 
 
 def identity(path: str) -> object:
@@ -78,6 +93,8 @@ class ProjectFile:
 class Project:
     files: dict[object, ProjectFile] = field(default_factory=dict)  # by identity, in walk order
     modules: set[str] = field(default_factory=set)  # every module name (a submodule is no missing name)
+    # folder -> whether it holds an `__init__.py`: asked once per folder of the walk, not once per file in it
+    packages: dict[str, bool] = field(default_factory=dict)
 
     def add(self, path: str, top: Optional[str] = None) -> ProjectFile:
         """`top`: the project folder `path` was found in, the end of its namespace packages."""
@@ -85,7 +102,7 @@ class Project:
         entry = self.files.setdefault(key, ProjectFile(key))
         path = os.path.normpath(path)
         if path not in entry.paths:
-            for name, is_package in module_names(path, top):
+            for name, is_package in module_names(path, top, self.packages):
                 entry.paths.append(path)
                 entry.modules.append((name, is_package))
                 self.modules.add(name)
@@ -103,6 +120,8 @@ def project_files(roots: Iterable[str], extra: Iterable[str] = ()) -> Project:
             if os.path.lexists(root):
                 project.add(root)
             continue
+        top = os.path.abspath(root)
+        _ABSOLUTE.add(top)
         stack: list[tuple[str, frozenset[str]]] = [(root, frozenset())]
         while stack:
             folder, chain = stack.pop()
@@ -128,21 +147,19 @@ def project_files(roots: Iterable[str], extra: Iterable[str] = ()) -> Project:
                         continue
                     subfolders.append((entry.path, chain))
                 elif name.endswith(".py"):
-                    project.add(entry.path, root)
+                    project.add(entry.path, top)
             stack.extend(reversed(subfolders))
+    tops = [top for top in (os.path.abspath(r) for r in roots) if os.path.isdir(top)]
+    _ABSOLUTE.update(tops)
     for path in extra:
-        project.add(path, _top_of(path, roots))
+        project.add(path, _top_of(path, tops))
     return project
 
 
-def _top_of(path: str, roots: Iterable[str]) -> Optional[str]:
-    """The folder of `roots` that holds `path`, as its path spells it."""
+def _top_of(path: str, tops: Iterable[str]) -> Optional[str]:
+    """The folder of `tops` (absolute) that holds `path`."""
     where = os.path.abspath(path)
-    for root in roots:
-        top = os.path.abspath(root)
-        if os.path.isdir(top) and where.startswith(top + os.sep):
-            return top
-    return None
+    return next((top for top in tops if where.startswith(top + os.sep)), None)
 
 
 def _inside(link: str, homes: list[str], chain: frozenset[str]) -> bool:
