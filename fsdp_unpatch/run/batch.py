@@ -400,7 +400,7 @@ def _alias_links(items: Sequence[_Item], prefilter) -> list[tuple[int, list[int]
     """Files that may bind names to FSDP2 modules or classes, with the files of their package that may import
     them (`engine.Run.link_module_aliases` decides exactly). Only the project's own modules (not torch), and
     only importers that hold an FSDP token, as the engine: a file the unchanged index skips stays unread."""
-    from fsdp_unpatch.analysis.prefilter import imports_from
+    from fsdp_unpatch.analysis.byte_search import imports_from
     from fsdp_unpatch.analysis.source import module_name_for
 
     def data_of(item: _Item) -> Optional[bytes]:

@@ -12,12 +12,12 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
+from fsdp_unpatch.analysis.byte_search import mentions
 from fsdp_unpatch.analysis.decisions import Decision, apply_all
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.excerpt import build as build_excerpt
 from fsdp_unpatch.analysis.plan import Planned, analyze_module
-from fsdp_unpatch.analysis.prefilter import mentions
 from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import (
     MAX_PARSE_BYTES,

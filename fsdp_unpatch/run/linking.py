@@ -24,10 +24,10 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Protocol, Sequenc
 
 import libcst as cst
 
+from fsdp_unpatch.analysis.byte_search import mentions
 from fsdp_unpatch.analysis.decisions import Add, Decision, Drop, KeepInstaller, Require
 from fsdp_unpatch.analysis.patterns import descendants
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
-from fsdp_unpatch.analysis.prefilter import mentions
 from fsdp_unpatch.analysis.references import FileReferences, find_references
 from fsdp_unpatch.analysis.source import module_name_for
 from fsdp_unpatch.analysis.test_modules import inside, is_test_module

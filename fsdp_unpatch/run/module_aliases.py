@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from fsdp_unpatch.analysis.prefilter import imports_from, prefilter_for
+from fsdp_unpatch.analysis.byte_search import imports_from
+from fsdp_unpatch.analysis.prefilter import prefilter_for
 from fsdp_unpatch.analysis.source import module_name_for
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.run.unit import Unit
