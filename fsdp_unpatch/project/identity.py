@@ -26,7 +26,7 @@ def module_names(
     path: str, top: Optional[str] = None, packages: Optional[dict[str, bool]] = None
 ) -> list[tuple[str, bool]]:
     """Every dotted name `path` may be imported under: `module_name`'s first, then one more for each folder
-    between the outermost package and `top` (the project's folder, not included). Such folders have no
+    between the outermost package and `top` (the project's folder, absolute; not included). Such folders have no
     `__init__.py` and are namespace packages (PEP 420): `ns/fsdp/patch.py` is `patch`, `fsdp.patch` and
     `ns.fsdp.patch`, whichever of those folders is on `sys.path`. `packages`: what is known of folders
     (whether each holds an `__init__.py`), shared by the files of one walk."""
@@ -34,7 +34,6 @@ def module_names(
     names = [(name, is_package)]
     if top is None:
         return names
-    top = top if top in _ABSOLUTE else os.path.abspath(top)
     while folder != top and folder.startswith(top + os.sep):
         folder, package = os.path.split(folder)
         if not package.isidentifier():
@@ -57,10 +56,6 @@ def _climb(path: str, packages: Optional[dict[str, bool]] = None) -> tuple[tuple
         if not package:
             break
     return (".".join(parts) or name, is_package), folder
-
-
-# Folders already made absolute by `project_files`: a walk of thousands of files asks for one of a few.
-_ABSOLUTE: set[str] = set()
 
 
 def _is_package(folder: str, known: dict[str, bool]) -> bool:
@@ -97,7 +92,7 @@ class Project:
     packages: dict[str, bool] = field(default_factory=dict)
 
     def add(self, path: str, top: Optional[str] = None) -> ProjectFile:
-        """`top`: the project folder `path` was found in, the end of its namespace packages."""
+        """`top`: the project folder `path` was found in (absolute), the end of its namespace packages."""
         key = identity(path)
         entry = self.files.setdefault(key, ProjectFile(key))
         path = os.path.normpath(path)
@@ -121,7 +116,6 @@ def project_files(roots: Iterable[str], extra: Iterable[str] = ()) -> Project:
                 project.add(root)
             continue
         top = os.path.abspath(root)
-        _ABSOLUTE.add(top)
         stack: list[tuple[str, frozenset[str]]] = [(root, frozenset())]
         while stack:
             folder, chain = stack.pop()
@@ -150,7 +144,6 @@ def project_files(roots: Iterable[str], extra: Iterable[str] = ()) -> Project:
                     project.add(entry.path, top)
             stack.extend(reversed(subfolders))
     tops = [top for top in (os.path.abspath(r) for r in roots) if os.path.isdir(top)]
-    _ABSOLUTE.update(tops)
     for path in extra:
         project.add(path, _top_of(path, tops))
     return project
