@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -20,6 +21,12 @@ _COMMON = dict(
 settings.register_profile("fast", max_examples=40, derandomize=True, database=None, print_blob=True, **_COMMON)
 settings.register_profile("long", max_examples=2000, derandomize=False, print_blob=True, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
+
+# This project's machines export PYTHONDONTWRITEBYTECODE=1: every `python -m fsdp_unpatch` the suite starts
+# (hundreds) would compile the tool's modules from source again. A pip-installed tool has its bytecode from
+# install time; so do the suite's processes here (written beside the sources, once, by the first to import).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # The tests read the tool's English output: a developer's Chinese locale would switch it to Chinese (i18n.py).
 # tests/test_i18n.py sets the locale where it tests that choice.
