@@ -122,3 +122,28 @@ def test_every_figure_and_group_names_what_exists() -> None:
         if name:
             assert "[" not in name, f"{key}: a figure covers all the parameters of a test function"
             assert re.search(rf"^def {re.escape(name)}\(", (ROOT / path).read_text(), re.MULTILINE), key
+
+
+def test_the_figures_come_from_a_runs_junit_xml(tmp_path: Path) -> None:
+    """scripts/suite_costs.py: a group sums its tests, a function its parameters, small units get no figure."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("suite_costs", ROOT / "scripts" / "suite_costs.py")
+    suite_costs = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(suite_costs)  # type: ignore[union-attr]
+    junit = tmp_path / "run.xml"
+    cases = [
+        ("tests.test_fixed_point", "test_a[one]", 3.0),
+        ("tests.test_fixed_point", "test_b", 4.5),
+        ("tests.test_mixed", "test_heavy[1]", 6.0),
+        ("tests.test_mixed", "test_heavy[2]", 7.0),
+        ("tests.test_mixed", "test_light", 0.5),
+    ]
+    junit.write_text(
+        "<testsuites><testsuite>"
+        + "".join(f'<testcase classname="{c}" name="{n}" time="{t}"/>' for c, n, t in cases)
+        + "</testsuite></testsuites>"
+    )
+    figures = suite_costs.costs(junit, floor=2.0)
+    assert figures == {"tests/test_mixed.py::test_heavy": 13.0, "fixed-point": 7.5}
+    assert list(figures) == ["tests/test_mixed.py::test_heavy", "fixed-point"]  # largest first
