@@ -114,10 +114,13 @@ def findings_on_ast(data: bytes, path: Path, catalog: Catalog, options: Options)
         with warnings.catch_warnings(), no_cyclic_gc():
             warnings.simplefilter("ignore")
             tree = compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            reaching = screen.reaching_stores(tree, data, module_name, is_package)
+            if reaching is None:
+                return None  # another clause of the ast tier holds
             model = build(text, module_name, is_package)
     except Exception:  # a syntax error, too deep, an encoding: libcst says what it is
         return None
-    if not _only_plain_sites(screen, tree, data, module_name, is_package, model, catalog):
+    if not _only_plain_sites(reaching, screen, model, module_name, catalog):
         return None
     try:
         return _decide(model, text, module_name, catalog, options)
@@ -126,11 +129,11 @@ def findings_on_ast(data: bytes, path: Path, catalog: Catalog, options: Options)
 
 
 def _only_plain_sites(
-    screen: Any, tree: ast.AST, data: bytes, module_name: str, is_package: bool, model: SemanticModel, catalog: Catalog
+    reaching: tuple[Counter, dict[str, set[str]]], screen: Any, model: SemanticModel, module_name: str, catalog: Catalog
 ) -> bool:
-    """Whether every finding the file can hold comes from a plain install site (the module doc)."""
-    reaching = screen.reaching_stores(tree, data, module_name, is_package)
-    if reaching is None or model.has_fallbacks:
+    """Whether every finding the file can hold comes from a plain install site (the module doc), given the
+    stores that may reach FSDP2 (`Screen.reaching_stores`)."""
+    if model.has_fallbacks:
         return False
     stores, bindings = reaching
     plain = Counter(
