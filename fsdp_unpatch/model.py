@@ -149,6 +149,9 @@ class RunOptions:
     # Files of this many bytes or more are analysed through an excerpt (`analysis/excerpt.py`): the
     # statements that can matter, parsed with libcst, the rest held aside byte for byte.
     excerpt_above: int = EXCERPT_ABOVE
+    # A file that gets no fix has its findings built from the `ast` model, without libcst, when the model
+    # decides them all (`analysis/ast_findings.py`); False: libcst for every file the ast tier keeps.
+    ast_findings: bool = True
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""The two tiers give identical findings: the ast screen (`analysis/screen.py`) on, and off (libcst for every file
-the prefilter keeps), over every fixture, the examples, the installed torch sources and the real torch-npu releases.
+"""The tiers give identical findings: the ast screen (`analysis/screen.py`) and the findings the `ast` model builds
+for files that get no fix (`analysis/ast_findings.py`) on, and both off (libcst for every file the prefilter
+keeps), over every fixture, the examples, the installed torch sources and the real torch-npu releases.
 
 Findings are compared field by field (code, category, target, path, line, column, end, message, fix with its
 applicability and replacement regions, detail), and in fix mode the fixed bytes of every file too.
@@ -44,7 +45,10 @@ def _fields(result: RunResult) -> list:
 def _both(runner, tree: Path, **options) -> tuple[list, list]:
     catalog = load_catalog()
     options.setdefault("analysis", Options(target_torch=Version.parse("2.13")))
-    on, off = (runner(discover([str(tree)]), catalog, RunOptions(screen=screen, **options)) for screen in (True, False))
+    on, off = (
+        runner(discover([str(tree)]), catalog, RunOptions(screen=tier, ast_findings=tier, **options))
+        for tier in (True, False)
+    )
     return _fields(on), _fields(off)
 
 

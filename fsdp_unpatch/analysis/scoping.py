@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import libcst as cst
@@ -22,31 +21,12 @@ from fsdp_unpatch.analysis.collect import Facts, RawInstall
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import SymbolTables
 from fsdp_unpatch.semantic.names import dotted_name, target_id
+from fsdp_unpatch.semantic.scope_verdict import NAMING_DUNDERS, Verdict
 
 TargetOf = Callable[[RawInstall], Optional[str]]  # an install site's canonical target id
 LineOf = Callable[[cst.CSTNode], int]
 RELOADERS = ("importlib.reload", "imp.reload")
-
-
-@dataclass
-class Verdict:
-    """What an install site is: `override` False for a new attribute or a restore."""
-
-    override: bool
-    releases: str = ""  # when only some releases define the name: those ("2.9+")
-    restored_at: list[int] = field(default_factory=list)  # lines that put the saved original back
-
-    def note(self, message: str, name: str) -> str:
-        """What to add to the install's message (the releases only when it does not show them yet)."""
-        note = ""
-        if self.releases and f"torch {self.releases})" not in message:
-            note += f"; an override in torch {self.releases} only (no other release defines `{name}`)"
-        if self.restored_at:
-            lines = sorted(set(self.restored_at))
-            note += f"; scoped: the original is restored at line{'s' if len(lines) > 1 else ''} " + ", ".join(
-                map(str, lines)
-            )
-        return note
+__all__ = ["NAMING_DUNDERS", "RELOADERS", "Verdict", "reloaded_after", "verdicts"]
 
 
 def _literal(node: cst.BaseExpression) -> Optional[str]:
@@ -173,10 +153,6 @@ def _parameters(function: cst.FunctionDef) -> set[str]:
 def _same(catalog: Catalog, target: str, held: str) -> bool:
     """By-name twins hold the same original object."""
     return held == target or held == catalog.twin_of(target)
-
-
-# Attributes that only name an object for display: a string stored there changes no behaviour.
-NAMING_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__"})
 
 
 def verdicts(

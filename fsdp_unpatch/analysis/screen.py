@@ -324,21 +324,46 @@ class Screen:
         return self._decide(tree, data, module_name, is_package)
 
     def _decide(self, tree: ast.AST, data: bytes, module_name: str, is_package: bool) -> bool:
+        prepared = self._prepared(tree, data, module_name, is_package)
+        return prepared is not None and not self.hits(*prepared)
+
+    def _prepared(
+        self, tree: ast.AST, data: bytes, module_name: str, is_package: bool
+    ) -> Optional[tuple[Scan, dict[str, set[str]], bool]]:
+        """What `hits` is asked about the tree; None when the file may hold a finding whatever it holds."""
         found = scan(tree, data, module_name, is_package)
         if found.too_deep:
-            return False
+            return None
         bindings = self.resolve_aliases(found.bindings, found.aliases)
         if bindings is None:
-            return False
+            return None
         native = any(module_name.startswith(root + ".") for root in self.roots)
         if module_name == "torch" or module_name.startswith("torch."):
             found.bases.clear()  # torch's own subclasses and classes define FSDP2 (FSU106, FSU203 skip them too)
             found.definitions.clear()
         elif any(name in self.fsdp2_classes for name in found.classes):
-            return False  # may be a vendored copy of an FSDP2 module (FSU203)
+            return None  # may be a vendored copy of an FSDP2 module (FSU203)
         if self.defines_ops(found, data):
-            return False  # may be a vendored copy of FSDP2's ops (FSU203)
-        return not self.hits(found, bindings, self.spells_namespace(data) and not native)
+            return None  # may be a vendored copy of FSDP2's ops (FSU203)
+        return found, bindings, self.spells_namespace(data) and not native
+
+    def reaching_stores(
+        self, tree: ast.AST, data: bytes, module_name: str, is_package: bool
+    ) -> Optional[tuple[Counter, dict[str, set[str]]]]:
+        """For a file whose every possible finding comes through an attribute store (no other clause of the
+        tier holds): the stores (owner as spelled, attribute) that may reach FSDP2, counted, and the bindings
+        `store_reaches` qualifies through; None when another clause holds."""
+        prepared = self._prepared(tree, data, module_name, is_package)
+        if prepared is None:
+            return None
+        found, bindings, kernels_count = prepared
+        stores, found.stores = found.stores, []
+        if self.hits(found, bindings, kernels_count):
+            return None
+        return Counter(s for s in stores if self.store_reaches(*s, bindings)), bindings
+
+    def store_reaches(self, owner: str, attribute: str, bindings: dict[str, set[str]]) -> bool:
+        return any(self.reaches(f"{q}.{attribute}") for q in self._qualify(owner, bindings))
 
     def defines_ops(self, found: Scan, data: bytes) -> bool:
         """`torch.library.define("fsdp::op", ...)` / `custom_op("fsdp::op")`, or `lib.define(...)` in a file that
@@ -383,7 +408,7 @@ class Screen:
             if any(self.reaches(q) for q in self._qualify(base, bindings)):
                 return True  # may subclass an FSDP2 class (FSU106)
         for owner, attribute in found.stores:
-            if any(self.reaches(f"{q}.{attribute}") for q in self._qualify(owner, bindings)):
+            if self.store_reaches(owner, attribute, bindings):
                 return True
         for dotted, strings in found.handed:  # an owner and an attribute name: `(FSDPParamGroup, "x", f)`
             if any(self.reaches(f"{q}.{s}") for d in dotted for q in self._qualify(d, bindings) for s in strings):

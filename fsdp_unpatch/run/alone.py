@@ -37,6 +37,8 @@ def cross_file_keys(engine) -> dict[str, frozenset[str]]:
                     names.add(node.name.value)
         patched.update(p.target for p in getattr(analysis, "patched", ()))
         missing.update(item.missing for item, _ in getattr(analysis, "incomplete", ()))
+    for unit in engine.units:  # a file decided on the `ast` model patches what it reports (`run/on_ast.py`)
+        patched.update(unit.on_ast.patched if unit.on_ast is not None else ())
     return {
         "deleted-names": frozenset(names),
         "patched-targets": frozenset(patched),

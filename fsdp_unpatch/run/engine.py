@@ -42,6 +42,7 @@ from fsdp_unpatch.model import FileResult, Finding, Fix, FixApplicability, RunOp
 from fsdp_unpatch.project.identity import roots_of
 from fsdp_unpatch.rules import broken_import
 from fsdp_unpatch.rules.registry import error_finding
+from fsdp_unpatch.run import on_ast
 from fsdp_unpatch.run.holds import keep_called_installers, keep_named_outside
 from fsdp_unpatch.run.import_net import guard
 from fsdp_unpatch.run.learned import Learned
@@ -79,6 +80,7 @@ class Run:
         assert unit.source is not None
         if unit.skipped:
             return
+        unit.on_ast = None  # analysed with libcst: what the model built is superseded
         name, is_package = module_name_for(unit.candidate.path)
         unit.excerpt = self.excerpt(unit.source, name, is_package)
         file = (unit.candidate.display, unit.source.data)
@@ -163,7 +165,8 @@ class Run:
             if skips_file(unit.source.data):
                 unit.skipped = True
             elif self.learned.worth_analysing(unit.source, self.catalog, self.options):
-                self.analyze(unit)
+                if not on_ast.decide(unit, self.catalog, self.options):
+                    self.analyze(unit)
 
     def link_module_aliases(self) -> None:
         """A file that imports a name another file binds to an FSDP2 module or class (`compat.py`:
@@ -178,6 +181,8 @@ class Run:
 
     def link(self) -> None:
         """Cross-file decisions: installer calls elsewhere, references to removed patch symbols."""
+        for unit in on_ast.to_parse(self.units, self.catalog):
+            self.analyze(unit)
         self.link_module_aliases()
         self.widen()
         analyzed = [u for u in self.units if u.analysis is not None]
@@ -310,6 +315,8 @@ class Run:
             result.findings.append(unit.error)
             return result
         analysis = unit.analysis
+        if analysis is None and unit.on_ast is not None:
+            return on_ast.finish(unit, result, selected, self.catalog)
         if analysis is None or not analysis.planned:
             return result
         result.encoding = analysis.module.encoding
@@ -396,6 +403,7 @@ class Run:
         selected: set[int] = set()
         for unit in self.units:
             if unit.analysis is None:
+                selected |= on_ast.selected(unit, self.options)
                 continue
             lines = python_lines(unit.source.data.decode(unit.analysis.module.encoding, "replace"))  # type: ignore[union-attr]
             for planned in unit.analysis.planned:

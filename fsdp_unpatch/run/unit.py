@@ -8,6 +8,7 @@ from typing import Optional
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from fsdp_unpatch.analysis.ast_findings import AstFindings
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.plan import FileAnalysis
 from fsdp_unpatch.config.discovery import Candidate
@@ -24,6 +25,7 @@ class Unit:
     skipped: bool = False  # `# fsdp-unpatch: skip-file`: never analysed, reported or fixed
     excerpt: Optional[Excerpt] = None  # a large file analysed through an excerpt (`analysis/excerpt.py`)
     linked: Optional[dict[str, str]] = None  # names other files bind to FSDP2 that this file imports
+    on_ast: Optional[AstFindings] = None  # findings the `ast` model built, no libcst analysis (`run/on_ast.py`)
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         assert self.analysis is not None

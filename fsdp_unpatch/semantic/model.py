@@ -85,6 +85,7 @@ class InstallSite:
     function: Optional[int]  # the innermost enclosing function's index
     via_setattr: bool = False
     partial: bool = False  # one target of a chained assignment (`a.x = b.y = f`)
+    value_node: Optional[ast.expr] = field(default=None, compare=False, repr=False)  # what scoping reads
 
 
 @dataclass
@@ -101,6 +102,10 @@ class SemanticModel:
     # The line of each top-level statement's first token (`def`/`class` for a decorated one): where the
     # libcst nodes inside it stand (`analysis/positions.py`).
     statement_lines: list[int] = field(default_factory=list)
+    # What the restore pairing reads (`ast_scoping.py`), as `collect.py` records it: `name = call(...)` (the
+    # last one in the file wins), and each call decorator with the index of the function it decorates.
+    call_bindings: dict[str, ast.Call] = field(default_factory=dict)
+    decorated: list[tuple[ast.Call, int]] = field(default_factory=list)
 
 
 def build(
@@ -191,6 +196,9 @@ class _Builder(ast.NodeVisitor):
             )
         )
         for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call):
+                self.model.decorated.append((decorator, index))
+        for decorator in node.decorator_list:
             self.visit(decorator)
         self.functions.append(index)
         in_class, self.class_body = self.class_body, False
@@ -228,11 +236,14 @@ class _Builder(ast.NodeVisitor):
                         value_at=self.value_span(node.value),
                         function=self.function,
                         partial=partial,
+                        value_node=node.value,
                     )
                 )
             elif isinstance(target, ast.Name) and dotted(node.value) is not None:
                 self.model.aliases.append((target.id, dotted(node.value) or "", self.function))
                 self.model.alias_values.append(self.span(node.value))
+            elif isinstance(target, ast.Name) and target.id != "__all__" and isinstance(node.value, ast.Call):
+                self.model.call_bindings[target.id] = node.value
         self.generic_visit(node)
 
     def visit_Expr(self, node: ast.Expr) -> None:
@@ -253,6 +264,7 @@ class _Builder(ast.NodeVisitor):
                     value_at=self.value_span(value),
                     function=self.function,
                     via_setattr=True,
+                    value_node=value,
                 )
             )
         self.generic_visit(node)
