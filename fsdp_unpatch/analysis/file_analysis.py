@@ -107,8 +107,3 @@ class FileAnalysis:
     def top_level(self) -> dict[int, int]:
         """id(node) -> the index of the top-level statement it is in, for every node (walked once, on need)."""
         return {id(node): i for i, statement in enumerate(self.module.body) for node in descendants(statement)}
-
-    @functools.cached_property
-    def text(self) -> str:
-        """The module's source as libcst gives it back (generated once: each fix's regions compare with it)."""
-        return self.module.code

@@ -32,9 +32,10 @@ from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.files.reading import SourceError, SourceFile, declared_encoding, read_candidate
 from fsdp_unpatch.files.signals import checkpoint
-from fsdp_unpatch.fixes.edits import apply_edits, outermost, removed_uses, replacement_regions
+from fsdp_unpatch.fixes.edits import apply_edits, outermost, removed_uses
 from fsdp_unpatch.fixes.module_edits import deletes_file
 from fsdp_unpatch.fixes.node_facts import NodeFacts
+from fsdp_unpatch.fixes.regions import fix_regions
 from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
@@ -464,7 +465,7 @@ def _regions(unit: Unit, edits: list, facts: NodeFacts) -> tuple:
     """The line regions of `unit`'s file that `edits` (edits of that file) rewrite, with their new text."""
     analysis = unit.analysis
     assert analysis is not None
-    regions = replacement_regions(analysis.text, apply_edits(analysis, edits, facts).code)
+    regions = fix_regions(analysis, edits, facts)
     if analysis.file_line is None:
         return tuple(regions)
     file_line = analysis.file_line  # regions of an excerpt: lines of the file
