@@ -14,7 +14,7 @@ from typing import Sequence
 import libcst as cst
 
 from fsdp_unpatch.analysis.collect import count_names
-from fsdp_unpatch.analysis.patterns import descendants
+from fsdp_unpatch.analysis.patterns import nodes_in
 from fsdp_unpatch.fixes.layout import Layout, layout_of
 
 
@@ -37,7 +37,7 @@ class NodeFacts:
         """The ids of the nodes strictly below `node`."""
         found = self._below.get(id(node))
         if found is None or found[0] is not node:
-            found = (node, frozenset(id(n) for n in descendants(node) if n is not node))
+            found = (node, frozenset(id(n) for n in nodes_in(node) if n is not node))
             self._below[id(node)] = found
         return found[1]
 
