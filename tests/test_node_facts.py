@@ -33,3 +33,24 @@ def test_an_entry_of_another_node_with_the_same_id_is_not_used() -> None:
     facts._uses[(id(assignment),)] = facts._uses[(id(function),)]
     assert facts.below(assignment) == {id(n) for n in descendants(assignment)} - {id(assignment)}
     assert facts.uses([assignment]) == count_names([assignment])
+
+
+def test_the_field_walk_finds_the_nodes_children_finds() -> None:
+    """`child_nodes` reads a node's fields instead of `CSTNode.children` (which copies the node): the same
+    nodes, on the example's patch module and on this package's engine (every kind of statement)."""
+    from pathlib import Path
+
+    from fsdp_unpatch.analysis.patterns import child_nodes, nodes_in
+
+    root = Path(__file__).resolve().parent.parent
+    for path in (
+        root / "examples" / "legacy_project" / "legacy_npu" / "distributed" / "fsdp" / "_add_fsdp_patch.py",
+        root / "fsdp_unpatch" / "run" / "engine.py",
+        root / "fsdp_unpatch" / "fixes" / "edits.py",
+    ):
+        module = cst.parse_module(path.read_text())
+        walked = list(nodes_in(module))
+        assert len(walked) == len({id(n) for n in walked}) == len(list(descendants(module)))
+        assert {id(n) for n in walked} == {id(n) for n in descendants(module)}
+        for node in walked:
+            assert [id(c) for c in sorted(child_nodes(node), key=id)] == [id(c) for c in sorted(node.children, key=id)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,33 @@ def test_trees_of_unlinked_files_beyond_the_budget_are_not_kept(monkeypatch: pyt
     assert set(known.trees) == {("a.py", b"x = 1\n"), ("c.py", b"z = 333\n")}
     known.retain([("c.py", b"z = 333\n")])
     assert set(known.trees) == {("c.py", b"z = 333\n")}
+
+
+@pytest.mark.parametrize("fix", [False, True], ids=["check", "fix-diff"])
+def test_a_linked_groups_fixes_are_computed_once(fix: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a cache, phase 1 computes no fix (its regions, the fixed text) for a file that spells a part of a
+    known patch module beside another one: the linked phase runs them together and replaces that result."""
+    tree = _legacy(tmp_path)
+    options = replace(_options(fix), replacements=True)
+    expected = _plain(run_together(discover([str(tree)]), load_catalog(), options))
+    computed: Counter = Counter()  # (module, the nodes the edits change) -> times computed
+    regions, apply_edits = engine.fix_regions, engine.apply_edits
+
+    def key(analysis, edits) -> tuple:
+        return (analysis.module_name, frozenset(id(e.node) for e in edits))
+
+    def counted_regions(analysis, edits, facts):
+        computed[("regions", *key(analysis, edits))] += 1
+        return regions(analysis, edits, facts)
+
+    def counted_apply(analysis, edits, *memo):
+        computed[("fixed text", *key(analysis, edits))] += 1
+        return apply_edits(analysis, edits, *memo)
+
+    monkeypatch.setattr(engine, "fix_regions", counted_regions)
+    monkeypatch.setattr(engine, "apply_edits", counted_apply)
+    result = run(discover([str(tree)]), load_catalog(), options, jobs=1)
+    assert _plain(result) == expected
+    assert any(f.code == "FSU004" for f in result.findings)  # the linked phase ran
+    assert any(kind == "fixed text" for kind, *_ in computed) == fix
+    assert computed and {k: n for k, n in computed.items() if n > 1} == {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from fsdp_unpatch.files.reading import SourceError, read_source
@@ -146,3 +147,17 @@ def test_a_module_that_keeps_its_own_definition_is_not_told_the_name_is_removed(
     assert ("keeps.py", "FSU304") not in found
     assert ("runner.py", "FSU304") in found
     assert ("keeps.py", "FSU001") in found
+
+
+def test_identity_assertions_walk_no_module_without_references(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every linked file is asked for its identity assertions; one that names no removed symbol has none, and
+    its module is not walked to find that out (each file of a linked group, in each phase, was)."""
+    from fsdp_unpatch.analysis.test_modules import identity_assertions
+
+    module = cst.parse_module("assert patched is original\n")
+
+    def walked(*_args):
+        raise AssertionError("the module was walked")
+
+    monkeypatch.setattr(cst.Module, "visit", walked)
+    assert identity_assertions(module, []) == []

@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
 from fsdp_unpatch.analysis.collect import Facts
-from fsdp_unpatch.analysis.patterns import descendants
+from fsdp_unpatch.analysis.patterns import nodes_in
 from fsdp_unpatch.analysis.planned import Planned
 from fsdp_unpatch.analysis.positions import Positions
 from fsdp_unpatch.analysis.screen import Detail
@@ -106,9 +106,4 @@ class FileAnalysis:
     @functools.cached_property
     def top_level(self) -> dict[int, int]:
         """id(node) -> the index of the top-level statement it is in, for every node (walked once, on need)."""
-        return {id(node): i for i, statement in enumerate(self.module.body) for node in descendants(statement)}
-
-    @functools.cached_property
-    def text(self) -> str:
-        """The module's source as libcst gives it back (generated once: each fix's regions compare with it)."""
-        return self.module.code
+        return {id(node): i for i, statement in enumerate(self.module.body) for node in nodes_in(statement)}

@@ -54,6 +54,8 @@ def _identity_operands(small: cst.BaseSmallStatement) -> list[cst.BaseExpression
 def identity_assertions(module: cst.Module, references: Iterable[Reference]) -> list[Assertion]:
     by_node = {id(r.node): r for r in references}
     found: list[Assertion] = []
+    if not by_node:  # no operand can name a removed symbol: no walk of the module (most files linked)
+        return found
 
     class _Visitor(cst.CSTVisitor):
         def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:

@@ -125,36 +125,49 @@ def apply_edits(analysis: FileAnalysis, edits: Sequence[Edit], memo: Optional[No
     Edits of the module as a whole (an import to add, the file to delete) come after the node edits:
     see `module_edits`. `memo`: the run's memo of node facts (`node_facts.py`).
     """
-    edits, additions, delete = split(edits)
-    edits = outermost(edits, memo)
+    node_edits, additions, delete = split(edits)
     module = analysis.module
-    if edits:
-        dropped = unused_imports(analysis, edits, memo)
-        module = _visit_touched(analysis, _Applier(edits, dropped), [id(e.node) for e in edits] + list(dropped))
+    changed = fixed_statements(analysis, node_edits, memo)
+    if changed is None:  # an edit of the module itself: the whole module is visited
+        dropped = unused_imports(analysis, outermost(node_edits, memo), memo)
+        module = module.visit(_Applier(outermost(node_edits, memo), dropped))
+    elif changed:
+        body: list = []
+        for index, statement in enumerate(module.body):
+            body.extend(changed.get(index, (statement,)))
+        module = module.with_changes(body=body)
     if additions or delete:
         module = apply_module_edits(module, additions, delete)
     return module
 
 
-def _visit_touched(analysis: FileAnalysis, applier: _Applier, nodes: list[int]) -> cst.Module:
-    """The module through `applier`, visiting only the top-level statements that hold one of `nodes` (a
-    fix's regions apply its edits to the module once per finding: visiting all of it each time cost half
-    as much again as the rest of a check of a real release)."""
-    module, top_level = analysis.module, analysis.top_level
-    if any(node not in top_level for node in nodes):  # an edit of the module itself
-        return module.visit(applier)
-    touched = {top_level[node] for node in nodes}
-    body: list = []
-    for index, statement in enumerate(module.body):
-        if index not in touched:
-            body.append(statement)
-            continue
-        visited = statement.visit(applier)
+def fixed_statements(
+    analysis: FileAnalysis, edits: Sequence[Edit], memo: Optional[NodeFacts] = None
+) -> Optional[dict[int, list[cst.BaseStatement]]]:
+    """What the node `edits` (no module edit among them) make of the top-level statements they touch, with
+    the imports only they used removed: index -> the statements that take its place (none: deleted). Only
+    those statements are visited (a fix's regions apply its edits to the module once per finding: visiting
+    all of it each time cost half as much again as the rest of a check of a real release). None: an edit
+    of the module itself, outside every statement."""
+    edits = outermost(edits, memo)
+    if not edits:
+        return {}
+    dropped = unused_imports(analysis, edits, memo)
+    applier = _Applier(edits, dropped)
+    top_level = analysis.top_level
+    nodes = [id(e.node) for e in edits] + list(dropped)
+    if any(node not in top_level for node in nodes):
+        return None
+    changed: dict[int, list[cst.BaseStatement]] = {}
+    for index in sorted({top_level[node] for node in nodes}):
+        visited = analysis.module.body[index].visit(applier)
         if isinstance(visited, cst.FlattenSentinel):
-            body.extend(visited.nodes)
-        elif not isinstance(visited, cst.RemovalSentinel):
-            body.append(visited)
-    return module.with_changes(body=body)
+            changed[index] = list(visited.nodes)
+        elif isinstance(visited, cst.RemovalSentinel):
+            changed[index] = []
+        else:
+            changed[index] = [visited]
+    return changed
 
 
 def replacement_regions(before: str, after: str) -> list[Replacement]:

@@ -14,13 +14,15 @@ from typing import Sequence
 import libcst as cst
 
 from fsdp_unpatch.analysis.collect import count_names
-from fsdp_unpatch.analysis.patterns import descendants
+from fsdp_unpatch.analysis.patterns import nodes_in
+from fsdp_unpatch.fixes.layout import Layout, layout_of
 
 
 class NodeFacts:
     def __init__(self) -> None:
         self._uses: dict[tuple[int, ...], tuple[tuple[cst.CSTNode, ...], Counter]] = {}
         self._below: dict[int, tuple[cst.CSTNode, frozenset[int]]] = {}
+        self._layouts: dict[int, tuple[cst.Module, Layout]] = {}
 
     def uses(self, nodes: Sequence[cst.CSTNode]) -> Counter:
         """`count_names(nodes)`; the caller must not change the counter it gets."""
@@ -35,6 +37,14 @@ class NodeFacts:
         """The ids of the nodes strictly below `node`."""
         found = self._below.get(id(node))
         if found is None or found[0] is not node:
-            found = (node, frozenset(id(n) for n in descendants(node) if n is not node))
+            found = (node, frozenset(id(n) for n in nodes_in(node) if n is not node))
             self._below[id(node)] = found
+        return found[1]
+
+    def layout(self, module: cst.Module) -> Layout:
+        """The module's code with where each top-level statement's code stands (`layout.py`)."""
+        found = self._layouts.get(id(module))
+        if found is None or found[0] is not module:
+            found = (module, layout_of(module))
+            self._layouts[id(module)] = found
         return found[1]

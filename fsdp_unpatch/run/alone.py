@@ -4,7 +4,7 @@ its result and the keys by which other files could change it (`Outcome`)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional, Sequence
+from typing import Collection, Optional, Sequence
 
 from fsdp_unpatch.analysis.prefilter import prefilter_for
 from fsdp_unpatch.catalog import Catalog
@@ -46,22 +46,36 @@ def cross_file_keys(engine) -> dict[str, frozenset[str]]:
     }
 
 
+def names_a_patch_part(source: SourceFile, catalog: Catalog) -> bool:
+    """Whether the file spells a part of a known patch module: linked with every other file that does."""
+    return any(name.encode() in source.data for name in prefilter_for(catalog).vocabulary.patch_names)
+
+
 def analyze_alone(
-    candidate: Candidate, source: SourceFile, catalog: Catalog, options: RunOptions, learned: Optional[Learned] = None
+    candidate: Candidate,
+    source: SourceFile,
+    catalog: Catalog,
+    options: RunOptions,
+    learned: Optional[Learned] = None,
+    grouped: bool = False,
 ) -> Outcome:
     """The engine over this one file; the fix is computed, never written (the caller decides). `learned`: kept
-    for the linked phase (its tree, if the file looks linked or the budget allows)."""
+    for the linked phase (its tree, if the file looks linked or the budget allows). `grouped`: the linked phase
+    is sure to analyse the file again with others and to replace its result, and nothing keeps this one (no
+    cache): its fix is neither applied nor given its regions (its findings and keys are those of a full run)."""
     from fsdp_unpatch.run.engine import Run
 
     checkpoint()
-    engine = Run(catalog, replace(options, write=False, screen=False), learned)  # the caller screened it
+    options = replace(options, write=False, screen=False)  # the caller screened it
+    if grouped:
+        options = replace(options, fix=False, replacements=False)
+    engine = Run(catalog, options, learned)
     engine.guards_imports = False  # the caller guards the whole run at once
     engine.load([replace(candidate, data=source.data)])
     engine.link()
     result = engine.results().files[0]
     keys = cross_file_keys(engine)
-    names = prefilter_for(catalog).vocabulary.patch_names
-    together = any(name.encode() in source.data for name in names)
+    together = names_a_patch_part(source, catalog)
     outcome = Outcome(result, keys["deleted-names"], together, keys["patched-targets"], keys["unpatched-twins"])
     if learned is not None:
         linked = together or bool(outcome.exports or outcome.patched or outcome.missing)
@@ -69,9 +83,9 @@ def analyze_alone(
     return outcome
 
 
-def _work(job: tuple[Candidate, SourceFile]) -> Outcome:
-    candidate, source = job
-    return analyze_alone(candidate, source, WORKER["catalog"], WORKER["options"])
+def _work(job: tuple[Candidate, SourceFile, bool]) -> Outcome:
+    candidate, source, grouped = job
+    return analyze_alone(candidate, source, WORKER["catalog"], WORKER["options"], None, grouped)
 
 
 def analyze_all(
@@ -80,15 +94,17 @@ def analyze_all(
     options: RunOptions,
     workers: int,
     learned: Optional[Learned] = None,
+    grouped: Collection[int] = (),
 ) -> list[Outcome]:
-    """Each file alone; in this process, what the engine learns of each goes to `learned`."""
+    """Each file alone; in this process, what the engine learns of each goes to `learned`. `grouped`: the
+    indices of the jobs whose result the linked phase is sure to replace (`analyze_alone`)."""
     size = sum(len(source.data) for _, source in jobs)
     workers = pool_size(workers, len(jobs), size)
     if workers <= 1:
-        return [analyze_alone(c, s, catalog, options, learned) for c, s in jobs]
+        return [analyze_alone(c, s, catalog, options, learned, i in grouped) for i, (c, s) in enumerate(jobs)]
     # Largest first, so that no worker is left with a big file at the end; results come back in order.
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1].data))
-    outcomes = forked_map(_work, [jobs[i] for i in order], workers, catalog, options)
+    outcomes = forked_map(_work, [(*jobs[i], i in grouped) for i in order], workers, catalog, options)
     ordered: list[Optional[Outcome]] = [None] * len(jobs)
     for position, outcome in zip(order, outcomes):
         ordered[position] = outcome

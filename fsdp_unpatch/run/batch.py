@@ -212,6 +212,7 @@ def run(
         options,
         jobs,
         learned,
+        () if use_cache else _surely_linked(pending, catalog),
     )
     for item, outcome in zip(pending, outcomes):
         item.outcome = outcome
@@ -264,6 +265,16 @@ def run(
         1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
     )
     return RunResult(files=files, unsafe_fixes_left=unsafe_left if options.fix else 0, transactions=transactions)
+
+
+def _surely_linked(pending: Sequence[_Item], catalog: Catalog) -> frozenset[int]:
+    """The indices of the `pending` files that phase 2 is sure to run in a group of several: those that spell
+    a part of a known patch module, when two or more do (`_linked` joins them all). Only the other files'
+    results can be read before then (no cache here: no other run reads these)."""
+    from fsdp_unpatch.run.alone import names_a_patch_part
+
+    spelling = frozenset(i for i, item in enumerate(pending) if names_a_patch_part(item.source, catalog))  # type: ignore[arg-type]
+    return spelling if len(spelling) > 1 else frozenset()
 
 
 def _linked_work(group: Sequence[_Item]) -> tuple[list[FileResult], list[list[int]]]:

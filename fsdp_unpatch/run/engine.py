@@ -32,9 +32,10 @@ from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.files.reading import SourceError, SourceFile, declared_encoding, read_candidate
 from fsdp_unpatch.files.signals import checkpoint
-from fsdp_unpatch.fixes.edits import apply_edits, outermost, removed_uses, replacement_regions
+from fsdp_unpatch.fixes.edits import apply_edits, outermost, removed_uses
 from fsdp_unpatch.fixes.module_edits import deletes_file
 from fsdp_unpatch.fixes.node_facts import NodeFacts
+from fsdp_unpatch.fixes.regions import file_regions
 from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
@@ -300,7 +301,8 @@ class Run:
         for owner, edits in by_unit.values():
             key = (id(owner), frozenset(map(id, edits)))  # fixes that carry each other carry the same edits
             if key not in self.regions:
-                self.regions[key] = _regions(owner, edits, self.facts)
+                assert owner.analysis is not None  # a fix's owner was analysed
+                self.regions[key] = file_regions(owner.analysis, edits, self.facts)
             regions = self.regions[key]
             if owner is unit:
                 own = regions
@@ -466,17 +468,6 @@ class Run:
 
 def _but_outputs(options: RunOptions) -> RunOptions:
     return replace(options, fix=False, write=False, unsafe_fixes=False, replacements=False)
-
-
-def _regions(unit: Unit, edits: list, facts: NodeFacts) -> tuple:
-    """The line regions of `unit`'s file that `edits` (edits of that file) rewrite, with their new text."""
-    analysis = unit.analysis
-    assert analysis is not None
-    regions = replacement_regions(analysis.text, apply_edits(analysis, edits, facts).code)
-    if analysis.file_line is None:
-        return tuple(regions)
-    file_line = analysis.file_line  # regions of an excerpt: lines of the file
-    return tuple(replace(r, line=file_line(r.line), end_line=file_line(r.end_line)) for r in regions)
 
 
 def run_together(

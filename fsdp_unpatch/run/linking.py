@@ -26,7 +26,7 @@ import libcst as cst
 
 from fsdp_unpatch.analysis.byte_search import mentions
 from fsdp_unpatch.analysis.decisions import Add, Decision, Drop, KeepInstaller, Require
-from fsdp_unpatch.analysis.patterns import descendants
+from fsdp_unpatch.analysis.patterns import child_nodes, nodes_in
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.analysis.references import FileReferences, find_references
 from fsdp_unpatch.analysis.source import module_name_for
@@ -327,7 +327,7 @@ def _named_outside_fixes(
     """The first file that uses `qualified` outside the nodes its planned fixes edit (and outside `skipped`).
     Imports do not count: the fixes remove the imports they leave unused."""
     name = qualified.rsplit(".", 1)[-1]
-    skipped_ids = {id(node) for node in descendants(skipped)} if skipped is not None else set()
+    skipped_ids = {id(node) for node in nodes_in(skipped)} if skipped is not None else set()
     for unit in units:
         if unit.source is None or not mentions(unit.source.data, [name.encode()]):
             continue
@@ -347,7 +347,7 @@ def _covered(analysis: FileAnalysis) -> set[int]:
     edits = tuple(id(edit.node) for p in analysis.planned for edit in p.edits)
     cached = getattr(analysis, "_covered_by_edits", None)
     if cached is None or cached[0] != edits:
-        nodes = {id(node) for p in analysis.planned for edit in p.edits for node in descendants(edit.node)}
+        nodes = {id(node) for p in analysis.planned for edit in p.edits for node in nodes_in(edit.node)}
         cached = (edits, nodes)
         analysis._covered_by_edits = cached  # type: ignore[attr-defined]
     return cached[1]
@@ -370,7 +370,7 @@ def _name_index(analysis: FileAnalysis) -> dict[str, list[cst.BaseExpression]]:
                 index.setdefault(node.attr.value, []).append(node)
             elif isinstance(node, cst.Name) and id(node) not in attributes:
                 index.setdefault(node.value, []).append(node)
-            stack.extend(reversed(node.children))
+            stack.extend(child_nodes(node))
         analysis._uses_by_name = index  # type: ignore[attr-defined]
     return index
 
