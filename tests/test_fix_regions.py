@@ -14,11 +14,11 @@ from fsdp_unpatch.catalog import load_catalog
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.discovery import discover
 from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.fixes import regions as fix_regions_module
 from fsdp_unpatch.fixes.edits import apply_edits, replacement_regions
 from fsdp_unpatch.fixes.layout import layout_of
 from fsdp_unpatch.fixes.regions import fix_regions
 from fsdp_unpatch.model import RunOptions, RunResult
-from fsdp_unpatch.run import engine
 from fsdp_unpatch.run.batch import run
 from tests.upstream import expanded_copy
 
@@ -73,7 +73,7 @@ def test_the_regions_are_those_of_the_whole_fixed_module(
 ) -> None:
     (tmp_path / fixture.name).write_bytes(fixture.read_bytes())
     spliced = _plain(run(discover([str(tmp_path)]), load_catalog(), _options(), jobs=1))
-    monkeypatch.setattr(engine, "fix_regions", _whole_module_regions)
+    monkeypatch.setattr(fix_regions_module, "fix_regions", _whole_module_regions)
     assert _plain(run(discover([str(tmp_path)]), load_catalog(), _options(), jobs=1)) == spliced
 
 
@@ -83,7 +83,7 @@ def test_the_example_regions_are_those_of_the_whole_fixed_module(
     tree = expanded_copy(ROOT / "examples" / "legacy_project", tmp_path / "legacy_project")
     spliced = _plain(run(discover([str(tree)]), load_catalog(), _options(), jobs=1))
     assert any(f for _, findings in spliced for f in findings if '"content"' in f)
-    monkeypatch.setattr(engine, "fix_regions", _whole_module_regions)
+    monkeypatch.setattr(fix_regions_module, "fix_regions", _whole_module_regions)
     assert _plain(run(discover([str(tree)]), load_catalog(), _options(), jobs=1)) == spliced
 
 
