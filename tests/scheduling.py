@@ -28,8 +28,11 @@ WORKER_GROUPS = {
     "tests/realworld/test_releases.py": "realworld",
     # the first `fix` of each case is kept for the test after it (`_FIXED_ONCE`)
     "tests/test_fixed_point.py": "fixed-point",
-    # each tree's dry run is made once per process (`_CHANGED`)
+    # each tree's plain fix is made once per process (`_PLAIN`)
     "tests/test_import_safety_property.py": "import-safety",
+    # the releases share most files: each file's names are read once per process (test_fix_alone.py's
+    # `_module_facts`), so the releases pay once only on one worker
+    "tests/realworld/test_fix_alone_releases.py": "fix-alone-releases",
     # module-scoped fixtures
     "tests/test_no_torch.py": "test_no_torch",
     "tests/test_prefilter_search.py": "test_prefilter_search",
