@@ -93,6 +93,20 @@ def make_venv(path: Path) -> Path:
     return path / "bin"
 
 
+# The virtual environment the action's install steps share (`action_venv`), one per process.
+_ACTION_VENV: list[Path] = []
+
+
+def action_venv(tmp_path_factory) -> Path:
+    """A clean virtual environment without fsdp-unpatch, for the action's steps to install it into; its bin
+    folder. Made once per process for tests/test_ci_templates.py and tests/test_examples_ci.py (one worker
+    group, tests/scheduling.py): the first install step installs the wheel, the later ones find it installed,
+    as the later tests of either file always did (a venv and a full install each paid nothing else)."""
+    if not _ACTION_VENV:
+        _ACTION_VENV.append(make_venv(tmp_path_factory.mktemp("action-venv") / "venv"))
+    return _ACTION_VENV[0]
+
+
 def pip_install(bin_dir: Path, *requirements: str) -> None:
     subprocess.run(
         [str(bin_dir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements],

@@ -16,11 +16,13 @@ from typing import Mapping
 WORKER_GROUPS = {
     # the trainings: train.py picks its gloo port with free_port() before rank 0 binds it, and a training
     # on the other worker could take it meanwhile; also the module's trainings (`train_runs`, `probe_reports`)
-    # run once only when all its tests are on one worker
+    # run once only when all its tests are on one worker, and so does a `verify` run that two tests give the
+    # same inputs (tests/training_memo.py)
     "tests/test_example_runs.py": "torch-training",
     "tests/test_verify.py": "torch-training",
     "tests/test_verify_path.py": "torch-training",
-    # one build of the wheel and sdist (`dists`, tests/conftest.py) and one clean venv (`venv_bin`) per worker
+    # one build of the wheel and sdist (`dists`, tests/conftest.py) and one clean venv for the action's steps
+    # (`action_venv`, tests/packaging.py) per worker
     "tests/test_packaging.py": "dists",
     "tests/test_ci_templates.py": "dists",
     "tests/test_examples_ci.py": "dists",
@@ -28,8 +30,11 @@ WORKER_GROUPS = {
     "tests/realworld/test_releases.py": "realworld",
     # the first `fix` of each case is kept for the test after it (`_FIXED_ONCE`)
     "tests/test_fixed_point.py": "fixed-point",
-    # each tree's dry run is made once per process (`_CHANGED`)
+    # each tree's plain fix is made once per process (`_PLAIN`)
     "tests/test_import_safety_property.py": "import-safety",
+    # the releases share most files: each file's names are read once per process (test_fix_alone.py's
+    # `_module_facts`), so the releases pay once only on one worker
+    "tests/realworld/test_fix_alone_releases.py": "fix-alone-releases",
     # module-scoped fixtures
     "tests/test_no_torch.py": "test_no_torch",
     "tests/test_prefilter_search.py": "test_prefilter_search",

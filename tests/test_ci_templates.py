@@ -17,7 +17,7 @@ import yaml
 
 from tests.ci_steps import ACTION, run_action_steps
 from tests.integration import make_project
-from tests.packaging import ROOT, clean_env, make_venv
+from tests.packaging import ROOT, action_venv, clean_env
 
 pytestmark = pytest.mark.slow  # runs the CI templates' shell steps
 
@@ -27,8 +27,9 @@ GITLAB_SCHEMA = json.loads((ROOT / "tests" / "data" / "gitlab-code-quality.schem
 
 @pytest.fixture(scope="module")
 def venv_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A clean virtual environment without fsdp-unpatch: the install steps install it."""
-    return make_venv(tmp_path_factory.mktemp("ci-venv") / "venv")
+    """A clean virtual environment without fsdp-unpatch: the install steps install it (shared with
+    tests/test_examples_ci.py)."""
+    return action_venv(tmp_path_factory)
 
 
 def _counting_shim(folder: Path, venv_bin: Path, log: Path) -> Path:

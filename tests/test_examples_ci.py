@@ -12,7 +12,7 @@ import yaml
 from fsdp_unpatch import __version__
 from tests.ci_steps import ACTION, run_action_steps
 from tests.integration import make_project
-from tests.packaging import ROOT, make_venv
+from tests.packaging import ROOT, action_venv
 
 WORKFLOW = yaml.safe_load((ROOT / "examples" / "github-actions.yml").read_text())
 
@@ -32,7 +32,9 @@ def test_workflow_pins_the_release_tag_and_declared_inputs() -> None:
 
 @pytest.fixture(scope="module")
 def venv_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_venv(tmp_path_factory.mktemp("example-venv") / "venv")
+    """The action's virtual environment of tests/test_ci_templates.py (`action_venv`): its install step is the
+    same step with the same wheel, so a second clean venv and full install would prove nothing more."""
+    return action_venv(tmp_path_factory)
 
 
 def test_workflow_inputs_run_against_a_patched_project(dists, venv_bin: Path, tmp_path: Path) -> None:

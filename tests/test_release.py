@@ -4,6 +4,7 @@ refusal leaves the repository as it was."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import shutil
 import subprocess
@@ -121,18 +122,67 @@ def test_an_unready_repository_is_refused_and_nothing_changes(repo: Path) -> Non
     assert state(repo) == before
 
 
-@pytest.mark.slow  # two builds, two virtual environments
-def test_dry_run_changes_nothing_and_the_release_commits_builds_and_tags(repo: Path) -> None:
+def _tree_digest(folder: Path) -> str:
+    """A digest of every file's path and bytes under `folder`: equal digests, equal build inputs."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _build_once(script, kept: Path, built: list[str]):
+    """`build_and_check` answering a source tree it has built and checked already from a copy of those dists.
+
+    The dry run and the real release export the same HEAD with the same version and date: their build inputs
+    are byte-identical (the memo's key says so, it is not assumed), so the second build, twine check and
+    virtual environment would prove nothing the first did not."""
+    real = script.build_and_check
+    memo: dict[tuple[str, str], list[Path]] = {}
+
+    def build_and_check(source: Path, outdir: Path, version: str) -> list[Path]:
+        key = (_tree_digest(source), version)
+        if key not in memo:
+            dists = real(source, outdir, version)
+            keep = kept / str(len(memo))
+            keep.mkdir(parents=True)
+            memo[key] = [Path(shutil.copy2(d, keep / d.name)) for d in dists]
+            built.append(version)
+        outdir.mkdir(parents=True, exist_ok=True)
+        return [Path(shutil.copy2(d, outdir / d.name)) for d in memo[key]]
+
+    return build_and_check
+
+
+def _release_in_process(script, repo: Path, capsys, monkeypatch, *args: str) -> subprocess.CompletedProcess:
+    """`scripts/release.py ARGS` run in this process in `repo` (the refusals below run it as a subprocess)."""
+    monkeypatch.chdir(repo)
+    capsys.readouterr()
+    code = script.main(list(args))
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["release.py", *args], code, out, err)
+
+
+@pytest.mark.slow  # one build, one virtual environment
+def test_dry_run_changes_nothing_and_the_release_commits_builds_and_tags(
+    repo: Path, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """The dry run and the release run in this process, so that the release reuses the dry run's build and
+    checks of the same source tree (`_build_once`); the refusal at the end runs the script as a process."""
+    script = _script()
+    built: list[str] = []
+    monkeypatch.setattr(script, "build_and_check", _build_once(script, tmp_path / "kept", built))
     version = next_version()
     before = state(repo)
-    dry = release(repo, version, "--dry-run", "--date", "2027-01-02")
+    dry = _release_in_process(script, repo, capsys, monkeypatch, version, "--dry-run", "--date", "2027-01-02")
     assert dry.returncode == 0, dry.stderr
     assert f"would change fsdp_unpatch/__init__.py ({__version__} -> {version})" in dry.stdout
     assert f"annotated tag v{version}" in dry.stdout and "twine check --strict" in dry.stdout
+    assert "the wheel in a fresh virtual environment" in dry.stdout
     assert state(repo) == before and not (repo / "dist").exists()
 
-    done = release(repo, version, "--date", "2027-01-02")
+    done = _release_in_process(script, repo, capsys, monkeypatch, version, "--date", "2027-01-02")
     assert done.returncode == 0, done.stderr
+    assert built == [version], "the release built a source tree other than the dry run's"
     assert git(repo, "status", "--porcelain") == ""
     assert git(repo, "log", "-1", "--format=%s") == f"Release {version}\n"
     assert set(git(repo, "diff", "--name-only", "HEAD~1").split()) == {"CHANGELOG.md", "fsdp_unpatch/__init__.py"}

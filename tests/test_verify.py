@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from fsdp_unpatch.cli import main
 from fsdp_unpatch.verification.compare import Tolerance, compare_results, max_abs_diff
 from fsdp_unpatch.verification.spec import InstallerSpec, SpecError, backend_for
+from tests.training_memo import trainings_made_once  # noqa: F401  (autouse: each training once)
 
 pytestmark = pytest.mark.slow  # runs 2-rank FSDP2 training jobs
 

@@ -15,6 +15,7 @@ from fsdp_unpatch.cli import main
 from fsdp_unpatch.verification.autodetect import DetectError, detect, migrated_copy
 from fsdp_unpatch.verification.compare import Comparison, StepRow, Tolerance
 from fsdp_unpatch.verification.plot import PlotError, check_plot_target, write_plot
+from tests.training_memo import trainings_made_once  # noqa: F401  (autouse: each training once)
 
 pytestmark = pytest.mark.slow  # runs FSDP2 training jobs
 
