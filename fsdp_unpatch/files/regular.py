@@ -47,6 +47,11 @@ def regular_stat(path: Union[str, Path]) -> Optional[tuple[Stat, os.stat_result]
         info = os.stat(path)
     except OSError:
         return None
-    if not stat.S_ISREG(info.st_mode):
+    return regular_record(info)
+
+
+def regular_record(info: Optional[os.stat_result]) -> Optional[tuple[Stat, os.stat_result]]:
+    """`regular_stat` from a stat already taken (None: none could be)."""
+    if info is None or not stat.S_ISREG(info.st_mode):
         return None
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev), info

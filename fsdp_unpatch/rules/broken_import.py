@@ -98,7 +98,7 @@ def findings(
     known = cache.get(key, counted=False) if key is not None else None
     targets = _Targets(
         project,
-        {identity(p): d for p, d in zip(paths, read) if d is not None},
+        {project.key_of(p): d for p, d in zip(paths, read) if d is not None},
         known if isinstance(known, ImportFacts) else ImportFacts(),
     )
     for index, (path, display) in enumerate(zip(paths, displays)):
@@ -160,8 +160,9 @@ class _Targets:
                 facts = FileFacts(None)  # an editor's buffer: never recorded
             else:
                 facts = self.known.files.get(key)
-                if facts is None or not unchanged(facts, path):
-                    facts = FileFacts(stat_now(path))
+                info = self.project.stat_of(path)  # the walk's: taken before anything read the file
+                if facts is None or not unchanged(facts, info):
+                    facts = FileFacts(stat_now(info))
                     self.changed |= facts.stat is not None
             self.facts[key] = facts
         return facts
@@ -175,10 +176,12 @@ class _Targets:
         return ImportFacts({**self.known.files, **{k: f for k, f in self.facts.items() if f.stat is not None}})
 
     def key_of(self, path: str) -> object:
-        """The file's `identity`, taken once per path (a stat each time cost more than the rest of a lookup)."""
+        """The file's `identity`: the project walk's, else taken once per path (a stat each time cost more than
+        the rest of a lookup)."""
         key = self.keys.get(path)
         if key is None:
-            key = self.keys[path] = identity(path)
+            known = self.project.keys.get(os.path.normpath(path))
+            key = self.keys[path] = identity(path) if known is None else known
         return key
 
     def data_of(self, path: str) -> bytes:
