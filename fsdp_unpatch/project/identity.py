@@ -9,6 +9,7 @@ name; the import net needs all of its names, since an importer may use any of th
 from __future__ import annotations
 
 import os
+import time
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -103,6 +104,9 @@ class Project:
     # gives its identity and what the broken-import facts record (`stat_of`)
     stats: dict[str, Optional[os.stat_result]] = field(default_factory=dict)
     keys: dict[str, object] = field(default_factory=dict)  # path (normalised) -> identity
+    # When the walk began (`time.time_ns`), before any of its stats: a file last changed well before it stands
+    # for its content by its stat (the "racy" rule of `run/cache.py`)
+    since: int = field(default_factory=time.time_ns)
 
     def add(self, path: str, top: Optional[str] = None, absolute: Optional[str] = None) -> ProjectFile:
         """`top`: the project folder `path` was found in (absolute), the end of its namespace packages;
@@ -138,7 +142,9 @@ class Project:
         extra = [p for p in paths if os.path.normpath(p) not in self.keys]
         if not extra:
             return self
-        copy = Project(dict(self.files), set(self.modules), self.packages, dict(self.stats), dict(self.keys))
+        copy = Project(
+            dict(self.files), set(self.modules), self.packages, dict(self.stats), dict(self.keys), self.since
+        )
         for path in extra:
             key = identity(path)
             if key in copy.files and copy.files[key] is self.files.get(key):

@@ -37,6 +37,14 @@ class ImportFacts:
     files: dict[str, FileFacts] = field(default_factory=dict)
 
 
+@dataclass
+class Found:
+    """FSU306's findings over a whole run, each with the index of the run's file it belongs to: stored under a
+    key that covers the stat of every project file (`broken_import._settled_key`)."""
+
+    findings: list[tuple[int, Any]] = field(default_factory=list)  # (index, `model.Finding`)
+
+
 def stat_now(info: Optional[os.stat_result]) -> Optional[Stat]:
     """The stat to record of a file, from `info` (`os.stat` of it, taken before reading it; None: it failed);
     None when missing, not regular, or too fresh."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import time
 from typing import Callable, Optional, Sequence
 
 from fsdp_unpatch.model import FileResult, Finding, RunResult
@@ -84,7 +83,7 @@ def verdict_key(cache, paths: Sequence[str], roots: Optional[Sequence[str]]) -> 
     the run's files and of every file the import net searches. None without a cache, or without a project
     to search (the dry run then decides each time).
 
-    A regular file last changed well before now stands for its content by its stat (size, times, inode:
+    A regular file last changed well before the project walk stands for its content by its stat (size, times, inode:
     `cache.RACY_NS`, the rule the result cache trusts); only the others are read and hashed."""
     from fsdp_unpatch.files.regular import read_regular, regular_record
     from fsdp_unpatch.project.identity import project_files
@@ -95,7 +94,7 @@ def verdict_key(cache, paths: Sequence[str], roots: Optional[Sequence[str]]) -> 
     project = project_files(roots, paths)
     searched = [p for entry in project.files.values() for p in entry.paths]
     digest = hashlib.sha256((cache.salt + "\0held\0").encode())
-    trusted_before = time.time_ns() - RACY_NS
+    trusted_before = project.since - RACY_NS
     for path in sorted({*paths, *searched}):
         info, link = project.stat_of(path), os.path.islink(path)  # the walk's stat, taken before any read
         record = regular_record(info)
