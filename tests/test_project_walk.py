@@ -99,3 +99,32 @@ def test_a_second_run_in_one_process_sees_a_module_added_between_them(tmp_path: 
     assert [m.split(",")[0] for m in broken()] == ["`gone` is imported from `pkg.helpers` (pkg/helpers.py)"] or any(
         "`gone` is imported from `pkg.helpers`" in m for m in broken()
     )
+
+
+def test_each_folder_is_climbed_once_and_names_its_files_as_module_names_does(tmp_path: Path, monkeypatch) -> None:
+    names = [
+        "ns/inner/pkg/__init__.py",
+        "ns/inner/pkg/a.py",
+        "ns/inner/pkg/b.py",
+        "ns/inner/pkg/sub/__init__.py",
+        "ns/inner/pkg/sub/c.py",
+        "ns/inner/loose.py",
+        "my-tools/ns2/t.py",
+        "my-tools/ns2/u.py",
+        "top.py",
+        "not_a_module.txt.py",
+    ]
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    climbed: Counter = Counter()
+    real = identity._folder_names
+    monkeypatch.setattr(identity, "_folder_names", lambda folder, *a: climbed.update([folder]) or real(folder, *a))
+    project = project_files([str(tmp_path)])
+    monkeypatch.undo()
+    top = os.path.abspath(str(tmp_path))
+    for entry in project.files.values():
+        path = entry.paths[0]
+        assert entry.modules == identity.module_names(path, top), path
+    assert climbed and max(climbed.values()) == 1, climbed  # once per folder, not once per file
+    assert {"pkg.a", "inner.pkg.a", "ns.inner.pkg.a", "pkg.sub.c", "ns2.t", "top"} <= project.modules

@@ -61,6 +61,24 @@ def _climb(path: str, packages: Optional[dict[str, bool]] = None) -> tuple[tuple
     return (".".join(parts) or name, is_package), folder
 
 
+def _folder_names(folder: str, top: Optional[str], known: dict[str, bool]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What `module_names` climbs for every file of `folder` (absolute) alike: the packages around it, outermost
+    first, then the namespace packages above them up to `top`, innermost first."""
+    parts: list[str] = []
+    while _is_package(folder, known):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+        if not package:
+            break
+    spaces: list[str] = []
+    while top is not None and folder != top and folder.startswith(top + os.sep):
+        folder, package = os.path.split(folder)
+        if not package.isidentifier():
+            break
+        spaces.append(package)
+    return tuple(parts), tuple(spaces)
+
+
 def _is_package(folder: str, known: dict[str, bool]) -> bool:
     found = known.get(folder)
     if found is None:
@@ -107,6 +125,8 @@ class Project:
     # When the walk began (`time.time_ns`), before any of its stats: a file last changed well before it stands
     # for its content by its stat (the "racy" rule of `run/cache.py`)
     since: int = field(default_factory=time.time_ns)
+    # (folder, top) -> what `_folder_names` climbed: the same for every file of the folder
+    climbed: dict[tuple[str, Optional[str]], tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
 
     def add(self, path: str, top: Optional[str] = None, absolute: Optional[str] = None) -> ProjectFile:
         """`top`: the project folder `path` was found in (absolute), the end of its namespace packages;
@@ -120,11 +140,27 @@ class Project:
         entry = self.files.get(key)
         if entry is None:
             entry = self.files[key] = ProjectFile(key)
-        for name, is_package in module_names(absolute or path, top, self.packages):
+        for name, is_package in self._module_names(absolute or os.path.abspath(path), top):
             entry.paths.append(path)
             entry.modules.append((name, is_package))
             self.modules.add(name)
         return entry
+
+    def _module_names(self, absolute: str, top: Optional[str]) -> list[tuple[str, bool]]:
+        """`module_names(absolute, top)`, climbing each folder once for all its files."""
+        folder, file_name = os.path.split(absolute)
+        climbed = self.climbed.get((folder, top))
+        if climbed is None:
+            climbed = self.climbed[(folder, top)] = _folder_names(folder, top, self.packages)
+        packages, spaces = climbed
+        is_package = file_name == "__init__.py"
+        stem = [] if is_package else [file_name[:-3] if file_name.endswith(".py") else file_name]
+        name = ".".join([*packages, *stem]) or file_name
+        names = [(name, is_package)]
+        for package in spaces:
+            name = f"{package}.{name}" if name else package
+            names.append((name, is_package))
+        return names
 
     def key_of(self, path: str) -> object:
         """`identity(path)`, from the walk's stat when it reached that path."""
