@@ -67,3 +67,26 @@ def test_a_file_changed_too_recently_is_read(tmp_path: Path, monkeypatch) -> Non
     assert sorted(read) == paths
     (tmp_path / "user.py").write_text("X = 2\n")
     assert _key(tmp_path, paths) != first
+
+
+def test_a_warm_key_asks_nothing_of_a_file_the_walk_listed(tmp_path: Path, monkeypatch) -> None:
+    """The walk's stat and listing (a symbolic link or not) serve the key: no stat or lstat of its own."""
+    paths = _project(tmp_path)
+    (tmp_path / "link.py").symlink_to(tmp_path / "user.py")
+    paths = sorted(str(p) for p in tmp_path.rglob("*.py"))
+    monkeypatch.setattr(cache_module, "RACY_NS", -(10**12))
+    from fsdp_unpatch.project import identity
+
+    with identity.one_walk():
+        identity.project_files([str(tmp_path)], paths)  # the run's walk, as FSU306 takes it first
+        asked: list[str] = []
+        for name in ("stat", "lstat"):
+            real = getattr(os, name)
+            monkeypatch.setattr(
+                os, name, lambda p, *a, _real=real, **k: asked.append(os.fspath(p)) or _real(p, *a, **k)
+            )
+        first = _key(tmp_path, paths)
+        monkeypatch.undo()
+    assert [p for p in asked if p.endswith(".py")] == []
+    monkeypatch.setattr(cache_module, "RACY_NS", -(10**12))
+    assert _key(tmp_path, paths) == first  # the same key without a shared walk

@@ -122,6 +122,8 @@ class Project:
     # gives its identity and what the broken-import facts record (`stat_of`)
     stats: dict[str, Optional[os.stat_result]] = field(default_factory=dict)
     keys: dict[str, object] = field(default_factory=dict)  # path (normalised) -> identity
+    links: set[str] = field(default_factory=set)  # the paths (normalised) the walk found to be symbolic links
+    walked: set[str] = field(default_factory=set)  # the paths (normalised) the walk listed (`is_link` knows them)
     # When the walk began (`time.time_ns`), before any of its stats: a file last changed well before it stands
     # for its content by its stat (the "racy" rule of `run/cache.py`)
     since: int = field(default_factory=time.time_ns)
@@ -167,6 +169,11 @@ class Project:
         key = self.keys.get(os.path.normpath(path))
         return identity(path) if key is None else key
 
+    def is_link(self, path: str) -> bool:
+        """`os.path.islink(path)`, from the walk's listing when it listed that path."""
+        normal = os.path.normpath(path)
+        return normal in self.links if normal in self.walked else os.path.islink(path)
+
     def stat_of(self, path: str) -> Optional[os.stat_result]:
         """The walk's stat of `path` (taken before anything of the run read it), else a fresh one."""
         normal = os.path.normpath(path)
@@ -179,8 +186,9 @@ class Project:
         if not extra:
             return self
         copy = Project(
-            dict(self.files), set(self.modules), self.packages, dict(self.stats), dict(self.keys), self.since
+            dict(self.files), set(self.modules), self.packages, dict(self.stats), dict(self.keys), self.links
         )
+        copy.walked, copy.since, copy.climbed = self.walked, self.since, self.climbed  # shared, never changed
         for path in extra:
             key = identity(path)
             if key in copy.files and copy.files[key] is self.files.get(key):
@@ -270,6 +278,10 @@ def _walk(roots: list[str]) -> Project:
             project.packages.setdefault(absolute, package)  # what `_is_package` would find, known from the listing
             for entry in files:
                 project.add(entry.path, top, os.path.join(absolute, entry.name))
+                normal = os.path.normpath(entry.path)
+                project.walked.add(normal)
+                if _is_link(entry):
+                    project.links.add(normal)
             stack.extend(reversed(subfolders))
     return project
 
@@ -277,6 +289,13 @@ def _walk(roots: list[str]) -> Project:
 def _virtualenv(folder: str, entries: list[os.DirEntry]) -> bool:
     """A folder holding `pyvenv.cfg` (a virtual environment): skipped, as its parent's listing once asked."""
     return any(e.name == "pyvenv.cfg" for e in entries) and os.path.exists(os.path.join(folder, "pyvenv.cfg"))
+
+
+def _is_link(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 def _is_file(entry: os.DirEntry) -> bool:

@@ -12,7 +12,6 @@ is cached (`verdict_key`): a warm `check` of unchanged files does not run the fi
 from __future__ import annotations
 
 import hashlib
-import os
 from typing import Callable, Optional, Sequence
 
 from fsdp_unpatch.model import FileResult, Finding, RunResult
@@ -96,7 +95,7 @@ def verdict_key(cache, paths: Sequence[str], roots: Optional[Sequence[str]]) -> 
     digest = hashlib.sha256((cache.salt + "\0held\0").encode())
     trusted_before = project.since - RACY_NS
     for path in sorted({*paths, *searched}):
-        info, link = project.stat_of(path), os.path.islink(path)  # the walk's stat, taken before any read
+        info, link = project.stat_of(path), project.is_link(path)  # the walk's, taken before any read
         record = regular_record(info)
         if record is not None and max(record[1].st_mtime_ns, record[1].st_ctime_ns) < trusted_before:
             content = "stat " + " ".join(map(str, record[0]))
