@@ -15,6 +15,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional, Sequence
 
+from fsdp_unpatch.files.regular import FileStat, StatLike
+
 # Folders that hold no code of the project's own (tools, environments, caches).
 _SKIPPED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages", "venv", "env"})
 
@@ -120,7 +122,7 @@ class Project:
     packages: dict[str, bool] = field(default_factory=dict)
     # path (normalised) -> the stat the walk took of it (None: none could be taken): one stat per path, which
     # gives its identity and what the broken-import facts record (`stat_of`)
-    stats: dict[str, Optional[os.stat_result]] = field(default_factory=dict)
+    stats: dict[str, Optional[FileStat]] = field(default_factory=dict)
     keys: dict[str, object] = field(default_factory=dict)  # path (normalised) -> identity
     links: set[str] = field(default_factory=set)  # the paths (normalised) the walk found to be symbolic links
     walked: set[str] = field(default_factory=set)  # the paths (normalised) the walk listed (`is_link` knows them)
@@ -137,7 +139,8 @@ class Project:
         key = self.keys.get(path)
         if key is not None:
             return self.files[key]
-        info = self.stats[path] = _stat(path)
+        info = _stat(path)
+        self.stats[path] = None if info is None else FileStat.of(info)
         key = self.keys[path] = _identity(path, info)
         entry = self.files.get(key)
         if entry is None:
@@ -174,7 +177,7 @@ class Project:
         normal = os.path.normpath(path)
         return normal in self.links if normal in self.walked else os.path.islink(path)
 
-    def stat_of(self, path: str) -> Optional[os.stat_result]:
+    def stat_of(self, path: str) -> Optional[StatLike]:
         """The walk's stat of `path` (taken before anything of the run read it), else a fresh one."""
         normal = os.path.normpath(path)
         return self.stats[normal] if normal in self.stats else _stat(path)

@@ -9,12 +9,11 @@ depend on the project's module names too; the entry's key hashes them (`broken_i
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from fsdp_unpatch.files.regular import Stat, regular_record
+from fsdp_unpatch.files.regular import Stat, StatLike, regular_record
 
 # A file modified this shortly before it was read is not recorded (`cache.RACY_NS`, git's "racy" rule).
 RACY_NS = 2_000_000_000
@@ -45,7 +44,7 @@ class Found:
     findings: list[tuple[int, Any]] = field(default_factory=list)  # (index, `model.Finding`)
 
 
-def stat_now(info: Optional[os.stat_result]) -> Optional[Stat]:
+def stat_now(info: Optional[StatLike]) -> Optional[Stat]:
     """The stat to record of a file, from `info` (`os.stat` of it, taken before reading it; None: it failed);
     None when missing, not regular, or too fresh."""
     found = regular_record(info)
@@ -56,7 +55,7 @@ def stat_now(info: Optional[os.stat_result]) -> Optional[Stat]:
     return None if info.st_mtime_ns + RACY_NS > now or info.st_ctime_ns + RACY_NS > now else record
 
 
-def unchanged(facts: FileFacts, info: Optional[os.stat_result]) -> bool:
+def unchanged(facts: FileFacts, info: Optional[StatLike]) -> bool:
     """Whether the file whose `os.stat` is `info` (None: it failed) is as `facts` recorded it."""
     found = regular_record(info)
     return facts.stat is not None and found is not None and found[0] == facts.stat
