@@ -124,17 +124,19 @@ class Project:
     # gives its identity and what the broken-import facts record (`stat_of`)
     stats: dict[str, Optional[FileStat]] = field(default_factory=dict)
     keys: dict[str, object] = field(default_factory=dict)  # path (normalised) -> identity
-    links: set[str] = field(default_factory=set)  # the paths (normalised) the walk found to be symbolic links
-    walked: set[str] = field(default_factory=set)  # the paths (normalised) the walk listed (`is_link` knows them)
+    links: set[str] = field(default_factory=set)  # the paths of `keys` that are symbolic links
     # When the walk began (`time.time_ns`), before any of its stats: a file last changed well before it stands
     # for its content by its stat (the "racy" rule of `run/cache.py`)
     since: int = field(default_factory=time.time_ns)
     # (folder, top) -> what `_folder_names` climbed: the same for every file of the folder
     climbed: dict[tuple[str, Optional[str]], tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
 
-    def add(self, path: str, top: Optional[str] = None, absolute: Optional[str] = None) -> ProjectFile:
+    def add(
+        self, path: str, top: Optional[str] = None, absolute: Optional[str] = None, link: Optional[bool] = None
+    ) -> ProjectFile:
         """`top`: the project folder `path` was found in (absolute), the end of its namespace packages;
-        `absolute`: the path made absolute, when the walk knows it (no current-folder lookup)."""
+        `absolute`: the path made absolute, `link`: whether it is a symbolic link, when the walk's listing
+        knows them (no current-folder lookup, no `lstat`)."""
         path = os.path.normpath(path)
         key = self.keys.get(path)
         if key is not None:
@@ -142,6 +144,8 @@ class Project:
         info = _stat(path)
         self.stats[path] = None if info is None else FileStat.of(info)
         key = self.keys[path] = _identity(path, info)
+        if os.path.islink(path) if link is None else link:
+            self.links.add(path)
         entry = self.files.get(key)
         if entry is None:
             entry = self.files[key] = ProjectFile(key)
@@ -175,7 +179,7 @@ class Project:
     def is_link(self, path: str) -> bool:
         """`os.path.islink(path)`, from the walk's listing when it listed that path."""
         normal = os.path.normpath(path)
-        return normal in self.links if normal in self.walked else os.path.islink(path)
+        return normal in self.links if normal in self.keys else os.path.islink(path)
 
     def stat_of(self, path: str) -> Optional[StatLike]:
         """The walk's stat of `path` (taken before anything of the run read it), else a fresh one."""
@@ -189,9 +193,9 @@ class Project:
         if not extra:
             return self
         copy = Project(
-            dict(self.files), set(self.modules), self.packages, dict(self.stats), dict(self.keys), self.links
+            dict(self.files), set(self.modules), self.packages, dict(self.stats), dict(self.keys), set(self.links)
         )
-        copy.walked, copy.since, copy.climbed = self.walked, self.since, self.climbed  # shared, never changed
+        copy.since, copy.climbed = self.since, self.climbed  # shared: neither changes
         for path in extra:
             key = identity(path)
             if key in copy.files and copy.files[key] is self.files.get(key):
@@ -280,11 +284,7 @@ def _walk(roots: list[str]) -> Project:
                     package = package or (name == "__init__.py" and _is_file(entry))
             project.packages.setdefault(absolute, package)  # what `_is_package` would find, known from the listing
             for entry in files:
-                project.add(entry.path, top, os.path.join(absolute, entry.name))
-                normal = os.path.normpath(entry.path)
-                project.walked.add(normal)
-                if _is_link(entry):
-                    project.links.add(normal)
+                project.add(entry.path, top, os.path.join(absolute, entry.name), _is_link(entry))
             stack.extend(reversed(subfolders))
     return project
 
