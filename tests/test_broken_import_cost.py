@@ -1,12 +1,13 @@
-"""What FSU306 costs a cold run (issue 23): each file's identity is taken once, the attribute walk of an importer
-runs only when one of its aliases stands for a project module, CPython's parse runs without the cyclic
-collector, and a module is searched for names bound by `import *` or `globals()` only when a name is not
-spelled as bound. The findings stay the same."""
+"""What FSU306 costs a cold run (issue 23): each file gets one stat (its identity and its facts' record), the
+attribute walk of an importer runs only when one of its aliases stands for a project module, CPython's parse
+runs without the cyclic collector, and a module is searched for names bound by `import *` or `globals()` only
+when a name is not spelled as bound. The findings stay the same."""
 
 from __future__ import annotations
 
 import ast
 import gc
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -30,13 +31,15 @@ def _findings(root: Path, paths: list[str]) -> list[tuple[str, int, str]]:
     return [(Path(paths[i]).name, f.span.line, f.message) for i, f in found]
 
 
-def test_each_file_identity_is_taken_once(tmp_path: Path, monkeypatch) -> None:
+def test_each_file_gets_one_stat(tmp_path: Path, monkeypatch) -> None:
+    """The project walk's stat gives each file's identity and the stat its facts record: one per file."""
     paths = _project(tmp_path)
     taken: Counter = Counter()
-    real = broken_import.identity
-    monkeypatch.setattr(broken_import, "identity", lambda path: taken.update([Path(path).name]) or real(path))
+    real = os.stat
+    monkeypatch.setattr(os, "stat", lambda path, *a, **k: taken.update([os.fspath(path)]) or real(path, *a, **k))
     assert [name for name, _, _ in _findings(tmp_path, paths)] == ["user.py"]
-    assert taken and max(taken.values()) == 1, taken
+    monkeypatch.undo()
+    assert {p: n for p, n in taken.items() if p.endswith(".py")} == dict.fromkeys(paths, 1), taken
 
 
 def test_no_attribute_walk_when_no_alias_stands_for_a_project_module(tmp_path: Path, monkeypatch) -> None:

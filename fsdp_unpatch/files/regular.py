@@ -11,10 +11,29 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import Optional, Union
+from typing import NamedTuple, Optional, Union
 
 # What identifies a file's content without reading it: size, mtime, ctime (ns), inode, device.
 Stat = tuple[int, int, int, int, int]
+
+
+class FileStat(NamedTuple):
+    """What a run keeps of a file's `os.stat` (a project walk keeps one per file): its type and what identifies
+    its content; read as an `os.stat_result` is, at a third of its size."""
+
+    st_mode: int
+    st_size: int
+    st_mtime_ns: int
+    st_ctime_ns: int
+    st_ino: int
+    st_dev: int
+
+    @classmethod
+    def of(cls, info: os.stat_result) -> FileStat:
+        return cls(info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+StatLike = Union[os.stat_result, FileStat]
 
 
 def open_regular(path: Union[str, Path], flags: int, mode: int = 0o600, follow: bool = False) -> int:
@@ -40,13 +59,18 @@ def read_regular(path: Union[str, Path]) -> bytes:
         return handle.read()
 
 
-def regular_stat(path: Union[str, Path]) -> Optional[tuple[Stat, os.stat_result]]:
+def regular_stat(path: Union[str, Path]) -> Optional[tuple[Stat, StatLike]]:
     """The identifying stat of the regular file at `path` (and the whole result); None when missing or not
     regular. The cache trusts what it recorded of a file while this is unchanged."""
     try:
         info = os.stat(path)
     except OSError:
         return None
-    if not stat.S_ISREG(info.st_mode):
+    return regular_record(info)
+
+
+def regular_record(info: Optional[StatLike]) -> Optional[tuple[Stat, StatLike]]:
+    """`regular_stat` from a stat already taken (None: none could be)."""
+    if info is None or not stat.S_ISREG(info.st_mode):
         return None
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev), info

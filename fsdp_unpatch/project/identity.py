@@ -9,8 +9,13 @@ name; the import net needs all of its names, since an importer may use any of th
 from __future__ import annotations
 
 import os
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
+
+from fsdp_unpatch.files.regular import FileStat, StatLike
 
 # Folders that hold no code of the project's own (tools, environments, caches).
 _SKIPPED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages", "venv", "env"})
@@ -58,6 +63,24 @@ def _climb(path: str, packages: Optional[dict[str, bool]] = None) -> tuple[tuple
     return (".".join(parts) or name, is_package), folder
 
 
+def _folder_names(folder: str, top: Optional[str], known: dict[str, bool]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What `module_names` climbs for every file of `folder` (absolute) alike: the packages around it, outermost
+    first, then the namespace packages above them up to `top`, innermost first."""
+    parts: list[str] = []
+    while _is_package(folder, known):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+        if not package:
+            break
+    spaces: list[str] = []
+    while top is not None and folder != top and folder.startswith(top + os.sep):
+        folder, package = os.path.split(folder)
+        if not package.isidentifier():
+            break
+        spaces.append(package)
+    return tuple(parts), tuple(spaces)
+
+
 def _is_package(folder: str, known: dict[str, bool]) -> bool:
     found = known.get(folder)
     if found is None:
@@ -68,11 +91,18 @@ def _is_package(folder: str, known: dict[str, bool]) -> bool:
 def identity(path: str) -> object:
     """What every name of one file shares: device and inode (hard links, symbolic links); the real path
     when the file cannot be looked at."""
+    return _identity(path, _stat(path))
+
+
+def _stat(path: str) -> Optional[os.stat_result]:
     try:
-        info = os.stat(path)
+        return os.stat(path)
     except OSError:
-        return os.path.realpath(path)
-    return (info.st_dev, info.st_ino)
+        return None
+
+
+def _identity(path: str, info: Optional[os.stat_result]) -> object:
+    return os.path.realpath(path) if info is None else (info.st_dev, info.st_ino)
 
 
 @dataclass
@@ -90,42 +120,149 @@ class Project:
     modules: set[str] = field(default_factory=set)  # every module name (a submodule is no missing name)
     # folder -> whether it holds an `__init__.py`: asked once per folder of the walk, not once per file in it
     packages: dict[str, bool] = field(default_factory=dict)
+    # path (normalised) -> the stat the walk took of it (None: none could be taken): one stat per path, which
+    # gives its identity and what the broken-import facts record (`stat_of`)
+    stats: dict[str, Optional[FileStat]] = field(default_factory=dict)
+    keys: dict[str, object] = field(default_factory=dict)  # path (normalised) -> identity
+    links: set[str] = field(default_factory=set)  # the paths of `keys` that are symbolic links
+    # When the walk began (`time.time_ns`), before any of its stats: a file last changed well before it stands
+    # for its content by its stat (the "racy" rule of `run/cache.py`)
+    since: int = field(default_factory=time.time_ns)
+    # (folder, top) -> what `_folder_names` climbed: the same for every file of the folder
+    climbed: dict[tuple[str, Optional[str]], tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
 
-    def add(self, path: str, top: Optional[str] = None) -> ProjectFile:
-        """`top`: the project folder `path` was found in (absolute), the end of its namespace packages."""
-        key = identity(path)
-        entry = self.files.setdefault(key, ProjectFile(key))
+    def add(
+        self, path: str, top: Optional[str] = None, absolute: Optional[str] = None, link: Optional[bool] = None
+    ) -> ProjectFile:
+        """`top`: the project folder `path` was found in (absolute), the end of its namespace packages;
+        `absolute`: the path made absolute, `link`: whether it is a symbolic link, when the walk's listing
+        knows them (no current-folder lookup, no `lstat`)."""
         path = os.path.normpath(path)
-        if path not in entry.paths:
-            for name, is_package in module_names(path, top, self.packages):
-                entry.paths.append(path)
-                entry.modules.append((name, is_package))
-                self.modules.add(name)
+        key = self.keys.get(path)
+        if key is not None:
+            return self.files[key]
+        info = _stat(path)
+        self.stats[path] = None if info is None else FileStat.of(info)
+        key = self.keys[path] = _identity(path, info)
+        if os.path.islink(path) if link is None else link:
+            self.links.add(path)
+        entry = self.files.get(key)
+        if entry is None:
+            entry = self.files[key] = ProjectFile(key)
+        for name, is_package in self._module_names(absolute or os.path.abspath(path), top):
+            entry.paths.append(path)
+            entry.modules.append((name, is_package))
+            self.modules.add(name)
         return entry
+
+    def _module_names(self, absolute: str, top: Optional[str]) -> list[tuple[str, bool]]:
+        """`module_names(absolute, top)`, climbing each folder once for all its files."""
+        folder, file_name = os.path.split(absolute)
+        climbed = self.climbed.get((folder, top))
+        if climbed is None:
+            climbed = self.climbed[(folder, top)] = _folder_names(folder, top, self.packages)
+        packages, spaces = climbed
+        is_package = file_name == "__init__.py"
+        stem = [] if is_package else [file_name[:-3] if file_name.endswith(".py") else file_name]
+        name = ".".join([*packages, *stem]) or file_name
+        names = [(name, is_package)]
+        for package in spaces:
+            name = f"{package}.{name}" if name else package
+            names.append((name, is_package))
+        return names
+
+    def key_of(self, path: str) -> object:
+        """`identity(path)`, from the walk's stat when it reached that path."""
+        key = self.keys.get(os.path.normpath(path))
+        return identity(path) if key is None else key
+
+    def is_link(self, path: str) -> bool:
+        """`os.path.islink(path)`, from the walk's listing when it listed that path."""
+        normal = os.path.normpath(path)
+        return normal in self.links if normal in self.keys else os.path.islink(path)
+
+    def stat_of(self, path: str) -> Optional[StatLike]:
+        """The walk's stat of `path` (taken before anything of the run read it), else a fresh one."""
+        normal = os.path.normpath(path)
+        return self.stats[normal] if normal in self.stats else _stat(path)
+
+    def with_extra(self, paths: Iterable[str], tops: Sequence[str]) -> Project:
+        """This project with `paths` added; itself when the walk reached them all (a walk shared by a run is
+        never changed: the paths it lacks go into a copy)."""
+        extra = [p for p in paths if os.path.normpath(p) not in self.keys]
+        if not extra:
+            return self
+        copy = Project(
+            dict(self.files), set(self.modules), self.packages, dict(self.stats), dict(self.keys), set(self.links)
+        )
+        copy.since, copy.climbed = self.since, self.climbed  # shared: neither changes
+        for path in extra:
+            key = identity(path)
+            if key in copy.files and copy.files[key] is self.files.get(key):
+                old = copy.files[key]
+                copy.files[key] = ProjectFile(key, list(old.paths), list(old.modules))
+            copy.add(path, _top_of(path, tops))
+        return copy
+
+
+# Walks shared by the run that opened `one_walk` (None: every `project_files` call walks).
+_WALKS: ContextVar[Optional[dict[tuple[str, tuple[str, ...]], Project]]] = ContextVar(
+    "fsdp_unpatch_project_walks", default=None
+)
+
+
+@contextmanager
+def one_walk() -> Iterator[None]:
+    """Within it, `project_files` walks each set of roots once: FSU306, the held-back verdict's key and the
+    import net of one run share a walk. For a run that writes nothing (a written file gets a new identity);
+    the walk ends with the run, so a long-lived process (the language server) never keeps a stale one."""
+    token = _WALKS.set({})
+    try:
+        yield
+    finally:
+        _WALKS.reset(token)
 
 
 def project_files(roots: Iterable[str], extra: Iterable[str] = ()) -> Project:
     """The Python files below `roots`, and the `extra` paths. A link to a folder inside the roots is followed
-    (its files get a second module name); one that leads outside them, or to a folder above it, is not."""
-    project = Project()
+    (its files get a second module name); one that leads outside them, or to a folder above it, is not.
+    Inside `one_walk`, the roots are walked once per run; do not change the result."""
     roots = list(roots)
+    walks = _WALKS.get()
+    memo_key = (os.getcwd(), tuple(roots))
+    walked = walks.get(memo_key) if walks is not None else None
+    if walked is None:
+        walked = _walk(roots)
+        if walks is not None:
+            walks[memo_key] = walked
+    tops = [top for top in (os.path.abspath(r) for r in roots) if os.path.isdir(top)]
+    return walked.with_extra(extra, tops)
+
+
+def _walk(roots: list[str]) -> Project:
+    project = Project()
     homes = [os.path.realpath(r) for r in roots]
-    for root in roots:
+    for root, home in zip(roots, homes):
         if not os.path.isdir(root):
             if os.path.lexists(root):
                 project.add(root)
             continue
         top = os.path.abspath(root)
-        stack: list[tuple[str, frozenset[str]]] = [(root, frozenset())]
+        # (folder, its absolute path, its real path, the real folders above it: a link back to one loops)
+        stack: list[tuple[str, str, str, frozenset[str]]] = [(root, top, home, frozenset())]
         while stack:
-            folder, chain = stack.pop()
-            chain = chain | {os.path.realpath(folder)}  # the real folders above: a link back to one loops
+            folder, absolute, real, chain = stack.pop()
+            chain = chain | {real}
             try:
                 with os.scandir(folder) as listing:
                     entries = sorted(listing, key=lambda e: e.name)
             except OSError:
                 continue
+            if absolute != top and _virtualenv(folder, entries):
+                continue
             subfolders = []
+            files = []
+            package = False
             for entry in entries:
                 name = entry.name
                 if name.startswith("."):
@@ -135,18 +272,40 @@ def project_files(roots: Iterable[str], extra: Iterable[str] = ()) -> Project:
                 except OSError:
                     is_dir = False
                 if is_dir:
-                    if name in _SKIPPED or os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
+                    if name in _SKIPPED:
                         continue
-                    if entry.is_symlink() and not _inside(entry.path, homes, chain):
+                    link = entry.is_symlink()
+                    if link and not _inside(entry.path, homes, chain):
                         continue
-                    subfolders.append((entry.path, chain))
+                    inner = os.path.realpath(entry.path) if link else os.path.join(real, name)
+                    subfolders.append((entry.path, os.path.join(absolute, name), inner, chain))
                 elif name.endswith(".py"):
-                    project.add(entry.path, top)
+                    files.append(entry)
+                    package = package or (name == "__init__.py" and _is_file(entry))
+            project.packages.setdefault(absolute, package)  # what `_is_package` would find, known from the listing
+            for entry in files:
+                project.add(entry.path, top, os.path.join(absolute, entry.name), _is_link(entry))
             stack.extend(reversed(subfolders))
-    tops = [top for top in (os.path.abspath(r) for r in roots) if os.path.isdir(top)]
-    for path in extra:
-        project.add(path, _top_of(path, tops))
     return project
+
+
+def _virtualenv(folder: str, entries: list[os.DirEntry]) -> bool:
+    """A folder holding `pyvenv.cfg` (a virtual environment): skipped, as its parent's listing once asked."""
+    return any(e.name == "pyvenv.cfg" for e in entries) and os.path.exists(os.path.join(folder, "pyvenv.cfg"))
+
+
+def _is_link(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def _top_of(path: str, tops: Iterable[str]) -> Optional[str]:

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from fsdp_unpatch.files.regular import Stat, regular_stat
+from fsdp_unpatch.files.regular import Stat, StatLike, regular_record
 
 # A file modified this shortly before it was read is not recorded (`cache.RACY_NS`, git's "racy" rule).
 RACY_NS = 2_000_000_000
@@ -36,9 +36,18 @@ class ImportFacts:
     files: dict[str, FileFacts] = field(default_factory=dict)
 
 
-def stat_now(path: str) -> Optional[Stat]:
-    """The stat to record for `path`, taken before reading it; None when missing, not regular, or too fresh."""
-    found = regular_stat(path)
+@dataclass
+class Found:
+    """FSU306's findings over a whole run, each with the index of the run's file it belongs to: stored under a
+    key that covers the stat of every project file (`broken_import._settled_key`)."""
+
+    findings: list[tuple[int, Any]] = field(default_factory=list)  # (index, `model.Finding`)
+
+
+def stat_now(info: Optional[StatLike]) -> Optional[Stat]:
+    """The stat to record of a file, from `info` (`os.stat` of it, taken before reading it; None: it failed);
+    None when missing, not regular, or too fresh."""
+    found = regular_record(info)
     if found is None:
         return None
     record, info = found
@@ -46,8 +55,9 @@ def stat_now(path: str) -> Optional[Stat]:
     return None if info.st_mtime_ns + RACY_NS > now or info.st_ctime_ns + RACY_NS > now else record
 
 
-def unchanged(facts: FileFacts, path: str) -> bool:
-    found = regular_stat(path)
+def unchanged(facts: FileFacts, info: Optional[StatLike]) -> bool:
+    """Whether the file whose `os.stat` is `info` (None: it failed) is as `facts` recorded it."""
+    found = regular_record(info)
     return facts.stat is not None and found is not None and found[0] == facts.stat
 
 

@@ -12,16 +12,18 @@ Found over the whole run after the fixes are planned (`report`, called by the en
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import re
 from typing import Iterator, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import Bindings, Imported, bindings, imports, parse
 from fsdp_unpatch.files.lines import python_lines
-from fsdp_unpatch.files.regular import read_regular
+from fsdp_unpatch.files.regular import read_regular, regular_record
 from fsdp_unpatch.model import Finding, Span
+from fsdp_unpatch.project import import_facts
 from fsdp_unpatch.project.identity import Project, ProjectFile, identity, project_files, roots_of, shown_path
-from fsdp_unpatch.project.import_facts import FileFacts, ImportFacts, stat_now, unchanged
+from fsdp_unpatch.project.import_facts import FileFacts, Found, ImportFacts, stat_now, unchanged
 from fsdp_unpatch.project.module_names import resolve_relative
 from fsdp_unpatch.rules.registry import declare
 
@@ -92,13 +94,19 @@ def findings(
     # A package's name may be a submodule that is no Python source (`_C`, a compiled extension): only plain
     # modules are checked, so only imports from them are looked at.
     checkable = frozenset(by_module) - packages
-    key = None
+    key = settled = None
     if cache is not None and cache.usable:
         key = cache.facts_key(_modules_text(project))
+        settled = None if any(d is not None for d in read) else _settled_key(key, project, paths, displays)
+    before = cache.get(settled, counted=False) if settled is not None else None
+    if isinstance(before, Found):
+        yield from before.findings
+        return
+    every: list[tuple[int, Finding]] = []
     known = cache.get(key, counted=False) if key is not None else None
     targets = _Targets(
         project,
-        {identity(p): d for p, d in zip(paths, read) if d is not None},
+        {project.key_of(p): d for p, d in zip(paths, read) if d is not None},
         known if isinstance(known, ImportFacts) else ImportFacts(),
     )
     for index, (path, display) in enumerate(zip(paths, displays)):
@@ -121,9 +129,30 @@ def findings(
             ):
                 found.setdefault((finding.span.line, finding.span.column, finding.message), finding)
         for finding in found.values():
+            every.append((index, finding))
             yield index, finding
     if key is not None and targets.changed:
         cache.put(key, targets.kept())
+    if settled is not None:
+        cache.put(settled, Found(every))
+
+
+def _settled_key(facts_key: str, project: Project, paths: Sequence[str], displays: Sequence[str]) -> Optional[str]:
+    """The cache key of this run's findings: the facts' key (tool build, settings, module names), the run's
+    files, the current folder (messages name modules by paths relative to it) and the stat of every project
+    file. None when a file's stat cannot stand for its content (changed within `import_facts.RACY_NS`, not
+    regular): the run then joins the per-file facts afresh."""
+    trusted_before = project.since - import_facts.RACY_NS
+    digest = hashlib.sha256(f"{facts_key}\0found\0{os.getcwd()}\0".encode("utf-8", "surrogateescape"))
+    for path, display in zip(paths, displays):
+        digest.update(f"{path}\0{display}\n".encode("utf-8", "surrogateescape"))
+    for entry in project.files.values():
+        for path in dict.fromkeys(entry.paths):
+            found = regular_record(project.stat_of(path))
+            if found is None or max(found[1].st_mtime_ns, found[1].st_ctime_ns) >= trusted_before:
+                return None
+            digest.update(f"{path}\0{found[0]}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 def _modules_text(project: Project) -> str:
@@ -160,8 +189,9 @@ class _Targets:
                 facts = FileFacts(None)  # an editor's buffer: never recorded
             else:
                 facts = self.known.files.get(key)
-                if facts is None or not unchanged(facts, path):
-                    facts = FileFacts(stat_now(path))
+                info = self.project.stat_of(path)  # the walk's: taken before anything read the file
+                if facts is None or not unchanged(facts, info):
+                    facts = FileFacts(stat_now(info))
                     self.changed |= facts.stat is not None
             self.facts[key] = facts
         return facts
@@ -175,10 +205,12 @@ class _Targets:
         return ImportFacts({**self.known.files, **{k: f for k, f in self.facts.items() if f.stat is not None}})
 
     def key_of(self, path: str) -> object:
-        """The file's `identity`, taken once per path (a stat each time cost more than the rest of a lookup)."""
+        """The file's `identity`: the project walk's, else taken once per path (a stat each time cost more than
+        the rest of a lookup)."""
         key = self.keys.get(path)
         if key is None:
-            key = self.keys[path] = identity(path)
+            known = self.project.keys.get(os.path.normpath(path))
+            key = self.keys[path] = identity(path) if known is None else known
         return key
 
     def data_of(self, path: str) -> bytes:

@@ -254,6 +254,8 @@ def encode(value) -> Any:
 
     if isinstance(value, import_facts.ImportFacts):
         return import_facts.encode(value)
+    if isinstance(value, import_facts.Found):
+        return {"kind": "found", "findings": [[index, _finding_data(f)] for index, f in value.findings]}
     if isinstance(value, Held):
         return {"kind": "held", "findings": [[*key, why] for key, why in sorted(value.findings.items())]}
     if isinstance(value, Unchanged):
@@ -279,6 +281,15 @@ def decode(data: Any):
         from fsdp_unpatch.project import import_facts
 
         return import_facts.decode(data)
+    if data.get("kind") == "found":
+        _check(set(data) == {"kind", "findings"} and isinstance(data["findings"], list))
+        found = []
+        for item in data["findings"]:
+            _check(isinstance(item, list) and len(item) == 2)
+            found.append((_number(item[0]), _finding(item[1])))
+        from fsdp_unpatch.project.import_facts import Found
+
+        return Found(found)
     if data.get("kind") == "held":
         _check(set(data) == {"kind", "findings"} and isinstance(data["findings"], list))
         held = {}

@@ -8,6 +8,8 @@ import hashlib
 import importlib.util
 import json
 import os
+import stat
+import time
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -26,7 +28,6 @@ def catalog_digest(files: Iterable[Path] = ()) -> str:
 @functools.cache
 def build_digest() -> str:
     """Hash of the installed tool itself: every file of the package and its codemods, code and data."""
-    digest = hashlib.sha256()
     # `fsdp_unpatch.codemods` installs inside the package; in an editable install it stays in the
     # repository's `codemods/` folder. Found without importing it (that would import libcst).
     codemods = importlib.util.find_spec("fsdp_unpatch.codemods")
@@ -34,12 +35,39 @@ def build_digest() -> str:
     for location in (codemods.submodule_search_locations or []) if codemods else []:
         if PACKAGE_DIR not in Path(location).resolve().parents:
             roots.append(Path(location).resolve())
+    return files_digest(roots)
+
+
+# A file changed this shortly before the hash was taken is hashed by its bytes (`cache.RACY_NS`).
+RACY_NS = 2_000_000_000
+
+
+def files_digest(roots: Iterable[Path]) -> str:
+    """Hash of every file below `roots` but compiled bytecode: its path below the root's parent, and its stat
+    (size, times, inode, device) when it was last changed well before now, else its bytes. Any edit changes
+    the stat (the change time cannot be set back), so two builds never share a hash; nor do two installs of
+    one build, which only costs a cold cache."""
+    digest = hashlib.sha256()
+    trusted_before = time.time_ns() - RACY_NS
     for root in roots:
         if not root.is_dir():
             continue
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".pyo"):
-                digest.update(str(path.relative_to(root.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
+        found = []
+        for folder, subfolders, names in os.walk(root):
+            subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+            found += [os.path.join(folder, name) for name in names if not name.endswith((".pyc", ".pyo"))]
+        for path in sorted(found):
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            if max(info.st_mtime_ns, info.st_ctime_ns) < trusted_before:
+                content = f"{info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} {info.st_ino} {info.st_dev}".encode()
+            else:
+                content = Path(path).read_bytes()
+            digest.update(os.path.relpath(path, root.parent).encode() + b"\0" + content + b"\0")
     return digest.hexdigest()
 
 

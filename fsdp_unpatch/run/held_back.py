@@ -12,7 +12,6 @@ is cached (`verdict_key`): a warm `check` of unchanged files does not run the fi
 from __future__ import annotations
 
 import hashlib
-import os
 from typing import Callable, Optional, Sequence
 
 from fsdp_unpatch.model import FileResult, Finding, RunResult
@@ -79,23 +78,33 @@ def _verdict(result: RunResult, dry: RunResult):
 
 def verdict_key(cache, paths: Sequence[str], roots: Optional[Sequence[str]]) -> Optional[str]:
     """The cache key of the verdict on these files: every input of the dry run besides what the cache's salt
-    holds (tool build, configuration, catalog, files outside a partial run): the bytes, identity and mode of
+    holds (tool build, configuration, catalog, files outside a partial run): the content, identity and mode of
     the run's files and of every file the import net searches. None without a cache, or without a project
-    to search (the dry run then decides each time)."""
-    from fsdp_unpatch.files.regular import read_regular
+    to search (the dry run then decides each time).
+
+    A regular file last changed well before the project walk stands for its content by its stat (size, times, inode:
+    `cache.RACY_NS`, the rule the result cache trusts); only the others are read and hashed."""
+    from fsdp_unpatch.files.regular import read_regular, regular_record
     from fsdp_unpatch.project.identity import project_files
+    from fsdp_unpatch.run.cache import RACY_NS
 
     if cache is None or not cache.usable or roots is None:
         return None
-    searched = [p for entry in project_files(roots, paths).files.values() for p in entry.paths]
+    project = project_files(roots, paths)
+    searched = [p for entry in project.files.values() for p in entry.paths]
     digest = hashlib.sha256((cache.salt + "\0held\0").encode())
+    trusted_before = project.since - RACY_NS
     for path in sorted({*paths, *searched}):
-        try:
-            info, link = os.stat(path), os.path.islink(path)
-            content = hashlib.sha256(read_regular(path)).hexdigest()
-        except OSError as error:
-            content = f"unreadable {error.errno}"  # the import net holds back for such a file: part of the key
-            info, link = None, False
+        info, link = project.stat_of(path), project.is_link(path)  # the walk's, taken before any read
+        record = regular_record(info)
+        if record is not None and max(record[1].st_mtime_ns, record[1].st_ctime_ns) < trusted_before:
+            content = "stat " + " ".join(map(str, record[0]))
+        else:
+            try:
+                content = hashlib.sha256(read_regular(path)).hexdigest()
+            except OSError as error:
+                content = f"unreadable {error.errno}"  # the import net holds back for such a file: part of the key
+                info, link = None, False
         identity = (info.st_ino, info.st_dev, info.st_mode) if info is not None else ()
         digest.update(("\0".join(map(str, (path, content, *identity, link))) + "\n").encode("utf-8", "surrogateescape"))
     return digest.hexdigest()

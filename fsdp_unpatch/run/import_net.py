@@ -22,7 +22,7 @@ from typing import Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import bindings, imports, parse
 from fsdp_unpatch.files.regular import read_regular
-from fsdp_unpatch.project.identity import Project, identity, module_name, project_files, shown_path
+from fsdp_unpatch.project.identity import Project, module_name, project_files, shown_path
 
 
 @dataclass(frozen=True)
@@ -82,13 +82,13 @@ def breakages(
     if not risky:
         return list(found.values())
     project = project_files(roots, [*extra, *(r.path for r in rewrites)])
-    rewritten = {identity(r.path): r for r in rewrites}
+    rewritten = {project.key_of(r.path): r for r in rewrites}
     modules: dict[int, set[str]] = {}
     packages: set[int] = set()  # rewrites of a package's `__init__`: `from . import n` may name them
     for r in risky:
         name, is_package = module_name(r.path)
         names = {name}
-        entry = project.files.get(identity(r.path))
+        entry = project.files.get(project.key_of(r.path))
         kinds = [is_package, *(package for _, package in entry.modules)] if entry is not None else [is_package]
         if entry is not None:
             names.update(name for name, _ in entry.modules)

@@ -226,6 +226,15 @@ def analysed_again(plan: Plan, result: RunResult, jobs: Optional[int]) -> RunRes
 def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResult:
     """Run the plan. After a fix that was written, what is left is what the tree holds now (`analysed_again`);
     the result's `written` keeps what the fix itself did (its files' old and new bytes, for diffs)."""
+    from fsdp_unpatch.project.identity import one_walk
+
+    if plan.options.fix and plan.options.write:  # a written file gets a new identity: each step walks afresh
+        return _execute(plan, jobs, candidates)
+    with one_walk():  # FSU306, the held-back verdict's key and the import net share one project walk
+        return _execute(plan, jobs, candidates)
+
+
+def _execute(plan: Plan, jobs: Optional[int], candidates) -> RunResult:
     from fsdp_unpatch.run.batch import run
     from fsdp_unpatch.run.held_back import mark_check, mark_fix_leftovers, refuse_unwritable
     from fsdp_unpatch.run.pool import default_jobs

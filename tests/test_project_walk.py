@@ -1,0 +1,129 @@
+"""One project walk per run, one stat per file (issue 23): FSU306, the held-back verdict's key and the import net
+of a `check` share the walk of `project/identity.py`, and the walk asks the system about each file once.
+The walk is the run's: a second run in the same process (the language server) walks again."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections import Counter
+from pathlib import Path
+
+from fsdp_unpatch import api
+from fsdp_unpatch.project import identity
+from fsdp_unpatch.project.identity import project_files
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "legacy_project"
+IDENTITY = os.path.normcase(identity.__file__)
+
+
+def _tree(root: Path) -> list[str]:
+    """A package with a sub-package, a plain folder (namespace package) and a module at the top."""
+    for name in ("pkg/__init__.py", "pkg/mod.py", "pkg/sub/__init__.py", "pkg/sub/deep.py", "tools/run.py", "top.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("X = 1\n")
+    return sorted(str(p) for p in root.rglob("*.py"))
+
+
+def _walks_of(root: str, monkeypatch) -> list[str]:
+    """Records each listing of `root` made by the project walk (not discovery's own walk)."""
+    listed: list[str] = []
+    real = os.scandir
+
+    def counted(path=".", *args):
+        if os.path.normcase(sys._getframe(1).f_code.co_filename) == IDENTITY and os.path.abspath(path) == root:
+            listed.append(path)
+        return real(path, *args)
+
+    monkeypatch.setattr(os, "scandir", counted)
+    return listed
+
+
+def test_a_check_with_a_safe_fix_walks_the_project_once(tmp_path: Path, monkeypatch) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns("__pycache__", ".fsdp_unpatch_cache"))
+    listed = _walks_of(str(project), monkeypatch)
+    findings = api.check_paths([str(project)], use_cache=True, jobs=1)
+    # the safe fix makes the run ask for the held-back verdict (its cache key searches the project too)
+    assert any(f.fix is not None and f.fix.applicability == "safe" for f in findings)
+    assert len(listed) == 1, listed
+
+
+def test_the_walk_takes_one_stat_per_file_and_none_for_paths_it_reached(tmp_path: Path, monkeypatch) -> None:
+    paths = _tree(tmp_path)
+    asked: Counter = Counter()
+    for name in ("stat", "lstat"):
+        real = getattr(os, name)
+        monkeypatch.setattr(
+            os, name, lambda path, *a, _real=real, **k: asked.update([os.fspath(path)]) or _real(path, *a, **k)
+        )
+    project = project_files([str(tmp_path)], paths)  # the run's own paths, as FSU306 passes them
+    monkeypatch.undo()
+    assert sorted(p for entry in project.files.values() for p in dict.fromkeys(entry.paths)) == paths
+    files = {p: n for p, n in asked.items() if p.endswith(".py")}
+    assert files == dict.fromkeys(paths, 1), asked
+    inside = [p for p in asked if p.startswith(str(tmp_path) + os.sep) and not p.endswith(".py")]
+    assert inside == [], asked  # nothing asked of the folders below the root but their listings
+    assert project.modules >= {"pkg", "pkg.mod", "pkg.sub.deep", "run", "tools.run", "top"}
+
+
+def test_inside_one_walk_the_same_roots_are_walked_once_and_the_walk_is_not_changed(tmp_path: Path) -> None:
+    paths = _tree(tmp_path)
+    outside = tmp_path.parent / f"{tmp_path.name}_outside.py"
+    outside.write_text("Y = 2\n")
+    with identity.one_walk():
+        first = project_files([str(tmp_path)], paths)
+        again = project_files([str(tmp_path)], paths)
+        wider = project_files([str(tmp_path)], [*paths, str(outside)])
+        last = project_files([str(tmp_path)])
+    assert again is first and last is first  # nothing new: the run's walk itself
+    assert wider is not first and os.path.normpath(str(outside)) in wider.keys
+    assert os.path.normpath(str(outside)) not in first.keys  # the shared walk kept as it was
+    assert project_files([str(tmp_path)]) is not project_files([str(tmp_path)])  # outside a run: a walk a call
+
+
+def test_a_second_run_in_one_process_sees_a_module_added_between_them(tmp_path: Path) -> None:
+    """The walk ends with its run: a long-lived process (the language server) never keeps a stale one."""
+    (tmp_path / "pyproject.toml").write_text("")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "user.py").write_text("from pkg.helpers import gone\n\nprint(gone)\n")
+
+    def broken() -> list[str]:
+        return [f.message for f in api.check_paths([str(tmp_path)], select="FSU306", jobs=1)]
+
+    assert broken() == []  # `pkg.helpers` is no module of the project: nothing to check against
+    (package / "helpers.py").write_text("kept = 1\n")
+    messages = broken()
+    assert len(messages) == 1 and "`gone` is imported from `pkg.helpers`" in messages[0], messages
+
+
+def test_each_folder_is_climbed_once_and_names_its_files_as_module_names_does(tmp_path: Path, monkeypatch) -> None:
+    names = [
+        "ns/inner/pkg/__init__.py",
+        "ns/inner/pkg/a.py",
+        "ns/inner/pkg/b.py",
+        "ns/inner/pkg/sub/__init__.py",
+        "ns/inner/pkg/sub/c.py",
+        "ns/inner/loose.py",
+        "my-tools/ns2/t.py",
+        "my-tools/ns2/u.py",
+        "top.py",
+        "not_a_module.txt.py",
+    ]
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    climbed: Counter = Counter()
+    real = identity._folder_names
+    monkeypatch.setattr(identity, "_folder_names", lambda folder, *a: climbed.update([folder]) or real(folder, *a))
+    project = project_files([str(tmp_path)])
+    monkeypatch.undo()
+    top = os.path.abspath(str(tmp_path))
+    for entry in project.files.values():
+        path = entry.paths[0]
+        assert entry.modules == identity.module_names(path, top), path
+    assert climbed and max(climbed.values()) == 1, climbed  # once per folder, not once per file
+    assert {"pkg.a", "inner.pkg.a", "ns.inner.pkg.a", "pkg.sub.c", "ns2.t", "top"} <= project.modules
