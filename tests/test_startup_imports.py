@@ -71,3 +71,28 @@ def test_a_finding_still_brings_rich_in_to_print_it(tmp_path: Path) -> None:
     status, modules = _modules_of_a_run(tmp_path, "check", "--no-cache", "patch.py")
     assert status == 1
     assert _loaded(modules, "rich")
+
+
+# What a run whose files reach libcst loads, and a run decided on the `ast` model alone does not.
+LIBCST_TIER = ("libcst", "fsdp_unpatch.analysis.plan", "fsdp_unpatch.run.linking", "fsdp_unpatch.fixes.edits")
+
+
+def test_a_check_whose_findings_come_from_the_ast_tier_loads_no_libcst(tmp_path: Path) -> None:
+    # a test helper that overrides FSDP2 internals and restores them: review findings only, no fix to write, so
+    # the `ast` model decides the file (the rule case is among those it decides: tests/test_ast_findings.py)
+    case = Path(__file__).resolve().parent / "rules" / "FSU101" / "scoped_by_a_restore" / "gather_probes.py"
+    (tmp_path / "gather_probes.py").write_bytes(case.read_bytes())
+    status, modules = _modules_of_a_run(tmp_path, "check", "--no-cache", "gather_probes.py")
+    assert status == 1  # the findings were reported ...
+    assert "fsdp_unpatch.analysis.ast_findings" in modules  # ... by the `ast` model
+    assert {heavy: _loaded(modules, heavy) for heavy in LIBCST_TIER if _loaded(modules, heavy)} == {}
+
+
+def test_a_fixable_file_brings_libcst_in(tmp_path: Path) -> None:
+    # not vacuous: the hook sees libcst when a file gets a fix (only libcst writes one)
+    example = Path(__file__).resolve().parent.parent / "examples" / "legacy_project" / "legacy_npu"
+    patch = example / "distributed" / "fsdp" / "_add_fsdp_patch.py"
+    (tmp_path / "patch.py").write_bytes(patch.read_bytes())
+    status, modules = _modules_of_a_run(tmp_path, "check", "--no-cache", "--diff", "patch.py")
+    assert status == 1
+    assert all(_loaded(modules, heavy) for heavy in LIBCST_TIER), [h for h in LIBCST_TIER if not _loaded(modules, h)]

@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Protocol, Sequence, Union
 
-import libcst as cst
-
 from fsdp_unpatch.analysis.planned import Planned
 
 
@@ -24,6 +22,8 @@ class Never(Planned):
 
 
 def never(planned: Planned) -> Never:
+    import libcst as cst  # a hold is on an analysed file's fix: a run of `ast` findings alone loads no libcst
+
     return Never(planned.code, cst.Pass(), "never applied")
 
 

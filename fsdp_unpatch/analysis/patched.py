@@ -4,11 +4,14 @@ read (FSU401 `stale_by_name_import.py`, FSU402 `redundant_class_patch.py`, FSU40
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from fsdp_unpatch.analysis.collect import RawInstall
 from fsdp_unpatch.catalog import ByNameImport, Catalog
 from fsdp_unpatch.catalog.symbols import load_symbols, parse_releases
 from fsdp_unpatch.catalog.versions import Version
+
+if TYPE_CHECKING:  # the `ast` model's sites stand in for these (`ast_findings.py`): no libcst loaded for it
+    from fsdp_unpatch.analysis.collect import RawInstall
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,10 @@ Apart from `plan.py` (which plans a module's findings) so that a rule that plans
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-import libcst as cst
+if TYPE_CHECKING:  # annotations only: a finding the `ast` model builds loads no libcst (`analysis/ast_findings.py`)
+    import libcst as cst
 
 
 @dataclass

@@ -41,13 +41,16 @@ def check_file(patches: Patches, analysis: ModuleSubject, catalog: Catalog, opti
     """In one file: each patched name whose by-name twin it leaves stale (not when a reload after the
     patch copies it), recorded with the twin it misses for the run's check. Checked even when deselected:
     the batch layer links the files that patch a missing twin by what it records."""
+    items = incomplete_by_name(patches.patched, catalog, options.releases)
+    if not items:
+        return  # (the `ast` model asks this too: no libcst-based module is loaded for nothing)
     from fsdp_unpatch.analysis import scoping
     from fsdp_unpatch.analysis.planned import Planned
 
     def line(node: Any) -> int:
         return analysis.position(node).start.line
 
-    for item in incomplete_by_name(patches.patched, catalog, options.releases):
+    for item in items:
         if scoping.reloaded_after(analysis.facts, catalog, item.site.install, item.missing, line):
             continue  # the reload copied the patch into the by-name binding
         planned = Planned(STALE_BY_NAME_IMPORT.code, item.site.install.report, item.message, item.site.target)

@@ -19,14 +19,16 @@ from fsdp_unpatch.run.pool import WORKER, forked_map, pool_size
 def cross_file_keys(engine) -> dict[str, frozenset[str]]:
     """What a one-file engine run exports to the other files, by cross-file key: the keys the rule
     registry's rules declare (`Rule.exports`, `rules.registry.CrossFileKey`); see `batch.py`'s docstring."""
-    import libcst as cst
-
-    from fsdp_unpatch.run.removals import from_run
-
     analyses = [u.analysis for u in engine.units if u.analysis is not None]
-    names: set[str] = set(from_run(engine.catalog, analyses).names())
+    names: set[str] = set()
     patched: set[str] = set()
     missing: set[str] = set()
+    if analyses:  # libcst's: loaded only when a file was analysed with it
+        import libcst as cst
+
+        from fsdp_unpatch.run.removals import from_run
+
+        names.update(from_run(engine.catalog, analyses).names())
     for analysis in analyses:
         names.update(i.qualified.rsplit(".", 1)[-1] for i in analysis.installers)
         names.update(analysis.replacements)

@@ -2,22 +2,24 @@
 
 Data flows one way: paths -> files -> (prefilter) -> parsed analyses -> cross-file linking ->
 findings with positions -> selected fixes -> re-parsed, atomically written results.
+
+libcst and the modules built on it (the analysis, the cross-file steps, the fixes) are imported where a file
+reaches them (`Run.analyze`, the steps after it), not here: a run whose files the `ast` model decides
+(`on_ast.py`) loads none of them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Iterable, Optional
-
-import libcst as cst
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from fsdp_unpatch.analysis.byte_search import mentions
 from fsdp_unpatch.analysis.decisions import Decision, apply_all
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.excerpt import build as build_excerpt
-from fsdp_unpatch.analysis.plan import Planned, analyze_module
+from fsdp_unpatch.analysis.planned import Planned
 from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import (
     MAX_PARSE_BYTES,
@@ -32,10 +34,6 @@ from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.files.reading import SourceError, SourceFile, declared_encoding, read_candidate
 from fsdp_unpatch.files.signals import checkpoint
-from fsdp_unpatch.fixes.edits import apply_edits, outermost, removed_uses
-from fsdp_unpatch.fixes.module_edits import deletes_file
-from fsdp_unpatch.fixes.node_facts import NodeFacts
-from fsdp_unpatch.fixes.regions import file_regions
 from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
@@ -47,17 +45,12 @@ from fsdp_unpatch.run import on_ast
 from fsdp_unpatch.run.holds import keep_called_installers, keep_named_outside
 from fsdp_unpatch.run.import_net import guard
 from fsdp_unpatch.run.learned import Learned
-from fsdp_unpatch.run.linking import (
-    calls_of_installers,
-    installer_aliases,
-    keep_installers_still_used,
-    keep_replacements_still_used,
-    link_references,
-)
 from fsdp_unpatch.run.module_aliases import exported_aliases, exporters_imported_elsewhere, importers_of
 from fsdp_unpatch.run.noqa_findings import unused_noqa_findings
 from fsdp_unpatch.run.unit import Unit
-from fsdp_unpatch.run.write_groups import why_not_written, write_groups
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.fixes.node_facts import NodeFacts
 
 
 class Run:
@@ -66,7 +59,7 @@ class Run:
         self.options = options
         # what is known of each file (bytes, verdict, excerpts, trees), shared with the other phases of a run
         self.learned = learned if learned is not None else Learned()
-        self.facts = NodeFacts()  # names used and nodes below, per node: asked for again by every fix's regions
+        self.node_facts: Optional[NodeFacts] = None  # made with the first fix's regions (`facts`)
         self.units: list[Unit] = []
         self.applied: dict[int, list[Planned]] = {}  # id(unit) -> the fixes applied to it
         self.blockers: dict[int, str] = {}  # id(unit) -> why its planned fix cannot be made
@@ -77,7 +70,19 @@ class Run:
         self.guards_imports = True  # the import net over the project (`import_net.py`); off for a part of a run
         self.selected: Optional[set[int]] = None  # ids of the planned findings reported, once settled
 
+    @property
+    def facts(self) -> NodeFacts:
+        """Names used and nodes below, per node: asked for again by every fix's regions."""
+        if self.node_facts is None:
+            from fsdp_unpatch.fixes.node_facts import NodeFacts
+
+            self.node_facts = NodeFacts()
+        return self.node_facts
+
     def analyze(self, unit: Unit) -> None:
+        """The file through libcst: the one step that parses with it, and so where it is first imported."""
+        from fsdp_unpatch.analysis.plan import analyze_module
+
         assert unit.source is not None
         if unit.skipped:
             return
@@ -133,6 +138,8 @@ class Run:
     def widen(self) -> None:
         """Excerpts of files that spell a name the run removes are built again with it (the cross-file steps
         read every use of those names, also under another name it is imported as), until nothing changes."""
+        import libcst as cst  # (loaded by the analyses this reads)
+
         while True:
             names: set[str] = set()
             for unit in self.units:
@@ -185,6 +192,16 @@ class Run:
         for unit in on_ast.to_parse(self.units, self.catalog):
             self.analyze(unit)
         self.link_module_aliases()
+        if on_ast.nothing_to_link(self.units):
+            return  # the steps below read analyses, or parse files that name a patch: none here
+        from fsdp_unpatch.run.linking import (
+            calls_of_installers,
+            installer_aliases,
+            keep_installers_still_used,
+            keep_replacements_still_used,
+            link_references,
+        )
+
         self.widen()
         analyzed = [u for u in self.units if u.analysis is not None]
         installers = {
@@ -249,6 +266,10 @@ class Run:
         fixes it requires, and each fix that requires one of those and removes a use, left after them, of a
         function or class they delete (an installer's calls; the file deletion that takes a test's
         `__main__` call with it)."""
+        import libcst as cst
+
+        from fsdp_unpatch.fixes.edits import outermost, removed_uses
+
         carried: list[Planned] = []
         seen: set[int] = set()
         stack = [planned]
@@ -301,6 +322,8 @@ class Run:
         for owner, edits in by_unit.values():
             key = (id(owner), frozenset(map(id, edits)))  # fixes that carry each other carry the same edits
             if key not in self.regions:
+                from fsdp_unpatch.fixes.regions import file_regions
+
                 assert owner.analysis is not None  # a fix's owner was analysed
                 self.regions[key] = file_regions(owner.analysis, edits, self.facts)
             regions = self.regions[key]
@@ -352,6 +375,12 @@ class Run:
 
     def apply(self, unit: Unit, result: FileResult, by_planned: list[tuple[Planned, Finding]]) -> None:
         """Plan the file's new content; written later, with its group (`transaction.py`)."""
+        import libcst as cst
+
+        from fsdp_unpatch.fixes.edits import apply_edits
+        from fsdp_unpatch.fixes.module_edits import deletes_file
+        from fsdp_unpatch.run.write_groups import why_not_written
+
         applied = [
             (p, f)
             for p, f in by_planned
@@ -444,7 +473,12 @@ class Run:
         files = [self.finish(unit, memo, selected) for unit in self.units]
         for unit, file_result in zip(self.units, files):
             file_result.findings.extend(unused_noqa_findings(unit, self.options, self.catalog))
-        groups, blockers = write_groups(self.units, self.applied, self.blockers)
+        groups: list[list[int]] = []
+        blockers: dict[int, str] = {}
+        if self.applied or self.blockers:  # a fix was made or refused: its file may be written with others
+            from fsdp_unpatch.run.write_groups import write_groups
+
+            groups, blockers = write_groups(self.units, self.applied, self.blockers)
         for group in groups:
             blocker = next((i for i in group if i in blockers), None)
             if blocker is not None:

@@ -67,3 +67,12 @@ def finish(unit: Unit, result: FileResult, chosen: set[int], catalog: Catalog) -
                 )
             )
     return result
+
+
+def nothing_to_link(units: Sequence[Unit]) -> bool:
+    """Whether the run's cross-file steps (`Run.link`) have nothing to do: no file is analysed with libcst, and
+    each is skipped, unreadable or decided on the model. Those steps read analyses, and parse only the files
+    that spell a name of a known patch module, which no file decided on the model spells (`findings_on_ast`)."""
+    return all(
+        unit.analysis is None and (unit.skipped or unit.error is not None or unit.on_ast is not None) for unit in units
+    )

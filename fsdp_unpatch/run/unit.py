@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
-
-import libcst as cst
-from libcst.metadata import CodeRange
+from typing import TYPE_CHECKING, Optional
 
 from fsdp_unpatch.analysis.ast_findings import AstFindings
 from fsdp_unpatch.analysis.excerpt import Excerpt
-from fsdp_unpatch.analysis.plan import FileAnalysis
 from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.files.reading import SourceFile
 from fsdp_unpatch.model import Finding
+
+if TYPE_CHECKING:  # a unit decided on the `ast` model holds no libcst analysis: none is loaded for it
+    import libcst as cst
+    from libcst.metadata import CodeRange
+
+    from fsdp_unpatch.analysis.plan import FileAnalysis
 
 
 @dataclass

@@ -7,16 +7,19 @@ of scope analysis.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
-
-import libcst as cst
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.project.module_names import resolve_relative
 
+if TYPE_CHECKING:
+    import libcst as cst
+
 
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """`a.b.c` -> "a.b.c"; None for anything that is not a plain name or attribute chain."""
+    import libcst as cst  # only libcst nodes come here: the `ast` model binds names without loading libcst
+
     if isinstance(node, cst.Name):
         return node.value
     if isinstance(node, cst.Attribute):
@@ -52,6 +55,8 @@ class ImportTable:
             self.bind_import(_module_name(alias.name), asname, alias)
 
     def add_import_from(self, node: cst.ImportFrom) -> None:
+        import libcst as cst  # a libcst node: libcst is loaded
+
         if isinstance(node.names, cst.ImportStar):
             return
         base = _module_name(node.module) if node.module is not None else ""
