@@ -14,6 +14,7 @@ from fsdp_unpatch.catalog import load_catalog
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.discovery import discover
 from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.fixes import edits as fix_edits_module
 from fsdp_unpatch.fixes import regions as fix_regions_module
 from fsdp_unpatch.model import RunOptions, RunResult
 from fsdp_unpatch.run import engine, learned
@@ -88,7 +89,7 @@ def test_a_linked_groups_fixes_are_computed_once(fix: bool, tmp_path: Path, monk
     options = replace(_options(fix), replacements=True)
     expected = _plain(run_together(discover([str(tree)]), load_catalog(), options))
     computed: Counter = Counter()  # (module, the nodes the edits change) -> times computed
-    regions, apply_edits = fix_regions_module.fix_regions, engine.apply_edits
+    regions, apply_edits = fix_regions_module.fix_regions, fix_edits_module.apply_edits
 
     def key(analysis, edits) -> tuple:
         return (analysis.module_name, frozenset(id(e.node) for e in edits))
@@ -102,7 +103,7 @@ def test_a_linked_groups_fixes_are_computed_once(fix: bool, tmp_path: Path, monk
         return apply_edits(analysis, edits, *memo)
 
     monkeypatch.setattr(fix_regions_module, "fix_regions", counted_regions)
-    monkeypatch.setattr(engine, "apply_edits", counted_apply)
+    monkeypatch.setattr(fix_edits_module, "apply_edits", counted_apply)  # imported where a fix is applied
     result = run(discover([str(tree)]), load_catalog(), options, jobs=1)
     assert _plain(result) == expected
     assert any(f.code == "FSU004" for f in result.findings)  # the linked phase ran

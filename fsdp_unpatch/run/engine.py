@@ -135,31 +135,6 @@ class Run:
             key, lambda: build_excerpt(data, encoding, name, is_package, screen_for(self.catalog), seeds)
         )
 
-    def widen(self) -> None:
-        """Excerpts of files that spell a name the run removes are built again with it (the cross-file steps
-        read every use of those names, also under another name it is imported as), until nothing changes."""
-        import libcst as cst  # (loaded by the analyses this reads)
-
-        while True:
-            names: set[str] = set()
-            for unit in self.units:
-                if unit.analysis is not None:
-                    names.update(i.qualified.rsplit(".", 1)[-1] for i in unit.analysis.installers)
-                    names.update(unit.analysis.replacements)
-                    names.update(  # functions and classes a planned fix deletes
-                        e.node.name.value
-                        for p in unit.analysis.planned
-                        for e in p.edits
-                        if isinstance(e.node, (cst.FunctionDef, cst.ClassDef))
-                    )
-            names -= self.seeds
-            if not names:
-                return
-            self.seeds |= names
-            for unit in self.units:
-                if unit.excerpt is not None and unit.excerpt.may_hide(names):
-                    self.analyze(unit)
-
     def load(self, candidates: Iterable[Candidate]) -> None:
         for candidate in candidates:
             checkpoint()
@@ -194,15 +169,9 @@ class Run:
         self.link_module_aliases()
         if on_ast.nothing_to_link(self.units):
             return  # the steps below read analyses, or parse files that name a patch: none here
-        from fsdp_unpatch.run.linking import (
-            calls_of_installers,
-            installer_aliases,
-            keep_installers_still_used,
-            keep_replacements_still_used,
-            link_references,
-        )
+        from fsdp_unpatch.run import linking  # libcst's, as the analyses it reads
 
-        self.widen()
+        linking.widen(self.units, self.seeds, self.analyze)
         analyzed = [u for u in self.units if u.analysis is not None]
         installers = {
             i.qualified: i.finding
@@ -211,21 +180,21 @@ class Run:
             for i in u.analysis.installers
             if i.removable
         }
-        installers.update(installer_aliases(self.units, self.catalog, installers))
+        installers.update(linking.installer_aliases(self.units, self.catalog, installers))
         if installers:
             names = {q.rsplit(".", 1)[-1].encode() for q in installers}
             for unit in self.units:
                 if unit.analysis is None and unit.error is None and mentions(unit.source.data, names):  # type: ignore[union-attr]
                     self.analyze(unit)
-            self.decide(calls_of_installers(self.units, installers))
+            self.decide(linking.calls_of_installers(self.units, installers))
         # An installer that code the fix leaves still names stays, with its calls.
-        self.decide(keep_installers_still_used(self.units))
+        self.decide(linking.keep_installers_still_used(self.units))
         # References, tests and strings that name what the run removes; replacements still needed stay.
-        self.decide(link_references(self.units, self.analyze, self.catalog, self.options.analysis))
+        self.decide(linking.link_references(self.units, self.analyze, self.catalog, self.options.analysis))
         # Again for the installers an earlier fix emptied (FSU003 orphans, planned while linking references):
         # one still named stays, as it did in the run that emptied it.
-        self.decide(keep_installers_still_used(self.units))
-        self.decide(keep_replacements_still_used(self.units))
+        self.decide(linking.keep_installers_still_used(self.units))
+        self.decide(linking.keep_replacements_still_used(self.units))
         # The rules that check the run as a whole (a by-name twin patched in another file completes a patch).
         analyses = [u.analysis for u in self.units if u.analysis is not None]
         self.decide(dispatch("run", analyses, self.catalog, options=self.options.analysis))

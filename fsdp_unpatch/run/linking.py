@@ -47,9 +47,35 @@ class Unit(Protocol):  # the runner's per-file record
     source: Any  # SourceFile (`.data`: bytes) or None
     error: Any
     candidate: Any  # `.path`: Path
+    excerpt: Any  # the `Excerpt` it is analysed through, or None
 
 
 U = TypeVar("U", bound=Unit)
+
+
+def widen(units: Sequence[Unit], seeds: set[str], analyze: Callable[[Any], None]) -> None:
+    """Excerpts of files that spell a name the run removes are built again with it, through `analyze`, the
+    runner's (the cross-file steps read every use of those names, also under another name it is imported as),
+    until nothing changes; `seeds`, the names excerpts keep, grows with them."""
+    while True:
+        names: set[str] = set()
+        for unit in units:
+            if unit.analysis is not None:
+                names.update(i.qualified.rsplit(".", 1)[-1] for i in unit.analysis.installers)
+                names.update(unit.analysis.replacements)
+                names.update(  # functions and classes a planned fix deletes
+                    e.node.name.value
+                    for p in unit.analysis.planned
+                    for e in p.edits
+                    if isinstance(e.node, (cst.FunctionDef, cst.ClassDef))
+                )
+        names -= seeds
+        if not names:
+            return
+        seeds |= names
+        for unit in units:
+            if unit.excerpt is not None and unit.excerpt.may_hide(names):
+                analyze(unit)
 
 
 def present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, Unit]:
