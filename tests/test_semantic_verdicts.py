@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from typing import Optional
+from typing import Iterator, Optional
 
 import libcst as cst
 import pytest
@@ -167,31 +167,37 @@ def test_the_semantic_model_loads_no_rule(module: str) -> None:
     assert result.stdout.strip() == "[]"
 
 
-def _verdicts_both_ways(text: str, target_torch: str) -> tuple[list, list]:
-    """Every site's verdict from the libcst facts (as the planner decides) and from the `ast` model."""
+def _verdicts_both_ways(text: str, module: cst.Module, torches: tuple[str, ...]) -> Iterator[tuple[str, list, list]]:
+    """Under each target torch, every site's verdict on `text` (parsed: `module`) from the libcst facts (as the
+    planner decides) and from the `ast` model. The tree, its facts and positions and the `ast` model do not
+    depend on the target torch (the judges take it as an option): built once per file, the judges per torch."""
     from collections import Counter
 
     from fsdp_unpatch.semantic.ast_sites import AstJudge
     from fsdp_unpatch.semantic.model import build
 
-    module = cst.parse_module(text)
     facts = collect(module, ImportTable("project.sub.patch", False))
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    options = Options(Version.parse(target_torch))
-    catalog = load_catalog()
-    libcst_judge = SiteJudge(
-        module,
-        "project.sub.patch",
-        facts,
-        catalog,
-        options,
-        module.code_for_node,
-        lambda function: positions[function].start.line - len(function.leading_lines),
-    )
     model = build(text, "project.sub.patch")
-    fallbacks = lambda torch: libcst_judge.never_running_fallbacks(torch) or Counter()  # noqa: E731
-    ast_judge = AstJudge(model, "project.sub.patch", catalog, options, fallbacks)
-    return [libcst_judge.verdict(i) for i in facts.installs], [ast_judge.verdict(i) for i in model.installs]
+    catalog = load_catalog()
+    for target_torch in torches:
+        options = Options(Version.parse(target_torch))
+        libcst_judge = SiteJudge(
+            module,
+            "project.sub.patch",
+            facts,
+            catalog,
+            options,
+            module.code_for_node,
+            lambda function: positions[function].start.line - len(function.leading_lines),
+        )
+        fallbacks = lambda torch, judge=libcst_judge: judge.never_running_fallbacks(torch) or Counter()  # noqa: E731
+        ast_judge = AstJudge(model, "project.sub.patch", catalog, options, fallbacks)
+        yield (
+            target_torch,
+            [libcst_judge.verdict(i) for i in facts.installs],
+            [ast_judge.verdict(i) for i in model.installs],
+        )
 
 
 def test_the_verdicts_from_the_ast_model_equal_the_planners_on_the_repositorys_sources() -> None:
@@ -204,11 +210,10 @@ def test_the_verdicts_from_the_ast_model_equal_the_planners_on_the_repositorys_s
             try:
                 text = expand(path.read_text(encoding="utf-8"))
                 compile(text, str(path), "exec")
-                cst.parse_module(text)
+                module = cst.parse_module(text)
             except (UnicodeDecodeError, SyntaxError, ValueError, cst.ParserSyntaxError):
                 continue  # cases about unreadable or broken files
-            for target_torch in ("2.9", "2.6"):
-                from_libcst, from_ast = _verdicts_both_ways(text, target_torch)
-                assert from_ast == from_libcst, path
+            for target_torch, from_libcst, from_ast in _verdicts_both_ways(text, module, ("2.9", "2.6")):
+                assert from_ast == from_libcst, (path, target_torch)
                 kinds.update(v.kind for v in from_ast if v is not None)
     assert kinds >= {"proven", "too_old", "unproven", "unknown", "reviewed", "outside_enhance", "enhance"}

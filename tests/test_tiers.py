@@ -11,9 +11,13 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import os
+import pickle
 import subprocess
 import sys
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -26,6 +30,7 @@ from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.discovery import discover
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.model import RunOptions, RunResult
+from fsdp_unpatch.run import alone, batch, noqa_findings
 from fsdp_unpatch.run.batch import run
 from fsdp_unpatch.run.engine import run_together
 from tests.realworld.packages import MIGRATED, PATCHED, Unavailable, sources
@@ -43,6 +48,8 @@ def _fields(result: RunResult) -> list:
 
 
 def _both(runner, tree: Path, **options) -> tuple[list, list]:
+    """(screen on, screen off) for every file of `tree`: through the batch with each file's phase-1 analysis
+    made once (`_phase_one_once`), through the plain engine as two full runs."""
     catalog = load_catalog()
     options.setdefault("analysis", Options(target_torch=Version.parse("2.13")))
     on, off = (
@@ -50,6 +57,106 @@ def _both(runner, tree: Path, **options) -> tuple[list, list]:
         for tier in (True, False)
     )
     return _fields(on), _fields(off)
+    with _phase_one_once() if runner is run else _noqa_comments_read_once():
+        on, off = (runner(discover([str(tree)]), catalog, RunOptions(screen=s, **options)) for s in (True, False))
+        return _fields(on), _fields(off)
+
+
+@contextmanager
+def _phase_one_once() -> Iterator[None]:
+    """Within the block, the batch's second run (the "off" tier) takes a copy of what the first run computed
+    with the same inputs, where the screen cannot have made them differ:
+    - a file analysed alone (phase 1, `run/alone.py`) with the same bytes, path and options but for `screen`:
+      `analyze_alone` runs the engine with the screen off whatever the run's options say, and the batch calls
+      it only for the files its screen left undecided;
+    - a linked group (phase 2, `batch._run_linked`) of the same files, none of which the screen decides: the
+      engine then analyses every file of the group in both tiers (the tool's cache keys a group the same way,
+      by its files, `run/cache.py`).
+    Every file the screen decides in the "on" run is still analysed afresh, with libcst, in the "off" run, and
+    every group holding one is run again: what differs between the tiers is all computed twice. The copies
+    are pickled (as an outcome crosses from a worker process) before the run could change the first result."""
+    real_alone, real_linked = alone.analyze_alone, batch._run_linked
+    made: dict[tuple, tuple[RunOptions, bytes]] = {}
+
+    def once(key: tuple, options: RunOptions, compute):
+        same = replace(options, screen=True)
+        if key in made and made[key][0] == same:
+            return pickle.loads(made[key][1])
+        result = compute()
+        made[key] = (same, pickle.dumps(result))
+        return result
+
+    def alone_once(candidate, source, catalog, options: RunOptions, learned=None):
+        compute = lambda: real_alone(candidate, source, catalog, options, learned)  # noqa: E731
+        return once(("alone", candidate, source.data), options, compute)
+
+    def linked_once(group, catalog, options: RunOptions, cache=None, learned=None, engines=None):
+        compute = lambda: real_linked(group, catalog, options, cache, learned, engines)  # noqa: E731
+        try:
+            files = [(item.candidate, item.candidate.path.read_bytes()) for item in group]
+        except OSError:
+            return compute()
+        prefilter, screen = prefilter_for(catalog), screen_for(catalog)
+        if (
+            cache is not None
+            or engines is not None
+            or any(
+                prefilter.worth_parsing(data, str(c.path))
+                and screen.holds_no_finding(data, c.path, options.excerpt_above)
+                for c, data in files
+            )
+        ):
+            return compute()
+        return once(("linked", tuple(files)), options, compute)
+
+    alone.analyze_alone, batch._run_linked = alone_once, linked_once
+    try:
+        yield
+    finally:
+        alone.analyze_alone, batch._run_linked = real_alone, real_linked
+
+
+@contextmanager
+def _noqa_comments_read_once() -> Iterator[None]:
+    """Within the block, each text's `# noqa` codes are tokenized once (`suppression.noqa_code_positions`, a
+    function of the text alone, whose codes are frozen): the plain engine reads them in every file that spells
+    `noqa`, in both tiers alike (46 files of a release, 40% of its two runs)."""
+    real = noqa_findings.noqa_code_positions
+    read: dict[str, list] = {}
+
+    def once(text: str) -> list:
+        if text not in read:
+            read[text] = real(text)
+        return list(read[text])
+
+    noqa_findings.noqa_code_positions = once
+    try:
+        yield
+    finally:
+        noqa_findings.noqa_code_positions = real
+
+
+def _together_check_and_fix(tree: Path, **options) -> list[tuple[list, list]]:
+    """[(on, off) of a check, (on, off) of a fix computed without writing] through the plain engine: one engine
+    per tier, whose check results and then fix results are asked (`engine.Run.again`, which `check`'s dry fix
+    uses). The engine's loading and linking never read what is done with the fixes (`_but_outputs`), and
+    tests/test_held_back_cost.py holds `again` equal to a fresh fix run; so each tier's fix results are those
+    of a run of its own, without analysing the files a second time."""
+    catalog = load_catalog()
+    options.setdefault("analysis", Options(target_torch=Version.parse("2.13")))
+    by_tier = []
+    with _noqa_comments_read_once():
+        for screen in (True, False):
+            kept: list = []
+            checked = _fields(
+                run_together(
+                    discover([str(tree)]), catalog, RunOptions(screen=screen, write=False, **options), kept=kept
+                )
+            )  # taken before the same engine is asked again
+            fixed = _fields(kept[0].again(RunOptions(screen=screen, fix=True, write=False, **options)))
+            by_tier.append((checked, fixed))
+    (check_on, fix_on), (check_off, fix_off) = by_tier
+    return [(check_on, check_off), (fix_on, fix_off)]
 
 
 def _screened(tree: Path, every_file: bool = False) -> list[str]:
@@ -99,25 +206,35 @@ def test_the_screen_loads_no_libcst(tmp_path: Path) -> None:
 
 
 # The full run compares every tree under each torch, through the batch and the plain engine; the inner loop
-# (`-m "not slow"`) the batch under the newest torch (tests/test_batch.py holds the two runners equal).
+# (`-m "not slow"`) the batch under the newest torch (tests/test_batch.py holds the two runners equal). The
+# plain engine's check and fix come from one engine per tier (`_together_check_and_fix`).
 @pytest.mark.parametrize(
     "torch", [v if v == TORCH_VERSIONS[-1] else pytest.param(v, marks=SLOW) for v in TORCH_VERSIONS]
 )
-@pytest.mark.parametrize("fix", [False, True], ids=["check", "fix"])
 @pytest.mark.parametrize(
-    "runner", [pytest.param(run, id="batch"), pytest.param(run_together, id="together", marks=SLOW)]
+    "runner, fixes",
+    [
+        pytest.param(run, (False,), id="batch-check"),
+        pytest.param(run, (True,), id="batch-fix"),
+        pytest.param(run_together, (False, True), id="together-check-fix", marks=SLOW),
+    ],
 )
 @pytest.mark.parametrize("tree", ["tests/fixtures", "examples/legacy_project", "examples/migrated_project"])
 def test_fixtures_and_examples_every_file_parsed(
-    tree: str, runner, fix: bool, torch: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tree: str, runner, fixes: tuple[bool, ...], torch: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With the byte prefilter off, so that the screen alone decides for every file: same findings, same fixes;
     through the public run (files alone, then linked groups) and the engine over all files at once."""
     copy = expanded_copy(ROOT / tree, tmp_path / Path(tree).name)
     monkeypatch.setattr(Prefilter, "worth_parsing", lambda self, data, path=None, named=None: True)
-    on, off = _both(runner, copy, analysis=Options(target_torch=Version.parse(torch)), fix=fix, write=False)
-    assert on == off
-    assert any(isinstance(f, dict) for f in off), "the tree must hold findings"
+    analysis = Options(target_torch=Version.parse(torch))
+    if runner is run:
+        pairs = [_both(run, copy, analysis=analysis, fix=fixes[0], write=False)]
+    else:
+        pairs = _together_check_and_fix(copy, analysis=analysis)
+    for fix, (on, off) in zip(fixes, pairs):
+        assert on == off, "fix" if fix else "check"
+        assert any(isinstance(f, dict) for f in off), "the tree must hold findings"
 
 
 @pytest.mark.parametrize("tree", ["tests/fixtures", "examples/legacy_project"])
