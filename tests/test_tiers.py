@@ -22,6 +22,7 @@ from typing import Iterator
 import pytest
 
 from fsdp_unpatch.analysis import screen as screen_module
+from fsdp_unpatch.analysis.ast_findings import findings_on_ast
 from fsdp_unpatch.analysis.collect import REGISTRATION_CALLEES
 from fsdp_unpatch.analysis.prefilter import Prefilter, prefilter_for
 from fsdp_unpatch.analysis.screen import screen_for
@@ -52,13 +53,11 @@ def _both(runner, tree: Path, **options) -> tuple[list, list]:
     made once (`_phase_one_once`), through the plain engine as two full runs."""
     catalog = load_catalog()
     options.setdefault("analysis", Options(target_torch=Version.parse("2.13")))
-    on, off = (
-        runner(discover([str(tree)]), catalog, RunOptions(screen=tier, ast_findings=tier, **options))
-        for tier in (True, False)
-    )
-    return _fields(on), _fields(off)
     with _phase_one_once() if runner is run else _noqa_comments_read_once():
-        on, off = (runner(discover([str(tree)]), catalog, RunOptions(screen=s, **options)) for s in (True, False))
+        on, off = (
+            runner(discover([str(tree)]), catalog, RunOptions(screen=tier, ast_findings=tier, **options))
+            for tier in (True, False)
+        )
         return _fields(on), _fields(off)
 
 
@@ -72,23 +71,29 @@ def _phase_one_once() -> Iterator[None]:
     - a linked group (phase 2, `batch._run_linked`) of the same files, none of which the screen decides: the
       engine then analyses every file of the group in both tiers (the tool's cache keys a group the same way,
       by its files, `run/cache.py`).
+    The same holds of the model's tier (`ast_findings`) for the files it does not decide (`findings_on_ast`
+    None: the engine then analyses them with libcst in both tiers); a file it decides keeps its own key.
     Every file the screen decides in the "on" run is still analysed afresh, with libcst, in the "off" run, and
     every group holding one is run again: what differs between the tiers is all computed twice. The copies
     are pickled (as an outcome crosses from a worker process) before the run could change the first result."""
     real_alone, real_linked = alone.analyze_alone, batch._run_linked
     made: dict[tuple, tuple[RunOptions, bytes]] = {}
 
-    def once(key: tuple, options: RunOptions, compute):
-        same = replace(options, screen=True)
+    def once(key: tuple, options: RunOptions, compute, model_decides: bool):
+        same = replace(options, screen=True) if model_decides else replace(options, screen=True, ast_findings=True)
         if key in made and made[key][0] == same:
             return pickle.loads(made[key][1])
         result = compute()
         made[key] = (same, pickle.dumps(result))
         return result
 
-    def alone_once(candidate, source, catalog, options: RunOptions, learned=None):
-        compute = lambda: real_alone(candidate, source, catalog, options, learned)  # noqa: E731
-        return once(("alone", candidate, source.data), options, compute)
+    def decided_on_ast(files, catalog, options: RunOptions) -> bool:
+        return any(findings_on_ast(data, c.path, catalog, options.analysis) is not None for c, data in files)
+
+    def alone_once(candidate, source, catalog, options: RunOptions, learned=None, grouped=False):
+        compute = lambda: real_alone(candidate, source, catalog, options, learned, grouped)  # noqa: E731
+        model_decides = decided_on_ast([(candidate, source.data)], catalog, options)
+        return once(("alone", candidate, source.data, grouped), options, compute, model_decides)
 
     def linked_once(group, catalog, options: RunOptions, cache=None, learned=None, engines=None):
         compute = lambda: real_linked(group, catalog, options, cache, learned, engines)  # noqa: E731
@@ -107,7 +112,7 @@ def _phase_one_once() -> Iterator[None]:
             )
         ):
             return compute()
-        return once(("linked", tuple(files)), options, compute)
+        return once(("linked", tuple(files)), options, compute, decided_on_ast(files, catalog, options))
 
     alone.analyze_alone, batch._run_linked = alone_once, linked_once
     try:
@@ -150,10 +155,15 @@ def _together_check_and_fix(tree: Path, **options) -> list[tuple[list, list]]:
             kept: list = []
             checked = _fields(
                 run_together(
-                    discover([str(tree)]), catalog, RunOptions(screen=screen, write=False, **options), kept=kept
+                    discover([str(tree)]),
+                    catalog,
+                    RunOptions(screen=screen, ast_findings=screen, write=False, **options),
+                    kept=kept,
                 )
             )  # taken before the same engine is asked again
-            fixed = _fields(kept[0].again(RunOptions(screen=screen, fix=True, write=False, **options)))
+            fixed = _fields(
+                kept[0].again(RunOptions(screen=screen, ast_findings=screen, fix=True, write=False, **options))
+            )
             by_tier.append((checked, fixed))
     (check_on, fix_on), (check_off, fix_off) = by_tier
     return [(check_on, check_off), (fix_on, fix_off)]
