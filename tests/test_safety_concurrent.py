@@ -12,6 +12,7 @@ from fsdp_unpatch.catalog import load_catalog
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.discovery import discover
 from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.fixes import edits as fix_edits
 from fsdp_unpatch.model import RunOptions
 from fsdp_unpatch.run import engine as runner
 from tests.patch_texts import removable
@@ -21,14 +22,14 @@ TAIL = "\n\nVALUE = 1\n"
 
 def _editor_saves_during_the_fix(monkeypatch, target: Path, edit) -> None:
     """Every time the engine computes the fix of `target`, an "editor" changes the file on disk."""
-    real = runner.apply_edits
+    real = fix_edits.apply_edits  # the engine imports it when it computes a fix
 
     def apply_edits(analysis, edits, *memo):
         fixed = real(analysis, edits, *memo)
         edit(target)
         return fixed
 
-    monkeypatch.setattr(runner, "apply_edits", apply_edits)
+    monkeypatch.setattr(fix_edits, "apply_edits", apply_edits)
 
 
 def _append_line(path: Path) -> None:
