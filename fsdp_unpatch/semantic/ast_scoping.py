@@ -9,14 +9,12 @@ answer is None: undecided, use the libcst facts.
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 from typing import Callable, Optional, Union
 
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import SymbolTables
 from fsdp_unpatch.semantic.imports import dotted
-from fsdp_unpatch.semantic.model import InstallSite, SemanticModel
+from fsdp_unpatch.semantic.model import InstallSite, SemanticModel, one_string_token
 from fsdp_unpatch.semantic.names import target_id
 from fsdp_unpatch.semantic.scope_verdict import NAMING_DUNDERS, Verdict
 
@@ -57,19 +55,7 @@ def _literal(node: ast.expr, text: str) -> Optional[str]:
     """A string literal written as one token (libcst's `SimpleString`); None for anything else."""
     if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
         return None
-    return node.value if _one_string_token(ast.get_source_segment(text, node) or "") else None
-
-
-def _one_string_token(source: str) -> bool:
-    try:
-        tokens = [
-            t
-            for t in tokenize.generate_tokens(io.StringIO(source).readline)
-            if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT)
-        ]
-    except (tokenize.TokenError, SyntaxError):
-        return False
-    return len(tokens) == 1 and tokens[0].type == tokenize.STRING
+    return node.value if one_string_token(ast.get_source_segment(text, node) or "") else None
 
 
 def _parameters(node: ast.AST) -> set[str]:

@@ -279,7 +279,7 @@ class _Builder(ast.NodeVisitor):
         name = call.args[1]
         if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
             return False
-        return _one_string_token(ast.get_source_segment(self.text, name) or "")
+        return one_string_token(ast.get_source_segment(self.text, name) or "")
 
 
 def _skip_space(text: str, at: int, step: int) -> int:
@@ -294,7 +294,7 @@ def _plain_name(node: ast.AST) -> Optional[str]:
     return None if isinstance(node, ast.Attribute) else dotted(node)
 
 
-def _one_string_token(source: str) -> bool:
+def one_string_token(source: str) -> bool:
     """`source` is one string literal (libcst's SimpleString), not several side by side."""
     try:
         tokens = [
