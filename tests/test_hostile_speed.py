@@ -1,0 +1,74 @@
+"""A warm `check` trusts a file's stat when it last changed well before the run (the project walk's stat keys the
+FSU306 findings and the held-back verdict). A hostile edit that keeps the size and puts the modification time
+back, or a same-size file renamed over the old one, must still be seen: the warm run says what a cold one says."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+# The stat rule trusts only files last changed this long before the run (`run/cache.py`, RACY_NS), plus a margin.
+_SETTLE_S = 2.2
+
+_UNBOUND = '"""Installers of the cluster stack (the FSDP2 one went away in the migration)."""\nREADY = 1\n'
+# Same size as _UNBOUND, and it binds the name the importer asks for.
+_BOUND = "_apply_fsdp_patch = 1  # bound again by a hand edit\n"
+_BOUND += "#" * (len(_UNBOUND) - len(_BOUND) - 1) + "\n"
+
+
+def _tree(root: Path) -> Path:
+    (root / "stack" / "fsdp").mkdir(parents=True)
+    (root / "stack" / "__init__.py").write_text("")
+    (root / "stack" / "fsdp" / "__init__.py").write_text("")
+    (root / "stack" / "fsdp" / "installers.py").write_text(_UNBOUND)
+    (root / "stack" / "boot.py").write_text(
+        "from stack.fsdp.installers import _apply_fsdp_patch\n\n_apply_fsdp_patch()\n"
+    )
+    return root / "stack" / "fsdp" / "installers.py"
+
+
+def _check(root: Path, *flags: str) -> list[tuple]:
+    done = subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", "check", "--output-format", "json", *flags, "."],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return sorted((f["code"], f["path"], f["line"]) for f in json.loads(done.stdout))
+
+
+def _same_size_edit_mtime_put_back(path: Path) -> None:
+    before = os.stat(path)
+    path.write_text(_BOUND)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def _renamed_over(path: Path) -> None:
+    before = os.stat(path)
+    spare = path.with_name("installers.py.new")
+    spare.write_text(_BOUND)
+    os.utime(spare, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(spare, path)
+
+
+@pytest.mark.parametrize("edit", [_same_size_edit_mtime_put_back, _renamed_over], ids=["utime", "rename-over"])
+def test_warm_fsu306_sees_a_same_size_edit_whose_time_was_put_back(tmp_path, edit):
+    target = _tree(tmp_path)
+    assert len(_BOUND) == len(_UNBOUND)
+    time.sleep(_SETTLE_S)  # every file now stands for its content by its stat
+    first = _check(tmp_path)
+    assert [code for code, *_ in first] == ["FSU306"]
+    assert _check(tmp_path) == first  # the warm entry is used
+    old = os.stat(target)
+    edit(target)
+    new = os.stat(target)
+    assert (new.st_size, new.st_mtime_ns) == (old.st_size, old.st_mtime_ns)  # only the change time tells
+    time.sleep(_SETTLE_S)  # the edit, too, is old enough to be trusted by its stat
+    assert _check(tmp_path) == _check(tmp_path, "--no-cache") == []
