@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -72,3 +73,43 @@ def test_warm_fsu306_sees_a_same_size_edit_whose_time_was_put_back(tmp_path, edi
     assert (new.st_size, new.st_mtime_ns) == (old.st_size, old.st_mtime_ns)  # only the change time tells
     time.sleep(_SETTLE_S)  # the edit, too, is old enough to be trusted by its stat
     assert _check(tmp_path) == _check(tmp_path, "--no-cache") == []
+
+
+_EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "legacy_project"
+_IMPORTS_REMOVED = "from legacy_npu.distributed.fsdp._add_fsdp_patch import _patched_finalize_backward\n"
+_IMPORTS_KEPT = "from legacy_npu.distributed.fsdp._add_fsdp_patch import FSDPMemCache\n"
+_IMPORTS_KEPT += "#" * (len(_IMPORTS_REMOVED) - len(_IMPORTS_KEPT) - 1) + "\n"
+
+
+def _held_back(root: Path, *flags: str) -> list[tuple]:
+    done = subprocess.run(
+        [sys.executable, "-m", "fsdp_unpatch", "check", "--output-format", "json", *flags, "."],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return sorted((f["path"], f["line"], f["fix"]["held_back"]) for f in json.loads(done.stdout) if f["fix"])
+
+
+@pytest.mark.parametrize("edit", ["utime", "rename-over"])
+def test_warm_held_back_verdict_sees_an_importer_changed_with_its_time_put_back(tmp_path, edit):
+    shutil.copytree(_EXAMPLE, tmp_path / "p")
+    root = tmp_path / "p"
+    importer = root / "legacy_npu" / "extra.py"
+    importer.write_text(_IMPORTS_KEPT)
+    time.sleep(_SETTLE_S)
+    first = _held_back(root)
+    assert first and all(held is None for *_, held in first)  # nothing holds the fixes back yet
+    assert _held_back(root) == first
+    before = os.stat(importer)
+    spare = importer.with_name("extra.py.new") if edit == "rename-over" else importer
+    spare.write_text(_IMPORTS_REMOVED)
+    os.utime(spare, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(spare, importer)
+    after = os.stat(importer)
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    time.sleep(_SETTLE_S)
+    warm = _held_back(root)
+    assert warm == _held_back(root, "--no-cache")
+    assert all(held is not None and "legacy_npu/extra.py:1" in held for *_, held in warm)
