@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -113,3 +114,97 @@ def test_warm_held_back_verdict_sees_an_importer_changed_with_its_time_put_back(
     warm = _held_back(root)
     assert warm == _held_back(root, "--no-cache")
     assert all(held is not None and "legacy_npu/extra.py:1" in held for *_, held in warm)
+
+
+# A review-only module in my own words: a test helper swaps an FSDP2 internal and puts it back in a `finally`.
+_REVIEW_ONLY = b'''"""Counts all-gathers for the length of one test."""
+
+import contextlib
+
+import torch
+
+
+@contextlib.contextmanager
+def counting(counter):
+    saved = torch.distributed.fsdp._fully_shard._fsdp_param_group.foreach_all_gather
+
+    def counted(*args, **kwargs):
+        counter.append(len(args))  # note
+        return saved(*args, **kwargs)
+
+    torch.distributed.fsdp._fully_shard._fsdp_param_group.foreach_all_gather = counted
+    try:
+        yield counter
+    finally:
+        torch.distributed.fsdp._fully_shard._fsdp_param_group.foreach_all_gather = saved
+'''
+
+_SITE = b"torch.distributed.fsdp._fully_shard._fsdp_param_group.foreach_all_gather = counted\n"
+
+# The same module as hostile text: line endings, indentation, encodings and comments the ast model and libcst
+# must read alike (positions, messages, suppressions).
+_HOSTILE_TEXTS = {
+    "crlf": _REVIEW_ONLY.replace(b"\n", b"\r\n"),
+    "cr-only": _REVIEW_ONLY.replace(b"\n", b"\r"),
+    "tabs": _REVIEW_ONLY.replace(b"    ", b"\t"),
+    "form-feed": _REVIEW_ONLY.replace(b"\n\n\n@contextlib", b"\n\n\x0c\n@contextlib"),
+    "no-final-newline": _REVIEW_ONLY.rstrip(b"\n"),
+    "bom": b"\xef\xbb\xbf" + _REVIEW_ONLY,
+    "latin-1": b"# -*- coding: latin-1 -*-\n" + _REVIEW_ONLY.replace(b"# note", b"# caf\xe9 \xe9t\xe9"),
+    "wide-characters": _REVIEW_ONLY.replace(
+        b"    " + _SITE,
+        "    n = '\u6f22\u5b57\u00e9'; ".encode() + _SITE,
+    ),
+    "noqa-on-the-site": _REVIEW_ONLY.replace(b"= counted\n", b"= counted  # noqa: FSU101\n"),
+    "noqa-of-another-code": _REVIEW_ONLY.replace(b"= counted\n", b"= counted  # noqa: E501\n"),
+    "skip-file": b"# fsdp-unpatch: skip-file\n" + _REVIEW_ONLY,
+    "continuation": _REVIEW_ONLY.replace(
+        b"foreach_all_gather = counted\n", b"foreach_all_gather = \\\n        counted\n"
+    ),
+    "semicolon": _REVIEW_ONLY.replace(
+        b"    " + _SITE,
+        b"    n = 1; " + _SITE,
+    ),
+}
+
+
+# Texts the tier leaves to libcst on purpose: a suppression on a site, a text that is not plain UTF-8, no file to
+# report at all.
+_LEFT_TO_LIBCST = frozenset({"skip-file", "noqa-on-the-site", "bom", "latin-1"})
+
+
+def _spy(decide, decided: list[bool]):
+    def spy(unit, catalog, options) -> bool:
+        decided.append(decide(unit, catalog, options))
+        return decided[-1]
+
+    return spy
+
+
+@pytest.mark.parametrize("variant", sorted(_HOSTILE_TEXTS))
+def test_hostile_text_of_a_review_only_file_is_reported_as_libcst_reports_it(tmp_path, monkeypatch, variant):
+    from fsdp_unpatch.run import on_ast
+    from tests.integration import cli
+
+    (tmp_path / "probes.py").write_bytes(_HOSTILE_TEXTS[variant])
+    outputs = []
+    decided: list[bool] = []
+    for tier in (True, False):
+        with monkeypatch.context() as patched:
+            if not tier:
+                patched.setattr(on_ast, "decide", lambda unit, catalog, options: False)
+            else:
+                patched.setattr(on_ast, "decide", _spy(on_ast.decide, decided))
+            runs = [
+                cli("check", "--no-cache", *flags, ".", cwd=tmp_path)
+                for flags in (["--output-format", "json"], ["--output-format", "sarif"], ["--show-fixes"])
+            ]
+        outputs.append([(r.returncode, re.sub(rb"Took [0-9.]+ s", b"", r.stdout), r.stderr) for r in runs])
+    assert outputs[0] == outputs[1]
+    assert any(decided) == (variant not in _LEFT_TO_LIBCST)  # else the model, not libcst, gave the answer
+    found = json.loads(outputs[0][0][1])
+    assert [f["code"] for f in found] == ([] if variant in ("skip-file", "noqa-on-the-site") else ["FSU101"])
+    text = _HOSTILE_TEXTS[variant].decode("latin-1" if variant == "latin-1" else "utf-8-sig")
+    for finding in found:  # the finding points at the site, its column counted in characters
+        line = re.split(r"\r\n|\r|\n", text)[finding["line"] - 1]  # not str.splitlines: a form feed ends no line
+        assert line[finding["column"] - 1 :].startswith("torch.distributed"), (line, finding["column"])
