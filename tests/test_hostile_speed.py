@@ -208,3 +208,65 @@ def test_hostile_text_of_a_review_only_file_is_reported_as_libcst_reports_it(tmp
     for finding in found:  # the finding points at the site, its column counted in characters
         line = re.split(r"\r\n|\r|\n", text)[finding["line"] - 1]  # not str.splitlines: a form feed ends no line
         assert line[finding["column"] - 1 :].startswith("torch.distributed"), (line, finding["column"])
+
+
+_PATCH = Path("legacy_npu") / "distributed" / "fsdp" / "_add_fsdp_patch.py"
+_CALLER = Path("legacy_npu") / "_api_patches.py"
+_INSTALLS = (
+    b"    torch.ops.fsdp.all_gather_copy_in.default = _patched_all_gather_copy_in\n"
+    b"    torch.ops.fsdp.all_gather_copy_in = _patched_all_gather_copy_in\n"
+    b"    _ParamGroup.finalize_backward = _patched_finalize_backward\n"
+)
+_OVERRIDE = b"_ParamGroup.finalize_backward = _patched_finalize_backward"
+
+
+def _layouts(patch: bytes) -> dict[str, bytes]:
+    """The example's patch module laid out as a hostile hand would: the statements a fix changes adjacent,
+    sharing a line, nested, last in the file without a newline, followed by comments only."""
+    assert _INSTALLS in patch
+    one_line = b"    " + b"; ".join(line.strip() for line in _INSTALLS.splitlines()) + b"\n"
+    return {
+        "adjacent-defs": patch.replace(b"\n\n\n# Copy of", b"\n# Copy of").replace(
+            b"\n\n\ndef _apply", b"\ndef _apply"
+        ),
+        "semicolons": patch.replace(_INSTALLS, one_line),
+        "crlf": patch.replace(b"\n", b"\r\n"),
+        "form-feed": patch.replace(b"\n\n\n# Copy of", b"\n\n\x0c\n# Copy of"),
+        "top-level-if": patch + b"\nif hasattr(torch, 'npu'):\n    " + _OVERRIDE + b"\n",
+        "top-level-try": patch + b"\ntry:\n    " + _OVERRIDE + b"\nexcept AttributeError:\n    pass\n",
+        "last-without-newline": patch + b"\n" + _OVERRIDE,
+        "last-shares-a-line": patch + b"\nREADY = 1; " + _OVERRIDE,
+        "comments-after": patch + b"\n" + _OVERRIDE + b"\n# the end\n    # an indented comment\n",
+    }
+
+
+@pytest.mark.parametrize("layout", sorted(_layouts((_EXAMPLE / _PATCH).read_bytes())))
+def test_fix_regions_spliced_from_statements_are_the_whole_modules(tmp_path, monkeypatch, layout):
+    from fsdp_unpatch.fixes import regions
+    from tests.integration import cli
+
+    shutil.copytree(_EXAMPLE, tmp_path / "p")
+    root = tmp_path / "p"
+    (root / _PATCH).write_bytes(_layouts((_EXAMPLE / _PATCH).read_bytes())[layout])
+    spliced: list[bool] = []
+    real = regions._spliced
+
+    def counted(*args):
+        spliced.append(real(*args) is not None)
+        return real(*args)
+
+    outputs = []
+    for splice in (True, False):
+        with monkeypatch.context() as patched:
+            patched.setattr(regions, "_spliced", counted if splice else (lambda *args: None))
+            runs = [
+                cli("check", "--no-cache", *flags, ".", cwd=root)
+                for flags in (["--output-format", "json"], ["--show-fixes"], ["--output-format", "sarif"])
+            ]
+            runs.append(cli("fix", "--diff", "--no-cache", ".", cwd=root))
+        outputs.append(
+            [(r.returncode, *(re.sub(rb"Took [0-9.]+ s", b"", o) for o in (r.stdout, r.stderr))) for r in runs]
+        )
+    assert any(spliced)  # the statements' code was spliced for some fix
+    assert outputs[0] == outputs[1]
+    assert b"_patched_finalize_backward" in outputs[0][3][1]  # the diff removes the override
