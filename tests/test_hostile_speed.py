@@ -261,7 +261,7 @@ def test_fix_regions_spliced_from_statements_are_the_whole_modules(tmp_path, mon
             patched.setattr(regions, "_spliced", counted if splice else (lambda *args: None))
             runs = [
                 cli("check", "--no-cache", *flags, ".", cwd=root)
-                for flags in (["--output-format", "json"], ["--show-fixes"], ["--output-format", "sarif"])
+                for flags in (["--output-format", "json"], ["--show-fixes"])
             ]
             runs.append(cli("fix", "--diff", "--no-cache", ".", cwd=root))
         outputs.append(
@@ -269,4 +269,4 @@ def test_fix_regions_spliced_from_statements_are_the_whole_modules(tmp_path, mon
         )
     assert any(spliced)  # the statements' code was spliced for some fix
     assert outputs[0] == outputs[1]
-    assert b"_patched_finalize_backward" in outputs[0][3][1]  # the diff removes the override
+    assert b"_patched_finalize_backward" in outputs[0][-1][1]  # the diff removes the override
