@@ -178,6 +178,24 @@ def test_a_changed_file_outside_a_partial_run_gives_a_fresh_result(tmp_path: Pat
     assert "kept for now" not in again.stdout and "FSU003" in again.stdout
 
 
+def test_an_outside_file_edited_to_the_same_size_with_its_time_put_back_gives_a_fresh_result(tmp_path: Path) -> None:
+    """The files outside a partial run are keyed by their change time too, which no `os.utime` puts back."""
+    project = _project(tmp_path)
+    outside = project / "tests" / "test_uses.py"
+    outside.parent.mkdir()
+    before = "from pkg.patch import _apply_fsdp_patch\n"
+    outside.write_text(before)
+    first = _cli(project, "check", "--output-format", "concise", "pkg/patch.py")
+    assert "kept for now" in first.stdout
+    times = os.stat(outside)
+    after = "import pkg  # no longer the installer\n".ljust(len(before) - 1) + "\n"
+    assert len(after) == len(before)
+    outside.write_text(after)
+    os.utime(outside, ns=(times.st_atime_ns, times.st_mtime_ns))
+    again = _cli(project, "check", "--output-format", "concise", "pkg/patch.py")
+    assert "kept for now" not in again.stdout and "FSU003" in again.stdout
+
+
 def test_a_cache_dir_that_holds_other_files_is_not_used_and_clean_keeps_them(tmp_path: Path) -> None:
     """`--cache-dir .` (or a folder of notes) is not filled, not tagged for backup tools to skip, and `clean`
     removes only what the cache writes there."""

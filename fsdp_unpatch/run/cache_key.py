@@ -72,7 +72,8 @@ def files_digest(roots: Iterable[Path]) -> str:
 
 
 def outside_digest(project_root: Optional[str], covered: Iterable[str]) -> str:
-    """Paths, sizes and modification times of the project's files outside a partial run ("" for a whole run)."""
+    """Paths, sizes, modification and change times and inodes of the project's files outside a partial run ("" for a
+    whole run): no `os.utime` puts a change time back."""
     if project_root is None:
         return ""
     from fsdp_unpatch.config.discovery import outside_files
@@ -83,7 +84,7 @@ def outside_digest(project_root: Optional[str], covered: Iterable[str]) -> str:
             info = os.stat(path)
         except OSError:
             continue  # unreadable: the run says so itself
-        digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}\0".encode())
+        digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\0{info.st_ino}\0".encode())
     return digest.hexdigest()
 
 
