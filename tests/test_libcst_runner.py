@@ -30,11 +30,12 @@ def codemod(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    # `fix` analyses the fixed tree again through the result cache (docs/safety.md): the cache is not source.
+    # `fix` analyses the fixed tree again through the result cache (docs/safety.md): the cache is not source;
+    # nor is the bytecode Python writes when the runner imports the project's own codemods.
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and ".fsdp_unpatch_cache" not in p.parts
+        if p.is_file() and ".fsdp_unpatch_cache" not in p.parts and "__pycache__" not in p.parts
     }
 
 
