@@ -35,7 +35,7 @@ def _tree(root: Path) -> Path:
     return root / "stack" / "fsdp" / "installers.py"
 
 
-def _check(root: Path, *flags: str) -> list[tuple]:
+def _json_check(root: Path, *flags: str) -> list[dict]:
     done = subprocess.run(
         [sys.executable, "-m", "fsdp_unpatch", "check", "--output-format", "json", *flags, "."],
         cwd=root,
@@ -43,7 +43,11 @@ def _check(root: Path, *flags: str) -> list[tuple]:
         text=True,
     )
     assert done.returncode in (0, 1), done.stderr
-    return sorted((f["code"], f["path"], f["line"]) for f in json.loads(done.stdout))
+    return json.loads(done.stdout)
+
+
+def _check(root: Path, *flags: str) -> list[tuple]:
+    return sorted((f["code"], f["path"], f["line"]) for f in _json_check(root, *flags))
 
 
 def _same_size_edit_mtime_put_back(path: Path) -> None:
@@ -83,14 +87,7 @@ _IMPORTS_KEPT += "#" * (len(_IMPORTS_REMOVED) - len(_IMPORTS_KEPT) - 1) + "\n"
 
 
 def _held_back(root: Path, *flags: str) -> list[tuple]:
-    done = subprocess.run(
-        [sys.executable, "-m", "fsdp_unpatch", "check", "--output-format", "json", *flags, "."],
-        cwd=root,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    return sorted((f["path"], f["line"], f["fix"]["held_back"]) for f in json.loads(done.stdout) if f["fix"])
+    return sorted((f["path"], f["line"], f["fix"]["held_back"]) for f in _json_check(root, *flags) if f["fix"])
 
 
 @pytest.mark.parametrize("edit", ["utime", "rename-over"])
