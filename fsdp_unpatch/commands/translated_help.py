@@ -9,7 +9,7 @@ it is imported.
 from __future__ import annotations
 
 import re
-from typing import Optional, Sequence
+from typing import Iterable, Optional
 
 import click
 
@@ -58,7 +58,7 @@ class TranslatedFormatter(click.HelpFormatter):
     def write_text(self, text: str) -> None:
         super().write_text(i18n.gettext(text))
 
-    def write_dl(self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
+    def write_dl(self, rows: Iterable[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
         super().write_dl([(term, translated_help(help)) for term, help in rows], col_max, col_spacing)
 
 
