@@ -28,8 +28,40 @@ COMMANDS = {
         N_("Audit call sites the migration reaches (`audit foreach-copy`)."),
     ),
     "clean": ("fsdp_unpatch.commands.cache:clean", N_("Remove the cache.")),
+    "version": ("fsdp_unpatch.commands.version:version", N_("Print the version (`--output-format json`: and more).")),
     "server": ("fsdp_unpatch.commands.server:server", N_("Run the language server (LSP over stdio) for editors.")),
 }
+
+
+# Options ruff takes before its sub-command too (`ruff -q check`, `ruff --config X check`): the value they take
+# (or None for a flag). They are handed to the sub-command, which is where they mean something.
+GLOBAL_OPTIONS = {"-q": None, "--quiet": None, "--isolated": None, "--config": "VALUE", "--no-cache": None}
+COMMANDS_WITH_GLOBAL_OPTIONS = frozenset({"check", "fix"})
+
+
+def after_the_command(args: list[str]) -> list[str]:
+    """`-q check x.py` -> `check -q x.py`: the global options given before the sub-command, moved after it."""
+    moved: list[str] = []
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] != "--":
+        name, equals, _ = args[index].partition("=")
+        if name not in GLOBAL_OPTIONS:
+            return args  # the group's own (`--version`, `--help`) or a mistake: click says which
+        takes = GLOBAL_OPTIONS[name] is not None and not equals
+        if takes and index + 1 >= len(args):
+            raise click.UsageError(i18n.gettext("Option '{name}' requires an argument.").format(name=name))
+        moved += args[index : index + 1 + takes]
+        index += 1 + takes
+    if not moved or index >= len(args):
+        return args
+    command = args[index]
+    if command in COMMANDS and command not in COMMANDS_WITH_GLOBAL_OPTIONS:
+        raise click.UsageError(
+            i18n.gettext("{option} before a command goes with `check` and `fix`, not `{command}`").format(
+                option=moved[0], command=command
+            )
+        )
+    return [command, *moved, *args[index + 1 :]]
 
 
 class LazyGroup(click.Group):
@@ -47,6 +79,11 @@ class LazyGroup(click.Group):
             i18n.choose(language)
         except i18n.LanguageError as error:
             ctx.fail(str(error))
+        try:
+            args = after_the_command(args)
+        except click.UsageError as error:
+            error.ctx = ctx
+            raise
         return super().parse_args(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:

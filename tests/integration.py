@@ -65,7 +65,7 @@ def cli(*args: str, cwd: Path, stdin: Optional[bytes] = None, env: Optional[dict
     from fsdp_unpatch.cli import main
 
     runner = cli_runner()
-    environment: dict = {"NO_COLOR": None, "CI": None}
+    environment: dict = {"NO_COLOR": None, "CI": None, "FSDP_UNPATCH_OUTPUT_FORMAT": None}
     environment.update(env or {})
     previous = os.getcwd()
     os.chdir(cwd)

@@ -213,7 +213,7 @@ def test_help_in_chinese(example: Path) -> None:
     assert re.match(r"用法: \S+ check \[OPTIONS\] \[PATHS\]\.\.\.\n\n  报告 PATHS（默认：当前文件夹）下的", check), (
         check
     )
-    assert "选项:" in check and "结果的报告方式。  [默认: full]" in check
+    assert "选项:" in check and "结果的报告方式（也可用环境变量" in check
     english = cli("--lang", "en", "check", "--help", cwd=example, env=ZH_LOCALE).stdout.decode()
     assert re.match(r"Usage: \S+ check \[OPTIONS\] \[PATHS\]\.\.\.\n\n  Report FSDP2 monkey-patches", english)
 

@@ -439,8 +439,25 @@ class Prefilter:
     def worth_parsing(self, data: bytes, path: Optional[str] = None, named: Optional[bool] = None) -> bool:
         """Both stages: False only for a file that cannot hold a finding (`named`: `has_token`, if known)."""
         if path is not None and self.in_package(path):
-            return self.could_hold_finding(data) or patches_relatively(data)
-        return (self.has_token(data) if named is None else named) and self.could_hold_finding(data)
+            return self.could_hold_finding(data) or patches_relatively(data) or not _parses(data)
+        if not (self.has_token(data) if named is None else named):
+            return False
+        return self.could_hold_finding(data) or not _parses(data)
+
+
+def _parses(data: bytes) -> bool:
+    """Whether CPython parses the file. A file that names FSDP2 is parsed even when its text can hold no finding,
+    so that a syntax error in it is reported (FSU901, exit 1), as ruff reports every file it cannot parse."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a decoding error is a SyntaxError too
+        return False
+    return True
 
 
 _RELATIVE_FROM = re.compile(rb"^[ \t]*from[ \t]+\.[\w.]*[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.MULTILINE)

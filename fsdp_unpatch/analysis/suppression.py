@@ -4,6 +4,7 @@ and where each code of a `# noqa` stands (FSU501 says which suppress nothing: `r
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
@@ -13,6 +14,9 @@ from typing import Optional
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 SKIP_FILE = re.compile(rb"^[ \t]*#[ \t]*fsdp-unpatch:[ \t]*skip-file[ \t]*$", re.MULTILINE)
 CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
+# `# noqa FSU101`: codes after white space, no colon. Read as a bare `# noqa` (as flake8 and ruff do), but
+# `rules/noqa_missing_colon.py` says so, and such a comment cannot silence that rule's own finding.
+NOQA_WITHOUT_COLON = re.compile(r"#\s*noqa\s+(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 
 
 def noqa_codes(lines: list[str], line: int) -> Optional[frozenset[str]]:
@@ -30,7 +34,18 @@ def noqa_codes(lines: list[str], line: int) -> Optional[frozenset[str]]:
 
 def is_suppressed(lines: list[str], line: int, code: str) -> bool:
     codes = noqa_codes(lines, line)
-    return codes is not None and (not codes or code in codes)
+    if codes is None:
+        return False
+    if not codes:
+        return code != _missing_colon_code() or NOQA_WITHOUT_COLON.search(lines[line - 1]) is None
+    return code in codes
+
+
+@functools.cache
+def _missing_colon_code() -> str:
+    from fsdp_unpatch.rules.noqa_missing_colon import NOQA_MISSING_COLON
+
+    return NOQA_MISSING_COLON.code
 
 
 def skips_file(data: bytes) -> bool:

@@ -24,7 +24,8 @@ def common_options(function):
             default="full",
             show_default=True,
             type=click.Choice(list(FORMATS)),
-            help="How findings are reported.",
+            envvar="FSDP_UNPATCH_OUTPUT_FORMAT",
+            help="How findings are reported (also the environment variable FSDP_UNPATCH_OUTPUT_FORMAT).",
         ),
         click.option(
             "--target-torch",
@@ -34,6 +35,9 @@ def common_options(function):
         ),
         click.option("--select", multiple=True, metavar="CODES", help="Rule codes or prefixes to report."),
         click.option("--ignore", multiple=True, metavar="CODES", help="Rule codes or prefixes not to report."),
+        click.option(
+            "--extend-ignore", multiple=True, metavar="CODES", help="Rule codes or prefixes not to report, in addition."
+        ),
         click.option("--show-source/--no-show-source", default=True, help="Show the source line of each finding."),
         click.option(
             "-o",
@@ -64,7 +68,9 @@ def common_options(function):
             "-q", "--quiet", is_flag=True, help="Print the findings and nothing else: no summary, no progress."
         ),
         click.option(
-            "--show-fixes", is_flag=True, help="check: show what each fix would change; fix: list the fixes applied."
+            "--show-fixes/--no-show-fixes",
+            default=False,
+            help="check: show what each fix would change; fix: list the fixes applied.",
         ),
         click.option(
             "-v",
@@ -155,7 +161,11 @@ def fix_options(function):
         click.option(
             "--diff", is_flag=True, help="Print the changes the fix would make as a unified diff and write nothing."
         ),
-        click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change what a test suite checks."),
+        click.option(
+            "--unsafe-fixes/--no-unsafe-fixes",
+            default=False,
+            help="Also apply fixes that change what a test suite checks (the last of the two wins).",
+        ),
         click.option(
             "--fix-only",
             is_flag=True,
@@ -169,6 +179,9 @@ def fix_options(function):
             multiple=True,
             metavar="CODES",
             help="Only these rules' fixes are applied and counted (replaces the configured list; default: all).",
+        ),
+        click.option(
+            "--extend-fixable", multiple=True, metavar="CODES", help="Rules whose fixes are applied, in addition."
         ),
         click.option(
             "--unfixable", multiple=True, metavar="CODES", help="Rules whose fixes are never applied or counted."

@@ -44,9 +44,11 @@ KEYS = {
     "force-exclude": N_("true or false"),
     "fixable": N_("a list of rule codes or prefixes"),
     "unfixable": N_("a list of rule codes or prefixes"),
+    "extend-ignore": N_("a list of rule codes or prefixes"),
+    "extend-fixable": N_("a list of rule codes or prefixes"),
     "lang": N_('"en" or "zh-CN"'),
 }
-CODE_LISTS = ("select", "ignore", "extend-select", "fixable", "unfixable")
+CODE_LISTS = ("select", "ignore", "extend-select", "fixable", "unfixable", "extend-ignore", "extend-fixable")
 
 
 @dataclass(frozen=True)
@@ -198,9 +200,16 @@ def checked(section: dict, source: str, table: str, catalog: Catalog) -> dict[st
     return values
 
 
-def resolve(flags: Request, file: Optional[FileConfig], catalog: Catalog, inline: Optional[dict] = None) -> Settings:
+def resolve(
+    flags: Request,
+    file: Optional[FileConfig],
+    catalog: Catalog,
+    inline: Optional[dict] = None,
+    project_root: Optional[Path] = None,
+) -> Settings:
     """Command-line flags over the `--config KEY=VALUE` settings (`inline`) over the file over the defaults
-    (`--select` replaces the file's selection, `--fixable` its fixable rules)."""
+    (`--select` replaces the file's selection, `--fixable` its fixable rules). Globs and patterns are relative
+    to the configuration file's folder, else to `project_root` (as in ruff), else to the current folder."""
     known = sorted(catalog.rules)
     values = {**(file.values if file is not None else {}), **(inline or {})}
     select = parse_codes(flags.select, "--select", known)
@@ -208,10 +217,13 @@ def resolve(flags: Request, file: Optional[FileConfig], catalog: Catalog, inline
     if not select:
         select = values.get("select", ("FSU",))
         extend_select = values.get("extend-select", ()) + extend_select
-    exclude = flags.exclude or values.get("exclude")
+    exclude = _patterns(flags.exclude) or values.get("exclude")
     return Settings(
         select=select,
-        ignore=values.get("ignore", ()) + parse_codes(flags.ignore, "--ignore", known),
+        ignore=values.get("ignore", ())
+        + values.get("extend-ignore", ())
+        + parse_codes(flags.ignore, "--ignore", known)
+        + parse_codes(flags.extend_ignore, "--extend-ignore", known),
         extend_select=extend_select,
         per_file_ignores=(
             parse_per_file_ignores(flags.per_file_ignores, "--per-file-ignores", known)
@@ -220,17 +232,19 @@ def resolve(flags: Request, file: Optional[FileConfig], catalog: Catalog, inline
         )
         + parse_per_file_ignores(flags.extend_per_file_ignores, "--extend-per-file-ignores", known),
         exclude=tuple(exclude) if exclude is not None else None,
-        extend_exclude=values.get("extend-exclude", ()) + tuple(flags.extend_exclude),
+        extend_exclude=values.get("extend-exclude", ()) + _patterns(flags.extend_exclude),
         target_torch=flags.target_torch or values.get("target-torch"),
         keep=values.get("keep", frozenset()),
         respect_gitignore=flags.respect_gitignore
         if flags.respect_gitignore is not None
         else values.get("respect-gitignore", True),
         force_exclude=flags.force_exclude or values.get("force-exclude", False),
-        fixable=parse_codes(flags.fixable, "--fixable", known) or values.get("fixable", ("FSU",)),
+        fixable=(parse_codes(flags.fixable, "--fixable", known) or values.get("fixable", ("FSU",)))
+        + values.get("extend-fixable", ())
+        + parse_codes(flags.extend_fixable, "--extend-fixable", known),
         unfixable=values.get("unfixable", ()) + parse_codes(flags.unfixable, "--unfixable", known),
         lang=values.get("lang"),
-        root=str(file.root) if file is not None else ".",
+        root=str(file.root) if file is not None else str(project_root or "."),
         config=str(file.path) if file is not None else None,
     )
 
@@ -252,4 +266,11 @@ def settings_for(paths: Sequence[str], request: Request, catalog: Catalog) -> Se
     else:
         found = find_config(paths)
         file = load_config(found, catalog, explicit=False) if found is not None else None
-    return resolve(request, file, catalog, overrides)
+    from fsdp_unpatch.config.project import Project
+
+    return resolve(request, file, catalog, overrides, Project.of(list(paths)).root)
+
+
+def _patterns(values: Sequence[str]) -> tuple[str, ...]:
+    """`--exclude a.py,b.py` -> ("a.py", "b.py"): ruff's comma-separated lists, on the flag and repeated."""
+    return tuple(p.strip() for value in values for p in value.split(",") if p.strip())

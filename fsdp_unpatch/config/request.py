@@ -37,6 +37,7 @@ class Request:
     isolated: bool = False
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    extend_ignore: tuple[str, ...] = ()  # adds to `ignore` (ruff's deprecated alias, kept for its users)
     extend_select: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
@@ -45,6 +46,7 @@ class Request:
     force_exclude: bool = False
     fixable: tuple[str, ...] = ()  # replaces the configured fixable rules
     unfixable: tuple[str, ...] = ()  # adds to the configured unfixable rules
+    extend_fixable: tuple[str, ...] = ()  # adds to the fixable rules (configured or `--fixable`)
     ignore_noqa: bool = False  # report what noqa comments suppress
     # GLOB:CODES entries: `per_file_ignores` replaces the file's table, `extend_per_file_ignores` adds to it
     per_file_ignores: tuple[str, ...] = ()
@@ -80,6 +82,9 @@ class Request:
             values["config_options"] = values.pop("config")
         if values.get("stdin_filename") is not None and not values.get("paths"):
             values["paths"] = (STDIN,)  # as in ruff: `--stdin-filename` alone reads standard input
+        if values.get("stdin_filename") is not None:
+            # An editor's pipe stands for that file in its project: what `fix PATH` would write, not a module alone
+            values.setdefault("in_project", True)
         return cls(**values)
 
     @property
