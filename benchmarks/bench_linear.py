@@ -153,8 +153,13 @@ def main() -> int:
                         [*tool, *args, *concise, "."], fresh(folder, label)
                     ),
                 )
-                met = figures[0] < GOAL_SECONDS and figures[2] < GOAL_MIB
-                row(corpus, label, figures, f"< {GOAL_SECONDS:.0f} s, < {GOAL_MIB} MiB {'met' if met else 'NOT MET'}")
+                met = figures[1] < GOAL_SECONDS and figures[2] < GOAL_MIB  # CPU: the machine is shared
+                row(
+                    corpus,
+                    label,
+                    figures,
+                    f"CPU < {GOAL_SECONDS:.0f} s, < {GOAL_MIB} MiB {'met' if met else 'NOT MET'}",
+                )
         if "many" in only:
             copies = max(1, int(1000 * arguments.scale))
             loose = max(1, int(51 * arguments.scale))
