@@ -268,3 +268,24 @@ def test_the_description_in_chinese_follows_the_same_findings(tmp_path: Path) ->
     for line in zh["已删除的 override"] + zh["有意保留"] + zh["随之删除"]:
         assert CJK.search(line.split("：", 1)[1]), line  # the proof, the reason, the message: in Chinese
     assert "- 目标 torch：2.8 到 2.13（pyproject.toml: torch>=2.8）" in (chinese / "mr.md").read_text(encoding="utf-8")
+
+
+def test_each_chinese_removal_carries_its_proof_not_the_whole_message(tmp_path: Path) -> None:
+    """Issue 31, item 2: a Chinese "removed" bullet is the English one's proof, translated: the same
+    replacement function, no cut target (`..._fsdp_collectives._ge...`) and no repeated "delete" advice."""
+    english = _copy(tmp_path / "en")
+    chinese = _copy(tmp_path / "zh")
+    assert cli("fix", "--diff", "--no-cache", "--report", "mr.md", ".", cwd=english).returncode == 1
+    assert cli("fix", "--diff", "--no-cache", "--lang", "zh-CN", "--report", "mr.md", ".", cwd=chinese).returncode == 1
+    en = _sections((english / "mr.md").read_text(encoding="utf-8"))["Removed overrides"]
+    zh = next(
+        lines
+        for heading, lines in _sections((chinese / "mr.md").read_text(encoding="utf-8")).items()
+        if heading.startswith("已删除")
+    )
+    assert len(zh) == len(en) == 4
+    for line_zh, line_en in zip(zh, en):
+        replacement = re.match(r"`(\w+)` matches torch ", line_en.split("`: ", 1)[1])[1]
+        proof = line_zh.split("：", 1)[1]
+        assert proof.startswith(f"`{replacement}` ") and CJK.search(proof), line_zh
+        assert "..." not in proof and "torch.distributed" not in proof, line_zh

@@ -280,7 +280,7 @@ def test_markdown_summary_counts_links_and_fixes(project: Path) -> None:
     env = {"GITHUB_SERVER_URL": "https://github.example", "GITHUB_REPOSITORY": "org/repo", "GITHUB_SHA": "abc123"}
     text = cli("check", "--output-format", "markdown", cwd=project, env=env).stdout.decode()
     assert text.startswith("## fsdp-unpatch\n")
-    counts = dict(re.findall(r"^\| \S+ (remove|review|keep|error) \| (\d+) \| \d+ \|$", text, re.MULTILINE))
+    counts = dict(re.findall(r"^\| \S+ (remove|review|keep|error) \| (\d+) \| \d+ \| \d+ \|$", text, re.MULTILINE))
     assert counts == {c: str(sum(f["category"] == c for f in expected)) for c in ("remove", "review", "keep", "error")}
     for f in expected:
         link = f"[{f['path']}:{f['line']}:{f['column']}](https://github.example/org/repo/blob/abc123/{f['path']}#L{f['line']})"

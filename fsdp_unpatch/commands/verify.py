@@ -4,6 +4,7 @@ in fresh processes, and compare every step."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from fsdp_unpatch.i18n import N_
+from fsdp_unpatch.run.progress import Phases, phases_shown
 from fsdp_unpatch.verification.spec import InstallerSpec, RunSpec, SpecError, TrainingSpec, backend_for
 
 INSTALL_HINT = "pip install 'fsdp-unpatch[verify]'"
@@ -182,8 +185,6 @@ def verify(
     from fsdp_unpatch.verification.compare import Tolerance, compare_results, compare_targets
     from fsdp_unpatch.verification.probes import detect_device
     from fsdp_unpatch.verification.report import Verification, render, to_json
-    from fsdp_unpatch.verification.runner import launch
-    from fsdp_unpatch.verification.targets import watch_list
 
     device = device or detect_device()
     try:
@@ -193,15 +194,17 @@ def verify(
     training = TrainingSpec(world_size=world_size, device=device, backend=backend, steps=steps, seed=seed)
     workdir = Path(tempfile.mkdtemp(prefix="fsdp-unpatch-verify-"))
     keep = keep_workdir
+    phases = Phases(phases_shown(sys.stderr, os.environ, output_format))
     try:
-        if path is not None:
-            patch_specs, patch_path, migrated_specs, migrated_path = _from_tree(path, workdir, output_format)
-        runs = [
-            (RunSpec("patched", patch_specs, tuple(patch_path)), "--patch"),
-            (RunSpec("migrated" if migrated_specs else "native", migrated_specs, tuple(migrated_path)), "--migrated"),
-        ]
-        watch = watch_list()
-        outcomes = launch(runs, training, watch, workdir, timeout=timeout, parallel=parallel)
+        with phases:
+            if path is not None:
+                phases.now(N_("Migrating a copy of the tree"))
+                patch_specs, patch_path, migrated_specs, migrated_path = _from_tree(path, workdir, output_format)
+            phases.now(N_("Training the patched and the migrated runs"))
+            outcomes = _launch(
+                patch_specs, patch_path, migrated_specs, migrated_path, training, workdir, timeout, parallel
+            )
+        runs, watch, outcomes = outcomes
         failed = [o for o in outcomes if not o.ok]
         if failed or len(outcomes) != len(runs):
             for outcome in failed:
@@ -238,6 +241,19 @@ def verify(
     finally:
         if not keep:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _launch(patch_specs, patch_path, migrated_specs, migrated_path, training, workdir, timeout, parallel):
+    """The two training runs, patched and migrated (or native): (runs, watch list, outcomes)."""
+    from fsdp_unpatch.verification.runner import launch
+    from fsdp_unpatch.verification.targets import watch_list
+
+    runs = [
+        (RunSpec("patched", patch_specs, tuple(patch_path)), "--patch"),
+        (RunSpec("migrated" if migrated_specs else "native", migrated_specs, tuple(migrated_path)), "--migrated"),
+    ]
+    watch = watch_list()
+    return runs, watch, launch(runs, training, watch, workdir, timeout=timeout, parallel=parallel)
 
 
 def _from_tree(path: str, workdir: Path, output_format: str):

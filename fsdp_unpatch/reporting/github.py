@@ -13,6 +13,7 @@ from __future__ import annotations
 from fsdp_unpatch.model import Finding, RunResult
 from fsdp_unpatch.quoting import printable
 from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.reporting.fix_state import HELD_BACK, fix_state
 from fsdp_unpatch.reporting.quiet import listed
 
 COMMANDS = {"remove": "error", "review": "warning", "keep": "notice", "error": "error"}
@@ -39,6 +40,8 @@ def annotation(finding: Finding) -> str:
     }
     rendered = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
     message = f"{finding.code} [{finding.category}] {finding.message}"
+    if fix_state(finding) == HELD_BACK:  # as the text format says it: never counted as fixable
+        message += f" (fix held back: {finding.held_back})"
     return f"::{COMMANDS.get(finding.category, 'warning')} {rendered}::{escape_data(message)}"
 
 

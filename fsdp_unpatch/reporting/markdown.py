@@ -16,6 +16,7 @@ from urllib.parse import quote
 from fsdp_unpatch.model import Category, Finding, RunResult
 from fsdp_unpatch.quoting import printable
 from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.reporting.fix_state import HELD_BACK, fix_state
 
 CATEGORIES: tuple[Category, ...] = get_args(Category)
 ICONS = {"remove": ":x:", "review": ":warning:", "keep": ":information_source:", "error": ":boom:"}
@@ -52,7 +53,7 @@ def _link(finding: Finding, context: ReportContext) -> str:
 
 
 def _fix(finding: Finding) -> str:
-    return "" if finding.fix is None else finding.fix.applicability
+    return fix_state(finding) or ""
 
 
 def _table(findings: list[Finding], context: ReportContext) -> list[str]:
@@ -69,7 +70,9 @@ def _table(findings: list[Finding], context: ReportContext) -> list[str]:
 def markdown_report(result: RunResult, context: ReportContext) -> str:
     remaining = result.remaining
     counts = Counter(f.category for f in remaining)
-    fixable = Counter(f.category for f in remaining if f.fix is not None)
+    states = [(f.category, fix_state(f)) for f in remaining]
+    fixable = Counter(category for category, state in states if state in ("safe", "unsafe"))
+    held = Counter(category for category, state in states if state == HELD_BACK)
     files = len(result.files)
     out = ["## fsdp-unpatch", ""]
     failing = counts["remove"] + counts["review"] + counts["error"]
@@ -80,8 +83,8 @@ def markdown_report(result: RunResult, context: ReportContext) -> str:
     )
     torch = f", target torch {context.target_torch}" if context.target_torch else ""
     out += [f"{verdict} ({len(remaining)} in total, {files} file{'s' if files != 1 else ''} checked{torch}).", ""]
-    out += ["| category | findings | fixable |", "| --- | ---: | ---: |"]
-    out += [f"| {ICONS[c]} {c} | {counts[c]} | {fixable[c]} |" for c in CATEGORIES]
+    out += ["| category | findings | fixable | held back |", "| --- | ---: | ---: | ---: |"]
+    out += [f"| {ICONS[c]} {c} | {counts[c]} | {fixable[c]} | {held[c]} |" for c in CATEGORIES]
     acting = [f for f in remaining if f.category != "keep"]
     kept = [f for f in remaining if f.category == "keep"]
     if acting:
@@ -90,9 +93,9 @@ def markdown_report(result: RunResult, context: ReportContext) -> str:
         out += ["", f"<details><summary>{len(kept)} kept on purpose (keep findings never fail a run)</summary>", ""]
         out += _table(kept, context) + ["", "</details>"]
     safe = sum(1 for f in remaining if f.fixable)
-    unsafe = sum(1 for f in remaining if f.fix is not None and f.fix.applicability == "unsafe")
+    unsafe = sum(1 for _, state in states if state == "unsafe")
     out += ["", "### Fixes available", ""]
-    if safe or unsafe:
+    if safe or unsafe or held:
         if safe:
             out.append(
                 f"- {safe} safe fix{'es' if safe != 1 else ''}: `fsdp-unpatch fix` "
@@ -102,6 +105,11 @@ def markdown_report(result: RunResult, context: ReportContext) -> str:
             out.append(
                 f"- {unsafe} unsafe fix{'es' if unsafe != 1 else ''} (they change what a test suite checks): "
                 "`fsdp-unpatch fix --unsafe-fixes`"
+            )
+        if held:
+            count = sum(held.values())
+            out.append(
+                f"- {count} fix{'es' if count != 1 else ''} held back: `fix` cannot write them now (see each finding)"
             )
     else:
         out.append("None.")

@@ -33,10 +33,8 @@ def _where(finding: Finding) -> str:
 
 
 def _proof(finding: Finding, catalog: Catalog) -> str:
-    """The proof an FSU001 message carries (`{replacement} {proof}`), else the whole message; in another
-    language than English, the whole message translated (its proof is said in the translated template)."""
-    if i18n.language() != i18n.ENGLISH:
-        return localized(finding.message)
+    """The proof an FSU001 message carries (`{replacement} {proof}`), in the reader's language (the proof
+    fragment translated alone: never the whole message, whose cut target says nothing); else the message."""
     template = catalog.rule(finding.code).messages["default"]  # a finding's message is English
     pattern = "".join(
         f"(?P<{part[1:-1]}>.+?)" if part.startswith("{") else re.escape(part)
@@ -45,8 +43,21 @@ def _proof(finding: Finding, catalog: Catalog) -> str:
     )
     match = re.match(pattern, finding.message)
     if match is None or "proof" not in match.groupdict():
-        return finding.message
-    return f"`{match['replacement']}` {match['proof']}"
+        return localized(finding.message)
+    return f"`{match['replacement']}` {localized(match['proof'])}"
+
+
+def _once(findings: list[Finding]) -> list[Finding]:
+    """One finding a target at one place: two rules on one install site (FSU201 and FSU402 on an aliased
+    class attribute) are one patch kept, listed and counted once."""
+    seen: set[tuple[str, int, str]] = set()
+    out = []
+    for f in findings:
+        key = (f.path, f.span.line, f.target or f.code)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
 
 
 def _why_kept(finding: Finding, catalog: Catalog) -> str:
@@ -71,7 +82,7 @@ def merge_request(
     findings = result.findings
     removed = [f for f in findings if f.fixed and f.code == OVERRIDE]
     also = [f for f in findings if f.fixed and f.code != OVERRIDE]
-    kept = [f for f in findings if not f.fixed and f.category == "keep"]
+    kept = _once([f for f in findings if not f.fixed and f.category == "keep"])
     review = [f for f in findings if not f.fixed and f.category != "keep"]
     changed = result.changed
     out = [f"# {say(t.TITLE)}", ""]

@@ -15,6 +15,7 @@ from urllib.parse import quote
 from fsdp_unpatch import README_URL, __version__, rule_url
 from fsdp_unpatch.model import Finding, Replacement, RunResult
 from fsdp_unpatch.reporting import ReportContext
+from fsdp_unpatch.reporting.fix_state import HELD_BACK, fix_state
 from fsdp_unpatch.rules.registry import Rule, all_rules
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -76,12 +77,17 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict:
         result["ruleIndex"] = rule_index[finding.code]
     if finding.target:
         result["properties"]["target"] = finding.target
+    state = fix_state(finding)
+    if state is not None:  # "safe", "unsafe" or "held back": what `fix` does with it in this tree
+        result["properties"]["fix"] = state
+    if state == HELD_BACK:
+        result["properties"]["heldBack"] = finding.held_back
     changes = finding.fix.changes(finding.path) if finding.fix is not None else []
     if finding.fix is not None and changes:
         # One fix, applicable alone: the edits it carries in other files are changes of those artifacts.
         result["fixes"] = [
             {
-                "description": {"text": finding.fix.description + f" ({finding.fix.applicability} fix)"},
+                "description": {"text": finding.fix.description + f" ({state or finding.fix.applicability} fix)"},
                 "artifactChanges": [
                     {
                         "artifactLocation": {"uri": artifact_uri(path)},

@@ -3,6 +3,7 @@ plots per configuration (reshard_after_forward on and off). Needs matplotlib (`f
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 FORMATS = (".png", ".svg", ".pdf")
@@ -27,6 +28,15 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
+IDENTICAL_TOP = 1e-6  # the difference axis when every difference is 0: a scale for "none", not matplotlib's ±0.055
+HEADROOM = 1.15  # above the largest difference, so its marker is not cut
+
+
+def _difference_top(diffs: list[float]) -> float:
+    peak = max((d for d in diffs if math.isfinite(d)), default=0.0)  # a diverged step (nan, inf) has no scale
+    return peak * HEADROOM if peak > 0 else IDENTICAL_TOP
+
+
 def write_plot(comparison, path: str, labels: tuple[str, str] = ("patched", "migrated")) -> None:
     import matplotlib
 
@@ -44,7 +54,11 @@ def write_plot(comparison, path: str, labels: tuple[str, str] = ("patched", "mig
         loss.set_title(config)
         loss.set_ylabel("loss (mean over ranks)")
         loss.legend()
-        diff.plot(steps, [r.max_diff for r in rows], marker="o", color="tab:red")
+        diffs = [r.max_diff for r in rows]
+        diff.plot(steps, diffs, marker="o", color="tab:red")
+        diff.set_ylim(0, _difference_top(diffs))  # an absolute difference: from 0, up to the data
+        if not any(diffs):
+            diff.text(0.5, 0.5, "identical: every difference is 0", transform=diff.transAxes, ha="center")
         diff.set_xlabel("step")
         diff.set_ylabel("max abs difference (loss, grads)")
         diff.set_xticks(steps)

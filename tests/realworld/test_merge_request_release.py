@@ -45,9 +45,9 @@ def test_the_description_of_a_real_release_follows_its_findings(tmp_path: Path) 
     for line in sections["Removed overrides"]:  # each proof: a replacement check proved, against a torch release
         proof = re.search(r"`: `(\w+)` matches torch \d+\.\d+\.\d+ `\w+` up to: ", line)
         assert proof and proof[1] in replaced, line
-    kept = [f for f in findings if f["category"] == "keep"]
+    kept = list(dict.fromkeys((f["path"], f["line"], f["target"]) for f in findings if f["category"] == "keep"))
     assert [line.split("` at `")[1].split("`")[0] for line in sections["Kept on purpose"]] == [
-        f"{f['path']}:{f['line']}" for f in kept
+        f"{path}:{line}" for path, line, _ in kept
     ]
     left = [f for f in findings if f["category"] in ("review", "error")]
     assert len(sections["Left for review"]) == len(left)
@@ -70,5 +70,32 @@ def test_the_description_of_a_real_release_in_chinese(tmp_path: Path) -> None:
     assert [line.split("`")[1] for line in removed] == [f["target"] for f in findings if f["code"] == "FSU001"]
     for line in removed:  # each proof said in Chinese, against a torch release
         assert re.search(r"与 torch \d+\.\d+\.\d+ 的 `\w+` 一致，差异仅为：", line), line
-    assert len(sections["有意保留"]) == len([f for f in findings if f["category"] == "keep"])
+    kept = {(f["path"], f["line"], f["target"]) for f in findings if f["category"] == "keep"}
+    assert len(sections["有意保留"]) == len(kept)  # one bullet an install site (FSU201 and FSU402 on one line)
     assert f"目标 torch：2.10（torch_npu/version.py: torch-npu {RELEASE}）" in sections["概要"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_torch_npu_2_9_1_lists_each_finding_once_with_its_proof(tmp_path: Path, lang: str) -> None:
+    """Issue 31, item 2: on 2.9.1, FSU201 and FSU402 on one install site (`DefaultAllGather.allocate`) were two
+    kept bullets, and the kept count said so; each removal carries its proof, in both languages."""
+    _fetch("2.9.1")
+    repo = working_copy("2.9.1", tmp_path / "repo")
+    findings = json.loads(_cli(repo, "check", "--no-cache", "--output-format", "json", ".").stdout)
+    sites = {(f["path"], f["line"], f["target"]) for f in findings if f["category"] == "keep"}
+    assert len(sites) < sum(1 for f in findings if f["category"] == "keep")  # the release has the double finding
+    report = tmp_path / "mr.md"
+    _cli(repo, "fix", "--diff", "--no-cache", "--lang", lang, "--report", str(report), ".")
+    text = report.read_text(encoding="utf-8")
+    sections = _sections(text)
+    for heading, lines in sections.items():
+        assert len(lines) == len(set(lines)), heading
+    kept = next(lines for heading, lines in sections.items() if heading in ("Kept on purpose", "有意保留"))
+    assert len(kept) == len(sites)
+    assert re.search(rf"^- [^\n]*{len(sites)}$", text, re.MULTILINE)  # the summary's kept count
+    removed = next(lines for heading, lines in sections.items() if heading.startswith(("Removed overrides", "已删除")))
+    overrides = [f for f in findings if f["code"] == "FSU001"]
+    assert len(removed) == len(overrides) > 0
+    for line in removed:
+        proof = line.split("：", 1)[1] if lang == "zh-CN" else line.split("`: ", 1)[1]
+        assert proof.startswith("`_patched_") and "..." not in proof, line
