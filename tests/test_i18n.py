@@ -87,7 +87,7 @@ def test_a_chinese_locale_prints_chinese_findings_and_summary(example: Path) -> 
     assert f"{call} `_apply_fsdp_patch()` 调用了一个将被删除的安装函数（可修复）" in lines
     assert (
         "legacy_npu/distributed/fsdp/_add_fsdp_patch.py:250:5: FSU201 [keep] `_fsdp_collectives.foreach_reduce`："
-        "enhance patch，保留（包装梯度归约，以便之后释放缓存的 reduce-scatter 输入）" in lines
+        "增强补丁，保留（包装梯度归约，以便之后释放缓存的 reduce-scatter 输入）" in lines
     )
     assert SUMMARY_ZH_ALL.fullmatch(lines[-1]), lines[-1]
     quiet = _console("check", "--no-cache", ".", cwd=example, env=ZH_LOCALE).stdout.splitlines()
@@ -194,7 +194,7 @@ def test_fix_summary_errors_and_grouped_output_in_chinese(example: Path) -> None
 
 def test_explain_and_rules_in_chinese_json_in_english(example: Path) -> None:
     explained = cli("explain", "FSU001", cwd=example, env=ZH_LOCALE).stdout.decode()
-    assert explained.startswith("FSU001 (collective-override)\n\n类别：remove\n修复：safe\n摘要：原生 FSDP2 已覆盖的")
+    assert explained.startswith("FSU001 (collective-override)\n\n类别：remove\n修复：safe\n摘要：原生 FSDP2 已涵盖的")
     assert "## 作用\n" in explained and "## 原因\n" in explained and "## 示例\n" in explained
     assert "FSDPParamGroup.finalize_backward = _patched_finalize_backward  # FSU001: deleted" in explained
     as_json = json.loads(cli("explain", "FSU001", "--output-format", "json", cwd=example, env=ZH_LOCALE).stdout)
@@ -207,13 +207,13 @@ def test_explain_and_rules_in_chinese_json_in_english(example: Path) -> None:
 
 def test_help_in_chinese(example: Path) -> None:
     top = cli("--help", cwd=example, env=ZH_LOCALE).stdout.decode()
-    assert "查找并移除 PyTorch FSDP2 内部符号的 monkey-patch。" in top
-    assert "  check    报告 FSDP2 monkey-patch。" in top and "显示此帮助并退出。" in top
+    assert "查找并移除 PyTorch FSDP2 内部符号的猴子补丁。" in top
+    assert "  check    报告 FSDP2 猴子补丁。" in top and "显示此帮助并退出。" in top
     check = cli("--lang", "zh-CN", "check", "--help", cwd=example, env=NO_LOCALE).stdout.decode()
-    assert re.match(r"用法: \S+ check \[OPTIONS\] \[PATHS\]\.\.\.\n\n  报告 PATHS（默认：当前文件夹）下的", check), (
+    assert re.match(r"用法：\S+ check \[OPTIONS\] \[PATHS\]\.\.\.\n\n  报告 PATHS（默认：当前文件夹）下的", check), (
         check
     )
-    assert "选项:" in check and "结果的报告方式（也可用环境变量" in check
+    assert "选项：" in check and "结果的报告方式（也可用环境变量" in check
     english = cli("--lang", "en", "check", "--help", cwd=example, env=ZH_LOCALE).stdout.decode()
     assert re.match(r"Usage: \S+ check \[OPTIONS\] \[PATHS\]\.\.\.\n\n  Report FSDP2 monkey-patches", english)
 

@@ -80,7 +80,7 @@ def test_explain_target_gives_the_reason_in_chinese(tmp_path: Path) -> None:
     chinese = cli("explain", target, cwd=tmp_path, env=ZH_LOCALE).stdout.decode()
     assert (
         chinese.rstrip("\n").splitlines()[-1]
-        == "按混合精度策略设置参数和归约的 dtype。按参数设置 dtype 的策略会覆盖它。"
+        == "按混合精度策略设置参数和归约的 dtype。按参数设置 dtype 的策略会覆写它。"
     )
     assert not _english_prose(chinese.split("\n\n", 1)[1])
     as_json = cli("explain", target, "--output-format", "json", cwd=tmp_path, env=ZH_LOCALE).stdout.decode()

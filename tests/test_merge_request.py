@@ -259,13 +259,13 @@ def test_the_description_in_chinese_follows_the_same_findings(tmp_path: Path) ->
     assert done.returncode == 1, done.stderr
     en = _sections((english / "mr.md").read_text(encoding="utf-8"))
     zh = _sections((chinese / "mr.md").read_text(encoding="utf-8"))
-    pairs = {"已删除的 override": "Removed overrides", "有意保留": "Kept on purpose", "改动的文件": "Files changed"}
+    pairs = {"已删除的覆写": "Removed overrides", "有意保留": "Kept on purpose", "改动的文件": "Files changed"}
     assert set(pairs) <= set(zh) and not any(CJK.search(heading) for heading in en)
     for heading_zh, heading_en in pairs.items():
         assert len(zh[heading_zh]) == len(en[heading_en]) > 0
         for line_zh, line_en in zip(zh[heading_zh], en[heading_en]):
             assert line_zh.split("`")[1] == line_en.split("`")[1]  # the target or the path
-    for line in zh["已删除的 override"] + zh["有意保留"] + zh["随之删除"]:
+    for line in zh["已删除的覆写"] + zh["有意保留"] + zh["随之删除"]:
         assert CJK.search(line.split("：", 1)[1]), line  # the proof, the reason, the message: in Chinese
     assert "- 目标 torch：2.8 到 2.13（pyproject.toml: torch>=2.8）" in (chinese / "mr.md").read_text(encoding="utf-8")
 

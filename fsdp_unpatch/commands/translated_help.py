@@ -35,7 +35,11 @@ def _extra(extra: str) -> str:
     parts = []
     for part in inner.split("; "):
         word, colon, value = part.partition(":")
-        parts.append(f"{i18n.gettext(word + colon)}{value}" if colon else i18n.gettext(part))
+        if not colon:
+            parts.append(i18n.gettext(part))
+            continue
+        label = i18n.gettext(word + colon)
+        parts.append(label + (value.lstrip() if label.endswith("：") else value))  # no space after `：`
     return f"  [{'; '.join(parts)}]"
 
 
@@ -48,12 +52,17 @@ def translated_help(text: str) -> str:
 
 class TranslatedFormatter(click.HelpFormatter):
     def write_usage(self, prog: str, args: str = "", prefix: Optional[str] = None) -> None:
-        if prefix is None:
-            prefix = f"{i18n.gettext('Usage:')} "
+        if prefix is None:  # a full-width colon (Chinese) takes no space after it
+            word = i18n.gettext("Usage:")
+            prefix = word if word.endswith("：") else f"{word} "
         super().write_usage(prog, args, prefix)
 
     def write_heading(self, heading: str) -> None:
-        super().write_heading(i18n.gettext(heading))
+        translated = i18n.gettext(heading)
+        if translated == heading:
+            super().write_heading(heading)
+        else:  # click adds a half-width colon; Chinese takes the full-width one
+            self.write(f"{'':>{self.current_indent}}{translated}：\n")
 
     def write_text(self, text: str) -> None:
         super().write_text(i18n.gettext(text))
