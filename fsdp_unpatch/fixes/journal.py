@@ -1,12 +1,14 @@
 """The intent journal of a group being written, so that SIGKILL or a power loss mid-group is repaired by the next
 run (README, Safety: "SIGKILL, power loss and the journal").
 
-Before the first rename of a group, `commit` writes `.fsdp-unpatch-journal.PID.XXXX.json` in the folder of the
-group's first file, flushed with its folder: every file of the group, its old content and its new content (or
-that it is deleted), as signed JSON. It is removed once the group is done, or undone after a failed write.
+Before the first rename of a group, `commit` writes `.fsdp-unpatch-journal.PID.XXXX.json` in every folder that
+holds a file of the group (so that a run over any member finds it), each flushed with its folder: every file
+of the group, its old content and its new content (or that it is deleted), as signed JSON. It is removed once
+the group is done, or undone after a failed write.
 
-The next `check` or `fix` finds a journal left in a folder it walks and *rolls forward*: it writes the new
-content into each file that still holds its old content, then removes the journal. Forward, not back: the
+The next `fix` finds a journal left in a folder it walks and *rolls forward* (`check` and `fix --diff` write
+nothing: they only report the group): it writes the new content into each file that still holds its old
+content, then removes the journal. Forward, not back: the
 journal holds every new content whole (it was flushed before the first rename), the fix was already planned,
 checked and partly on disk, and finishing it is what the user asked for. A file that holds neither its old nor
 its new content (edited since the crash) stops the repair: nothing is written, the journal is kept, and the
