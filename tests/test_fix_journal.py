@@ -80,9 +80,9 @@ def _tree(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
-def _run(tmp_path: Path, project: Path, *args: str) -> subprocess.CompletedProcess:
+def _run(tmp_path: Path, project: Path, *args: str, path: str = ".") -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "fsdp_unpatch", args[0], "--isolated", "--no-cache", *args[1:], "."],
+        [sys.executable, "-m", "fsdp_unpatch", args[0], "--isolated", "--no-cache", *args[1:], path],
         cwd=project,
         env=_environment(tmp_path),
         capture_output=True,
@@ -90,8 +90,8 @@ def _run(tmp_path: Path, project: Path, *args: str) -> subprocess.CompletedProce
     )
 
 
-def _killed_fix(tmp_path: Path, project: Path, step: int) -> None:
-    group = os.pathsep.join(os.path.realpath(project / name) for name in FILES)
+def _killed_fix(tmp_path: Path, project: Path, step: int, files: tuple[str, ...] = FILES) -> None:
+    group = os.pathsep.join(os.path.realpath(project / name) for name in files)
     killed = subprocess.run(
         [sys.executable, "-c", KILLER, str(step), group],
         cwd=project,
@@ -132,27 +132,63 @@ def _assert_finished(tmp_path: Path, project: Path, reference, next_command: str
     assert [p.name for p in project.iterdir() if not p.is_file()] == []  # nothing beside the files either
 
 
-def test_sigkill_after_the_first_rename_is_finished_by_the_next_check(tmp_path: Path, reference) -> None:
+def test_sigkill_after_the_first_rename_is_finished_by_the_next_fix(tmp_path: Path, reference) -> None:
     project = _project(tmp_path / "project")
     _killed_fix(tmp_path, project, 1)
     now = _tree(project)
     assert sum(now[name] == reference[1][name] for name in FILES) == 1  # half-migrated: one file new
-    _assert_finished(tmp_path, project, reference, "check")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("linked", [False, True], ids=["renamed", "hard-linked"])
-@pytest.mark.parametrize("step", [0, 1, 2, 3])
-def test_sigkill_at_every_write_of_a_three_file_group_is_finished_by_the_next_fix(
-    tmp_path: Path, reference, step: int, linked: bool
-) -> None:
-    project = _project(tmp_path / "project", linked=linked)
-    _killed_fix(tmp_path, project, step)
-    now = _tree(project)
-    assert sum(now[name] == reference[1][name] for name in FILES) == step
     _assert_finished(tmp_path, project, reference, "fix")
-    if linked:  # the other names see the fix: the files kept their inodes
-        assert _tree(tmp_path / "project-links") == reference[1]
+
+
+@pytest.mark.parametrize("command", [("check",), ("fix", "--diff")], ids=["check", "fix --diff"])
+def test_check_and_diff_report_an_interrupted_group_and_write_nothing(tmp_path: Path, reference, command) -> None:
+    """`check` and `fix --diff` never write (issue 34, item 3): `fix --diff` used to roll the journal forward,
+    rewriting the group's files and then printing an empty diff. They name the group's files, say that `fix`
+    will finish it and exit 1, as for any fix left to make."""
+    project = _project(tmp_path / "project")
+    _killed_fix(tmp_path, project, 1)
+    before = _tree(project)
+    run = _run(tmp_path, project, *command)
+    err = run.stderr.decode()
+    assert "Traceback" not in err, err
+    assert _tree(project) == before  # the journal, the old and the new files: all as the killed run left them
+    assert run.returncode == 1, err
+    assert "interrupted" in err and "`fsdp-unpatch fix` will finish it" in err, err
+    assert all(name in err for name in FILES), err
+    assert "finished a fix" not in err
+
+
+NESTED = ("caller_a.py", "caller_b.py", "pkg/patchmod.py")  # one group over two folders
+
+
+def _nested_project(folder: Path) -> Path:
+    (folder / "pkg").mkdir(parents=True)
+    (folder / "pkg" / "__init__.py").write_text("")
+    (folder / "pkg" / "patchmod.py").write_text(removable() + TAIL)
+    for n, name in enumerate(NESTED[:2]):
+        (folder / name).write_text(CALLER.replace("from patchmod", "from pkg.patchmod").format(n=n))
+    return folder
+
+
+@pytest.mark.parametrize("member", NESTED)
+def test_a_fix_of_a_member_in_another_folder_finds_the_groups_journal(tmp_path: Path, member: str) -> None:
+    """A group spans two folders: a `fix` named only on a member whose folder did not hold the journal did not
+    see it, wrote a partial fix over the half-written group, and the journal was then refused for good. Every
+    folder of the group now holds its journal: a run over any member finishes the whole group first."""
+    reference = _nested_project(tmp_path / "reference")
+    before = {name: (reference / name).read_bytes() for name in NESTED}
+    assert _run(tmp_path, reference, "fix").returncode == 0
+    after = {name: (reference / name).read_bytes() for name in NESTED}
+    assert all(after[name] != before[name] for name in NESTED)  # one group of three
+    project = _nested_project(tmp_path / "project")
+    _killed_fix(tmp_path, project, 1, NESTED)
+    assert sum((project / name).read_bytes() == after[name] for name in NESTED) == 1  # half written
+    run = _run(tmp_path, project, "fix", path=member)
+    err = run.stderr.decode()
+    assert "finished a fix that was killed mid-group" in err, err
+    assert {name: (project / name).read_bytes() for name in NESTED} == after
+    assert not list(project.rglob(f"{JOURNAL}*"))  # every copy of the journal went with the group
+    assert run.returncode == 0, err
 
 
 def _left_journal(tmp_path: Path, reference) -> tuple[Path, Path]:
@@ -176,6 +212,10 @@ def test_a_forged_journal_is_not_acted_on(tmp_path: Path, reference) -> None:
     assert run.returncode == 2
     assert "not acted on: it is not signed with your key" in run.stderr.decode()
     assert victim.read_text() == "SAFE = 1\n" and _tree(project) == before
+    fixed = _run(tmp_path, project, "fix")
+    assert fixed.returncode == 2 and _tree(project) == before
+    # nothing was written, and the summary says so (it used to say "Fixed 9, changed 2 files")
+    assert "Fixed 0, changed 0 files" in fixed.stdout.decode(), fixed.stdout.decode()
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to give the file away")
@@ -209,17 +249,20 @@ def test_a_journal_through_a_symbolic_link_is_not_followed(tmp_path: Path, refer
     assert outside.read_bytes() == reference[0][pending[0]]
 
 
-def test_a_journal_its_run_never_finished_writing_is_removed(tmp_path: Path) -> None:
+def test_a_journal_its_run_never_finished_writing_is_removed(tmp_path: Path, reference) -> None:
     """Killed while writing the journal, a run had renamed nothing: its temporary journal is simply removed."""
     project = _project(tmp_path / "project")
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     unfinished = project / f"{JOURNAL}{dead.stdout.strip()}.abc123.tmp"
     unfinished.write_text('{"format": "fsdp-unpa')
     before = _tree(project)
-    run = _run(tmp_path, project, "check")
-    assert run.returncode == 1 and "Traceback" not in run.stderr.decode()
+    checked = _run(tmp_path, project, "check")  # a check writes nothing, not even that
+    assert checked.returncode == 1 and "Traceback" not in checked.stderr.decode()
+    assert _tree(project) == before
+    run = _run(tmp_path, project, "fix")
+    assert run.returncode == 0 and "Traceback" not in run.stderr.decode()
     assert not unfinished.exists()
-    assert _tree(project) == {k: v for k, v in before.items() if k != unfinished.name}
+    assert _tree(project) == reference[1]  # fixed as usual, and nothing left behind
 
 
 def test_a_journal_whose_process_id_was_reused_is_finished(tmp_path: Path, reference) -> None:
@@ -231,7 +274,7 @@ def test_a_journal_whose_process_id_was_reused_is_finished(tmp_path: Path, refer
     try:
         prefix, _, rest = path.name[len(JOURNAL) :].partition(".")
         path.rename(project / f"{JOURNAL}{newcomer.pid}.{rest}")
-        _assert_finished(tmp_path, project, reference, "check")
+        _assert_finished(tmp_path, project, reference, "fix")
     finally:
         newcomer.kill()
         newcomer.wait()
@@ -241,13 +284,13 @@ def test_a_journal_of_an_earlier_run_with_this_process_id_is_finished(tmp_path: 
     """In a container every run can get the same process id (often 1): a journal left by a killed earlier run
     then names the id of the run that reads it. It was taken for that run's own and skipped, run after run, and
     the half-written group was checked as it stood."""
-    from fsdp_unpatch.api import check_paths
+    from fsdp_unpatch.api import fix_paths
 
     project, path = _left_journal(tmp_path, reference)
     path.rename(project / f"{JOURNAL}{os.getpid()}.{path.name[len(JOURNAL) :].partition('.')[2]}")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.chdir(project)
-    check_paths(["."], isolated=True)
+    fix_paths(["."], isolated=True)
     assert _tree(project) == reference[1]  # all-new; the journal is gone
 
 

@@ -103,3 +103,58 @@ def test_a_chinese_server_speaks_chinese(project: Path) -> None:
     assert hovered is None
     assert "类别：remove" in explained and "## 作用" in explained and "What it does" not in explained
     assert any("fsdp-unpatch：" in title and "apply" not in title for title in titles), titles
+
+
+# LSP 3.17 answers (issue 34, item 5): every request gets a response, errors with the spec's codes.
+INVALID_PARAMS, INVALID_REQUEST, INTERNAL_ERROR = -32602, -32600, -32603
+
+
+def test_a_request_with_invalid_params_is_answered_invalid_params(project: Path, client: Client) -> None:
+    """It used to get no answer at all: the editor waited for ever."""
+    _initialize(client, project)
+    for params in ({"textDocument": 7, "position": START}, {"position": START}, ["not", "an", "object"]):
+        answer = client.answer("textDocument/hover", params)
+        assert answer.get("error", {}).get("code") == INVALID_PARAMS, answer
+    python = (project / "patch.py").as_uri()  # the server is still there, and answers the next request
+    _open(client, python, (project / "patch.py").read_text())
+    assert client.request("textDocument/hover", {"textDocument": {"uri": python}, "position": START}) is None
+
+
+@pytest.mark.parametrize("method", ["textDocument/hover", "textDocument/codeAction"])
+def test_a_request_about_an_unopened_document_is_a_plain_error(project: Path, client: Client, method: str) -> None:
+    """It used to be an internal error carrying a Python traceback."""
+    _initialize(client, project)
+    python = (project / "patch.py").as_uri()
+    params = {"textDocument": {"uri": python}, "position": START}
+    if method.endswith("codeAction"):
+        params = {
+            "textDocument": {"uri": python},
+            "range": {"start": START, "end": START},
+            "context": {"diagnostics": []},
+        }
+    error = client.answer(method, params).get("error")
+    assert error is not None and error["code"] == INVALID_PARAMS, error
+    assert "not open" in error["message"] and "Traceback" not in str(error), error
+
+
+def test_a_request_after_shutdown_is_answered_invalid_request(project: Path, client: Client) -> None:
+    """It used to get no answer."""
+    _initialize(client, project)
+    assert client.request("shutdown", None) is None
+    python = (project / "patch.py").as_uri()
+    answer = client.answer("textDocument/hover", {"textDocument": {"uri": python}, "position": START})
+    assert answer.get("error", {}).get("code") == INVALID_REQUEST, answer
+    client.notify("exit", None)
+    assert client.process.wait(timeout=60) == 0
+
+
+def test_exit_without_shutdown_exits_1(project: Path, client: Client) -> None:
+    """It used to exit 0; LSP says 1."""
+    _initialize(client, project)
+    client.notify("exit", None)
+    assert client.process.wait(timeout=60) == 1
+
+
+def test_exit_after_shutdown_exits_0(project: Path, client: Client) -> None:
+    _initialize(client, project)
+    assert client.close() == 0

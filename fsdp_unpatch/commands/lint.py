@@ -122,6 +122,8 @@ def _run_and_report(request: Request):
     repair = plan.repair
     for line in repair.done if repair is not None else ():
         click.echo(f"fsdp-unpatch: {line}", err=True)
+    for line in repair.interrupted if repair is not None else ():
+        click.echo(f"fsdp-unpatch: {line}", err=True)
     held = _("; no file is written while it is there") if request.fix and not request.diff else ""
     for line in repair.problems if repair is not None else ():
         _error(line + held)
@@ -201,6 +203,8 @@ def _run_and_report(request: Request):
     remaining = result.remaining
     if plan.missing or (repair is not None and repair.problems) or any(f.category == "error" for f in remaining):
         return EXIT_ERROR, result
+    if repair is not None and repair.interrupted:  # a half-written group: `fix` must finish it
+        return EXIT_FINDINGS, result
     if diff:
         return (EXIT_FINDINGS if result.changed else EXIT_CLEAN), result
     if any(f.category in ("remove", "review") for f in remaining):

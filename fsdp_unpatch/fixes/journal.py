@@ -1,12 +1,14 @@
 """The intent journal of a group being written, so that SIGKILL or a power loss mid-group is repaired by the next
 run (README, Safety: "SIGKILL, power loss and the journal").
 
-Before the first rename of a group, `commit` writes `.fsdp-unpatch-journal.PID.XXXX.json` in the folder of the
-group's first file, flushed with its folder: every file of the group, its old content and its new content (or
-that it is deleted), as signed JSON. It is removed once the group is done, or undone after a failed write.
+Before the first rename of a group, `commit` writes `.fsdp-unpatch-journal.PID.XXXX.json` in every folder that
+holds a file of the group (so that a run over any member finds it), each flushed with its folder: every file
+of the group, its old content and its new content (or that it is deleted), as signed JSON. It is removed once
+the group is done, or undone after a failed write.
 
-The next `check` or `fix` finds a journal left in a folder it walks and *rolls forward*: it writes the new
-content into each file that still holds its old content, then removes the journal. Forward, not back: the
+The next `fix` finds a journal left in a folder it walks and *rolls forward* (`check` and `fix --diff` write
+nothing: they only report the group): it writes the new content into each file that still holds its old
+content, then removes the journal. Forward, not back: the
 journal holds every new content whole (it was flushed before the first rename), the fix was already planned,
 checked and partly on disk, and finishing it is what the user asked for. A file that holds neither its old nor
 its new content (edited since the crash) stops the repair: nothing is written, the journal is kept, and the
@@ -27,8 +29,8 @@ import hmac
 import json
 import os
 import re
+import secrets
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
@@ -65,6 +67,8 @@ class Repair:
 
     done: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # groups left half written, reported by a run that writes nothing (`check`, `fix --diff`): exit 1
+    interrupted: list[str] = field(default_factory=list)
 
 
 def _digest(data: bytes) -> str:
@@ -82,23 +86,41 @@ def _encode(entry: Entry) -> dict[str, Any]:
     }
 
 
-def write(entries: list[Entry]) -> Optional[str]:
-    """Write the journal of a group, durably (file and folder flushed); its path, or None (no private key)."""
+def write(entries: list[Entry]) -> list[str]:
+    """Write the journal of a group, durably (files and folders flushed), in every folder that holds a file of
+    the group, so that a run over any one of them finds it; their paths (none without a private key)."""
     secret = user_secret()
     if secret is None or not entries:
-        return None
+        return []
     value = [_encode(entry) for entry in entries]
     record = {"format": FORMAT, "version": VERSION, "signature": sign(secret, FORMAT, value), "entries": value}
-    folder = os.path.dirname(next((e.path for e in entries if e.new is not None), entries[0].path))
-    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f"{PREFIX}{os.getpid()}.", suffix=".tmp")
+    data = json.dumps(record, separators=(",", ":")).encode()
+    name = f"{PREFIX}{os.getpid()}.{secrets.token_hex(6)}"  # one name in every folder: the copies go together
+    written: list[str] = []
+    try:
+        for folder in _folders(entries):
+            written.append(_write_copy(folder, name, data))
+    except BaseException:
+        remove(written)
+        raise
+    return written
+
+
+def _folders(entries: list[Entry]) -> list[str]:
+    return sorted({os.path.dirname(entry.path) for entry in entries})
+
+
+def _write_copy(folder: str, name: str, data: bytes) -> str:
+    temporary = os.path.join(folder, name + ".tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     _WRITTEN.add(os.path.realpath(temporary))
     try:
         try:
-            write_all(descriptor, json.dumps(record, separators=(",", ":")).encode())
+            write_all(descriptor, data)
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
-        journal = temporary[: -len(".tmp")] + SUFFIX
+        journal = os.path.join(folder, name + SUFFIX)
         os.rename(temporary, journal)  # whole or absent: a half-written journal is never read
         _WRITTEN.add(os.path.realpath(journal))
     except BaseException:
@@ -113,20 +135,21 @@ def write(entries: list[Entry]) -> Optional[str]:
     return journal
 
 
-def remove(journal: Optional[str]) -> None:
-    if journal is None:
-        return
-    _WRITTEN.discard(os.path.realpath(journal))
-    try:
-        os.unlink(journal)
-    except OSError:
-        return
-    fsync_folder(os.path.dirname(journal))
+def remove(journals: Iterable[str]) -> None:
+    """Remove the journals (a group's copies), each folder flushed."""
+    for journal in journals or ():
+        _WRITTEN.discard(os.path.realpath(journal))
+        try:
+            os.unlink(journal)
+        except OSError:
+            continue
+        fsync_folder(os.path.dirname(journal))
 
 
 # the next run ---------------------------------------------------------------------------------------------
-def left_behind(folders: Iterable[str]) -> list[str]:
-    """Journals in `folders` whose writer is gone (a live run's journal is its own business)."""
+def left_behind(folders: Iterable[str], tidy: bool = True) -> list[str]:
+    """Journals in `folders` whose writer is gone (a live run's journal is its own business). `tidy`: remove
+    the temporary journals of runs killed before any rename (a run that writes nothing leaves them)."""
     found = []
     for folder in sorted(set(folders)):
         try:
@@ -139,8 +162,8 @@ def left_behind(folders: Iterable[str]) -> list[str]:
             if match and not _writer_running(int(match.group(1)), path):
                 found.append(path)
             unfinished = _UNFINISHED.match(name)
-            if unfinished and not _writer_running(int(unfinished.group(1)), path):
-                remove(path)  # its run was killed before any rename: nothing to finish
+            if tidy and unfinished and not _writer_running(int(unfinished.group(1)), path):
+                remove([path])  # its run was killed before any rename: nothing to finish
     return found
 
 
@@ -198,10 +221,11 @@ def _read(journal: str, secret: Optional[bytes]) -> list[Entry]:
         entries = [_entry(data) for data in record["entries"]]
     except (OSError, ValueError, RecursionError, TypeError, KeyError):
         raise _Refused("it is not a journal this version wrote") from None
-    # `write` puts it beside the group's first file: elsewhere it was copied (with its tree) or moved
-    home = os.path.dirname(next((e.path for e in entries if e.new is not None), entries[0].path if entries else ""))
-    if os.path.realpath(home) != os.path.realpath(os.path.dirname(journal)):
-        raise _Refused(f"it was written for files in {quoted_path(home)}, not here (copied or moved)")
+    # `write` puts it in the folders of the group's files: elsewhere it was copied (with its tree) or moved
+    homes = _folders(entries)
+    if os.path.realpath(os.path.dirname(journal)) not in {os.path.realpath(home) for home in homes}:
+        where = quoted_path(homes[0]) if homes else "no folder"
+        raise _Refused(f"it was written for files in {where}, not here (copied or moved)")
     return entries
 
 
@@ -264,14 +288,27 @@ def _drop_backups(journal: str, entries: list[Entry]) -> None:
                     pass
 
 
-def repair(folders: Iterable[str]) -> Repair:
-    """Finish the groups that killed runs left half written in `folders` (see the module's doc)."""
+def _copies(journal: str, entries: list[Entry]) -> list[str]:
+    """The journal and its copies in the other folders of its group (`write`)."""
+    name = os.path.basename(journal)
+    return sorted({journal} | {os.path.join(folder, name) for folder in _folders(entries)})
+
+
+def _files(entries: list[Entry]) -> str:
+    return ", ".join(quoted_path(os.path.relpath(e.path)) for e in entries)
+
+
+def repair(folders: Iterable[str], finish: bool = True) -> Repair:
+    """Finish the groups that killed runs left half written in `folders` (see the module's doc). Without
+    `finish` (`check`, `fix --diff`: runs that write nothing) only say which groups `fix` would finish."""
     outcome = Repair()
-    journals = left_behind(folders)
+    journals = left_behind(folders, tidy=finish)
     if not journals:
         return outcome
     secret = user_secret()
     for journal in journals:
+        if not os.path.lexists(journal):
+            continue  # a copy of a group finished above (its copies go with it)
         try:
             entries = _read(journal, secret)
             pending = _pending(entries)
@@ -280,22 +317,28 @@ def repair(folders: Iterable[str]) -> Repair:
                 f"{quoted_path(journal)}: not acted on: {printable(str(why))}; inspect it, then delete it"
             )
             continue
+        if not finish:
+            outcome.interrupted.append(
+                f"a fix was interrupted mid-group (journal {quoted_path(journal)}); its files {_files(entries)} "
+                "may be half written: `fsdp-unpatch fix` will finish it"
+            )
+            continue
         try:
             with signals_deferred():
                 for entry in pending:
                     _finish(entry)
                 for folder in sorted({os.path.dirname(e.path) for e in pending}):
                     fsync_folder(folder)
-                remove(journal)
+                remove(_copies(journal, entries))
         except OSError as error:
             outcome.problems.append(
                 f"{quoted_path(journal)}: cannot finish the interrupted fix ({error.strerror or error}); journal kept"
             )
             continue
         _drop_backups(journal, entries)
-        for folder in sorted({os.path.dirname(e.path) for e in entries}):
+        for folder in _folders(entries):
             remove_leftovers(folder)  # the killed run's temporaries: their content is on disk now
-        written = ", ".join(quoted_path(os.path.relpath(e.path)) for e in pending) or "nothing left to write"
+        written = _files(pending) or "nothing left to write"
         outcome.done.append(f"finished a fix that was killed mid-group (journal {quoted_path(journal)}): {written}")
     return outcome
 

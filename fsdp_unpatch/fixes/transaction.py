@@ -150,7 +150,7 @@ def _restore(staged: _Staged) -> None:
 def commit(changes: Sequence[Change]) -> None:
     """Write (or delete) every file of the group, or none; raises Blocked when none was."""
     staged: list[_Staged] = []
-    intent: Optional[str] = None
+    intent: list[str] = []
     for folder in sorted({os.path.dirname(os.path.realpath(c.source.path)) for c in changes}):
         remove_leftovers(folder)  # what a fix killed with SIGKILL left next to these files
     try:
@@ -166,7 +166,7 @@ def commit(changes: Sequence[Change]) -> None:
         with signals_deferred():  # from the journal on: a Ctrl-C cannot leave a journal of a group never begun
             try:  # before the first rename: what the next run needs to finish the group if this one is killed
                 # (one file needs none: its rename is atomic, and an in-place write keeps a backup)
-                intent = journal.write([_entry(item) for item in staged]) if len(staged) > 1 else None
+                intent = journal.write([_entry(item) for item in staged]) if len(staged) > 1 else []
             except OSError as error:
                 raise Blocked(0, write_error(error)) from error
             swapped: list[_Staged] = []

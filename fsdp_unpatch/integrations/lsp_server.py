@@ -12,7 +12,12 @@ import sys
 from typing import Any, Optional
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcServerNotInitialized
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcServerNotInitialized,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
@@ -36,9 +41,28 @@ class InitializeFirst(LanguageServerProtocol):
     no workspace yet, would show the user an error; the server's requests answer ServerNotInitialized."""
 
     started = False
+    exit_code: Optional[int] = None  # set by `exit`: 0 after `shutdown`, else 1 (pygls' own sys.exit is swallowed)
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """A request whose params do not fit its method is answered InvalidParams (pygls drops it unanswered)."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if "id" in data and "method" in data:
+                code = JsonRpcInvalidParams if isinstance(error, JsonRpcInvalidParams) else type(error)
+                self._send_response(data["id"], None, code(str(error) or "invalid params").to_response_error())
+            return None  # nothing left to handle
 
     def handle_message(self, message: Any) -> None:
+        if message is None:
+            return
         method = getattr(message, "method", None)
+        if method == types.EXIT:
+            self.exit_code = 0 if self._shutdown else 1
+        elif self._shutdown and getattr(message, "id", None) is not None and method is not None:
+            # after `shutdown` a request is InvalidRequest, as LSP asks (pygls drops it unanswered)
+            self._send_response(message.id, None, JsonRpcInvalidRequest("the server was shut down").to_response_error())
+            return
         if method == types.INITIALIZE:
             self.started = True
         elif not self.started and method not in (None, types.EXIT) and getattr(message, "id", None) is None:
@@ -70,6 +94,8 @@ def build() -> LanguageServer:
         (its notifications are dropped)."""
         if not getattr(server.protocol, "started", False):
             raise JsonRpcServerNotInitialized()
+        if uri not in opened and uri not in other_languages:  # a plain error, not a traceback
+            raise JsonRpcInvalidParams(f"the document {uri} is not open (send textDocument/didOpen first)")
         return uri not in other_languages
 
     def current(uri: str) -> Analysis:
@@ -136,4 +162,8 @@ def build() -> LanguageServer:
 def serve() -> None:
     protocol = sys.stdout.buffer
     sys.stdout = sys.stderr  # standard output carries the protocol: a stray print must not corrupt it
-    build().start_io(sys.stdin.buffer, protocol)
+    server = build()
+    server.start_io(sys.stdin.buffer, protocol)
+    code = getattr(server.protocol, "exit_code", None)
+    if code:
+        sys.exit(code)

@@ -109,7 +109,8 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
             else list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
         )
         looking = request.show_settings or request.show_files  # they only say what a run would do
-        repair = None if from_buffer or looking else _repair(paths, candidates)
+        # `check` and `fix --diff` write nothing: they say which group `fix` would finish
+        repair = None if from_buffer or looking else _repair(paths, candidates, request.fix and not request.diff)
         if repair is not None and repair.done:  # a file the finished group deleted is no longer a candidate
             candidates = list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
     except MissingPath as error:
@@ -151,7 +152,7 @@ def _buffer_root(request: Request) -> Optional[str]:
     return Project.of(list(scope)).partial_root(scope) if scope else None
 
 
-def _repair(paths: Sequence[str], candidates: Sequence[Candidate]) -> Repair:
+def _repair(paths: Sequence[str], candidates: Sequence[Candidate], finish: bool) -> Repair:
     """Finish what a killed fix left half written in the folders of this run, before anything is read: a check
     must not call a half-migrated tree clean, and a fix must not plan on it."""
     from fsdp_unpatch.fixes.journal import repair
@@ -159,7 +160,7 @@ def _repair(paths: Sequence[str], candidates: Sequence[Candidate]) -> Repair:
     folders = {os.path.dirname(c.path) for c in candidates} | {p for p in paths if os.path.isdir(p)}
     real = {os.path.realpath(folder) for folder in folders}  # one realpath a folder, not one a file
     real |= {os.path.dirname(os.path.realpath(c.path)) for c in candidates if os.path.islink(c.path)}
-    return repair(real)
+    return repair(real, finish)
 
 
 def _cache_folder(paths: Sequence[str], request: Request) -> Path:
@@ -257,6 +258,9 @@ def _execute(plan: Plan, jobs: Optional[int], candidates) -> RunResult:
     buffered = plan.request is not None and plan.request.from_buffer  # never written back: nothing to refuse
     if plan.options.fix and not plan.options.write and not buffered:  # `fix --diff` shows what `fix` would write
         refuse_unwritable(result)
+        if plan.request is not None and not plan.request.diff:  # held back (a journal it may not act on)
+            for file in result.files:
+                file.hold_back()  # the summary counts only what was written: nothing
     if plan.options.fix:
         mark_fix_leftovers(result)
     else:  # "N fixable" is what `fix` would do: also when a group of fixes is held back at write time
