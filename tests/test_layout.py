@@ -335,3 +335,31 @@ def test_no_layer_imports_one_above_it() -> None:
     upward = _upward(graph)
     assert sorted(upward - set(UPWARD)) == []
     assert sorted(set(UPWARD) - upward) == [], "no longer upward: take it off the list"
+
+
+# The one module that computes module names (issue 32): every other module asks it.
+MODULE_NAMES = "fsdp_unpatch.project.identity"
+
+
+def _spells_init_file(tree: ast.Module) -> bool:
+    """Whether a module spells `__init__.py`, as a computation of module names from package folders must."""
+    return any(
+        isinstance(node, ast.Constant) and isinstance(node.value, str) and "__init__.py" in node.value
+        for node in ast.walk(tree)
+        if not isinstance(node, ast.Expr)  # a docstring may name the file
+    ) and any(isinstance(n, ast.Constant) and n.value == "__init__.py" for n in ast.walk(tree))
+
+
+def test_the_module_name_finder_finds_one() -> None:
+    tree = ast.parse('def name(folder):\n    return (folder / "__init__.py").is_file()\n')
+    assert _spells_init_file(tree)
+    assert not _spells_init_file(ast.parse('"""A docstring that says __init__.py."""\n'))
+
+
+def test_only_the_project_model_computes_module_names() -> None:
+    computing = {
+        _module_name(p)
+        for p in PACKAGE.rglob("*.py")
+        if "__pycache__" not in p.parts and _spells_init_file(ast.parse(p.read_bytes()))
+    }
+    assert computing == {MODULE_NAMES}

@@ -127,3 +127,41 @@ def test_each_folder_is_climbed_once_and_names_its_files_as_module_names_does(tm
         assert entry.modules == identity.module_names(path, top), path
     assert climbed and max(climbed.values()) == 1, climbed  # once per folder, not once per file
     assert {"pkg.a", "inner.pkg.a", "ns.inner.pkg.a", "pkg.sub.c", "ns2.t", "top"} <= project.modules
+
+
+def _files(root: Path, names: tuple[str, ...]) -> None:
+    for name in names:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("X = 1\n")
+
+
+def test_a_folder_without_init_inside_a_package_is_a_namespace_portion_of_it(tmp_path: Path) -> None:
+    """`pkg/sub/leaf/` has no `__init__.py`: Python imports `leaf/job.py` as `pkg.sub.leaf.job`, so its
+    `from ...config import x` means `pkg.config` (issue 32: the walk used to take `leaf/` for a root)."""
+    root = tmp_path / "repo"
+    _files(root, ("pyproject.toml", "pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/leaf/job.py", "tools/run.py"))
+    job = str(root / "pkg/sub/leaf/job.py")
+    assert identity.module_name(job) == ("pkg.sub.leaf.job", False)
+    assert identity.module_names(job, str(root))[0] == ("pkg.sub.leaf.job", False)
+    walked = project_files([str(root)])
+    assert ("pkg.sub.leaf.job", False) in walked.files[identity.identity(job)].modules
+    assert ("job", False) not in walked.files[identity.identity(job)].modules
+    assert identity.top_package(job) == str(root / "pkg")
+    # A plain folder with no package above it is still where its names start (a script folder).
+    assert identity.module_name(str(root / "tools/run.py")) == ("run", False)
+    assert identity.top_package(str(root / "tools/run.py")) is None
+
+
+def test_module_names_never_climb_out_of_a_project_into_a_package_around_it(tmp_path: Path) -> None:
+    """A project kept inside another tree's package (a vendored copy, a test fixture) names its modules from
+    its own root, the folder with `pyproject.toml`."""
+    _files(tmp_path, ("outer/__init__.py", "outer/vendored/pyproject.toml", "outer/vendored/pkg/__init__.py"))
+    _files(tmp_path, ("outer/vendored/pkg/mod.py",))
+    assert identity.module_name(str(tmp_path / "outer/vendored/pkg/mod.py")) == ("pkg.mod", False)
+
+
+def test_a_linked_file_is_named_by_its_target_when_asked_for_its_real_name(tmp_path: Path) -> None:
+    _files(tmp_path, ("pkg/__init__.py", "pkg/real.py"))
+    (tmp_path / "alias.py").symlink_to(tmp_path / "pkg/real.py")
+    assert identity.module_name(tmp_path / "alias.py") == ("alias", False)
+    assert identity.module_name(tmp_path / "alias.py", real=True) == ("pkg.real", False)

@@ -33,13 +33,14 @@ from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.analysis.planned import Planned
 from fsdp_unpatch.analysis.screen import screen_for
-from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES, module_name_for
+from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES
 from fsdp_unpatch.analysis.subjects import Patches, Site
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.files.reading import declared_encoding, decode_error
+from fsdp_unpatch.project.identity import module_name as module_name_of
 from fsdp_unpatch.semantic import ast_scoping
 from fsdp_unpatch.semantic.ast_scoping import Undecided
 from fsdp_unpatch.semantic.ast_sites import AstJudge
@@ -106,7 +107,7 @@ def findings_on_ast(data: bytes, path: Path, catalog: Catalog, options: Options)
     lowered = data.lower()
     if any(word in lowered for word in screen.comment_words) or decode_error(data) is not None:
         return None
-    module_name, is_package = module_name_for(path)
+    module_name, is_package = module_name_of(path, real=True)
     try:
         if declared_encoding(data) != "utf-8":
             return None  # libcst's own name for the encoding is what a result carries: left to it

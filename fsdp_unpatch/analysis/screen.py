@@ -49,10 +49,11 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
-from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES, module_name_for
+from fsdp_unpatch.analysis.source import MAX_PARSE_BYTES
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.files.reading import decode_error
 from fsdp_unpatch.fingerprint.same_device import dotted_name
+from fsdp_unpatch.project.identity import module_name as module_name_of
 from fsdp_unpatch.project.module_names import resolve_relative
 
 # A deeper syntax tree is left to libcst: its visitors recurse several frames per level and may end in
@@ -320,7 +321,7 @@ class Screen:
                 tree = compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
         except Exception:  # a syntax error, too deep, ...: the libcst tier says what it is
             return False
-        module_name, is_package = module_name_for(path)
+        module_name, is_package = module_name_of(path, real=True)
         return self._decide(tree, data, module_name, is_package)
 
     def _decide(self, tree: ast.AST, data: bytes, module_name: str, is_package: bool) -> bool:

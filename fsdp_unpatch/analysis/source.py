@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import threading
 import warnings
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, TypeVar
 
 from fsdp_unpatch.files.reading import SourceError, SourceFile, decode_error, line_column, megabytes
@@ -196,28 +195,6 @@ def _blank_long_concatenations(data: bytes) -> Optional[bytes]:
             end = offsets[end_row - 1] + len(lines[end_row - 1].decode(encoding)[:end_column].encode(encoding))
             out[start:end] = bytes(b if b in b"\r\n" else 0x20 for b in out[start:end])
     return bytes(out)
-
-
-def _is_file(path: Path) -> bool:
-    """Like Path.is_file, but False (not PermissionError) for a path inside a folder this user cannot enter."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
-
-
-def module_name_for(path: Path) -> tuple[str, bool]:
-    """Dotted module name from the packages (folders with `__init__.py`) around the file."""
-    path = path.resolve()
-    is_package = path.name == "__init__.py"
-    parts = [] if is_package else [path.stem]
-    folder = path.parent
-    while _is_file(folder / "__init__.py"):
-        parts.insert(0, folder.name)
-        if folder.parent == folder:
-            break
-        folder = folder.parent
-    return ".".join(parts) or path.stem, is_package
 
 
 # code generation ----------------------------------------------------------------------------------

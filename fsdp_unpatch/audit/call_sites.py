@@ -264,8 +264,9 @@ class _FileAudit:
 
 def audit_paths(candidates: Iterable, catalog: Catalog) -> tuple[list[CallSite], list[str]]:
     """(call sites sorted by path and line, error messages naming the files that could not be read)."""
-    from fsdp_unpatch.analysis.source import module_name_for, parse_source
+    from fsdp_unpatch.analysis.source import parse_source
     from fsdp_unpatch.files.reading import SourceError, read_source
+    from fsdp_unpatch.project.identity import module_name as module_name_of
 
     sites: list[CallSite] = []
     errors: list[str] = []
@@ -278,7 +279,7 @@ def audit_paths(candidates: Iterable, catalog: Catalog) -> tuple[list[CallSite],
         except SourceError as error:
             errors.append(f"{candidate.display}:{error.line}:{error.column}: {error}")
             continue
-        name = module_name_for(Path(candidate.path))[0]
+        name = module_name_of(Path(candidate.path), real=True)[0]
         sites.extend(_FileAudit(candidate.display, module, name, is_test_module(Path(candidate.path)), catalog).sites())
     sites.sort(key=lambda s: (s.path, s.line, s.column))
     return sites, errors

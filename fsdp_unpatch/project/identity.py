@@ -18,13 +18,25 @@ from typing import Iterable, Iterator, Optional, Sequence
 from fsdp_unpatch.files.regular import FileStat, StatLike
 
 # Folders that hold no code of the project's own (tools, environments, caches).
+# Files that make a folder the start of a project's module names (a project root, not a namespace portion).
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _SKIPPED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages", "venv", "env"})
 
 
-def module_name(path: str) -> tuple[str, bool]:
-    """The dotted module name `path` is imported under, from the packages (folders with `__init__.py`)
-    around it as the path spells them: a link's own folder counts, not its target's."""
-    return _climb(path)[0]
+def module_name(path: str | os.PathLike[str], *, real: bool = False) -> tuple[str, bool]:
+    """The dotted module name `path` is imported under, as Python's import system resolves it: the regular
+    packages (folders with `__init__.py`) around it, and the folders without one between them, which are
+    namespace portions of the package above (`pkg/sub/leaf/mod.py` with no `leaf/__init__.py` is
+    `pkg.sub.leaf.mod`). `real`: name the file its links lead to; else a link's own folder counts."""
+    path = os.fspath(path)
+    return _climb(os.path.realpath(path) if real else path)[0]
+
+
+def top_package(path: str | os.PathLike[str]) -> Optional[str]:
+    """The outermost regular package folder holding the module at `path` (its real path); None outside one."""
+    (name, is_package), folder = _climb(os.path.realpath(os.fspath(path)))
+    parts = name.split(".")[: None if is_package else -1]
+    return os.path.join(folder, parts[0]) if parts and parts[0] else None
 
 
 def module_names(
@@ -35,56 +47,76 @@ def module_names(
     `__init__.py` and are namespace packages (PEP 420): `ns/fsdp/patch.py` is `patch`, `fsdp.patch` and
     `ns.fsdp.patch`, whichever of those folders is on `sys.path`. `packages`: what is known of folders
     (whether each holds an `__init__.py`), shared by the files of one walk."""
-    (name, is_package), folder = _climb(path, packages)
+    folder, file_name = os.path.split(os.path.abspath(path))
+    return _names(_folder_names(folder, top, {} if packages is None else packages), file_name)
+
+
+def _climb(path: str, packages: Optional[dict[str, bool]] = None) -> tuple[tuple[str, bool], str]:
+    """(module name, is a package) of `path`, and the folder its name starts in (the one on `sys.path`)."""
+    folder, file_name = os.path.split(os.path.abspath(path))
+    parts, _ = _folder_names(folder, None, {} if packages is None else packages)
+    for _ in parts:
+        folder = os.path.dirname(folder)
+    return _names((parts, ()), file_name)[0], folder
+
+
+def _names(climbed: tuple[tuple[str, ...], tuple[str, ...]], file_name: str) -> list[tuple[str, bool]]:
+    """The names of a file called `file_name` in a folder that `_folder_names` climbed: the first, then the
+    longer ones its namespace packages give it."""
+    packages, spaces = climbed
+    is_package = file_name == "__init__.py"
+    stem = [] if is_package else [file_name[:-3] if file_name.endswith(".py") else file_name]
+    name = ".".join([*packages, *stem]) or file_name
     names = [(name, is_package)]
-    if top is None:
-        return names
-    while folder != top and folder.startswith(top + os.sep):
-        folder, package = os.path.split(folder)
-        if not package.isidentifier():
-            break  # `my-tools/x.py` is imported under no dotted name through that folder
+    for package in spaces:
         name = f"{package}.{name}" if name else package
         names.append((name, is_package))
     return names
 
 
-def _climb(path: str, packages: Optional[dict[str, bool]] = None) -> tuple[tuple[str, bool], str]:
-    """(module name, is a package) from the `__init__.py` packages around `path`, and the first folder above
-    them that is none."""
-    folder, name = os.path.split(os.path.abspath(path))
-    is_package = name == "__init__.py"
-    parts = [] if is_package else [name[:-3] if name.endswith(".py") else name]
-    known = {} if packages is None else packages
-    while _is_package(folder, known):
-        folder, package = os.path.split(folder)
-        parts.insert(0, package)
-        if not package:
-            break
-    return (".".join(parts) or name, is_package), folder
-
-
 def _folder_names(folder: str, top: Optional[str], known: dict[str, bool]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """What `module_names` climbs for every file of `folder` (absolute) alike: the packages around it, outermost
-    first, then the namespace packages above them up to `top`, innermost first."""
-    parts: list[str] = []
-    while _is_package(folder, known):
-        folder, package = os.path.split(folder)
-        parts.insert(0, package)
-        if not package:
+    """The one climb of module names, shared by every file of `folder` (absolute): the package parts of its
+    name, outermost first (the regular packages around it and the namespace portions between them), then the
+    namespace packages above the outermost regular package up to `top`, innermost first. The climb never goes
+    above `top` but through regular packages, and stops at a folder no dotted name can spell."""
+    climbed: list[str] = []  # folder names from `folder` up, innermost first
+    run: list[str] = []  # the folders without `__init__.py` climbed since the last package (absolute)
+    outermost = 0  # how many of `climbed` make the package part: up to the outermost regular package
+    while True:
+        above, name = os.path.split(folder)
+        inside = top is None or (folder != top and folder.startswith(top + os.sep))
+        if not name or (run and not inside):
+            break  # above `top`, only packages around the ones climbed count
+        if _is_package(folder, known):
+            if any(_is_project_root(f, known) for f in run):
+                break  # the folders between are another project's root, inside this package's tree
+            climbed.append(name)
+            outermost, run = len(climbed), []
+        elif name.isidentifier() and inside:
+            climbed.append(name)
+            run.append(folder)
+        else:
             break
-    spaces: list[str] = []
-    while top is not None and folder != top and folder.startswith(top + os.sep):
-        folder, package = os.path.split(folder)
-        if not package.isidentifier():
-            break
-        spaces.append(package)
-    return tuple(parts), tuple(spaces)
+        folder = above
+    parts = tuple(reversed(climbed[:outermost]))
+    spaces = tuple(climbed[outermost:]) if top is not None else ()
+    return parts, spaces
 
 
 def _is_package(folder: str, known: dict[str, bool]) -> bool:
     found = known.get(folder)
     if found is None:
         found = known[folder] = os.path.isfile(os.path.join(folder, "__init__.py"))
+    return found
+
+
+def _is_project_root(folder: str, known: dict[str, bool]) -> bool:
+    """Whether `folder` declares a project of its own (the folder its imports start in, on `sys.path`): a climb
+    of module names never passes it into a package of some other tree around it."""
+    marker = folder + "\0root"  # kept beside the package facts of the same walk
+    found = known.get(marker)
+    if found is None:
+        found = known[marker] = any(os.path.exists(os.path.join(folder, m)) for m in _PROJECT_MARKERS)
     return found
 
 
@@ -161,15 +193,7 @@ class Project:
         climbed = self.climbed.get((folder, top))
         if climbed is None:
             climbed = self.climbed[(folder, top)] = _folder_names(folder, top, self.packages)
-        packages, spaces = climbed
-        is_package = file_name == "__init__.py"
-        stem = [] if is_package else [file_name[:-3] if file_name.endswith(".py") else file_name]
-        name = ".".join([*packages, *stem]) or file_name
-        names = [(name, is_package)]
-        for package in spaces:
-            name = f"{package}.{name}" if name else package
-            names.append((name, is_package))
-        return names
+        return _names(climbed, file_name)
 
     def key_of(self, path: str) -> object:
         """`identity(path)`, from the walk's stat when it reached that path."""

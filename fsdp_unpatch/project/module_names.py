@@ -8,7 +8,7 @@ from typing import Optional
 
 def resolve_relative(module: Optional[str], is_package: bool, level: int, name: str) -> Optional[str]:
     """Turn `from ..x import y` into an absolute module name, given the importing module's name (as
-    `module_name_for` gives it); None when the import climbs above the top package. Shared by the ast tier
+    `identity.module_name` gives it); None when the import climbs above the top package. Shared by the ast tier
     (`screen.py`) and the libcst tier (`names.py`), so it lives here, where no libcst is loaded."""
     if level == 0:
         return name

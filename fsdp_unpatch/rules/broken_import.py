@@ -43,7 +43,9 @@ BROKEN_IMPORT = declare(
     `name` is no submodule of `M`. Modules that may bind names no statement spells (`from x import *`, a
     module `__getattr__`, writes through `globals()` or `sys.modules`) are trusted, and so are modules
     outside the project (torch, the standard library), imports under `if TYPE_CHECKING:` and imports in a
-    `try` that handles their failure.
+    `try` that handles their failure. Module names are Python's: a folder without `__init__.py` inside a
+    regular package is a namespace portion of it, so `from ...config import x` in `pkg/sub/leaf/mod.py` means
+    `pkg.config`, never a top-level `config.py` of the tree.
 
     ## Why
     Such an import raises `ImportError` or `AttributeError`. A tree broken by any means (a hand edit, a merge,

@@ -412,7 +412,7 @@ def _alias_links(items: Sequence[_Item], prefilter) -> list[tuple[int, list[int]
     them (`engine.Run.link_module_aliases` decides exactly). Only the project's own modules (not torch), and
     only importers that hold an FSDP token, as the engine: a file the unchanged index skips stays unread."""
     from fsdp_unpatch.analysis.byte_search import imports_from
-    from fsdp_unpatch.analysis.source import module_name_for
+    from fsdp_unpatch.project.identity import module_name as module_name_of
 
     def data_of(item: _Item) -> Optional[bytes]:
         return item.source.data if item.source is not None else _reread(item.candidate)
@@ -421,7 +421,7 @@ def _alias_links(items: Sequence[_Item], prefilter) -> list[tuple[int, list[int]
     for i, item in enumerate(items):
         if not item.named_fsdp or item.error is not None:
             continue
-        module = module_name_for(item.candidate.path)[0]
+        module = module_name_of(item.candidate.path, real=True)[0]
         if not module or module == "torch" or module.startswith("torch."):
             continue
         data = data_of(item)

@@ -360,9 +360,9 @@ class Cache:
         return self.problem is None
 
     def key(self, candidate, data: bytes) -> str:
-        from fsdp_unpatch.analysis.source import module_name_for
+        from fsdp_unpatch.project.identity import module_name as module_name_of
 
-        module, is_package = module_name_for(candidate.path)
+        module, is_package = module_name_of(candidate.path, real=True)
         digest = hashlib.sha256(self.salt.encode())
         for part in (candidate.display.encode(), f"{module}:{is_package}".encode(), data):
             digest.update(len(part).to_bytes(8, "little") + part)

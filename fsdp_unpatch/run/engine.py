@@ -24,7 +24,6 @@ from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.analysis.source import (
     MAX_PARSE_BYTES,
     keep_line_endings,
-    module_name_for,
     on_big_stack,
     parse_source,
 )
@@ -38,6 +37,7 @@ from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
 
 # Defined apart from the engine so that reports and the command line load without libcst.
 from fsdp_unpatch.model import FileResult, Finding, Fix, FixApplicability, RunOptions, RunResult, Span  # noqa: F401
+from fsdp_unpatch.project.identity import module_name as module_name_of
 from fsdp_unpatch.project.identity import roots_of
 from fsdp_unpatch.rules import broken_import
 from fsdp_unpatch.rules.registry import error_finding
@@ -87,7 +87,7 @@ class Run:
         if unit.skipped:
             return
         unit.on_ast = None  # analysed with libcst: what the model built is superseded
-        name, is_package = module_name_for(unit.candidate.path)
+        name, is_package = module_name_of(unit.candidate.path, real=True)
         unit.excerpt = self.excerpt(unit.source, name, is_package)
         file = (unit.candidate.display, unit.source.data)
         try:

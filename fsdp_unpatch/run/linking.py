@@ -29,9 +29,9 @@ from fsdp_unpatch.analysis.decisions import Add, Decision, Drop, KeepInstaller, 
 from fsdp_unpatch.analysis.patterns import child_nodes, nodes_in
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.analysis.references import FileReferences, find_references
-from fsdp_unpatch.analysis.source import module_name_for
 from fsdp_unpatch.analysis.test_modules import inside, is_test_module
 from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.project.identity import module_name as module_name_of
 from fsdp_unpatch.rules.installer_call import INSTALLER_CALL, installer_calls
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
 from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
@@ -99,7 +99,7 @@ def present_patch_modules(units: Sequence[Unit], catalog: Catalog) -> dict[str, 
                 continue
             analysis = unit.analysis
             functions = analysis.facts.functions if analysis is not None else {}
-            if module_name_for(path)[0] == name or any(
+            if module_name_of(path, real=True)[0] == name or any(
                 parent is None for installer in module.installers for _, parent in functions.get(installer, [])
             ):
                 present[name] = unit

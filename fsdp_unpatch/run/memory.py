@@ -171,7 +171,7 @@ def _known_to_the_catalog(module: str, path: Path, defined: set[str], catalog: C
 def removed_by(result: RunResult, catalog: Catalog, project: Path) -> Modules:
     """Per module, the replacement functions and installers this written fix deleted (modules the catalog
     already knows are left out: it remembers them itself), with the module's file relative to `project`."""
-    from fsdp_unpatch.analysis.source import module_name_for
+    from fsdp_unpatch.project.identity import module_name as module_name_of
     from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
     from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
     from fsdp_unpatch.run.removals import called_target
@@ -183,7 +183,7 @@ def removed_by(result: RunResult, catalog: Catalog, project: Path) -> Modules:
         deleted = [f for f in file.findings if f.fixed and f.code in (REPLACEMENT, INSTALLER)]
         if not deleted or file.original is None:
             continue
-        module, _ = module_name_for(Path(file.display))
+        module, _ = module_name_of(Path(file.display), real=True)
         location = os.path.relpath(os.path.realpath(file.display), project)
         functions = _top_level_functions(file.original)
         if functions is None or _known_to_the_catalog(module, Path(file.display), set(functions.values()), catalog):

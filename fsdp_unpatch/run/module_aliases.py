@@ -10,8 +10,8 @@ from typing import Sequence
 
 from fsdp_unpatch.analysis.byte_search import imports_from
 from fsdp_unpatch.analysis.prefilter import prefilter_for
-from fsdp_unpatch.analysis.source import module_name_for
 from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.project.identity import module_name as module_name_of
 from fsdp_unpatch.run.unit import Unit
 
 
@@ -23,7 +23,7 @@ def exporters_imported_elsewhere(units: Sequence[Unit], catalog: Catalog) -> lis
     for unit in units:
         if unit.analysis is not None or unit.source is None or unit.error is not None or unit.skipped:
             continue
-        module = module_name_for(unit.candidate.path)[0]
+        module = module_name_of(unit.candidate.path, real=True)[0]
         if not module or in_torch(module):
             continue
         names = prefilter.fsdp2_bindings(unit.source.data)

@@ -12,6 +12,7 @@ import libcst as cst
 from fsdp_unpatch.analysis.plan import Planned
 from fsdp_unpatch.analysis.source import round_trips
 from fsdp_unpatch.files.reading import SourceError
+from fsdp_unpatch.project.identity import top_package
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
 from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
 from fsdp_unpatch.run.groups import Groups
@@ -85,14 +86,6 @@ def why_not_written(unit: Unit) -> Optional[SourceError]:
     return None
 
 
-def top_package(path: Path) -> Optional[Path]:
-    """The outermost package folder (folders with `__init__.py`) holding the module at `path`."""
-    folder, top = path.resolve().parent, None
-    while (folder / "__init__.py").is_file() and folder.parent != folder:
-        folder, top = folder.parent, folder
-    return top
-
-
 def may_import(unreadable: Unit, definer: Unit) -> bool:
     """Whether a file that cannot be read might import what `definer`'s fix deletes: it is a regular file
     (a broken link or a pipe is no module) inside the definer's own top-level package, where its callers live."""
@@ -100,4 +93,4 @@ def may_import(unreadable: Unit, definer: Unit) -> bool:
     if not os.path.isfile(path):
         return False
     package = top_package(definer.candidate.path)
-    return package is not None and package in Path(os.path.realpath(path)).parents
+    return package is not None and Path(package) in Path(os.path.realpath(path)).parents

@@ -67,9 +67,9 @@ def _enclosing_function(path: Path, line: int) -> str:
 
 
 def _installer(path: Path, line: int) -> Installer:
-    from fsdp_unpatch.analysis.source import module_name_for
+    from fsdp_unpatch.project.identity import module_name as module_name_of
 
-    module, _ = module_name_for(path)
+    module, _ = module_name_of(path, real=True)
     root = path.resolve().parents[len(module.split(".")) - 1]
     return Installer(InstallerSpec(module, _enclosing_function(path, line)), root)
 
