@@ -57,9 +57,17 @@ TARGETS = (
 DEFAULT_SOURCES = Path.home() / ".cache" / "fsdp-unpatch" / "torch"
 
 
+def _catalog_newest() -> tuple[int, ...]:
+    """The newest minor release the catalog knows: the comparisons of `check` follow the catalog's releases
+    (a newer torch is in upstream_releases.json, for `upgrade`, until the catalog is regenerated for it)."""
+    from fsdp_unpatch.data import DATA_DIR, read_data
+
+    return up.version_key(read_data(DATA_DIR / "catalog.toml")["catalog"]["newest_torch"])[:2]
+
+
 def generate(sources: Path) -> str:
     dirs = up.version_dirs([sources])
-    versions = sorted(dirs, key=up.version_key)
+    versions = [v for v in sorted(dirs, key=up.version_key) if up.version_key(v)[:2] <= _catalog_newest()]
     data = up.to_json(
         up.read_dirs({v: dirs[v] for v in versions}, TARGETS),
         f"torch {', '.join(versions)} (FSDP2 python sources of the released wheels), by scripts/gen_fingerprints.py",
