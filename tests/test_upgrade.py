@@ -190,3 +190,24 @@ def test_catalog_add_of_something_that_is_not_torch_names_it(tmp_path):
     assert done.exit_code == 2 and "junk.whl" in done.stderr
     done = cli_runner().invoke(main, ["catalog", "add", str(tmp_path), "--catalog-dir", str(tmp_path / "s")])
     assert done.exit_code == 2 and "no torch with FSDP2" in done.stderr
+
+
+def test_a_copy_of_a_target_beyond_the_compared_thirteen_gets_a_release_verdict_and_a_checklist(tmp_path):
+    target = "_fsdp_param.FSDPParam.reset_sharded_param"
+    releases = {r.version: r for r in bundled()}
+    text = pick(releases, "2.10").functions[target]  # type: ignore[union-attr]
+    copy = text.replace("def reset_sharded_param(", "def _npu_post_backward(", 1)
+    project = COPY_PROJECT.format(copy=copy).replace(
+        "_fsdp_param_group import FSDPParamGroup", "_fsdp_param import FSDPParam"
+    )
+    (tmp_path / "patch.py").write_text(project.replace("FSDPParamGroup.post_backward", "FSDPParam.reset_sharded_param"))
+    report = tmp_path / "upgrade.md"
+    done = cli_runner().invoke(
+        main, ["upgrade", "--isolated", "--from", "2.10", "--to", "2.14", "--report", str(report), str(tmp_path)]
+    )
+    assert done.exit_code in (0, 1), done.output
+    assert f"{target} [copy] (closest upstream: torch " in done.stdout
+    closest = done.stdout.split("closest upstream: torch ")[1].split(")")[0]
+    assert releases[closest].functions[target] == text
+    checklist = report.read_text(encoding="utf-8")
+    assert checklist.startswith("# Upgrade torch 2.10.0 to 2.14.1") and f"`{target}` (copy)" in checklist

@@ -283,6 +283,8 @@ def judge(
         verdict.changes.append(Change("inherits", f"{target} is new in torch {new.version}: nothing to compare", line))
         return verdict
     old_fn, new_fn = _function(old_text), _function(new_text)
+    if role == "copy" and override is not None:
+        verdict.closest = closest_release(override, target, releases)
     if override is not None:
         verdict.changes.extend(_signature_changes(override, old_fn, new_fn, role, offset))
         cls = target.split(".")[1] if target.count(".") == 2 else None
@@ -312,7 +314,6 @@ def judge(
         if not added and not removed:  # the same statements: the `def` line (parameters, annotations) moved
             named = f"`{_def_line(old_text)}` -> `{_def_line(new_text)}`"
         if role == "copy":
-            verdict.closest = closest_release(override, target, releases) if override is not None else None
             verdict.changes.append(
                 Change("drops", f"the copy drops what torch {new.version} changed in {target}: {named}", line)
             )
