@@ -27,6 +27,14 @@ COMMANDS = {
         "fsdp_unpatch.commands.audit:audit",
         N_("Audit call sites the migration reaches (`audit foreach-copy`)."),
     ),
+    "upgrade": (
+        "fsdp_unpatch.commands.upgrade:upgrade",
+        N_("Say what a torch upgrade does to every override that stays."),
+    ),
+    "catalog": (
+        "fsdp_unpatch.commands.upgrade:catalog",
+        N_("List the known torch releases, learn one (`catalog add`)."),
+    ),
     "clean": ("fsdp_unpatch.commands.cache:clean", N_("Remove the cache.")),
     "version": ("fsdp_unpatch.commands.version:version", N_("Print the version (`--output-format json`: and more).")),
     "server": ("fsdp_unpatch.commands.server:server", N_("Run the language server (LSP over stdio) for editors.")),

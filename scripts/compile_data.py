@@ -25,7 +25,7 @@ else:  # pragma: no cover - exercised on Python < 3.11
     import tomli as tomllib
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "fsdp_unpatch" / "data"
-SOURCES = ("catalog.toml", "symbols.toml", "upstream.json")
+SOURCES = ("catalog.toml", "symbols.toml", "upstream.json", "upstream_releases.json")
 
 
 def compiled_path(source: str) -> Path:

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Fetch the FSDP2 python sources of several torch releases, without installing torch.
 
-For each requested version, ``pip download`` fetches one wheel (the aarch64 wheels
-are CPU builds, about 90-150 MB instead of ~800 MB for x86_64+CUDA); the FSDP2
+For each requested version, ``pip download`` fetches one wheel (the macOS arm64 wheels
+are CPU builds, about 60-80 MB instead of ~800 MB for x86_64+CUDA; the python sources
+are the same on every platform); the FSDP2
 python files are extracted with :mod:`zipfile` into ``<dest>/<version>/`` keeping
 their path below ``torch/``; the wheel is deleted afterwards.  A version already
 extracted is skipped.  The torch installed in the running environment (if any) is
@@ -27,7 +28,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-# Every release (patch releases too) from the first FSDP2 release (2.4) to the installed 2.13.
+# Every release (patch releases too) from the first FSDP2 release (2.4) to the newest on PyPI.
 DEFAULT_VERSIONS = (
     "2.4.0",
     "2.4.1",
@@ -44,6 +45,8 @@ DEFAULT_VERSIONS = (
     "2.12.0",
     "2.12.1",
     "2.13.0",
+    "2.14.0",
+    "2.14.1",
 )
 # Directories (below the wheel root) holding FSDP2 python files.
 FSDP2_DIRS = (
@@ -57,8 +60,9 @@ FSDP2_FAMILY_FILES = (
 # What a SOURCE.json records it holds: a tree extracted with another filter is extracted again.
 WANTED = sorted(FSDP2_DIRS + FSDP2_FAMILY_FILES)
 # Wheel platforms to try, in order (small CPU builds first).
-PLATFORMS = ("manylinux_2_28_aarch64", "manylinux2014_aarch64")
-DEFAULT_DEST = Path("/work/torch_upstream")
+PLATFORMS = ("macosx_11_0_arm64", "manylinux_2_28_aarch64", "manylinux2014_aarch64")
+# Shared by every engineer of the machine: each version is downloaded once.
+DEFAULT_DEST = Path.home() / ".cache" / "fsdp-unpatch" / "torch"
 
 
 def _wanted(name: str) -> bool:

@@ -7,7 +7,11 @@ release: the function's text (``ast.unparse``: no comments, no docstrings), its 
 free names are bound to there; and, per target, every FSDP2 function that calls it with whether that
 caller runs under ``torch.no_grad`` (the fact behind the ``no-grad`` normalisation).
 
-``--check`` regenerates in memory and exits 1 when the file differs (CI runs it in the test suite).
+It also writes ``fsdp_unpatch/data/upstream_releases.json``: every module-level function and every method of
+the FSDP2 package of each release, deduplicated across releases (``fsdp_unpatch/upgrade/releases.py``), which
+``fsdp-unpatch upgrade`` compares.
+
+``--check`` regenerates in memory and exits 1 when a file differs (CI runs it in the test suite).
 To cover another FSDP2 function, add its id to ``TARGETS``: ``<module>.<function>``,
 ``<module>.<Class>.<method>`` or ``ops.<namespace>.<op>``.
 
@@ -27,6 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from fsdp_unpatch.fingerprint import upstream as up  # noqa: E402
+from fsdp_unpatch.upgrade import releases  # noqa: E402
 
 TARGETS = (
     # removable: native FSDP2 covers them
@@ -48,9 +53,21 @@ TARGETS = (
 )
 
 
+# Where scripts/fetch_torch_sources.py puts the sources (shared by the engineers of a machine).
+DEFAULT_SOURCES = Path.home() / ".cache" / "fsdp-unpatch" / "torch"
+
+
+def _catalog_newest() -> tuple[int, ...]:
+    """The newest minor release the catalog knows: the comparisons of `check` follow the catalog's releases
+    (a newer torch is in upstream_releases.json, for `upgrade`, until the catalog is regenerated for it)."""
+    from fsdp_unpatch.data import DATA_DIR, read_data
+
+    return up.version_key(read_data(DATA_DIR / "catalog.toml")["catalog"]["newest_torch"])[:2]
+
+
 def generate(sources: Path) -> str:
     dirs = up.version_dirs([sources])
-    versions = sorted(dirs, key=up.version_key)
+    versions = [v for v in sorted(dirs, key=up.version_key) if up.version_key(v)[:2] <= _catalog_newest()]
     data = up.to_json(
         up.read_dirs({v: dirs[v] for v in versions}, TARGETS),
         f"torch {', '.join(versions)} (FSDP2 python sources of the released wheels), by scripts/gen_fingerprints.py",
@@ -61,26 +78,40 @@ def generate(sources: Path) -> str:
     return json.dumps(data, indent=1, sort_keys=False) + "\n"
 
 
+def generate_releases(sources: Path) -> str:
+    dirs = up.version_dirs([sources])
+    versions = sorted(dirs, key=up.version_key)
+    data = releases.to_json(
+        {v: releases.read_package(dirs[v]) for v in versions},
+        f"torch {', '.join(versions)} (FSDP2 python sources of the released wheels), by scripts/gen_fingerprints.py",
+    )
+    return json.dumps(data, indent=0, sort_keys=False) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("sources", nargs="?", type=Path, default=Path("/work/torch_upstream"))
+    ap.add_argument("sources", nargs="?", type=Path, default=DEFAULT_SOURCES)
     ap.add_argument("-o", "--output", type=Path, default=up.DATA_PATH)
+    ap.add_argument("--releases-output", type=Path, default=releases.DATA_PATH)
     ap.add_argument("--check", action="store_true", help="exit 1 if the data file is not up to date")
     args = ap.parse_args(argv)
     if not up.version_dirs([args.sources]):
         print(f"no torch sources under {args.sources}", file=sys.stderr)
         return 2
-    text = generate(args.sources)
-    if args.check:
-        current = args.output.read_text(encoding="utf-8") if args.output.is_file() else ""
-        if current != text:
-            print(f"{args.output} is out of date: run scripts/gen_fingerprints.py", file=sys.stderr)
-            return 1
-        print(f"{args.output} is up to date")
-        return 0
-    args.output.write_text(text, encoding="utf-8")
-    print(f"wrote {args.output}")
-    return 0
+    outputs = {args.output: generate(args.sources), args.releases_output: generate_releases(args.sources)}
+    stale = False
+    for output, text in outputs.items():
+        if args.check:
+            current = output.read_text(encoding="utf-8") if output.is_file() else ""
+            if current != text:
+                print(f"{output} is out of date: run scripts/gen_fingerprints.py", file=sys.stderr)
+                stale = True
+            else:
+                print(f"{output} is up to date")
+            continue
+        output.write_text(text, encoding="utf-8")
+        print(f"wrote {output}")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import fsdp_unpatch
 
 DATA_DIR = Path(fsdp_unpatch.__file__).resolve().parent / "data"
 SCRIPT = DATA_DIR.parent.parent / "scripts" / "compile_data.py"
-SOURCES = ("catalog.toml", "symbols.toml", "upstream.json")
+SOURCES = ("catalog.toml", "symbols.toml", "upstream.json", "upstream_releases.json")
 
 
 def _parsed(source: str):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Union
 
 DATA_DIR = Path(__file__).resolve().parent
-COMPILED = ("catalog.toml", "symbols.toml", "upstream.json")
+COMPILED = ("catalog.toml", "symbols.toml", "upstream.json", "upstream_releases.json")
 
 
 def read_data(path: Union[str, os.PathLike[str]]) -> dict:

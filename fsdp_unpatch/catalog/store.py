@@ -1,0 +1,126 @@
+"""The user catalog: torch releases learnt with `fsdp-unpatch catalog add`, one JSON file per release.
+
+The folder: `--catalog-dir`, else `$FSDP_UNPATCH_CATALOG_DIR`, else the user data folder of the platformdirs
+convention (`$XDG_DATA_HOME/fsdp-unpatch/catalog`, `~/Library/Application Support/fsdp-unpatch/catalog`,
+`%LOCALAPPDATA%\\fsdp-unpatch\\catalog`). A file is data only (the format of `data/upstream_releases.json`,
+one release), validated when read: a bad file is an error naming it, never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Optional
+
+from fsdp_unpatch.fingerprint.upstream import FSDP2_DIRS
+from fsdp_unpatch.upgrade.releases import BadReleaseData, Release, from_json, read_package, to_json
+
+ENVIRONMENT = "FSDP_UNPATCH_CATALOG_DIR"
+_FILE = re.compile(r"^torch-(\d+\.\d+(?:\.\d+)?[\w.+-]*)\.json$")
+
+
+def catalog_folder(configured: Optional[str] = None) -> Path:
+    if configured:
+        return Path(configured).expanduser()
+    if os.environ.get(ENVIRONMENT):
+        return Path(os.environ[ENVIRONMENT]).expanduser()
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "fsdp-unpatch" / "catalog"
+
+
+class SourceError(ValueError):
+    """A SOURCE that holds no torch with FSDP2; the message names it."""
+
+
+def _version_from_metadata(text: str) -> Optional[str]:
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        key, _, value = line.partition(":")
+        if key.strip().lower() == "version":
+            return value.strip().split("+")[0]
+    return None
+
+
+def _read_unpacked(root: Path) -> tuple[str, tuple]:
+    """(version, package data) of a folder holding `torch/` (an unpacked wheel or a site-packages)."""
+    package = next((root / rel for rel in FSDP2_DIRS if (root / rel / "_fsdp_collectives.py").is_file()), None)
+    if package is None:
+        raise SourceError(f"{root}: no torch with FSDP2 here (expected torch/distributed/fsdp/_fully_shard/)")
+    version = None
+    for info in sorted(root.glob("torch-*.dist-info")):
+        metadata = info / "METADATA"
+        if metadata.is_file():
+            version = _version_from_metadata(metadata.read_text(encoding="utf-8", errors="replace"))
+            break
+    if version is None and (root / "torch" / "version.py").is_file():
+        found = re.search(r"""^__version__\s*=\s*["']([^"']+)""", (root / "torch" / "version.py").read_text(), re.M)
+        version = found.group(1).split("+")[0] if found else None
+    if version is None:
+        raise SourceError(f"{root}: the torch version is unknown (no torch-*.dist-info/METADATA, no torch/version.py)")
+    return version, read_package(package)
+
+
+def read_source(source: Path) -> tuple[str, tuple]:
+    """(version, package data) of a torch wheel, an unpacked torch, or a site-packages."""
+    if source.is_dir():
+        return _read_unpacked(source.parent if source.name == "torch" else source)
+    if not source.is_file():
+        raise SourceError(f"{source}: no such file or directory")
+    try:
+        with zipfile.ZipFile(source) as wheel, tempfile.TemporaryDirectory() as tmp:
+            wanted = [
+                n
+                for n in wheel.namelist()
+                if n.endswith("/METADATA")
+                and n.startswith("torch-")
+                or n == "torch/version.py"
+                or any(n.startswith(d + "/") and n.endswith(".py") and "/" not in n[len(d) + 1 :] for d in FSDP2_DIRS)
+            ]
+            for name in wanted:
+                wheel.extract(name, tmp)
+            return _read_unpacked(Path(tmp))
+    except (zipfile.BadZipFile, OSError) as error:
+        raise SourceError(f"{source}: not a torch wheel ({error})") from None
+
+
+def add(source: Path, folder: Path) -> tuple[str, Path]:
+    """Learn the release of `source` into `folder`; (version, file written)."""
+    version, package = read_source(source)
+    data = to_json({version: package}, f"torch {version} from {source}, by fsdp-unpatch catalog add")
+    data["source"] = str(source)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"torch-{version}.json"
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(json.dumps(data, indent=0) + "\n", encoding="utf-8")
+    partial.replace(path)  # a reader never sees half a file
+    return version, path
+
+
+def learnt(folder: Path) -> tuple[list[Release], list[str]]:
+    """The releases of the user catalog, and an error per file that cannot be used (naming the file)."""
+    releases: list[Release] = []
+    errors: list[str] = []
+    if not folder.is_dir():
+        return releases, errors
+    for path in sorted(folder.iterdir()):
+        if not _FILE.match(path.name):
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            releases.extend(from_json(data, str(path), str(path)))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            errors.append(f"{path}: cannot read the release data ({error})")
+        except BadReleaseData as error:
+            errors.append(str(error))
+    return releases, errors

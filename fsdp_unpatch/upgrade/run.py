@@ -1,0 +1,86 @@
+"""One `upgrade` run: the kept overrides of the paths (found by `check` at the `--from` release), each judged
+against the `--from` and `--to` releases of the bundled data and the user catalog."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from fsdp_unpatch.upgrade.analysis import Verdict, judge, private_name_changes
+from fsdp_unpatch.upgrade.releases import Release, all_releases, pick
+
+
+class UpgradeError(ValueError):
+    """Bad input: the message says what."""
+
+
+@dataclass
+class UpgradeResult:
+    old: Release
+    new: Release
+    verdicts: list[Verdict]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def breaks(self) -> bool:
+        return any(v.breaks for v in self.verdicts)
+
+    def to_dict(self) -> dict:
+        return {
+            "from": self.old.version,
+            "to": self.new.version,
+            "breaks": self.breaks,
+            "overrides": [v.to_dict() for v in self.verdicts],
+        }
+
+
+def run_upgrade(
+    paths: Sequence[str],
+    to_version: str,
+    from_version: Optional[str],
+    catalog_dir: Optional[str],
+    config: Optional[str] = None,
+    isolated: bool = False,
+) -> UpgradeResult:
+    from fsdp_unpatch.catalog.store import catalog_folder, learnt
+    from fsdp_unpatch.config.request import Request
+    from fsdp_unpatch.run.session import UsageError, execute, prepare
+    from fsdp_unpatch.upgrade.overrides import fsdp2_imports, overrides
+
+    extra, warnings = learnt(catalog_folder(catalog_dir))
+    releases = all_releases(extra)
+    try:
+        plan = prepare(
+            Request(tuple(paths), no_cache=True, config=config, isolated=isolated, target_torch=from_version)
+        )
+    except UsageError as error:
+        raise UpgradeError(str(error)) from None
+    if plan.missing:
+        raise UpgradeError(f"{plan.missing[0]}: no such file or directory")
+    old = pick(releases, from_version or str(plan.target_torch.lowest))
+    new = pick(releases, to_version)
+    known = ", ".join(releases)
+    for wanted, found in ((from_version or str(plan.target_torch.lowest), old), (to_version, new)):
+        if found is None:
+            raise UpgradeError(f"torch {wanted} is not known (known: {known}; teach it with `catalog add`)")
+    assert old is not None and new is not None
+    findings = execute(plan, 1).remaining
+    verdicts = []
+    for override in overrides(findings, old):
+        verdict = judge(
+            override.target,
+            override.function,
+            override.path,
+            override.line,
+            old,
+            new,
+            releases,
+            originals=override.originals,
+        )
+        verdicts.append(verdict)
+    for path in sorted({v.path for v in verdicts}):
+        names = private_name_changes(fsdp2_imports(path), old, new)
+        if names:
+            verdicts.append(Verdict("(imports)", path, names[0].line or 1, "imports", names))
+    verdicts.sort(key=lambda v: (v.worst, v.path, v.line))
+    return UpgradeResult(old, new, verdicts, warnings)
