@@ -77,7 +77,7 @@ COSTS: Mapping[str, float] = {
     "tests/test_import_probe.py::test_it_agrees_with_a_fresh_interpreter": 7.4,
     "tests/test_excerpts.py::test_comments_after_a_hidden_statement_stay_where_libcst_puts_them": 7.3,
     "tests/test_excerpts.py::test_fixtures_and_examples": 6.9,
-    "tests/test_fix_journal.py::test_sigkill_at_every_write_of_a_three_file_group_is_finished_by_the_next_fix": 6.9,
+    "tests/test_fix_journal.py::test_sigkill_after_the_first_rename_is_finished_by_the_next_fix": 6.9,
     "tests/test_docs.py::test_the_example_output_is_what_the_tool_prints": 6.8,
     "tests/test_quiet_kept.py::test_text_formats_list_kept_findings_only_when_asked": 6.5,
     "tests/test_excerpts.py::test_every_fixture_file_alone": 5.9,

@@ -117,7 +117,8 @@ def test_fix_from_stdin_keeps_an_installer_another_file_imports(tmp_path: Path) 
     buffer = (project / PATCH).read_bytes()
     result = cli("fix", "--stdin-filename", str(PATCH), "-", cwd=project, stdin=buffer)
     assert b"def _apply_fsdp_patch" in result.stdout  # `_api_patches.py` imports it
-    assert b"_api_patches.py:5 imports _apply_fsdp_patch" in result.stderr + result.stdout
+    # `fix --stdin-filename F` judges F as `fix F` does: the importer outside the run keeps the installer.
+    assert b"legacy_npu/_api_patches.py (not in this run) names it" in result.stderr
     assert (project / PATCH).read_bytes() == buffer
 
 

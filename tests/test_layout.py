@@ -287,6 +287,7 @@ LAYERS = [
     "rules",
     "reporting",
     "run",
+    "upgrade",
     "audit",
     "api",
     "verification",

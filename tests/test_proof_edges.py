@@ -4,7 +4,7 @@
   module's own object when the function runs: no proof.
 - A replacement bound twice in its scope: which one is installed depends on when the installer runs.
 - An installer or replacement that code the fix leaves still names (a call whose result is used, a
-  registry, a module path the run spells differently) stays.
+  registry) stays.
 """
 
 from __future__ import annotations
@@ -102,9 +102,10 @@ def test_a_plain_call_elsewhere_goes_with_the_installer(tmp_path: Path) -> None:
     assert "_apply_fsdp_patch" not in caller.read_text()
 
 
-def test_a_module_path_the_run_spells_differently_keeps_what_it_names(tmp_path: Path) -> None:
-    """A folder without `__init__.py` (a namespace package): the run names the module `patch`, the caller
-    `vendor.fsdp.patch`; both are the same module, so nothing the caller uses may go."""
+def test_a_namespace_portion_is_one_module_for_its_importers(tmp_path: Path) -> None:
+    """A folder without `__init__.py` inside a package (a namespace portion): the run and the caller both name
+    the module `vendor.fsdp.patch` (`project/identity.py`), so the caller's uses migrate with the definitions
+    instead of being left naming what is gone (before one model of module names, the run named it `patch`)."""
     patch = _package(tmp_path, init=False)
     caller = _write(
         tmp_path,
@@ -112,9 +113,9 @@ def test_a_module_path_the_run_spells_differently_keeps_what_it_names(tmp_path: 
         "from vendor.fsdp.patch import _apply_fsdp_patch, _patched_finalize_backward\n\n"
         "_apply_fsdp_patch()\n\n\ndef finalize(group):\n    return _patched_finalize_backward(group)\n",
     )
-    before = caller.read_bytes()
     fix_tree(tmp_path)
-    text = patch.read_text()
-    assert "def _patched_finalize_backward" in text and "def _apply_fsdp_patch" in text
-    assert caller.read_bytes() == before
+    text, used = patch.read_text(), caller.read_text()
+    assert "_patched_finalize_backward" not in text + used and "_apply_fsdp_patch" not in text + used
+    assert "return FSDPParamGroup.finalize_backward(group)" in used  # the native method the copy matched
     compile(text, str(patch), "exec")
+    compile(used, str(caller), "exec")

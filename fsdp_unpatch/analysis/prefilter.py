@@ -16,8 +16,7 @@ only when it could hold a finding. Both stages over-approximate; they never reje
    `_foreach_copy_` special case, or a suppression comment for this tool's codes.
 
 `tests/test_prefilter.py` proves soundness on every fixture that yields a finding. Cross-file work (calls of
-an installer removed elsewhere, references to a removed replacement) is driven by explicit names: `mentions`.
-"""
+an installer removed elsewhere, references to a removed replacement) is driven by explicit names: `mentions`."""
 
 from __future__ import annotations
 

@@ -4,7 +4,6 @@ and where each code of a `# noqa` stands (FSU501 says which suppress nothing: `r
 
 from __future__ import annotations
 
-import functools
 import io
 import re
 import tokenize
@@ -17,6 +16,9 @@ CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
 # `# noqa FSU101`: codes after white space, no colon. Read as a bare `# noqa` (as flake8 and ruff do), but
 # `rules/noqa_missing_colon.py` says so, and such a comment cannot silence that rule's own finding.
 NOQA_WITHOUT_COLON = re.compile(r"#\s*noqa\s+(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
+# The codes a noqa comment without a colon cannot silence (FSU502 adds its own when the registry loads it).
+NOT_SILENCED_WITHOUT_COLON: set[str] = set()
+OWN_PREFIX = "FSU"  # this tool's codes; other tools' codes in a `# noqa` are theirs to judge
 
 
 def noqa_codes(lines: list[str], line: int) -> Optional[frozenset[str]]:
@@ -37,15 +39,8 @@ def is_suppressed(lines: list[str], line: int, code: str) -> bool:
     if codes is None:
         return False
     if not codes:
-        return code != _missing_colon_code() or NOQA_WITHOUT_COLON.search(lines[line - 1]) is None
+        return code not in NOT_SILENCED_WITHOUT_COLON or NOQA_WITHOUT_COLON.search(lines[line - 1]) is None
     return code in codes
-
-
-@functools.cache
-def _missing_colon_code() -> str:
-    from fsdp_unpatch.rules.noqa_missing_colon import NOQA_MISSING_COLON
-
-    return NOQA_MISSING_COLON.code
 
 
 def skips_file(data: bytes) -> bool:

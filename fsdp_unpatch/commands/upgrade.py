@@ -67,7 +67,7 @@ def upgrade(paths, to_version, from_version, output_format, report, catalog_dir,
 
 
 def _catalog_folder(catalog_dir: Optional[str]) -> Path:
-    from fsdp_unpatch.catalog.store import catalog_folder
+    from fsdp_unpatch.upgrade.store import catalog_folder
 
     return catalog_folder(catalog_dir)
 
@@ -82,7 +82,7 @@ def catalog() -> None:
 @click.option("--catalog-dir", metavar="DIR", type=click.Path(file_okay=False), help="The user catalog folder.")
 def catalog_add(source: str, catalog_dir: Optional[str]) -> None:
     """Learn the FSDP2 of a torch wheel, an unpacked torch, or a site-packages."""
-    from fsdp_unpatch.catalog.store import SourceError, add
+    from fsdp_unpatch.upgrade.store import SourceError, add
 
     try:
         version, path = add(Path(source), _catalog_folder(catalog_dir))
@@ -96,8 +96,8 @@ def catalog_add(source: str, catalog_dir: Optional[str]) -> None:
 @click.option("--catalog-dir", metavar="DIR", type=click.Path(file_okay=False), help="The user catalog folder.")
 def catalog_list(catalog_dir: Optional[str]) -> None:
     """Every known torch release and where it came from."""
-    from fsdp_unpatch.catalog.store import learnt
     from fsdp_unpatch.upgrade.releases import all_releases
+    from fsdp_unpatch.upgrade.store import learnt
 
     extra, errors = learnt(_catalog_folder(catalog_dir))
     for version, release in all_releases(extra).items():

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterator
 
+from fsdp_unpatch.analysis.suppression import NOQA_WITHOUT_COLON, NOT_SILENCED_WITHOUT_COLON, OWN_PREFIX
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
-from fsdp_unpatch.rules.unused_noqa import OWN_PREFIX
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
@@ -24,7 +24,6 @@ def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterat
     import libcst as cst  # here, not at the top: the registry imports this module without parsing anything
 
     from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.analysis.suppression import NOQA_WITHOUT_COLON
 
     for comment in _comments(analysis.module, cst):
         match = NOQA_WITHOUT_COLON.match(comment.value)
@@ -74,6 +73,8 @@ NOQA_MISSING_COLON = declare(
     ```
     """,
 )
+
+NOT_SILENCED_WITHOUT_COLON.add(NOQA_MISSING_COLON.code)  # `# noqa FSU502` cannot hide the finding it causes
 
 # The comments name this rule's own code: `# noqa CODE` without a colon cannot silence it.
 _CODE = NOQA_MISSING_COLON.code

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
+from fsdp_unpatch.analysis.suppression import OWN_PREFIX
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.suppression import NoqaCode
-
-OWN_PREFIX = "FSU"
 
 
 def unused_noqa(

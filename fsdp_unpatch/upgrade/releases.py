@@ -3,7 +3,7 @@
 The bundled data (``data/upstream_releases.json``, written and checked by ``scripts/gen_fingerprints.py``)
 holds, deduplicated across releases, the text of each module-level function and each method of a top-level
 class of the FSDP2 package (``ast.unparse``: no comments, no docstrings), and each module's top-level names.
-Releases learnt with ``fsdp-unpatch catalog add`` (``catalog/store.py``) add to it. Only the commands that
+Releases learnt with ``fsdp-unpatch catalog add`` (``upgrade/store.py``) add to it. Only the commands that
 compare releases load it (``upgrade``): ``check`` never pays for it.
 """
 

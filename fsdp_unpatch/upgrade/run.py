@@ -42,10 +42,10 @@ def run_upgrade(
     config: Optional[str] = None,
     isolated: bool = False,
 ) -> UpgradeResult:
-    from fsdp_unpatch.catalog.store import catalog_folder, learnt
     from fsdp_unpatch.config.request import Request
     from fsdp_unpatch.run.session import UsageError, execute, prepare
     from fsdp_unpatch.upgrade.overrides import fsdp2_imports, overrides
+    from fsdp_unpatch.upgrade.store import catalog_folder, learnt
 
     extra, warnings = learnt(catalog_folder(catalog_dir))
     releases = all_releases(extra)
