@@ -66,7 +66,7 @@ def test_the_description_of_a_real_release_in_chinese(tmp_path: Path) -> None:
     preview = _cli(repo, "fix", "--diff", "--no-cache", "--lang", "zh-CN", "--report", str(report), ".")
     assert preview.returncode == 1, preview.stderr
     sections = _sections(report.read_text(encoding="utf-8"))
-    removed = sections["已删除的 override"]
+    removed = sections["已删除的覆写"]
     assert [line.split("`")[1] for line in removed] == [f["target"] for f in findings if f["code"] == "FSU001"]
     for line in removed:  # each proof said in Chinese, against a torch release
         assert re.search(r"与 torch \d+\.\d+\.\d+ 的 `\w+` 一致，差异仅为：", line), line
