@@ -12,8 +12,11 @@ from fsdp_unpatch.project import import_facts
 from fsdp_unpatch.rules import broken_import
 from tests.integration import cli
 
-HELPER_MODULE = "import os\n\n\ndef helper(path):\n    return os.path.basename(path)\n"
-WITHOUT_HELPER = "import os\n\n\ndef other(path):\n    return os.path.dirname(path)\n"
+# A patch module (it installs over FSDP2): FSU306 judges imports from it.
+PATCH = "from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n"
+INSTALL = "\n\nFSDPParamGroup.post_forward = print\n"
+HELPER_MODULE = PATCH + "import os\n\n\ndef helper(path):\n    return os.path.basename(path)\n" + INSTALL
+WITHOUT_HELPER = PATCH + "import os\n\n\ndef other(path):\n    return os.path.dirname(path)\n" + INSTALL
 USER = "from tools.paths import helper\n\n\nprint(helper('a/b'))\n"
 
 

@@ -21,7 +21,10 @@ def project(tmp_path: Path) -> Path:
     (root / "tools").mkdir(parents=True)
     (root / "pyproject.toml").write_text("[project]\nname = 'p'\n")
     (root / "tools" / "__init__.py").write_text("")
-    (root / "tools" / "paths.py").write_text("import os\n\n\ndef helper(path):\n    return os.path.basename(path)\n")
+    (root / "tools" / "paths.py").write_text(  # a patch module (it installs over FSDP2): FSU306 judges it
+        "import os\nfrom torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup\n\n\n"
+        "def helper(path):\n    return os.path.basename(path)\n\n\nFSDPParamGroup.post_forward = helper\n"
+    )
     (root / "app.py").write_text(USER)
     return root
 

@@ -89,7 +89,7 @@ def test_a_second_run_in_one_process_sees_a_module_added_between_them(tmp_path: 
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "user.py").write_text("from pkg.helpers import gone\n\nprint(gone)\n")
+    (package / "user.py").write_text("from pkg.helpers import _apply_fsdp_patch\n\nprint(_apply_fsdp_patch)\n")
 
     def broken() -> list[str]:
         return [f.message for f in api.check_paths([str(tmp_path)], select="FSU306", jobs=1)]
@@ -97,7 +97,7 @@ def test_a_second_run_in_one_process_sees_a_module_added_between_them(tmp_path: 
     assert broken() == []  # `pkg.helpers` is no module of the project: nothing to check against
     (package / "helpers.py").write_text("kept = 1\n")
     messages = broken()
-    assert len(messages) == 1 and "`gone` is imported from `pkg.helpers`" in messages[0], messages
+    assert len(messages) == 1 and "`_apply_fsdp_patch` is imported from `pkg.helpers`" in messages[0], messages
 
 
 def test_each_folder_is_climbed_once_and_names_its_files_as_module_names_does(tmp_path: Path, monkeypatch) -> None:

@@ -1,4 +1,8 @@
-"""FSU306 (broken-import): imports of names their module, a file of the project, does not bind.
+"""FSU306 (broken-import): imports of names their module, an FSDP patch module of the project, does not bind.
+
+Scoped to the migration: the imported module is one that could hold a finding (it touches FSDP2 or is a
+patch module: `analysis/prefilter.py`), or the name is a patch part the catalog knows (an installer, a
+replacement). The project's other imports are a type checker's business.
 
 Kept cheap for big trees (torch's 2,285 files): the imports are first read from the bytes with a regular
 expression, a name is a suspect only when its module's bytes spell it nowhere as a binding could
@@ -18,6 +22,8 @@ import re
 from typing import Iterator, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import Bindings, Imported, bindings, imports, parse
+from fsdp_unpatch.analysis.prefilter import Prefilter, prefilter_for
+from fsdp_unpatch.catalog import Catalog, load_catalog
 from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.files.regular import read_regular, regular_record
 from fsdp_unpatch.model import Finding, Span
@@ -33,19 +39,22 @@ BROKEN_IMPORT = declare(
     category="review",
     fix="none",
     phase="run",
-    summary="An import of a name that its module, a file of the project, does not bind",
+    summary="An import of a name that its module, an FSDP patch module of the project, does not bind",
     messages="`{name}` is imported from `{module}` ({path}), which does not bind it: this import fails",
     doc="""
     ## What it does
     Reports `from M import name`, and `x.name` where `x` is bound by `import M as x`, `import M` or
-    `from P import M`, when `M` is a module of the project and no statement of it binds `name` at top level
-    (def, class, assignment, import, `global`, loop, `with ... as`, any branch of an `if` or `try`), and
+    `from P import M`, when `M` is an FSDP patch module of the project (it overrides or names FSDP2, or
+    `name` is a patch part the catalog knows, such as `_apply_fsdp_patch`), no statement of `M` binds `name`
+    at top level (def, class, assignment, import, `global`, loop, `with ... as`, any branch of an `if` or
+    `try`), and
     `name` is no submodule of `M`. Modules that may bind names no statement spells (`from x import *`, a
     module `__getattr__`, writes through `globals()` or `sys.modules`) are trusted, and so are modules
     outside the project (torch, the standard library), imports under `if TYPE_CHECKING:` and imports in a
     `try` that handles their failure. Module names are Python's: a folder without `__init__.py` inside a
     regular package is a namespace portion of it, so `from ...config import x` in `pkg/sub/leaf/mod.py` means
-    `pkg.config`, never a top-level `config.py` of the tree.
+    `pkg.config`, never a top-level `config.py` of the tree. The project's other imports are left to a type
+    checker: this rule is about what the migration, or an earlier one, left behind.
 
     ## Why
     Such an import raises `ImportError` or `AttributeError`. A tree broken by any means (a hand edit, a merge,
@@ -81,10 +90,12 @@ def findings(
     read: Sequence[Optional[bytes]],
     roots: Optional[Sequence[str]],
     cache=None,
+    catalog: Optional[Catalog] = None,
 ) -> Iterator[tuple[int, Finding]]:
     """(index of the run's file, finding) for each import of a name its project module does not bind.
     `read[i]`: the bytes of file i when the caller has them (an editor's buffer), else None (read here).
-    `cache` (a `run.cache.Cache`): what this rule learned of each unchanged file last time (`import_facts.py`)."""
+    `cache` (a `run.cache.Cache`): what this rule learned of each unchanged file last time (`import_facts.py`);
+    `catalog`: what makes a module an FSDP patch module (default: the bundled catalog)."""
     project = project_files(roots if roots is not None else paths, paths)
     by_module: dict[str, list[ProjectFile]] = {}
     packages = set()
@@ -110,6 +121,7 @@ def findings(
         project,
         {project.key_of(p): d for p, d in zip(paths, read) if d is not None},
         known if isinstance(known, ImportFacts) else ImportFacts(),
+        prefilter_for(catalog if catalog is not None else load_catalog()),
     )
     for index, (path, display) in enumerate(zip(paths, displays)):
         importer = project.files.get(targets.key_of(path))
@@ -169,8 +181,12 @@ def _modules_text(project: Project) -> str:
 class _Targets:
     """The bytes, trees, facts and bindings of project files, read and parsed at most once each per run."""
 
-    def __init__(self, project: Project, buffers: dict[object, bytes], known: ImportFacts) -> None:
+    def __init__(
+        self, project: Project, buffers: dict[object, bytes], known: ImportFacts, prefilter: Prefilter
+    ) -> None:
         self.project = project
+        self.prefilter = prefilter
+        self.patch_modules: dict[object, bool] = {}
         self.buffers = buffers
         self.known = known
         self.facts: dict[str, FileFacts] = {}
@@ -233,6 +249,19 @@ class _Targets:
         if key not in self.trees:
             self.trees[key] = parse(self.data_of(path))
         return self.trees[key]
+
+    def in_migration(self, entries: Sequence[ProjectFile], name: str) -> bool:
+        """Whether an import of `name` from the module of `entries` is the migration's business: `name` is a
+        patch part the catalog knows, or a file of the module could hold a finding (it touches FSDP2)."""
+        if name in self.prefilter.vocabulary.patch_names:
+            return True
+        for entry in entries:
+            if entry.key not in self.patch_modules:
+                path = entry.paths[0]
+                self.patch_modules[entry.key] = self.prefilter.worth_parsing(self.data_of(path), path)
+            if self.patch_modules[entry.key]:
+                return True
+        return False
 
     def may_bind(self, entry: ProjectFile, name: str) -> bool:
         """Whether the module's bytes spell `name` anywhere a binding could (cheap; true when unsure)."""
@@ -356,7 +385,8 @@ def _check_file(path, pairs, display, module, is_package, by_module, project, ta
     for target, name in pairs:
         if f"{target}.{name}" in project.modules:
             continue  # a submodule
-        if not any(targets.may_bind(e, name) for e in by_module[target]):
+        entries = by_module[target]
+        if not any(targets.may_bind(e, name) for e in entries) and targets.in_migration(entries, name):
             suspects.add((target, name))
     if not suspects:
         return
@@ -398,7 +428,7 @@ def _where(entry: ProjectFile) -> str:
     return shown_path(entry.paths[0])
 
 
-def report(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], options, cache=None) -> None:
+def report(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], options, cache=None, catalog=None) -> None:
     """FSU306 findings of a `check` run, added to `files` (README, Rules: broken-import); `cache`: the run
     cache, which keeps what the rule learns of each file (`project/import_facts.py`)."""
     from fsdp_unpatch.analysis.suppression import is_suppressed
@@ -407,7 +437,7 @@ def report(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], opt
         return
     read = [buffers.get(i) for i in range(len(paths))]
     roots = roots_of(options, paths, [paths[i] for i in buffers])
-    for index, finding in findings(paths, [f.display for f in files], read, roots, cache):
+    for index, finding in findings(paths, [f.display for f in files], read, roots, cache, catalog):
         result = files[index]
         if not options.selected(finding.code, result.display):
             continue

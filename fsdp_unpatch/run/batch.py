@@ -256,7 +256,7 @@ def run(
     buffers = {i: item.candidate.data for i, item in enumerate(items) if item.candidate.data is not None}
     if options.fix:  # the import net: no fix breaks an import (README, Safety)
         guard(files, transactions, paths, roots_of(options, paths, [paths[i] for i in buffers]))
-    broken_import.report(files, paths, buffers, options, cache if use_cache else None)
+    broken_import.report(files, paths, buffers, options, cache if use_cache else None, catalog)
     if options.fix and options.write:
         from fsdp_unpatch.fixes.transaction import commit_groups
 

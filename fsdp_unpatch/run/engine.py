@@ -457,7 +457,7 @@ class Run:
             buffers = {i: u.candidate.data for i, u in enumerate(self.units) if u.candidate.data is not None}
             if self.options.fix:
                 guard(files, groups, paths, roots_of(self.options, paths, [paths[i] for i in buffers]))
-            broken_import.report(files, paths, buffers, self.options)
+            broken_import.report(files, paths, buffers, self.options, catalog=self.catalog)
         if self.options.write:
             commit_groups(files, groups)
         unsafe_left = sum(
