@@ -11,6 +11,7 @@ import importlib
 import click
 
 from fsdp_unpatch import __version__, i18n
+from fsdp_unpatch.commands import click_messages
 from fsdp_unpatch.commands.translated_help import TranslatedContext, translate_help_of
 from fsdp_unpatch.i18n import N_
 
@@ -87,6 +88,7 @@ class LazyGroup(click.Group):
             i18n.choose(language)
         except i18n.LanguageError as error:
             ctx.fail(str(error))
+        click_messages.install()
         try:
             args = after_the_command(args)
         except click.UsageError as error:

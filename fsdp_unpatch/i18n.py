@@ -178,3 +178,7 @@ def sentences(parts: list[str]) -> str:
 
 def N_(message: str) -> str:  # noqa: N802 (gettext's name for a string marked for extraction, not translated here)
     return message
+
+
+def N_plural(singular: str, plural: str) -> tuple[str, str]:  # noqa: N802 (N_ for an `ngettext` pair)
+    return singular, plural

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Extract the translatable strings, update each language's `.po`, and compile its `.mo` (with Babel).
 
-What is extracted: the strings marked in the code (`_()`, `ngettext()`, `N_()`), every rule's message forms,
+What is extracted: the strings marked in the code (`_()`, `ngettext()`, `N_()`, `N_plural()`), every rule's message forms,
 summary and documentation (the rule registry), the help of every command and option (read from click), the
 normalisations' descriptions and the catalog targets' reasons (fragments of messages). New strings are added
 to each `.po` untranslated, strings no longer used are dropped, and the `.mo` is written from the `.po`.
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from fsdp_unpatch import i18n  # noqa: E402
 
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "N_plural": (1, 2)}
 HEADER_COMMENT = (
     "# Simplified Chinese translations of fsdp-unpatch's messages, help and rule documentation.\n"
     "# Written by scripts/i18n_catalog.py, which adds new strings untranslated: translate each msgstr,\n"

@@ -58,8 +58,8 @@ class TranslatedFormatter(click.HelpFormatter):
         super().write_usage(prog, args, prefix)
 
     def write_heading(self, heading: str) -> None:
-        translated = i18n.gettext(heading)
-        if translated == heading:
+        translated = i18n.gettext(heading)  # click's own words come translated already (`click_messages.py`)
+        if translated == heading and heading.isascii():
             super().write_heading(heading)
         else:  # click adds a half-width colon; Chinese takes the full-width one
             self.write(f"{'':>{self.current_indent}}{translated}：\n")
