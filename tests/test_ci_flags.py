@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fsdp_unpatch.commands.lint import PROGRESS_MIN_FILES, show_progress
+from fsdp_unpatch.run.progress import PROGRESS_MIN_ITEMS, show_progress, tracked
 from tests.integration import CLEAN, PATCH, cli, make_project
 from tests.upstream import expand
 
@@ -134,13 +134,15 @@ def test_colour_at_a_terminal_unless_no_color(project: Path) -> None:
 
 
 def test_progress_bar_only_for_long_runs_at_a_terminal_outside_ci(tmp_path: Path) -> None:
-    for i in range(PROGRESS_MIN_FILES):
+    for i in range(50):
         (tmp_path / f"m{i}.py").write_text(CLEAN)
-    at_terminal = run_in_terminal(["check"], tmp_path, {})
+    now = {"FSDP_UNPATCH_PROGRESS_AFTER": "0"}  # as if the run had already taken its second
+    at_terminal = run_in_terminal(["check"], tmp_path, now)
     assert b"Scanning" in at_terminal
-    assert b"Scanning" not in run_in_terminal(["check"], tmp_path, {"CI": "true"})
-    assert b"Scanning" not in run_in_terminal(["check", "--quiet"], tmp_path, {})
-    assert b"Scanning" not in run_in_terminal(["check", "--output-format", "json"], tmp_path, {})
+    assert b"Scanning" not in run_in_terminal(["check"], tmp_path, {})  # a quick run: no flicker
+    assert b"Scanning" not in run_in_terminal(["check"], tmp_path, {**now, "CI": "true"})
+    assert b"Scanning" not in run_in_terminal(["check", "--quiet"], tmp_path, now)
+    assert b"Scanning" not in run_in_terminal(["check", "--output-format", "json"], tmp_path, now)
     assert b"Scanning" not in cli("check", cwd=tmp_path).stderr
 
 
@@ -154,13 +156,30 @@ class _Stream(io.StringIO):
 
 
 def test_show_progress_decision() -> None:
-    many = PROGRESS_MIN_FILES
-    assert show_progress(_Stream(True), {}, "full", False, many)
-    assert not show_progress(_Stream(True), {}, "full", False, many - 1)
-    assert not show_progress(_Stream(False), {}, "full", False, many)
-    assert not show_progress(_Stream(True), {"CI": "true"}, "full", False, many)
-    assert not show_progress(_Stream(True), {}, "sarif", False, many)
-    assert not show_progress(_Stream(True), {}, "concise", True, many)
+    many = PROGRESS_MIN_ITEMS
+    assert show_progress(_Stream(True), {}, False, False, many)
+    assert not show_progress(_Stream(True), {}, False, False, many - 1)
+    assert not show_progress(_Stream(False), {}, False, False, many)
+    assert not show_progress(_Stream(True), {"CI": "true"}, False, False, many)
+    assert not show_progress(_Stream(True), {}, True, False, many)  # sarif, json, ...
+    assert not show_progress(_Stream(True), {}, False, True, many)  # --quiet
+
+
+def test_the_bar_appears_only_once_the_work_has_taken_its_time() -> None:
+    """Issue 31 item 8: a run over many files that takes more than a second shows a bar; a quick one never
+    flickers one."""
+    import io
+
+    from rich.console import Console
+
+    def drawn(after: float) -> str:
+        screen = io.StringIO()
+        console = Console(file=screen, force_terminal=True, width=80)
+        assert list(tracked(list(range(5)), after=after, console=console)) == list(range(5))
+        return screen.getvalue()
+
+    assert "Scanning" in drawn(0.0)  # past its time from the start: drawn, then cleared (transient)
+    assert drawn(60.0) == ""  # a quick run: nothing written at all
 
 
 def test_check_from_stdin_uses_the_given_name(project: Path) -> None:
@@ -232,3 +251,12 @@ def test_stdin_filename_alone_reads_standard_input(project: Path) -> None:
     dashed = cli("check", "--output-format", "json", "--stdin-filename", "pkg/patch.py", "-", cwd=project, stdin=buffer)
     assert alone.returncode == 1, alone.stderr
     assert json.loads(alone.stdout) == json.loads(dashed.stdout) != []
+
+
+def test_audit_shows_the_bar_too_at_a_terminal(tmp_path: Path) -> None:
+    for i in range(20):
+        (tmp_path / f"m{i}.py").write_text("import torch\n\ntorch._foreach_copy_([], [])\n")
+    now = {"FSDP_UNPATCH_PROGRESS_AFTER": "0"}
+    assert b"Scanning" in run_in_terminal(["audit", "foreach-copy"], tmp_path, now)
+    assert b"Scanning" not in run_in_terminal(["audit", "foreach-copy", "--output-format", "json"], tmp_path, now)
+    assert b"Scanning" not in run_in_terminal(["audit", "foreach-copy"], tmp_path, {**now, "CI": "true"})

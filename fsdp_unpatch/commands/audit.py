@@ -8,6 +8,7 @@ other files are still reported).
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -49,7 +50,10 @@ def foreach_copy(paths: tuple[str, ...], output_format: str) -> None:
             err=True,
         )
         sys.exit(EXIT_ERROR)
-    sites, errors = audit_paths(candidates, load_catalog())
+    from fsdp_unpatch.run.progress import show_progress, tracked
+
+    shown = show_progress(sys.stderr, os.environ, output_format == "json", False, len(candidates))
+    sites, errors = audit_paths(tracked(candidates) if shown else candidates, load_catalog())
     sys.stdout.write(markdown(sites) if output_format == "markdown" else as_json(sites))
     for message in errors:
         click.echo("fsdp-unpatch: " + _("error: {message}").format(message=message), err=True)

@@ -152,9 +152,9 @@ def _run_and_report(request: Request):
             out.write("".join(f"{quoted_path(c.display)}\n" for c in plan.candidates))  # one name a line
             return EXIT_CLEAN, None
         candidates: Iterable[Candidate] = plan.candidates
-        if show_progress(sys.stderr, os.environ, output_format, quiet, len(plan.candidates)):
-            from fsdp_unpatch.run.progress import tracked
+        from fsdp_unpatch.run.progress import show_progress, tracked
 
+        if show_progress(sys.stderr, os.environ, output_format in MACHINE_FORMATS, quiet, len(plan.candidates)):
             candidates = tracked(plan.candidates)  # an iterator: `fix` analyses `plan.candidates` again, not this
         from fsdp_unpatch.files.signals import at_checkpoints
 
@@ -303,21 +303,6 @@ def link_base(environ) -> str:
     """Where findings link to in the markdown report: the commit's files on GitHub when run there."""
     server, repository, sha = (environ.get(k) for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA"))
     return f"{server}/{repository}/blob/{sha}/" if server and repository and sha else ""
-
-
-# A progress bar only pays off on long runs; below this many files it would only flicker.
-PROGRESS_MIN_FILES = 50
-
-
-def show_progress(stream, environ, output_format: str, quiet: bool, files: int) -> bool:
-    """A progress bar on standard error: for people at a terminal, never for pipes, CI or programs."""
-    return (
-        files >= PROGRESS_MIN_FILES
-        and not quiet
-        and output_format not in MACHINE_FORMATS
-        and not environ.get("CI")
-        and stream.isatty()
-    )
 
 
 @click.command()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence, TypeVar
+import os
+import time
+from typing import Any, Iterator, Optional, Sequence, TypeVar
 
 from fsdp_unpatch.i18n import N_
 from fsdp_unpatch.i18n import gettext as _
@@ -10,17 +12,46 @@ from fsdp_unpatch.i18n import gettext as _
 T = TypeVar("T")
 
 
-def tracked(items: Sequence[T], description: str = N_("Scanning")) -> Iterator[T]:
-    """Yield `items`, advancing a transient rich progress bar on standard error as each is consumed."""
-    from rich.console import Console
-    from rich.progress import Progress
+# A bar only pays off on long runs: it appears once the work has taken this long, so short runs never flicker.
+PROGRESS_AFTER_S = 1.0
+PROGRESS_MIN_ITEMS = 2
 
-    description = _(description)
-    with Progress(console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task(description, total=len(items))
-        for item in items:
+
+def show_progress(stream, environ, machine_format: bool, quiet: bool, items: int) -> bool:
+    """A progress bar on standard error: for people at a terminal, never for pipes, CI or programs."""
+    return (
+        items >= PROGRESS_MIN_ITEMS and not quiet and not machine_format and not environ.get("CI") and stream.isatty()
+    )
+
+
+def tracked(
+    items: Sequence[T], description: str = N_("Scanning"), after: Optional[float] = None, console=None
+) -> Iterator[T]:
+    """Yield `items`; once `after` seconds have passed (default: `FSDP_UNPATCH_PROGRESS_AFTER`, else 1 s), a
+    transient rich progress bar on standard error advances as each is consumed (started with what is done)."""
+    if after is None:
+        try:
+            after = float(os.environ.get("FSDP_UNPATCH_PROGRESS_AFTER", PROGRESS_AFTER_S))
+        except ValueError:
+            after = PROGRESS_AFTER_S
+    started = time.monotonic()
+    progress: Any = None
+    task: Any = None
+    try:
+        for done, item in enumerate(items, 1):
             yield item
-            progress.advance(task)
+            if progress is not None:
+                progress.advance(task)
+            elif time.monotonic() - started >= after:
+                from rich.console import Console
+                from rich.progress import Progress
+
+                progress = Progress(console=console or Console(stderr=True), transient=True)
+                progress.start()
+                task = progress.add_task(_(description), total=len(items), completed=done)
+    finally:
+        if progress is not None:
+            progress.stop()
 
 
 class Phases:
