@@ -12,8 +12,8 @@ only when it could hold a finding. Both stages over-approximate; they never reje
 2. **shape** — a regular-expression test that the file could hold an install site (an assignment, `setattr`,
    `mock.patch`, `patch.object` whose owner is a name bound by an import or alias that mentions FSDP2, or a
    dotted chain that spells it), a `sys.modules` entry under `torch.distributed`, a class named like an
-   FSDP2 class, a kernel registration for an FSDP op, a reference to a known patch part, a same-device
-   `_foreach_copy_` special case, or a suppression comment for this tool's codes.
+   FSDP2 class or deriving from one, a kernel registration for an FSDP op, a reference to a known patch
+   part, a same-device `_foreach_copy_` special case, or a suppression comment for this tool's codes.
 
 `tests/test_prefilter.py` proves soundness on every fixture that yields a finding. Cross-file work (calls of
 an installer removed elsewhere, references to a removed replacement) is driven by explicit names: `mentions`."""
@@ -292,11 +292,11 @@ class Prefilter:
         if words.rule_prefix:
             direct.append(((words.rule_prefix.encode(),), re.compile(re.escape(words.rule_prefix.encode()) + rb"\d")))
         direct.append(((b"fsdp-unpatch",), re.compile(rb"fsdp-unpatch\s*:")))
-        # a class named like an FSDP2 class: a vendored copy (FSU203) or a subclass of torch's (FSU106)
-        for name in sorted(words.classes):  # the name first: `class` alone is in almost every file
-            direct.append(
-                ((name.encode(), b"class"), re.compile(rb"\bclass[ \t]+" + re.escape(name.encode()) + rb"\b"))
-            )
+        # a class named like an FSDP2 class or deriving from one (FSU203, FSU106); `class` alone is everywhere
+        for name in sorted(words.classes):
+            spelled = re.escape(name.encode())
+            pattern = rb"\bclass[ \t]+(?:" + spelled + rb"\b|\w+[ \t]*\([^)]*\b" + spelled + rb"\b)"
+            direct.append(((name.encode(), b"class"), re.compile(pattern)))
         # a `sys.modules` entry under torch.distributed replaced: `sys.modules["torch...."] = m`,
         # `monkeypatch.setitem(sys.modules, "torch....", m)`, `mock.patch.dict(sys.modules, {"torch....": m})`
         direct.append(

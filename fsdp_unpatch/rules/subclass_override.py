@@ -8,8 +8,10 @@ assigned over the method, so the override rules cannot see it.
 
 A subclass that only the project's own code constructs is not reported: FSDP2 never runs its methods
 unless the project hands it over, and a hand-over through the project's own functions cannot be told
-apart from ordinary use of a subclass. Judged per file: the class and where it is installed must be in
-one file. torch's own modules are skipped: their subclasses of FSDP2's classes are torch.
+apart from ordinary use of a subclass. Judged per file, with one exception: an override of a private
+method (`_name`) of FSDP2's private classes is reported wherever the class is handed over (another module,
+a factory, a registry), since only FSDP2 calls those methods. torch's own modules are skipped: their
+subclasses of FSDP2's classes are torch.
 """
 
 from __future__ import annotations
@@ -84,6 +86,11 @@ def _installs(analysis: ModuleSubject, catalog: Catalog) -> dict[str, cst.CSTNod
     return found
 
 
+def _private(name: str) -> bool:
+    """`_name` (not `__dunder__`): a method of FSDP2's that only FSDP2 calls."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
 def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     import libcst as cst
 
@@ -106,25 +113,26 @@ def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterat
     installed = _installs(analysis, catalog)
     for cls, bases in subclasses:
         where = installed.get(cls.name.value)
-        if where is None:
-            continue
         for statement in body_statements(cls.body):
             if not isinstance(statement, cst.FunctionDef):
                 continue
             name = statement.name.value
+            if where is None and not _private(name):
+                continue  # handed over nowhere this file shows, and a method the project may call itself
             base, releases = next(((b, r) for b in bases if (r := symbols.class_member(b, name))), (None, None))
             if base is None or releases is None:
                 continue  # a name no FSDP2 base defines: new, nothing overridden
             target = f"{base}.{name}"
             changed = changed_in(target)
+            form = "changed" if changed else "default"
             message = SUBCLASS_OVERRIDE.message(
-                "changed" if changed else "default",
+                form if where is not None else f"{form}-elsewhere",
                 method=f"{cls.name.value}.{name}",
                 target=target,
                 releases=symbols.describe(releases),
                 changed=", ".join(changed),
                 cls=cls.name.value,
-                line=analysis.position(where).start.line,
+                line=analysis.position(where).start.line if where is not None else 0,
             )
             yield Planned(SUBCLASS_OVERRIDE.code, statement.name, message, target)
 
@@ -141,6 +149,11 @@ SUBCLASS_OVERRIDE = declare(
         "to FSDP2 at line {line}: review what the override changes",
         "changed": "`{method}` overrides FSDP2 `{target}` (upstream in torch {releases}; its code changed in "
         "torch {changed}) and `{cls}` is handed to FSDP2 at line {line}: review what the override changes",
+        "default-elsewhere": "`{method}` overrides FSDP2's private `{target}` (upstream in torch {releases}); "
+        "only FSDP2 calls it, so `{cls}` is handed to FSDP2 somewhere: review where, and what the override changes",
+        "changed-elsewhere": "`{method}` overrides FSDP2's private `{target}` (upstream in torch {releases}; its "
+        "code changed in torch {changed}); only FSDP2 calls it, so `{cls}` is handed to FSDP2 somewhere: review "
+        "where, and what the override changes",
     },
     check=check,
     subject="module",
@@ -152,7 +165,9 @@ SUBCLASS_OVERRIDE = declare(
     `setattr(...)`) or passes it, or an instance made on the spot, to a call into FSDP2 or to an
     `FSDPModule` method (`model.set_custom_all_gather(NpuAllGather())`). The message names the torch
     releases that define the method and, for the methods whose upstream code the tool keeps, the
-    releases in which that code changed.
+    releases in which that code changed. An override of a private method (`_name`) is reported even when
+    the file does not show the hand-over (the class is installed from another module, or by a factory):
+    only FSDP2 calls its private methods, so the subclass is handed over somewhere.
 
     ## Why
     FSDP2 then runs the subclass's method in place of its own: an override as real as an assignment,
