@@ -5,7 +5,9 @@ section of the docs' rule reference.
 Writes `fsdp_unpatch/rules/<name>.py` (the declaration, a `check` that yields nothing yet, one `VALID` and
 one `INVALID` example), `tests/rules/<CODE>/<case>/example.py` and `tests/rules/<CODE>/ok_<case>/example.py`,
 then regenerates the README's rules table and docs/rules.md's rule reference (`scripts/gen_readme_rules.py`).
-Nothing else is touched: the registry finds the module by walking the package, and the dispatcher calls its
+`--candidates WORDS` declares what makes a file a candidate for the rule (the prefilter, the ast screen and the
+ast findings keep such files for the parse). Nothing else is touched: the registry finds the module by walking
+the package, and the dispatcher calls its
 `check` for each subject of its kind (`--subject`, by default `module` for `--phase file`: each analysed
 module, and `run` for `--phase run`: the analysed files of the whole run, once; `site`: each install site
 with its verdict; the other kinds of `registry.SUBJECT_KINDS` as `analysis/subjects.py` types them). The new
@@ -61,7 +63,7 @@ if TYPE_CHECKING:
     messages="TODO: the finding's message, with {{placeholders}}",
     check=check,
     subject="{subject}",
-    doc="""
+{candidates}    doc="""
     ## What it does
     TODO: what the rule reports (and what its fix does).
 
@@ -142,6 +144,13 @@ FIRING_CASE = "# TODO: a project where {code} fires (README, Rule cases and snap
 OK_CASE = "# TODO: a project where {code} must not fire.\nx = 1\n"
 
 
+def _candidates_line(words: str) -> str:
+    """The declaration's `candidates=(...)` line, or nothing."""
+    found = tuple(word.strip() for word in words.split(",") if word.strip())
+    spelled = ", ".join(f'"{word}"' for word in found) + ("," if len(found) == 1 else "")  # as ruff writes it
+    return f"    candidates=({spelled}),\n" if found else ""
+
+
 def module_name(name: str) -> str:
     return name.replace("-", "_")
 
@@ -184,6 +193,12 @@ def main() -> int:
     )
     parser.add_argument("--summary", default="TODO: one line on what the rule reports")
     parser.add_argument("--case", default="fires", help="the firing case's folder name (its ok_ twin too)")
+    parser.add_argument(
+        "--candidates",
+        default="",
+        help="comma-separated words whose presence makes a file a candidate for the rule (`fully_shard`): the "
+        "gates that spare files a parse keep such files; without them, only files that touch FSDP2 patches reach it",
+    )
     args = parser.parse_args()
     found = problems(args.code, args.name)
     if found:
@@ -208,6 +223,7 @@ def main() -> int:
             sequence=typing_names,
             check_imports=check_imports,
             check=check,
+            candidates=_candidates_line(args.candidates),
         ),
     )
     cases = REPO / "tests" / "rules" / args.code

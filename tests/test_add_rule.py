@@ -208,3 +208,44 @@ def test_a_site_rule_is_scaffolded_and_dispatched_with_each_site_and_its_verdict
     )
     ignored = run(copy, *check, "--target-torch", "2.13", "--ignore", "FSU198", "project")
     assert "FSU198" not in ignored.stdout and ignored.stdout.strip(), ignored.stdout + ignored.stderr
+
+
+# A module rule's `check` filled in by hand: every call of `fully_shard`, in a file with no install site at all.
+EVERY_FULLY_SHARD_CALL = """\
+    import libcst as cst
+
+    from fsdp_unpatch.analysis.planned import Planned
+
+    calls = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value == "fully_shard":
+                calls.append(node)
+
+    analysis.module.visit(Calls())
+    for call in calls:
+        yield Planned(SHARDED_CALL.code, call, SHARDED_CALL.message(placeholders="fully_shard"))
+"""
+SHARDING = "from torch.distributed.fsdp import fully_shard\n\n\ndef shard(model):\n    fully_shard(model)\n"
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_rule_that_declares_its_candidates_fires_from_the_cli(tmp_path: Path, declared: bool) -> None:
+    """Issue 32 item 2: the gates that spare files a parse are built from the rules' declarations, so a
+    scaffolded rule fires with no other file edited; without the declaration such a file never reaches it."""
+    copy = copy_of_repo(tmp_path)
+    extra = ["--candidates", "fully_shard"] if declared else []
+    done = run(copy, "scripts/add_rule.py", "FSU198", "sharded-call", "--category", "review", "--fix", "none",
+               "--phase", "file", *extra)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    module = copy / "fsdp_unpatch" / "rules" / "sharded_call.py"
+    text = module.read_text(encoding="utf-8")
+    assert ('candidates=("fully_shard",)' in text) is declared
+    module.write_text(text.replace("    yield from ()\n", EVERY_FULLY_SHARD_CALL), encoding="utf-8")
+    project = copy / "project"
+    project.mkdir()
+    (project / "model.py").write_text(SHARDING, encoding="utf-8")
+    args = ("-m", "fsdp_unpatch", "check", "--no-cache", "--isolated", "--output-format", "concise")
+    fired = run(copy, *args, "--target-torch", "2.13", "project")
+    assert ("model.py:5:5: FSU198 [review]" in fired.stdout) is declared, fired.stdout + fired.stderr

@@ -60,6 +60,7 @@ class Vocabulary:
     patch_names: frozenset[str]  # patch module segments, installers, replacement functions
     rule_prefix: str
     extra: tuple[str, ...]  # the catalog's own `tokens` (`_foreach_copy_`, spellings of FSDP)
+    rule_words: frozenset[str]  # what rules declare makes a file their candidate (`Rule.candidates`)
 
     @classmethod
     def from_catalog(cls, catalog: Catalog) -> Vocabulary:
@@ -97,6 +98,7 @@ class Vocabulary:
             patch_names=frozenset(patch_names),
             rule_prefix=prefix,
             extra=tuple(catalog.tokens),
+            rule_words=frozenset(word for rule in catalog.rules.values() for word in rule.candidates),
         )
 
     def tokens(self) -> tuple[bytes, ...]:
@@ -110,6 +112,7 @@ class Vocabulary:
                 self.rule_prefix,
                 "fsdp-unpatch",
                 *self.extra,
+                *self.rule_words,
             ]
         )
 
@@ -287,6 +290,7 @@ class Prefilter:
                     _RegisteredOp(op.encode()),
                 )
             )
+        direct += [((word.encode(),), None) for word in sorted(words.rule_words)]  # present: a candidate
         for name in sorted(words.patch_names):
             direct.append(((name.encode(),), re.compile(re.escape(name.encode()) + rb"\b")))
         if words.rule_prefix:

@@ -289,7 +289,8 @@ class Screen:
         from fsdp_unpatch.analysis.prefilter import Vocabulary
 
         words = Vocabulary.from_catalog(catalog)
-        self.patch_names = tuple(sorted(n.encode() for n in words.patch_names))
+        # patch parts, and the words a rule declares its candidates by: undecided here, parsed
+        self.patch_names = tuple(sorted(n.encode() for n in words.patch_names | words.rule_words))
         self.namespaces = tuple(sorted(n.encode() for n in words.op_namespaces))
         self.comment_words = tuple(w.lower().encode() for w in (words.rule_prefix, "fsdp-unpatch") if w)
         self.roots = tuple(catalog.fsdp2_roots)

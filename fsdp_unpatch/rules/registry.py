@@ -93,6 +93,9 @@ class Rule:
     # findings): its checks run even when the run deselects it, so that deselecting it changes no other
     # rule's findings; only its own are left out of the output, as for any deselected rule.
     feeds_others: bool = False
+    # Words whose presence in a file's bytes makes the file a candidate for this rule: the gates that spare
+    # files a parse (`analysis/prefilter.py`, `analysis/screen.py`, `analysis/ast_findings.py`) keep it.
+    candidates: tuple[str, ...] = ()
 
     def checks(self) -> tuple[tuple[SubjectKind, Check], ...]:
         """Every (kind of subject, check) of the rule."""
@@ -127,6 +130,7 @@ def declare(
     subject: Optional[SubjectKind] = None,
     also: Mapping[SubjectKind, Check] | None = None,
     feeds_others: bool = False,
+    candidates: tuple[str, ...] = (),
 ) -> Rule:
     """Record a rule; called once per rule, at the import of its module. A `check` needs its `subject`;
     `also`: checks of other kinds of subject."""
@@ -153,6 +157,7 @@ def declare(
         module,
         extra,
         feeds_others,
+        tuple(candidates),
     )
     if code in _DECLARED and _DECLARED[code] != rule:
         raise ValueError(f"rule {code} is declared twice")
