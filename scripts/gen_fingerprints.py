@@ -11,7 +11,9 @@ It also writes ``fsdp_unpatch/data/upstream_releases.json``: every module-level 
 the FSDP2 package of each release, deduplicated across releases (``fsdp_unpatch/upgrade/releases.py``), which
 ``fsdp-unpatch upgrade`` compares.
 
-``--check`` regenerates in memory and exits 1 when a file differs (CI runs it in the test suite).
+``--check`` regenerates in memory and exits 1 when a file differs (CI runs it in the test suite). With the
+sources of only some of the releases the file was generated from (a machine that fetched two), it checks
+those releases' part: every entry of theirs, and every body and name list they reach, must be what the file holds.
 To cover another FSDP2 function, add its id to ``TARGETS``: ``<module>.<function>``,
 ``<module>.<Class>.<method>`` or ``ops.<namespace>.<op>``.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -88,6 +91,43 @@ def generate_releases(sources: Path) -> str:
     return json.dumps(data, indent=0, sort_keys=False) + "\n"
 
 
+VERSION = re.compile(r"\d+\.\d+(\.\d+)?([a-z.+].*)?$")
+
+
+def _versions_of(data: dict) -> set[str]:
+    """The releases a data file was generated from (its `generated_from` line names them)."""
+    named = data.get("generated_from", "").removeprefix("torch ").split(" (", 1)[0]
+    return {v.strip() for v in named.split(",") if v.strip()}
+
+
+def slice_differences(stored, generated, present: set[str], where: str = "") -> list[str]:
+    """Where `generated` (from the sources of the `present` releases only) differs from the part of `stored`
+    that concerns them: an entry keyed by a present release must be equal; one keyed by another release is
+    not compared; any other key `generated` has must be in `stored`, with an equal slice."""
+    if isinstance(stored, dict) and isinstance(generated, dict):
+        found = []
+        for key in sorted(set(stored) | set(generated)):
+            if key == "generated_from" or (VERSION.match(key) and key not in present):
+                continue
+            at = f"{where}/{key}"
+            if key not in generated:
+                if VERSION.match(key):
+                    found.append(f"{at}: not generated")
+                continue  # an entry of other releases only
+            if key not in stored:
+                found.append(f"{at}: not in the file")
+                continue
+            found += slice_differences(stored[key], generated[key], present, at)
+        return found
+    if (
+        isinstance(stored, list)
+        and isinstance(generated, list)
+        and all(isinstance(v, str) and VERSION.match(v) for v in stored)
+    ):
+        return [] if set(generated) <= set(stored) else [f"{where}: releases {sorted(set(generated) - set(stored))}"]
+    return [] if stored == generated else [f"{where}: differs"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sources", nargs="?", type=Path, default=DEFAULT_SOURCES)
@@ -103,7 +143,17 @@ def main(argv: list[str] | None = None) -> int:
     for output, text in outputs.items():
         if args.check:
             current = output.read_text(encoding="utf-8") if output.is_file() else ""
-            if current != text:
+            fresh = json.loads(text)
+            stored = json.loads(current) if current else {}
+            present = _versions_of(fresh)
+            if current and present < _versions_of(stored):
+                differences = slice_differences(stored, fresh, present)
+                for difference in differences[:10]:
+                    print(f"{output}{difference}", file=sys.stderr)
+                stale |= bool(differences)
+                verdict = "is out of date" if differences else "is up to date"
+                print(f"{output} {verdict} for the {len(present)} of {len(_versions_of(stored))} releases here")
+            elif current != text:
                 print(f"{output} is out of date: run scripts/gen_fingerprints.py", file=sys.stderr)
                 stale = True
             else:

@@ -10,6 +10,8 @@ import importlib.metadata
 import json
 import re
 import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -403,17 +405,49 @@ def test_upstream_dirs_are_read_on_the_fly(tmp_path):
     assert ev.matched and ev.matched_versions == ("9.9.0",)
 
 
-TORCH_SOURCES = Path.home() / ".cache" / "fsdp-unpatch" / "torch"  # scripts/fetch_torch_sources.py
+def _installed_as_sources(folder: Path) -> Path:
+    """The installed torch's FSDP2 sources laid out as scripts/fetch_torch_sources.py lays out a release."""
+    import torch
+
+    rel = INSTALLED.relative_to(INSTALLED.parents[3])  # torch/distributed/fsdp/_fully_shard
+    shutil.copytree(
+        INSTALLED, folder / torch.__version__.split("+")[0] / rel, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    return folder
 
 
-@pytest.mark.skipif(
-    not (TORCH_SOURCES / "2.14.1" / "SOURCE.json").is_file(),
-    reason="torch sources not extracted (scripts/fetch_torch_sources.py)",
-)
-def test_the_upstream_data_file_is_what_the_generator_writes():
-    import subprocess
-    import sys
-
+def _generator_check(sources: Path, *outputs: str) -> subprocess.CompletedProcess:
     script = Path(__file__).resolve().parent.parent / "scripts" / "gen_fingerprints.py"
-    done = subprocess.run([sys.executable, str(script), str(TORCH_SOURCES), "--check"], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, str(script), str(sources), "--check", *outputs], capture_output=True, text=True
+    )
+
+
+@needs_torch_sources
+def test_the_upstream_data_file_is_what_the_generator_writes(tmp_path: Path) -> None:
+    """The installed torch (the test extras pin one) is one of the releases the data files were generated from:
+    its part of both files is what the generator writes from its sources."""
+    done = _generator_check(_installed_as_sources(tmp_path / "sources"))
     assert done.returncode == 0, done.stderr
+    assert done.stdout.count("is up to date for the 1 of") == 2
+
+
+@needs_torch_sources
+def test_the_generator_check_finds_a_stale_entry_of_the_releases_it_has(tmp_path: Path) -> None:
+    import torch
+
+    from fsdp_unpatch.fingerprint import upstream
+
+    version = torch.__version__.split("+")[0]
+    data = json.loads(upstream.DATA_PATH.read_text(encoding="utf-8"))
+    target = next(t for t, by_release in data["targets"].items() if version in by_release)
+    data["targets"][target][version] = "000000000000"
+    stale = tmp_path / "upstream.json"
+    stale.write_text(json.dumps(data), encoding="utf-8")
+    releases = tmp_path / "releases.json"
+    shutil.copy(upstream.DATA_PATH.parent / "upstream_releases.json", releases)
+    done = _generator_check(
+        _installed_as_sources(tmp_path / "sources"), "-o", str(stale), "--releases-output", str(releases)
+    )
+    assert done.returncode == 1
+    assert f"/targets/{target}/{version}: differs" in done.stderr

@@ -240,6 +240,15 @@ class Unchanged:
 
 
 @dataclass
+class Digests:
+    """The sha256 of each file's bytes by the stat it had when hashed (trusted stats only, `RACY_NS`): a key
+    built from it is the same whether a file is read or known by its stat, so it does not change when a file
+    just written grows old enough to be trusted (`held_back.verdict_key`)."""
+
+    files: dict[str, tuple[Stat, str]] = field(default_factory=dict)
+
+
+@dataclass
 class Held:
     """`check`'s verdict on which safe fixes `fix` would hold back (`held_back.py`): (path, code, line, column)
     of each, and why; empty when every fix would be written."""
@@ -258,6 +267,8 @@ def encode(value) -> Any:
         return {"kind": "found", "findings": [[index, _finding_data(f)] for index, f in value.findings]}
     if isinstance(value, Held):
         return {"kind": "held", "findings": [[*key, why] for key, why in sorted(value.findings.items())]}
+    if isinstance(value, Digests):
+        return {"kind": "digests", "files": {p: [*stat_, sha] for p, (stat_, sha) in value.files.items()}}
     if isinstance(value, Unchanged):
         return {"kind": "unchanged", "files": {d: [*stat_, named] for d, (stat_, named) in value.files.items()}}
     if isinstance(value, Outcome):
@@ -297,6 +308,14 @@ def decode(data: Any):
             _check(isinstance(item, list) and len(item) == 5)
             held[(_text(item[0]), _text(item[1]), _number(item[2]), _number(item[3]))] = _text(item[4])
         return Held(held)
+    if data.get("kind") == "digests":
+        _check(set(data) == {"kind", "files"} and isinstance(data["files"], dict))
+        digests = {}
+        for path, record in data["files"].items():
+            _check(isinstance(path, str) and isinstance(record, list) and len(record) == 6)
+            _check(all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in record[:5]))
+            digests[path] = (tuple(record[:5]), _text(record[5]))
+        return Digests(digests)
     if data.get("kind") == "unchanged":
         _check(set(data) == {"kind", "files"} and isinstance(data["files"], dict))
         files = {}
@@ -371,6 +390,10 @@ class Cache:
     def unchanged_key(self) -> str:
         """The key of the index of unchanged files (one per project, configuration and tool build)."""
         return hashlib.sha256((self.salt + "\0unchanged").encode()).hexdigest()
+
+    def digests_key(self) -> str:
+        """The key of the content digests of the project's files (`Digests`)."""
+        return hashlib.sha256((self.salt + "\0digests").encode()).hexdigest()
 
     def facts_key(self, modules: str) -> str:
         """The key of FSU306's facts (`import_facts.py`) for a project of these module names."""

@@ -82,31 +82,43 @@ def verdict_key(cache, paths: Sequence[str], roots: Optional[Sequence[str]]) -> 
     the run's files and of every file the import net searches. None without a cache, or without a project
     to search (the dry run then decides each time).
 
-    A regular file last changed well before the project walk stands for its content by its stat (size, times, inode:
-    `cache.RACY_NS`, the rule the result cache trusts); only the others are read and hashed."""
+    Each file stands for its content by the sha256 of its bytes; a regular file last changed well before the
+    project walk is hashed once, then known by its stat (size, times, inode: `cache.RACY_NS`, the rule the result
+    cache trusts; `cache.Digests`), so a warm run reads only what changed and the key does not depend on which."""
     from fsdp_unpatch.files.regular import read_regular, regular_record
     from fsdp_unpatch.project.identity import project_files
-    from fsdp_unpatch.run.cache import RACY_NS
+    from fsdp_unpatch.run.cache import RACY_NS, Digests
 
     if cache is None or not cache.usable or roots is None:
         return None
     project = project_files(roots, paths)
     searched = [p for entry in project.files.values() for p in entry.paths]
+    known = cache.get(cache.digests_key(), counted=False)
+    known = known if isinstance(known, Digests) else Digests()
+    digests = Digests(dict(known.files))  # files outside this run keep their digests
     digest = hashlib.sha256((cache.salt + "\0held\0").encode())
     trusted_before = project.since - RACY_NS
     for path in sorted({*paths, *searched}):
         info, link = project.stat_of(path), project.is_link(path)  # the walk's, taken before any read
         record = regular_record(info)
-        if record is not None and max(record[1].st_mtime_ns, record[1].st_ctime_ns) < trusted_before:
-            content = "stat " + " ".join(map(str, record[0]))
+        trusted = record is not None and max(record[1].st_mtime_ns, record[1].st_ctime_ns) < trusted_before
+        memo = known.files.get(path)
+        if trusted and memo is not None and memo[0] == record[0]:  # type: ignore[index]
+            content = memo[1]
         else:
             try:
                 content = hashlib.sha256(read_regular(path)).hexdigest()
             except OSError as error:
                 content = f"unreadable {error.errno}"  # the import net holds back for such a file: part of the key
-                info, link = None, False
+                info, link, trusted = None, False, False
+        if trusted:
+            digests.files[path] = (record[0], content)  # type: ignore[index]
+        else:
+            digests.files.pop(path, None)
         identity = (info.st_ino, info.st_dev, info.st_mode) if info is not None else ()
         digest.update(("\0".join(map(str, (path, content, *identity, link))) + "\n").encode("utf-8", "surrogateescape"))
+    if digests.files != known.files:
+        cache.put(cache.digests_key(), digests)
     return digest.hexdigest()
 
 
