@@ -20,7 +20,9 @@ from typing import Callable
 
 import pytest
 
-from fsdp_unpatch.api import check_source
+from fsdp_unpatch.api import _buffer_request, check_source
+from fsdp_unpatch.run.batch import run
+from fsdp_unpatch.run.session import prepare
 from tests.realworld.packages import PATCH_MODULE
 from tests.realworld.test_releases import _fetch
 
@@ -84,6 +86,7 @@ def both(*edits: Callable[[str], str]) -> Callable[[str], str]:
 
 
 FAKE_DIST = "import pkg.fake_dist as dist\n"
+SELECT = ("FSU001", "FSU002")
 
 # (name, the copies it changes, the edit)
 MUTANTS: list[tuple[str, tuple[str, ...], Callable[[str], str]]] = [
@@ -311,12 +314,19 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def removed(text: str, project: Path) -> set[str]:
     """The copies `check` reports `remove` for when the project's patch module `pkg/patch.py` is `text` (as
-    `check --stdin-filename pkg/patch.py -` does: the project's configuration applies)."""
-    findings = check_source(text, str(project / "pkg" / "patch.py"), select=("FSU001", "FSU002"))
+    `check --stdin-filename pkg/patch.py -` does: the project's configuration applies). The findings are
+    `check_source`'s, without the dry fix that only says which fixes `fix` would hold back (half the time)."""
+    data, request = _buffer_request(text, str(project / "pkg" / "patch.py"), SELECT, None, None, None, False, False)
+    plan = prepare(request, data)
+    result = run(plan.candidates, plan.catalog, plan.options, jobs=1)
+    findings = [f for file in result.files for f in file.findings]
     return {copy for f in findings if f.category == "remove" for copy in COPIES if f"`{copy}`" in f.message}
 
 
-def test_the_release_copies_are_removed(release_patch: str, project: Path) -> None:
+def test_the_shortcut_reports_what_check_source_reports(release_patch: str, project: Path) -> None:
+    path = str(project / "pkg" / "patch.py")
+    findings = check_source(release_patch, path, select=SELECT)
+    assert {c for f in findings if f.category == "remove" for c in COPIES if f"`{c}`" in f.message} == set(COPIES)
     assert removed(release_patch, project) == set(COPIES)
 
 
