@@ -256,6 +256,10 @@ def why_unresolved(bindings: tuple[Binding, ...]) -> Optional[str]:
     """Why a name bound so cannot be proven to be its import (None: its sole binding is an import that runs)."""
     if not bindings:
         return None
+    if len(bindings) > 1 and all(b.kind == "import" and b.qualified == bindings[0].qualified for b in bindings):
+        # `import torch` and `import torch.distributed`: each binds `torch` to the same package
+        if bindings[0].qualified is not None and any(b.plain for b in bindings):
+            return None
     if len(bindings) > 1:
         lines = ", ".join(str(b.line) for b in bindings)
         return f"bound {len(bindings)} times in its module (lines {lines})"

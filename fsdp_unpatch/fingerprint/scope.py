@@ -136,7 +136,7 @@ def scope_of(
         why = why_unresolved(tuple(kept))
         if why is not None:
             unresolved[name] = why
-        elif len(kept) == 1 and kept[0].kind == "import" and kept[0].qualified is not None:
+        elif kept and all(b.kind == "import" for b in kept) and kept[0].qualified is not None:
             bindings[name] = relink(kept[0].qualified) if relink is not None else kept[0].qualified
         elif len(kept) == 1 and kept[0].kind == "alias" and kept[0].plain and name in imports:
             aliases[name] = (kept[0].qualified or "").split(".")[0]
