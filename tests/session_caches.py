@@ -29,7 +29,7 @@ def memoised(compare: Callable[..., Evidence]) -> Callable[..., Evidence]:
             return compare(
                 function_source, target, scope=scope, original_names=original_names, upstream_dirs=upstream_dirs
             )
-        scope_key = None if scope is None else (scope.module, tuple(sorted(scope.bindings.items())))
+        scope_key = None if scope is None else scope.key()
         key = (function_source, target, scope_key, frozenset(original_names))
         if key not in memo:
             memo[key] = compare(function_source, target, scope=scope, original_names=original_names)

@@ -7,6 +7,9 @@ with one NPU tweak applied, so that fixtures carry real upstream code without co
 - `same-device`: the foreach copy becomes the NPU same-device `non_blocking=True` special case;
 - `same-device-ne`: the same written with `!=` and the branches the other way round;
 - `npu-stream`: the accelerator's current stream becomes the hard-coded `torch.npu.current_stream()`;
+- `cuda-stream`: the same with `torch.cuda.current_stream()`, another device's stream (no NPU copy);
+- `nested-annotation-call`, `top-annotation-call`: the same-device tweak plus a return annotation that calls
+  `print` (of the first nested function, or of the copy itself): code that runs, never an upstream copy;
 - `extra-sync`: the same-device tweak plus one extra statement (no longer an upstream copy);
 - `premul-sum`: `foreach_reduce` with a statement emulating PREMUL_SUM on a backend without it;
 - `device-list-npu`: `_root_pre_forward` with "npu" added to the device types it moves inputs for;
@@ -72,6 +75,13 @@ def upstream_copy(target: str, name: str, tweak: str) -> str:
         line for line in source.splitlines(keepends=True) if not line.lstrip().startswith("@torch.library.impl")
     )
     source = re.sub(r"def \w+\(", f"def {name}(", source, count=1)
+    if tweak in ("nested-annotation-call", "top-annotation-call"):
+        # the same-device tweak plus an annotation that calls something (of the nested helper, or the copy's own)
+        nested = tweak == "nested-annotation-call"
+        anchor = re.compile(r"(\n[ \t]+def \w+\([^)]*\)) -> " if nested else r"(\)) -> ")
+        source, count = anchor.subn(lambda m: m[1] + ' -> print("annotation evaluated") or ', source, count=1)
+        assert count == 1
+        tweak = "same-device"
     if tweak in ("same-device", "same-device-ne", "extra-sync", "bare-torch-declaration"):
         source, count = FOREACH_COPY.subn(
             lambda m: _same_device(
@@ -95,9 +105,10 @@ def upstream_copy(target: str, name: str, tweak: str) -> str:
     elif tweak == "device-list-npu":
         assert "self._device.type in [" in source
         source = source.replace("self._device.type in [", 'self._device.type in ["npu", ', 1)
-    elif tweak == "npu-stream":
+    elif tweak in ("npu-stream", "cuda-stream"):
         assert "torch.accelerator.current_stream()" in source
-        source = source.replace("torch.accelerator.current_stream()", "torch.npu.current_stream()")
+        device = "npu" if tweak == "npu-stream" else "cuda"
+        source = source.replace("torch.accelerator.current_stream()", f"torch.{device}.current_stream()")
     else:
         raise ValueError(tweak)
     return source

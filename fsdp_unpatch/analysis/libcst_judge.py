@@ -4,6 +4,8 @@ tests' reference."""
 
 from __future__ import annotations
 
+import ast
+import warnings
 from collections import Counter
 from typing import Callable, Optional
 
@@ -80,3 +82,11 @@ class SiteJudge(Judge[RawInstall, cst.FunctionDef]):
         if not any(isinstance(statement, cst.Try) for statement in self.module.body):
             return None
         return fallbacks.resolved_fallbacks(self.module, self.catalog, load_symbols(), torch, module_level_bindings)
+
+    def module_tree(self) -> Optional[ast.Module]:
+        try:
+            with warnings.catch_warnings():  # remarks on the scanned code are not ours to print
+                warnings.simplefilter("ignore")
+                return ast.parse(self.module.code)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None

@@ -19,18 +19,18 @@ from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
 from fsdp_unpatch.fingerprint.normalise import (
-    ANNOTATIONS,
     DOCSTRINGS,
     PIPELINE,
-    REGISTRATIONS,
     Context,
     FunctionNode,
     Normalisation,
     all_args,
     dotted_name,
+    is_library_impl,
     local_names,
 )
 from fsdp_unpatch.fingerprint.scope import Scope
+from fsdp_unpatch.fingerprint.spelling import strip_every_annotation
 from fsdp_unpatch.fingerprint.upstream import (
     PathLike,
     Upstream,
@@ -249,8 +249,9 @@ def _differences(cand: _Normalised, up: _Normalised) -> list[Difference]:
 def _readable(source: str, name: str) -> list[str]:
     """The function as ``ast.unparse`` writes it, without docstrings and annotations, named ``name``."""
     fn = parse_function(source)
-    for step in (DOCSTRINGS, ANNOTATIONS, REGISTRATIONS):
-        step.rewrite(fn, Context(Scope("")))
+    DOCSTRINGS.rewrite(fn, Context(Scope("")))
+    strip_every_annotation(fn)
+    fn.decorator_list = [d for d in fn.decorator_list if not is_library_impl(d)]
     fn.name = name
     return ast.unparse(fn).splitlines()
 
@@ -298,15 +299,9 @@ _upstream_cache: dict[tuple, _Normalised] = {}
 
 
 def _normalised_upstream(function: UpstreamFunction, proven: bool, pipeline: Sequence[Normalisation]) -> _Normalised:
-    key = (
-        function.source,
-        function.scope.module,
-        tuple(sorted(function.scope.bindings.items())),
-        proven,
-        tuple(p.name for p in pipeline),
-    )
+    key = (function.source, function.scope.key(), proven, tuple(p.name for p in pipeline))
     if key not in _upstream_cache:
-        _upstream_cache[key] = _normalise(function.source, Context(function.scope, proven), pipeline)
+        _upstream_cache[key] = _normalise(function.source, Context(function.scope, proven, upstream=True), pipeline)
     return _upstream_cache[key]
 
 
@@ -321,7 +316,7 @@ def compare_functions(
 ) -> tuple[bool, tuple[str, ...]]:
     """(equal, normalisations needed) for two function texts, each in its own module's scope."""
     cand = _normalise(candidate, Context(candidate_scope, no_grad_proven), pipeline)
-    up = _normalise(upstream, Context(upstream_scope, no_grad_proven), pipeline)
+    up = _normalise(upstream, Context(upstream_scope, no_grad_proven, upstream=True), pipeline)
     return _dump(cand.tree) == _dump(up.tree), _used(pipeline, cand, up)
 
 
@@ -343,7 +338,7 @@ def compare_to_upstream(
     (remembered for the process when compared with the bundled data, ``upstream_dirs`` None)."""
     if upstream_dirs is not None:
         return _compare_to_upstream(function_source, target, scope, frozenset(original_names), upstream_dirs)
-    scope_key = None if scope is None else (scope.module, tuple(sorted(scope.bindings.items())))
+    scope_key = None if scope is None else scope.key()
     key = (function_source, target, scope_key, frozenset(original_names))
     if key not in _COMPARED:
         _COMPARED[key] = _compare_to_upstream(function_source, target, scope, frozenset(original_names), None)

@@ -11,15 +11,18 @@ from fsdp_unpatch.fingerprint import same_device
 from fsdp_unpatch.fingerprint.normalisation import Context, FunctionNode, Normalisation, Trace
 from fsdp_unpatch.fingerprint.same_device import dotted_name
 
-# Spellings of "the current stream of the device FSDP2 runs on" (resolved names of the owner).
-_DEVICE_STREAM_OWNERS = frozenset({"torch.cuda", "torch.accelerator", "torch.npu", "torch_npu.npu"})
+# Spellings of "the current stream of the device FSDP2 runs on" (resolved names of the owner): in a copy, the
+# NPU's own and upstream's device-neutral one; upstream also spells it `torch.cuda` (releases before 2.7).
+_DEVICE_STREAM_OWNERS = frozenset({"torch.accelerator", "torch.npu", "torch_npu.npu"})
+_UPSTREAM_STREAM_OWNERS = _DEVICE_STREAM_OWNERS | {"torch.cuda"}
 _DEVICE_HANDLE = "device_handle"  # a local of the collectives, an attribute of FSDPParamGroup
 _CANON_STREAM = "__device__.current_stream"
 
 
 class _StreamCanon(ast.NodeTransformer):
-    def __init__(self, self_name: Optional[str]) -> None:
+    def __init__(self, self_name: Optional[str], owners: frozenset[str]) -> None:
         self.self_name = self_name
+        self.owners = owners
         self.spellings: list[str] = []
 
     def visit_Call(self, node: ast.Call):
@@ -29,7 +32,7 @@ class _StreamCanon(ast.NodeTransformer):
             return node
         owner = name[: -len(".current_stream")]
         if (
-            owner in _DEVICE_STREAM_OWNERS
+            owner in self.owners
             or owner == _DEVICE_HANDLE
             or (self.self_name and owner == f"{self.self_name}.{_DEVICE_HANDLE}")
         ):
@@ -42,7 +45,9 @@ class _StreamCanon(ast.NodeTransformer):
 def _canonical_streams(fn: FunctionNode, ctx: Context) -> Trace:
     """Every spelling of the device's current stream becomes one form."""
     args = fn.args.posonlyargs + fn.args.args
-    canon = _StreamCanon(args[0].arg if args else None)
+    canon = _StreamCanon(
+        args[0].arg if args else None, _UPSTREAM_STREAM_OWNERS if ctx.upstream else _DEVICE_STREAM_OWNERS
+    )
     fn.body = [canon.visit(s) for s in fn.body]
     return tuple(canon.spellings)
 
@@ -71,6 +76,11 @@ STREAMS = Normalisation(
         (
             "def f(self, e, other):\n    other.current_stream().wait_event(e)\n",
             "def f(self, e, other):\n    torch.accelerator.current_stream().wait_event(e)\n",
+        ),
+        # another device's stream in a copy for the NPU
+        (
+            "def f(self, e):\n    torch.cuda.current_stream().wait_event(e)\n",
+            "def f(self, e):\n    self.device_handle.current_stream().wait_event(e)\n",
         ),
     ),
 )

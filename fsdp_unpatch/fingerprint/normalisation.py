@@ -25,6 +25,9 @@ class Context:
     scope: Scope
     # The catalog proves that every caller of the target, in every supported release, runs under no_grad.
     no_grad_proven: bool = False
+    # The upstream side: its own spellings are taken as they are (`torch.cuda.current_stream()` in an old
+    # release is that release's device stream; in a copy for the NPU it is not).
+    upstream: bool = False
 
 
 Trace = tuple

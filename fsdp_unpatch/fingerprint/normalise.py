@@ -55,13 +55,14 @@ __all__ = [
     "local_names",
 ]
 
-# Order matters: names are resolved before the units that recognise resolved names (streams, the
-# same-device copy, no_grad); the walrus is hoisted after names so that both sides hoist alike.
+# Order matters: names are resolved before the units that recognise resolved names (annotations that do
+# nothing, torch's registration decorators, streams, the same-device copy, no_grad); the walrus is hoisted
+# after names so that both sides hoist alike.
 PIPELINE: tuple[Normalisation, ...] = (
     DOCSTRINGS,
+    NAMES,
     ANNOTATIONS,
     REGISTRATIONS,
-    NAMES,
     WALRUS,
     STREAMS,
     SAME_DEVICE_COPY,

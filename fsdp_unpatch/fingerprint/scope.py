@@ -10,12 +10,16 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Callable, Mapping, Optional
+
+from fsdp_unpatch.fingerprint.census import Census, census, why_unresolved
 
 # FSDP2's package moved in torch 2.6; both spellings name one package.
 FSDP2_ROOTS = ("torch.distributed.fsdp._fully_shard", "torch.distributed._composable.fsdp")
 FSDP2 = "FSDP2"
 _BUILTINS = frozenset(dir(builtins))
+BUILTINS = _BUILTINS
+UNRESOLVED = "?"  # the prefix of a name the scope cannot resolve
 
 
 def canonical(qualified: str) -> str:
@@ -32,14 +36,34 @@ class Scope:
 
     module: str
     bindings: Mapping[str, str] = field(default_factory=dict)  # local name -> qualified name
+    # Names the module binds so that what they stand for cannot be told (`census.why_unresolved`): name -> why.
+    unresolved: Mapping[str, str] = field(default_factory=dict)
+    dynamic: str = ""  # why any name of the module may be bound (a star import, `globals()`), or ""
+    future_annotations: bool = False  # `from __future__ import annotations`: no annotation is evaluated
+
+    def key(self) -> tuple:
+        """Everything the scope says, hashable (for caches of comparisons)."""
+        return (
+            self.module,
+            tuple(sorted(self.bindings.items())),
+            tuple(sorted(self.unresolved.items())),
+            self.dynamic,
+            self.future_annotations,
+        )
+
+    def is_resolved(self, name: str) -> bool:
+        return not self.dynamic and name not in self.unresolved
 
     def resolve(self, name: str) -> str:
         """The canonical qualified name a global name stands for.
 
         An imported name is what it was imported as; a builtin is itself; anything else is taken to be
         defined by the module (``<module>.<name>``), so that a helper of the copy's own module never
-        equals FSDP2's helper of the same name.
+        equals FSDP2's helper of the same name. A name the module binds so that it cannot be told what it
+        stands for (`unresolved`, `dynamic`) is ``?<name>``: equal to nothing upstream spells.
         """
+        if not self.is_resolved(name):
+            return UNRESOLVED + name
         bound = self.bindings.get(name)
         if bound is not None:
             return canonical(bound)
@@ -49,8 +73,9 @@ class Scope:
 
     @classmethod
     def of_module(cls, source: str, module: str, is_package: bool = False) -> Scope:
-        """The scope of a module given as text (imports anywhere in it, like the analysis reads them)."""
-        return cls(module, module_bindings(ast.parse(source), module, is_package))
+        """The scope of a module given as text: its census (`census.py`) says which names are proven."""
+        tree = ast.parse(source)
+        return scope_of(census(tree, module, is_package), module, module_bindings(tree, module, is_package))
 
 
 def _relative(module: str, is_package: bool, level: int, name: Optional[str]) -> Optional[str]:
@@ -82,3 +107,44 @@ def module_bindings(tree: ast.Module, module: str, is_package: bool = False) -> 
                 if alias.name != "*":
                     out[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
     return out
+
+
+def scope_of(
+    found: Optional[Census],
+    module: str,
+    imports: Mapping[str, str],
+    ruled_out: Optional[Mapping[str, int]] = None,
+    relink: Optional[Callable[[str], str]] = None,
+) -> Scope:
+    """The scope of a module whose census is `found` (None: it could not be taken, nothing is proven).
+
+    `imports`: what the analysis says each imported name is (the names other files of the run link to FSDP2
+    included); a name is bound to it only when the census proves the name's sole binding is that import.
+    `ruled_out`: how many fallback bindings of each name never run on any release the project allows
+    (`analysis/fallbacks.py`); `relink`: the analysis's rewriting of a qualified name through those links."""
+    if found is None:
+        return Scope(module, {}, {}, "the module could not be read with CPython's parser")
+    bindings: dict[str, str] = {}
+    unresolved: dict[str, str] = {}
+    aliases: dict[str, str] = {}  # name -> the head of the dotted name it is assigned
+    for name, all_bindings in found.names.items():
+        kept = list(all_bindings)
+        for _ in range((ruled_out or {}).get(name, 0)):
+            fallback = next((b for b in kept if b.fallback), None)
+            if fallback is not None:
+                kept.remove(fallback)
+        why = why_unresolved(tuple(kept))
+        if why is not None:
+            unresolved[name] = why
+        elif kept and all(b.kind == "import" for b in kept) and kept[0].qualified is not None:
+            bindings[name] = relink(kept[0].qualified) if relink is not None else kept[0].qualified
+        elif len(kept) == 1 and kept[0].kind == "alias" and kept[0].plain and name in imports:
+            aliases[name] = (kept[0].qualified or "").split(".")[0]
+        elif kept:  # the module's own object (a builtin's name included: `isinstance = ...` is not the builtin)
+            bindings[name] = f"{module}.{name}"
+    for name, head in aliases.items():  # `C = torch.distributed....`: another spelling of what `torch` is
+        if head in unresolved or found.dynamic or head in aliases:
+            unresolved[name] = f"an alias of `{head}`, which cannot be resolved"
+        else:
+            bindings[name] = imports[name]
+    return Scope(module, bindings, unresolved, found.dynamic, found.future_annotations)

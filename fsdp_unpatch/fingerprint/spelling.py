@@ -1,5 +1,6 @@
-"""Normalisations for how a copy is written, not what it does: docstrings, annotations, registration
-decorators, how names are spelled (resolved through the module's imports), and a walrus in a condition."""
+"""Normalisations for how a copy is written, not what it does: docstrings, how names are spelled (resolved
+through the module's census), annotations that do nothing, registration decorators of torch's own, and a
+walrus in a condition."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from fsdp_unpatch.fingerprint.normalisation import (
     statement_lists,
 )
 from fsdp_unpatch.fingerprint.same_device import dotted_name
-from fsdp_unpatch.fingerprint.scope import Scope
+from fsdp_unpatch.fingerprint.scope import BUILTINS as _BUILTIN_NAMES
+from fsdp_unpatch.fingerprint.scope import UNRESOLVED, Scope
 
 
 def _strip_docstrings(fn: FunctionNode, ctx: Context) -> Trace:
@@ -73,29 +75,84 @@ def _bound_by_more_than_declarations(fn: FunctionNode) -> set[str]:
     return bound
 
 
+# Where the names an annotation may read without doing anything but building a type come from.
+_TYPE_ROOTS = frozenset({"torch", "FSDP2", "typing", "typing_extensions", "collections", "types", "builtins"})
+_TYPE_NODES = (
+    ast.Name,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Tuple,
+    ast.List,
+    ast.Constant,
+    ast.Load,
+    ast.BinOp,
+    ast.BitOr,
+)
+
+
+def is_inert(annotation: Optional[ast.expr], local: set[str]) -> bool:
+    """An annotation (its names resolved) whose evaluation does nothing but build a type: names of torch,
+    FSDP2, typing and builtins, subscripts, `|`, literals. A call, a local, a name of the module's own or one
+    the scope cannot resolve may do anything: such an annotation is compared like any other code."""
+    if annotation is None:
+        return True
+    for node in ast.walk(annotation):
+        if not isinstance(node, _TYPE_NODES) or isinstance(node, ast.BinOp) and not isinstance(node.op, ast.BitOr):
+            return False
+        if isinstance(node, ast.Name):
+            head = node.id.split(".")[0]
+            if node.id in local or not (head in _TYPE_ROOTS or ("." not in node.id and node.id in _BUILTIN_NAMES)):
+                return False
+        if isinstance(node, ast.Attribute) and not isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
+            return False
+    return True
+
+
 class _AnnotationStripper(ast.NodeTransformer):
-    def __init__(self) -> None:
-        self.scopes: list[set[str]] = []  # per enclosing function: names bound by more than a declaration
+    """Drops the annotations that are never evaluated (of a function's locals; all of them under
+    `from __future__ import annotations`) and the ones whose evaluation does nothing (`is_inert`)."""
+
+    def __init__(self, local: set[str], evaluated: bool) -> None:
+        self.local = local  # the copy's locals: an annotation of a nested def that reads one is not inert
+        self.evaluated = evaluated
+        self.scopes: list[Optional[set[str]]] = []  # per enclosing function (None: a class body)
+
+    def drops(self, annotation: Optional[ast.expr]) -> bool:
+        return not self.evaluated or is_inert(annotation, self.local if self.scopes else set())
 
     def visit_arg(self, node: ast.arg) -> ast.arg:
-        node.annotation = None
+        if self.drops(node.annotation):
+            node.annotation = None
         return node
 
     def visit_FunctionDef(self, node):
-        node.returns = None
+        if self.drops(node.returns):
+            node.returns = None
+        node.args = self.visit(node.args)  # evaluated where the def is: in the enclosing scope
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
         self.scopes.append(_bound_by_more_than_declarations(node))
-        self.generic_visit(node)
+        node.body = [self.visit(s) for s in node.body]
+        node.body = [s for s in node.body if s is not None] or [ast.Pass()]
         self.scopes.pop()
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
+    def visit_ClassDef(self, node):
+        self.scopes.append(None)
+        self.generic_visit(node)
+        self.scopes.pop()
+        return node
+
     def visit_AnnAssign(self, node: ast.AnnAssign):
+        in_function = bool(self.scopes) and self.scopes[-1] is not None
+        if not in_function and not self.drops(node.annotation):
+            return node  # a class body evaluates it
         if node.value is None:
             # A bare declaration does nothing at run time, but makes the name local to the whole function:
             # it stays (and is resolved as local) unless the function binds the name anyway.
-            local = isinstance(node.target, ast.Name) and node.simple and self.scopes
-            if local and node.target.id not in self.scopes[-1]:  # type: ignore[union-attr]
+            local = isinstance(node.target, ast.Name) and node.simple and in_function
+            if local and node.target.id not in self.scopes[-1]:  # type: ignore[union-attr, operator]
                 return node
             return None
         return ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
@@ -109,8 +166,13 @@ class _AnnotationStripper(ast.NodeTransformer):
 
 
 def _strip_annotations(fn: FunctionNode, ctx: Context) -> Trace:
-    _AnnotationStripper().visit(fn)
+    _AnnotationStripper(local_names(fn), not ctx.scope.future_annotations).visit(fn)
     return ()
+
+
+def strip_every_annotation(fn: FunctionNode) -> None:
+    """Every annotation dropped (for a diff a reader reads, never for the comparison)."""
+    _AnnotationStripper(set(), False).visit(fn)
 
 
 ANNOTATIONS = Normalisation(
@@ -127,6 +189,12 @@ ANNOTATIONS = Normalisation(
     ),
     must_differ=(
         ("def f(xs: list[int]) -> int:\n    n: int = 0\n    return n\n", "def f(xs):\n    n = len(xs)\n    return n\n"),
+        # an annotation is evaluated when the `def` runs: one that calls something does something
+        ("def f(xs) -> print('side effect') or int:\n    return len(xs)\n", "def f(xs) -> int:\n    return len(xs)\n"),
+        (
+            "def f(xs):\n    def g(x) -> xs.pop() or bool:\n        return x\n    return g(xs)\n",
+            "def f(xs):\n    def g(x) -> bool:\n        return x\n    return g(xs)\n",
+        ),
         # `dist: object` makes `dist` local to the whole function: the copy raises UnboundLocalError
         (
             "def f(w):\n    dist: object\n    return isinstance(w, dist.Work)\n",
@@ -137,14 +205,26 @@ ANNOTATIONS = Normalisation(
 
 
 def is_library_impl(decorator: ast.expr) -> bool:
-    """`@torch.library.impl(...)` (any spelling ending in `library.impl`)."""
+    """`@torch.library.impl(...)` (any spelling ending in `library.impl`): how upstream's own sources are read."""
     name = dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator) or ""
     return name == "library.impl" or name.endswith(".library.impl")
 
 
+def _is_registration(decorator: ast.expr) -> bool:
+    """`@torch.library.impl(lib, "op", "Key")`, its names resolved: torch's own `impl`, handed names and
+    literals only (evaluating them does nothing else)."""
+    if not isinstance(decorator, ast.Call) or dotted_name(decorator.func) != "torch.library.impl":
+        return False
+    arguments = [*decorator.args, *(k.value for k in decorator.keywords)]
+    return all(
+        isinstance(a, ast.Constant) or (isinstance(a, ast.Name) and not a.id.startswith(UNRESOLVED)) for a in arguments
+    )
+
+
 def _strip_registrations(fn: FunctionNode, ctx: Context) -> Trace:
-    """``@torch.library.impl(...)`` says where a kernel is registered, not what it does."""
-    fn.decorator_list = [d for d in fn.decorator_list if not is_library_impl(d)]
+    """``@torch.library.impl(...)`` says where a kernel is registered, not what it does (after names are
+    resolved: a `library` of the project's own is not torch's)."""
+    fn.decorator_list = [d for d in fn.decorator_list if not _is_registration(d)]
     return ()
 
 
@@ -158,7 +238,14 @@ REGISTRATIONS = Normalisation(
             '@torch.library.impl(lib, "op", "CUDA")\ndef f(x):\n    return x\n',
         ),
     ),
-    must_differ=(("@torch.enable_grad()\ndef f(x):\n    return x\n", "def f(x):\n    return x\n"),),
+    must_differ=(
+        ("@torch.enable_grad()\ndef f(x):\n    return x\n", "def f(x):\n    return x\n"),
+        # a `library` of the project's own is not torch's: its `impl` may do anything
+        (
+            "from my_vendor import library\n@library.impl(lib, 'op', 'PrivateUse1')\ndef f(x):\n    return x\n",
+            "@torch.library.impl(lib, 'op', 'CUDA')\ndef f(x):\n    return x\n",
+        ),
+    ),
 )
 
 
@@ -194,9 +281,13 @@ class _NameResolver(ast.NodeTransformer):
 
 
 def _resolve_names(fn: FunctionNode, ctx: Context) -> Trace:
+    # The decorators, defaults and annotations of the `def` are evaluated in the module, not in the function.
+    outer = _NameResolver(set(), ctx.scope)
+    fn.decorator_list = [outer.visit(d) for d in fn.decorator_list]
+    fn.args = outer.visit(fn.args)
+    if fn.returns is not None:
+        fn.returns = outer.visit(fn.returns)
     resolver = _NameResolver(local_names(fn), ctx.scope)
-    fn.decorator_list = [resolver.visit(d) for d in fn.decorator_list]
-    fn.args = resolver.visit(fn.args)
     fn.body = [resolver.visit(s) for s in fn.body]
     return ()
 
@@ -224,6 +315,22 @@ NAMES = Normalisation(
         ),
         # a helper of the copy's own module is not FSDP2's helper of the same name
         ("def helper(x):\n    return x\ndef f(x):\n    return helper(x)\n", "def f(x):\n    return helper(x)\n"),
+        # a name bound twice in the module: which binding the copy sees cannot be told
+        (
+            "try:\n    import my_vendor.fake as dist\nexcept ImportError:\n    pass\n"
+            "def f(w):\n    return isinstance(w, dist.Work)\n",
+            "def f(w):\n    return isinstance(w, dist.Work)\n",
+        ),
+        # a builtin the module rebinds
+        (
+            "isinstance = print\ndef f(w):\n    return isinstance(w, int)\n",
+            "def f(w):\n    return isinstance(w, int)\n",
+        ),
+        # a star import may bind any name
+        (
+            "from my_vendor import *\ndef f(w):\n    return isinstance(w, int)\n",
+            "def f(w):\n    return isinstance(w, int)\n",
+        ),
     ),
 )
 

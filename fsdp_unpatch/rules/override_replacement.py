@@ -86,7 +86,7 @@ def orphans(
         evidence = fingerprint.compare_to_upstream(
             analysis.code(function),
             _upstream(target),
-            scope=fingerprint.Scope(analysis.module_name or "<module>", analysis.table.bindings),
+            scope=_scope(analysis),
             original_names=frozenset({target.id.rsplit(".", 1)[-1]}),
         )
         if not evidence.matched or evidence.calls_original:
@@ -99,6 +99,19 @@ def orphans(
             edits=[Edit(function)],
         )
         yield Add(analysis, planned, replacement=name)
+
+
+def _scope(analysis: FileAnalysis):
+    """The module's scope from its census (`fingerprint/census.py`): only names bound once, by an import that
+    always runs, are resolved."""
+    from fsdp_unpatch.fingerprint.census import census_of
+    from fsdp_unpatch.fingerprint.scope import scope_of
+
+    module = analysis.module_name or "<module>"
+    table = analysis.table
+    return scope_of(
+        census_of(analysis.module.code, module, table.is_package), module, table.bindings, None, table.relink
+    )
 
 
 def _unused(analysis: FileAnalysis, name: str) -> bool:

@@ -7,6 +7,7 @@ what a module's fallbacks bind when they never run on a release (`analysis/fallb
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from typing import Callable, Optional
 
@@ -74,3 +75,6 @@ class AstJudge(Judge[InstallSite, Function]):
 
     def never_running_fallbacks(self, torch: Version) -> Optional[Counter]:
         return self.fallbacks(torch) if self.model.has_fallbacks else None
+
+    def module_tree(self) -> Optional[ast.Module]:
+        return self.model.tree

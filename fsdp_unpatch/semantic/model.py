@@ -106,6 +106,7 @@ class SemanticModel:
     # last one in the file wins), and each call decorator with the index of the function it decorates.
     call_bindings: dict[str, ast.Call] = field(default_factory=dict)
     decorated: list[tuple[ast.Call, int]] = field(default_factory=list)
+    tree: Optional[ast.Module] = field(default=None, compare=False, repr=False)  # for the census, on need
 
 
 def build(
@@ -130,6 +131,7 @@ class _Builder(ast.NodeVisitor):
     def build(self) -> SemanticModel:
         tree = ast.parse(self.text)
         self.sources = FunctionSources(self.text, tree)
+        self.model.tree = tree
         read_imports(tree, self.model.table)
         self.model.module_bindings = module_level_bindings(tree, self.lines)
         self.model.has_fallbacks = any(isinstance(statement, _TRY) for statement in tree.body)

@@ -12,6 +12,7 @@ tree (the planner's fallback where the model does not pair with the libcst facts
 
 from __future__ import annotations
 
+import ast
 import functools
 from collections import Counter
 from dataclasses import replace
@@ -21,6 +22,8 @@ from fsdp_unpatch import fingerprint
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.options import Options
+from fsdp_unpatch.fingerprint.census import census
+from fsdp_unpatch.fingerprint.scope import scope_of
 from fsdp_unpatch.semantic.names import ImportTable, is_fsdp2_private, target_id
 from fsdp_unpatch.semantic.verdicts import Comparison, Relation, SiteVerdict
 
@@ -85,6 +88,10 @@ class Judge(Generic[Site, Fn]):
         """What the module's fallbacks that never run on `torch` bind (`fallbacks.py`); None: no fallback."""
         raise NotImplementedError
 
+    def module_tree(self) -> Optional[ast.Module]:
+        """The module read with CPython's `ast` (None when it cannot be): what its census is taken of."""
+        raise NotImplementedError
+
     # the facts the decision reads -----------------------------------------------------------------
     def resolve_target(self, site: Site) -> tuple[Optional[str], Optional[str]]:
         """The qualified name the site stores into, and its catalog target id."""
@@ -123,17 +130,30 @@ class Judge(Generic[Site, Fn]):
             never_runs = found if never_runs is None else never_runs & found
         return bound - (never_runs or Counter())
 
+    @functools.cached_property
+    def _scope(self) -> fingerprint.Scope:
+        tree = self.module_tree()
+        module = self.module_name or "<module>"
+        found = None if tree is None else census(tree, module, self.table.is_package)
+        return scope_of(found, module, self.table.bindings, self.ruled_out_fallbacks, self.table.relink)
+
+    @functools.cached_property
+    def ruled_out_fallbacks(self) -> Counter:
+        """How many fallback bindings of each name never run on any release the project allows."""
+        never_runs: Optional[Counter] = None
+        for torch in self.options.releases:
+            found = self.never_running_fallbacks(torch)
+            if found is None:
+                return Counter()
+            never_runs = found if never_runs is None else never_runs & found
+        return never_runs or Counter()
+
     def scope(self) -> fingerprint.Scope:
-        """What the module's global names are bound to when its functions run: an import that the module
-        rebinds later (`def cast(...)`, `dist = other`) names the module's own object, not the import."""
-        rebound = self.module_bindings
-        table = self.table
-        bindings = {
-            name: qualified
-            for name, qualified in table.bindings.items()
-            if not (name in rebound and name in table.sources)
-        }
-        return fingerprint.Scope(self.module_name or "<module>", bindings)
+        """What the module's global names are bound to when its functions run (`fingerprint/census.py`): a
+        name is its import only when that import is the name's sole binding in the module and always runs
+        (a fallback that never runs on the allowed releases does not count); a name bound otherwise, or
+        more than once, or in a module with a star import, is not resolved and proves nothing."""
+        return self._scope
 
     def original_names(self, qualified: str) -> frozenset[str]:
         """Local names that stand for the original being replaced (saved originals, imports).

@@ -1,0 +1,14 @@
+"""A module-level `for` loop rebinds `dist`."""
+import torch
+import torch.distributed as dist
+from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+for dist in [None]:
+    pass
+
+
+# @upstream _fsdp_param_group.FSDPParamGroup.finalize_backward _npu_finalize_backward npu-stream
+
+
+def install():
+    FSDPParamGroup.finalize_backward = _npu_finalize_backward
