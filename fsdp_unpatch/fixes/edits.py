@@ -112,6 +112,33 @@ class _Applier(cst.CSTTransformer):
             return self.replace[id(original_node)]
         return updated_node
 
+    def leave_Tuple(self, original_node: cst.Tuple, updated_node: cst.Tuple):
+        # An element deleted (`del a, f` minus f, `__all__ = ("a", "b")` minus "b") leaves a tuple still.
+        if len(updated_node.elements) == len(original_node.elements):
+            return updated_node
+        if not updated_node.elements:
+            return updated_node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        if len(updated_node.elements) == 1 and isinstance(updated_node.elements[0].comma, cst.MaybeSentinel):
+            return updated_node.with_changes(elements=[updated_node.elements[0].with_changes(comma=cst.Comma())])
+        return updated_node
+
+    def leave_AugAssign(self, original_node: cst.AugAssign, updated_node: cst.AugAssign):
+        was, value = original_node.value, updated_node.value
+        emptied = isinstance(was, (cst.List, cst.Tuple)) and was.elements
+        if emptied and isinstance(value, (cst.List, cst.Tuple)) and not value.elements:
+            return cst.RemoveFromParent()  # `__all__ += ["f"]` minus "f" adds nothing
+        return updated_node
+
+    def leave_Del(self, original_node: cst.Del, updated_node: cst.Del):
+        target = updated_node.target
+        if isinstance(target, (cst.Tuple, cst.List)) and not target.elements:
+            return cst.RemoveFromParent()  # every target it deleted went
+        was = original_node.target
+        several = isinstance(was, cst.Tuple) and len(was.elements) > 1
+        if several and isinstance(target, cst.Tuple) and len(target.elements) == 1 and not target.lpar:
+            return updated_node.with_changes(target=target.elements[0].value)  # `del a, f` minus f: `del a`
+        return updated_node
+
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock):
         if not updated_node.body:
             # A block cannot be empty: what was deleted leaves `pass` behind.
