@@ -415,6 +415,7 @@ def _assemble(data: bytes, starts: list[int], parts: list[_Part], seeded: bool) 
             hidden.uses.update(part.detail.uses)
             hidden.names |= part.detail.names
             hidden.stores |= part.detail.stores
+            hidden.chains |= part.detail.chains
         excerpt_line += placeholder.count(newline) + (0 if placeholder.endswith(newline) else 1)
         file_line = last + 1
     anchors.append((excerpt_line, file_line))

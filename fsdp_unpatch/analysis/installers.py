@@ -15,8 +15,8 @@ from fsdp_unpatch.semantic.bindings import body_statements
 
 
 def plan_installers(state: PlanState) -> None:
-    """Every function that holds a site the fix deletes; deleted itself when nothing else is left in it, it
-    is a top-level function and `__all__` does not export it."""
+    """Every function that holds a site the fix deletes; deleted itself when nothing else is left in it and it
+    is a top-level function (with its `__all__` entries)."""
     seen: set[int] = set()
     for install in state.facts.installs:
         function = install.function
@@ -24,8 +24,10 @@ def plan_installers(state: PlanState) -> None:
             continue
         seen.add(id(function))
         qualified = f"{state.result.module_name}.{function.name.value}"
-        # An installer `__all__` exports is public: deleting it breaks `import *` and importers out of reach.
-        exported = function.name.value in state.facts.dunder_all
+        # An installer `__all__` exports goes with its entries (else `import *` fails); one named in an `__all__`
+        # the module does not build at its top level stays.
+        name = function.name.value
+        exported = name in state.facts.dunder_all and name not in state.facts.dunder_all_entries
         removable = is_top_level(state, function) and left_empty(state, function) and not exported
         installer = Installer(function, qualified, removable)
         if removable:

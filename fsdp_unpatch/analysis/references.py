@@ -9,7 +9,7 @@ is a reference; a bare name equal to a removed function's that the file does not
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Optional, Protocol
+from typing import TYPE_CHECKING, Iterator, Mapping, Optional, Protocol
 
 import libcst as cst
 
@@ -57,6 +57,10 @@ class Reference:
     local: str  # the file's name that leads to it (`f`, `patch_mod`)
     scopes: tuple[cst.CSTNode, ...]  # enclosing classes and functions, outermost first
     rebound: bool = False  # the file also assigns to `local`: it may stand for something else here
+    # What goes when the reference is a target of `del` (`del f`, `del patch._patched_f`, `del a, f`): the `del`
+    # statement, or the target's element in a `del` of several. Deleting a name the migration removes is
+    # deleted with it; spelled natively it would delete FSDP2's own function.
+    deleted: Optional[cst.CSTNode] = None
 
 
 @dataclass
@@ -67,6 +71,20 @@ class FileReferences:
     unresolved: list[tuple[cst.Name, str]] = field(default_factory=list)
     rebound: set[str] = field(default_factory=set)  # local names the file also assigns to
     names: set[str] = field(default_factory=set)  # every name spelled in the file
+
+
+def _del_targets(target: cst.BaseExpression, whole: cst.CSTNode) -> Iterator[tuple[cst.CSTNode, cst.CSTNode]]:
+    """(target node, what deleting just it removes) for each name or attribute a `del` deletes."""
+    if isinstance(target, (cst.Tuple, cst.List)) and target.elements:
+        single = len(target.elements) == 1
+        for element in target.elements:
+            inner = element.value
+            if isinstance(inner, (cst.Tuple, cst.List)):
+                yield from _del_targets(inner, whole if single else element)
+            else:
+                yield inner, whole if single else element
+    elif isinstance(target, (cst.Name, cst.Attribute)):
+        yield target, whole
 
 
 def _store_names(node: cst.CSTNode) -> list[cst.Name]:
@@ -88,6 +106,7 @@ class _Finder(NameCounter):
         self.short = {s.name for s in symbols.values()}
         self.found = FileReferences()
         self._scopes: list[cst.CSTNode] = []
+        self._deleting: dict[int, cst.CSTNode] = {}  # a `del` target's id -> what deleting it removes
 
     def _store(self, target: cst.CSTNode) -> None:
         for name in _store_names(target):
@@ -138,9 +157,15 @@ class _Finder(NameCounter):
     def visit_AsName(self, node: cst.AsName) -> None:
         self._store(node.name)
 
+    def visit_Del(self, node: cst.Del) -> None:
+        for target, removed in _del_targets(node.target, node):
+            self._deleting[id(target)] = removed
+
     # uses
     def _record(self, node: cst.BaseExpression, qualified: str, local: str) -> None:
-        self.found.references.append(Reference(node, self.symbols[qualified], local, tuple(self._scopes)))
+        reference = Reference(node, self.symbols[qualified], local, tuple(self._scopes))
+        reference.deleted = self._deleting.get(id(node))
+        self.found.references.append(reference)
 
     def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
         name = dotted_name(node)

@@ -133,6 +133,7 @@ class Detail:
     uses: Counter = field(default_factory=Counter)  # `ast.Name` uses, as `collect.NameCounter` counts them
     names: set[str] = field(default_factory=set)  # every name spelled outside imports, strings and comments
     stores: set[str] = field(default_factory=set)  # names assigned to (targets of `=`, `for`, `with`, ...)
+    chains: set[str] = field(default_factory=set)  # dotted chains (`torch.distributed.fsdp.x`), for `fixes/loads.py`
 
 
 _CONTEXTS = (ast.Load, ast.Store, ast.Del)  # `ctx` of names and attributes: nothing to walk into
@@ -242,6 +243,9 @@ def scan(
             assert isinstance(node, ast.Attribute)
             if detail is not None:
                 detail.names.add(node.attr)
+                chain = dotted_name(node)
+                if chain is not None:
+                    detail.chains.add(chain)
             if isinstance(node.ctx, ast.Store):
                 owner = dotted_name(node.value)
                 if owner is not None:

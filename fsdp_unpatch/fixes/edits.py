@@ -13,6 +13,7 @@ from typing import Iterable, Optional, Sequence, Union
 import libcst as cst
 
 from fsdp_unpatch.analysis.plan import Edit, FileAnalysis
+from fsdp_unpatch.fixes.loads import chains_in, still_needed
 from fsdp_unpatch.fixes.module_edits import apply_module_edits, split
 from fsdp_unpatch.fixes.node_facts import NodeFacts
 from fsdp_unpatch.model import Replacement
@@ -45,8 +46,16 @@ def removed_uses(edits: Iterable[Edit], memo: Optional[NodeFacts] = None) -> Cou
     return removed
 
 
-def unused_imports(analysis: FileAnalysis, edits: Iterable[Edit], memo: Optional[NodeFacts] = None) -> set[int]:
-    """Import aliases whose every use the edits delete. An import that was unused before stays."""
+def unused_imports(
+    analysis: FileAnalysis, edits: Iterable[Edit], memo: Optional[NodeFacts] = None
+) -> tuple[set[int], dict[int, str]]:
+    """Import aliases whose every use the edits delete. An import that was unused before stays, and so does
+    one of a module that the code left reaches by attribute access and no kept import loads (`loads.py`).
+    Also: the aliases among them whose statement becomes a plain `import M` of the module the code left
+    needs (alias id -> M), when the file's own `import torch` (M's head) stays in use, so that no linter
+    sees an unused name; without one, the import stays as it is."""
+    memo = memo or NodeFacts()
+    edits = list(edits)
     removed = removed_uses(edits, memo)
     facts = analysis.facts
     doomed: set[int] = set()
@@ -54,14 +63,32 @@ def unused_imports(analysis: FileAnalysis, edits: Iterable[Edit], memo: Optional
         before = facts.name_uses[local] + (local in facts.dunder_all)
         if before > 0 and before - removed[local] <= 0:
             doomed.update(id(alias) for alias in aliases)
-    return doomed
+    if not doomed:
+        return doomed, {}
+    gone: set[int] = set()
+    added: list[str] = []
+    for edit in edits:
+        gone.add(id(edit.node))
+        gone |= memo.below(edit.node)
+        if edit.replacement is not None:
+            added += chains_in(edit.replacement)
+    if analysis.hidden is not None:
+        added += analysis.hidden.chains
+    loads = memo.import_loads(analysis.module, analysis.table)
+    keep = still_needed(loads, analysis.table, doomed, gone, added)
+    plain = {}
+    for key, module in keep.items():
+        head = module.split(".")[0]
+        if analysis.table.bindings.get(head) == head and facts.name_uses[head] - removed[head] > 0:
+            plain[key] = module
+    return (doomed - set(keep)) | set(plain), plain
 
 
 class _Applier(cst.CSTTransformer):
-    def __init__(self, edits: Sequence[Edit], dropped_aliases: set[int]) -> None:
+    def __init__(self, edits: Sequence[Edit], dropped: tuple[set[int], dict[int, str]]) -> None:
         self.remove = {id(e.node) for e in edits if e.replacement is None}
         self.replace = {id(e.node): e.replacement for e in edits if e.replacement is not None}
-        self.dropped_aliases = dropped_aliases
+        self.dropped_aliases, self.plain = dropped
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         # A node an edit deletes or replaces goes whole: nothing below it is visited (no edit lies inside it,
@@ -85,9 +112,13 @@ class _Applier(cst.CSTTransformer):
     ) -> Union[cst.Import, cst.ImportFrom, cst.RemovalSentinel]:
         if isinstance(original_node.names, cst.ImportStar) or isinstance(updated_node.names, cst.ImportStar):
             return updated_node
-        names = [
-            new for old, new in zip(original_node.names, updated_node.names) if id(old) not in self.dropped_aliases
-        ]
+        pairs = list(zip(original_node.names, updated_node.names))
+        names = [new for old, new in pairs if id(old) not in self.dropped_aliases]
+        plain = list(dict.fromkeys(self.plain[id(old)] for old, _ in pairs if id(old) in self.plain))
+        if plain and names:  # the statement stays: so do its aliases the code left needs, as they are
+            names = [new for old, new in pairs if id(old) not in self.dropped_aliases or id(old) in self.plain]
+        elif plain:  # what the code left needs of it: `import M` in its place (`unused_imports`)
+            return cst.Import(names=[cst.ImportAlias(name=cst.parse_expression(m)) for m in plain])  # type: ignore[arg-type]
         if len(names) == len(updated_node.names):
             return updated_node
         if not names:
@@ -110,6 +141,33 @@ class _Applier(cst.CSTTransformer):
             return cst.RemoveFromParent()
         if id(original_node) in self.replace:
             return self.replace[id(original_node)]
+        return updated_node
+
+    def leave_Tuple(self, original_node: cst.Tuple, updated_node: cst.Tuple):
+        # An element deleted (`del a, f` minus f, `__all__ = ("a", "b")` minus "b") leaves a tuple still.
+        if len(updated_node.elements) == len(original_node.elements):
+            return updated_node
+        if not updated_node.elements:
+            return updated_node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        if len(updated_node.elements) == 1 and isinstance(updated_node.elements[0].comma, cst.MaybeSentinel):
+            return updated_node.with_changes(elements=[updated_node.elements[0].with_changes(comma=cst.Comma())])
+        return updated_node
+
+    def leave_AugAssign(self, original_node: cst.AugAssign, updated_node: cst.AugAssign):
+        was, value = original_node.value, updated_node.value
+        emptied = isinstance(was, (cst.List, cst.Tuple)) and was.elements
+        if emptied and isinstance(value, (cst.List, cst.Tuple)) and not value.elements:
+            return cst.RemoveFromParent()  # `__all__ += ["f"]` minus "f" adds nothing
+        return updated_node
+
+    def leave_Del(self, original_node: cst.Del, updated_node: cst.Del):
+        target = updated_node.target
+        if isinstance(target, (cst.Tuple, cst.List)) and not target.elements:
+            return cst.RemoveFromParent()  # every target it deleted went
+        was = original_node.target
+        several = isinstance(was, cst.Tuple) and len(was.elements) > 1
+        if several and isinstance(target, cst.Tuple) and len(target.elements) == 1 and not target.lpar:
+            return updated_node.with_changes(target=target.elements[0].value)  # `del a, f` minus f: `del a`
         return updated_node
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock):
@@ -155,7 +213,7 @@ def fixed_statements(
     dropped = unused_imports(analysis, edits, memo)
     applier = _Applier(edits, dropped)
     top_level = analysis.top_level
-    nodes = [id(e.node) for e in edits] + list(dropped)
+    nodes = [id(e.node) for e in edits] + list(dropped[0])
     if any(node not in top_level for node in nodes):
         return None
     changed: dict[int, list[cst.BaseStatement]] = {}

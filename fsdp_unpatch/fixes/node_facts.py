@@ -16,6 +16,8 @@ import libcst as cst
 from fsdp_unpatch.analysis.collect import count_names
 from fsdp_unpatch.analysis.patterns import nodes_in
 from fsdp_unpatch.fixes.layout import Layout, layout_of
+from fsdp_unpatch.fixes.loads import ImportLoads, import_loads
+from fsdp_unpatch.semantic.names import ImportTable
 
 
 class NodeFacts:
@@ -23,6 +25,7 @@ class NodeFacts:
         self._uses: dict[tuple[int, ...], tuple[tuple[cst.CSTNode, ...], Counter]] = {}
         self._below: dict[int, tuple[cst.CSTNode, frozenset[int]]] = {}
         self._layouts: dict[int, tuple[cst.Module, Layout]] = {}
+        self._loads: dict[int, tuple[cst.Module, ImportLoads]] = {}
 
     def uses(self, nodes: Sequence[cst.CSTNode]) -> Counter:
         """`count_names(nodes)`; the caller must not change the counter it gets."""
@@ -47,4 +50,12 @@ class NodeFacts:
         if found is None or found[0] is not module:
             found = (module, layout_of(module))
             self._layouts[id(module)] = found
+        return found[1]
+
+    def import_loads(self, module: cst.Module, table: ImportTable) -> ImportLoads:
+        """What the module's imports load and the chains it spells (`loads.py`)."""
+        found = self._loads.get(id(module))
+        if found is None or found[0] is not module:
+            found = (module, import_loads(module, table))
+            self._loads[id(module)] = found
         return found[1]

@@ -100,6 +100,7 @@ PROBLEM_TEMPLATES = (
     ),
     # why a fix's group is held back (`run/import_net.py`), then "; " and the note after it
     N_("{path}:{line} imports {name} from {module}, which this fix removes"),
+    N_("{path}:{line} imports {name} from {module}, whose {how} may take it from {target}, where this fix removes it"),
     N_("{path}:{line} still uses {name}, which this fix removes"),
     N_(
         "no project root (pyproject.toml or .git) above {path} to search for importers of {names}, which this fix removes"

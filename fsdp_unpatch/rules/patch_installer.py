@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
     from fsdp_unpatch.analysis.decisions import Add
     from fsdp_unpatch.analysis.file_analysis import FileAnalysis
-    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.planned import Edit, Planned
     from fsdp_unpatch.analysis.subjects import InstallerToGo, ModuleSubject
     from fsdp_unpatch.catalog import Catalog, PatchModule
     from fsdp_unpatch.config.options import Options
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def check(installer: InstallerToGo, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     """An installer the planner found left with nothing to do: deleted with the install sites it held.
     Checked even when deselected: its calls (FSU004) require its fix, and the run reads what it removes."""
-    from fsdp_unpatch.analysis.planned import Edit, Planned
+    from fsdp_unpatch.analysis.planned import Planned
 
     function = installer.function
     yield Planned(
@@ -29,9 +29,17 @@ def check(installer: InstallerToGo, analysis: ModuleSubject, catalog: Catalog, o
         function.name,
         PATCH_INSTALLER.message(name=function.name.value),
         None,
-        edits=[Edit(function)],
+        edits=deletion(analysis, function),
         requires=installer.sites,
     )
+
+
+def deletion(analysis: ModuleSubject, function: cst.FunctionDef) -> list[Edit]:
+    """The function's deletion with its `__all__` entries: `from module import *` must not name it."""
+    from fsdp_unpatch.analysis.planned import Edit
+
+    entries = analysis.facts.dunder_all_entries.get(function.name.value, [])
+    return [Edit(function), *(Edit(entry) for entry in entries)]
 
 
 def orphans(analysis: FileAnalysis, module: PatchModule) -> Iterator[Add]:
@@ -41,13 +49,15 @@ def orphans(analysis: FileAnalysis, module: PatchModule) -> Iterator[Add]:
     from fsdp_unpatch.analysis.decisions import Add
     from fsdp_unpatch.analysis.file_analysis import Installer
     from fsdp_unpatch.analysis.patterns import top_level_function
-    from fsdp_unpatch.analysis.planned import Edit, Planned
+    from fsdp_unpatch.analysis.planned import Planned
 
     for name in module.installers:
         function = top_level_function(analysis.module, name)
         qualified = f"{analysis.module_name}.{name}"
         if function is None or not _is_empty(function):
             continue
+        if name in analysis.facts.dunder_all and name not in analysis.facts.dunder_all_entries:
+            continue  # named in an `__all__` built elsewhere than at the top level: it stays
         if any(i.qualified == qualified for i in analysis.installers):
             continue
         finding = Planned(
@@ -55,7 +65,7 @@ def orphans(analysis: FileAnalysis, module: PatchModule) -> Iterator[Add]:
             function.name,
             PATCH_INSTALLER.message("orphan", name=name),
             None,
-            edits=[Edit(function)],
+            edits=deletion(analysis, function),
         )
         yield Add(analysis, finding, installer=Installer(function, qualified, True, finding))
 
@@ -91,8 +101,8 @@ PATCH_INSTALLER = declare(
     doc="""
     ## What it does
     Reports the function that installed the collectives overrides (`_apply_fsdp_patch` in torch-npu) once
-    every override it installed is removed. The fix deletes it, and its calls and imports in the files of
-    the run (FSU004).
+    every override it installed is removed. The fix deletes it, its entries in the module's `__all__` (so that
+    `from module import *` still works), and its calls and imports in the files of the run (FSU004).
 
     ## Why
     An installer with an empty body still runs at import and keeps its callers tied to a module that

@@ -113,6 +113,16 @@ def plan_rewrite(analysis: ModuleSubject, reference: Reference, catalog: Catalog
 
     symbol = reference.symbol
     spelled = analysis.code(reference.node)
+    if reference.deleted is not None and not reference.rebound:
+        # `del f` of a name the migration removes: it has nothing left to delete, and spelled natively it
+        # would delete FSDP2's own function at import.
+        return Planned(
+            REMOVED_SYMBOL_REFERENCE.code,
+            reference.node,
+            REMOVED_SYMBOL_REFERENCE.message("del", spelled=spelled, name=symbol.name),
+            symbol.target,
+            edits=[Edit(reference.deleted)],
+        )
     top = top_level_imports(analysis.module)
     spelling = choose_spelling(spellings(symbol.native, catalog), analysis.table, names, top)
     if spelling is None or reference.rebound:
@@ -152,6 +162,7 @@ REMOVED_SYMBOL_REFERENCE = declare(
         "default": "`{spelled}` names `{name}`, which the migration removes; use the native `{native}`",
         "by-hand": "`{spelled}` names `{name}`, which the migration removes; native FSDP2 offers `{native}` "
         "({why}: rewrite by hand)",
+        "del": "`del {spelled}` deletes `{name}`, which the migration removes; the deletion goes with it",
     },
     doc="""
     ## What it does
@@ -160,8 +171,9 @@ REMOVED_SYMBOL_REFERENCE = declare(
     module alias). The fix rewrites the reference to the native counterpart
     (`torch.ops.fsdp.all_gather_copy_in`, `_get_param_all_gather_inputs` from `_fsdp_collectives`,
     `FSDPParamGroup.finalize_backward`), adds the import that needs and removes the imports nothing uses
-    any more. When the name the native spelling needs is already taken in the file, the finding has no
-    fix.
+    any more. A `del` of the name (`del _patched_finalize_backward`) is deleted, not rewritten: spelled
+    natively it would delete FSDP2's own function. When the name the native spelling needs is already
+    taken in the file, the finding has no fix.
 
     ## Why
     The function goes away with the patch, so the reference would fail at import or call; native FSDP2

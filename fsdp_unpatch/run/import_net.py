@@ -22,7 +22,8 @@ from typing import Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import bindings, imports, parse
 from fsdp_unpatch.files.regular import read_regular
-from fsdp_unpatch.project.identity import Project, module_name, project_files, shown_path
+from fsdp_unpatch.project.identity import Project, ProjectFile, module_name, project_files, shown_path
+from fsdp_unpatch.run.forwarders import DYNAMIC, Forwarder, forwarders_of
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,8 @@ def _search(
         r.index: {m.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for m in modules[r.index]} for r in risky
     }
     found: dict[int, Breakage] = {}
+    dynamic: list[tuple[ProjectFile, bytes]] = []  # files that may export names dynamically (`forwarders.py`)
+    spelling: dict[int, list[tuple[ProjectFile, bytes]]] = {r.index: [] for r in risky}  # files spelling a lost name
     for entry in project.files.values():
         mine = rewritten.get(entry.key)
         if mine is not None:
@@ -167,6 +170,11 @@ def _search(
                         )
         if not data:
             continue
+        if any(word in data for word in DYNAMIC):
+            dynamic.append((entry, data))
+        for r in risky:
+            if any(n in data for n in spelled[r.index]):
+                spelling[r.index].append((entry, data))
         suspects = [
             r
             for r in risky
@@ -191,7 +199,66 @@ def _search(
                 found[r.index] = Breakage(
                     r.index, f"{shown_path(path)}:{line} imports {name} from {module}, which this fix removes"
                 )
+    left = [r for r in risky if r.index not in found]
+    if left and dynamic:
+        found.update((b.index, b) for b in _forwarded(project, left, lost, modules, dynamic, spelling))
     return [found[k] for k in sorted(found)]
+
+
+def _forwarded(
+    project: Project,
+    risky: list[Rewrite],
+    lost: dict[int, frozenset[str]],
+    modules: dict[int, set[str]],
+    dynamic: list[tuple[ProjectFile, bytes]],
+    spelling: dict[int, list[tuple[ProjectFile, bytes]]],
+) -> list[Breakage]:
+    """Importers that reach a lost name through a dynamic export of another module (`forwarders.py`)."""
+    trees: dict[int, Optional[ast.Module]] = {}
+
+    def tree_of(entry: ProjectFile, data: bytes) -> Optional[ast.Module]:
+        if id(entry) not in trees:
+            trees[id(entry)] = parse(data)
+        return trees[id(entry)]
+
+    broken = []
+    for r in risky:
+        by_module: dict[str, Forwarder] = {}
+        for entry, data in dynamic:
+            tree = tree_of(entry, data)
+            if tree is not None:
+                for forwarder in forwarders_of(tree, data, entry.modules, modules[r.index]):
+                    by_module.setdefault(forwarder.module, forwarder)
+        target = max(modules[r.index], key=lambda m: (m.count("."), m))  # its fullest name
+        hit = _forwarded_import(r, target, lost[r.index], by_module, spelling[r.index], tree_of, project.modules)
+        if hit is not None:
+            broken.append(hit)
+    return broken
+
+
+def _forwarded_import(r, target, lost, by_module, files, tree_of, every_module: set[str]) -> Optional[Breakage]:
+    """The first import, in `files`, of a name `r` loses from `target` through one of `by_module`."""
+    if not by_module:
+        return None
+    for entry, data in files:
+        tree = tree_of(entry, data)
+        if tree is None:
+            continue
+        for path, (name, is_package) in zip(entry.paths, entry.modules):
+            for imported in imports(tree, name, is_package, only=set(by_module)):
+                forwarder = by_module.get(imported.module)
+                if (
+                    forwarder is not None
+                    and imported.name in lost
+                    and imported.name not in forwarder.own
+                    and f"{imported.module}.{imported.name}" not in every_module
+                ):
+                    return Breakage(
+                        r.index,
+                        f"{shown_path(path)}:{imported.line} imports {imported.name} from {imported.module}, "
+                        f"whose {forwarder.how} may take it from {target}, where this fix removes it",
+                    )
+    return None
 
 
 def _first_import(tree, paths, names, targets: set[str], lost: frozenset[str], every_module: set[str]):

@@ -270,7 +270,12 @@ class _Linker:
         for unit in units:
             analysis = unit.analysis
             if analysis is not None:
-                skipped = self.deleted_code.get(id(analysis), [])
+                # and the `__all__` entries an installer's fix deletes with it
+                entries = {id(n) for names in analysis.facts.dunder_all_entries.values() for n in names}
+                skipped = [
+                    *self.deleted_code.get(id(analysis), []),
+                    *(e.node for p in analysis.planned for e in p.edits if id(e.node) in entries),
+                ]
                 # A name this module defines and keeps (`__all__ = ["_patched_x"]` beside its `def`) is its own.
                 deleted = {
                     p.node.value

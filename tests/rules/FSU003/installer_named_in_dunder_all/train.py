@@ -1,0 +1,3 @@
+from npu_adapter import *
+
+print(VERSION)

@@ -1,0 +1,3 @@
+import pkg
+
+pkg.apply_npu_collectives_patch()

@@ -1,0 +1,4 @@
+import pkg
+from pkg.compat import apply_npu_collectives_patch
+
+apply_npu_collectives_patch()
