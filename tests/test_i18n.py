@@ -52,7 +52,7 @@ def english_afterwards():
 
 @pytest.fixture
 def example(tmp_path: Path) -> Path:
-    shutil.copytree(EXAMPLE, tmp_path / "legacy_project")
+    shutil.copytree(EXAMPLE, tmp_path / "legacy_project", ignore=shutil.ignore_patterns(".fsdp_unpatch_cache"))
     return tmp_path / "legacy_project"
 
 
@@ -335,7 +335,7 @@ def test_the_chinese_readme_shows_what_the_tool_prints(tmp_path: Path) -> None:
     block = readme.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
     command, shown = block[0], block[1:]
     assert command == "$ LANG=zh_CN.UTF-8 fsdp-unpatch check --output-format concise legacy_project"
-    shutil.copytree(EXAMPLE, tmp_path / "legacy_project")
+    shutil.copytree(EXAMPLE, tmp_path / "legacy_project", ignore=shutil.ignore_patterns(".fsdp_unpatch_cache"))
     run = _console("check", "--no-cache", "--output-format", "concise", "legacy_project", cwd=tmp_path, env=ZH_LOCALE)
     printed = [re.sub(r"耗时 \d+\.\d\d 秒", "耗时 N.NN 秒", line) for line in run.stdout.splitlines()]
     assert shown == [printed[0], printed[-1]]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -40,9 +41,16 @@ BAIT_COMMENT = "".join(f"# {line}\n" for line in PREFILTER_BAIT.splitlines())
 FEW = max(5, settings().max_examples // 3)
 
 
+# The generated module's project: an empty folder, so the import net does not search this repository's fixtures
+# (one of them forwards an FSDP2 module through `sys.modules`, which rightly holds such a fix back).
+PROJECT = Path(tempfile.mkdtemp(prefix="fsdp-unpatch-properties-"))
+(PROJECT / "pyproject.toml").write_text('[project]\nname = "generated"\n')
+
+
 def _run(data: bytes, *, fix: bool) -> RunResult:
     options = RunOptions(analysis=Options(target_torch=Version.parse("2.13")), fix=fix, write=False)
-    return run([Candidate(Path("generated.py"), "generated.py", explicit=True, data=data)], CATALOG, options)
+    candidate = Candidate(PROJECT / "generated.py", "generated.py", explicit=True, data=data)
+    return run([candidate], CATALOG, options)
 
 
 def _libcst_rejects(data: bytes) -> bool:

@@ -29,7 +29,7 @@ from fsdp_unpatch.fingerprint.normalise import (
     is_library_impl,
     local_names,
 )
-from fsdp_unpatch.fingerprint.scope import Scope
+from fsdp_unpatch.fingerprint.scope import UNPARSABLE_MODULE, Scope
 from fsdp_unpatch.fingerprint.spelling import strip_every_annotation
 from fsdp_unpatch.fingerprint.upstream import (
     PathLike,
@@ -365,6 +365,9 @@ def _compare_to_upstream(
     unparsable = _unparsable(function_source)
     if unparsable is not None:
         return Evidence(False, None, (), (unparsable,), False)
+    if scope is not None and scope.dynamic == UNPARSABLE_MODULE:
+        version = ".".join(map(str, sys.version_info[:2]))
+        return Evidence(False, None, (), (Difference(1, UNPARSABLE_MODULE.format(version=version)),), False)
     calls_original = _calls_original(function_source, target, frozenset(original_names))
     data = _upstream_for(target, upstream_dirs)
     releases: Mapping[str, UpstreamFunction] = data.functions.get(target, {})

@@ -109,6 +109,11 @@ def module_bindings(tree: ast.Module, module: str, is_package: bool = False) -> 
     return out
 
 
+# Why nothing of a module is resolved when CPython's parser cannot read it (libcst can: newer syntax than the
+# running Python). `compare.py` says so instead of listing every statement as different.
+UNPARSABLE_MODULE = "its module uses syntax Python {version} cannot parse, so none of its names can be resolved"
+
+
 def scope_of(
     found: Optional[Census],
     module: str,
@@ -123,7 +128,7 @@ def scope_of(
     `ruled_out`: how many fallback bindings of each name never run on any release the project allows
     (`analysis/fallbacks.py`); `relink`: the analysis's rewriting of a qualified name through those links."""
     if found is None:
-        return Scope(module, {}, {}, "the module could not be read with CPython's parser")
+        return Scope(module, {}, {}, UNPARSABLE_MODULE)
     bindings: dict[str, str] = {}
     unresolved: dict[str, str] = {}
     aliases: dict[str, str] = {}  # name -> the head of the dotted name it is assigned
