@@ -46,7 +46,7 @@ def _reads(monkeypatch) -> list[str]:
     return read
 
 
-def _key(root: Path, paths: list[str], cache: "_Cache | None" = None) -> str:
+def _key(root: Path, paths: list[str], cache: _Cache | None = None) -> str:
     key = verdict_key(cache if cache is not None else _Cache(), paths, [str(root)])
     assert key is not None
     return key
