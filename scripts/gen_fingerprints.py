@@ -8,7 +8,7 @@ free names are bound to there; and, per target, every FSDP2 function that calls 
 caller runs under ``torch.no_grad`` (the fact behind the ``no-grad`` normalisation).
 
 It also writes ``fsdp_unpatch/data/upstream_releases.json``: every module-level function and every method of
-the FSDP2 package of each release, deduplicated across releases (``fsdp_unpatch/upgrade/releases.py``), which
+the FSDP2 package of each release, deduplicated across releases (``fsdp_unpatch/fingerprint/releases.py``), which
 ``fsdp-unpatch upgrade`` compares.
 
 ``--check`` regenerates in memory and exits 1 when a file differs (CI runs it in the test suite). With the
@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from fsdp_unpatch.fingerprint import upstream as up  # noqa: E402
-from fsdp_unpatch.upgrade import releases  # noqa: E402
+from fsdp_unpatch.fingerprint import releases  # noqa: E402
 
 TARGETS = (
     # removable: native FSDP2 covers them
@@ -63,9 +63,15 @@ DEFAULT_SOURCES = Path.home() / ".cache" / "fsdp-unpatch" / "torch"
 def _catalog_newest() -> tuple[int, ...]:
     """The newest minor release the catalog knows: the comparisons of `check` follow the catalog's releases
     (a newer torch is in upstream_releases.json, for `upgrade`, until the catalog is regenerated for it)."""
-    from fsdp_unpatch.data import DATA_DIR, read_data
+    # the source, not its compiled form: that is older until scripts/compile_data.py runs
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python < 3.11
+        import tomli as tomllib
+    from fsdp_unpatch.data import DATA_DIR
 
-    return up.version_key(read_data(DATA_DIR / "catalog.toml")["catalog"]["newest_torch"])[:2]
+    with open(DATA_DIR / "catalog.toml", "rb") as handle:
+        return up.version_key(tomllib.load(handle)["catalog"]["newest_torch"])[:2]
 
 
 def generate(sources: Path) -> str:

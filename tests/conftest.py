@@ -85,3 +85,11 @@ if "FSDP_UNPATCH_TEST_CACHE_HOME" not in os.environ:
     import tempfile
 
     os.environ["FSDP_UNPATCH_TEST_CACHE_HOME"] = os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="fsu-xdg-")
+
+# The releases a developer taught the tool (`fsdp-unpatch catalog add`, `catalog/learnt.py`) are upstream for
+# `check` too: the suite reads a user catalog of its own, empty unless a test fills one.
+os.environ.pop("FSDP_UNPATCH_CATALOG_DIR", None)
+if "FSDP_UNPATCH_TEST_DATA_HOME" not in os.environ:
+    import tempfile
+
+    os.environ["FSDP_UNPATCH_TEST_DATA_HOME"] = os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="fsu-data-")

@@ -1,15 +1,17 @@
 """Results computed from static data, kept for the whole test session (installed by tests/conftest.py).
 
-`fingerprint.compare_to_upstream` against the bundled upstream data is a pure function of its arguments (the
-data file and the installed torch do not change during a run; `default_upstream` is cached the same way), and
-the fixtures repeat the same replacements many times over: the engine's calls are answered from a memo. A
-call with `upstream_dirs` (a test's own upstream folder) is never memoised.
+`fingerprint.compare_to_upstream` against the bundled upstream data is a pure function of its arguments and of
+the user catalog's release files (the data file and the installed torch do not change during a run; the release
+files' state is part of the key, as in `default_upstream`'s cache), and the fixtures repeat the same
+replacements many times over: the engine's calls are answered from a memo. A call with `upstream_dirs` (a
+test's own upstream folder) is never memoised.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Optional
 
+from fsdp_unpatch.catalog import learnt
 from fsdp_unpatch.fingerprint import Evidence, Scope
 
 
@@ -30,7 +32,7 @@ def memoised(compare: Callable[..., Evidence]) -> Callable[..., Evidence]:
                 function_source, target, scope=scope, original_names=original_names, upstream_dirs=upstream_dirs
             )
         scope_key = None if scope is None else scope.key()
-        key = (function_source, target, scope_key, frozenset(original_names))
+        key = (function_source, target, scope_key, frozenset(original_names), learnt.state())
         if key not in memo:
             memo[key] = compare(function_source, target, scope=scope, original_names=original_names)
         return memo[key]

@@ -76,7 +76,7 @@ def test_a_range_removes_only_what_is_safe_on_its_lowest_release_and_names_the_f
     too_old = [f for f in findings if f.code == "FSU102"]
     floors = sorted({f.message.rsplit("raise torch to >= ", 1)[1] for f in too_old})
     assert floors == ["2.7 to remove it", "2.8 to remove it"]
-    assert all("the lowest release the project allows (torch 2.6 to 2.13)" in f.message for f in too_old)
+    assert all("the lowest release the project allows (torch 2.6 to 2.14)" in f.message for f in too_old)
     removed = {f.target for f in findings if f.code == "FSU001"}
     assert removed == {"_fsdp_collectives._get_param_all_gather_inputs"}  # native from 2.6
 
@@ -117,7 +117,7 @@ def test_the_summary_and_show_settings_name_the_declaration(tmp_path: Path) -> N
     assert 'target-torch = "2.7 (pyproject.toml: torch==2.7.1)"' in shown.output
     (project / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\ndependencies = ["torch>=2.6"]\n')
     ranged = cli_runner().invoke(main, ["check", "--no-cache", str(project)])
-    assert "Target torch 2.6 to 2.13 (pyproject.toml: torch>=2.6)." in ranged.output
+    assert "Target torch 2.6 to 2.14 (pyproject.toml: torch>=2.6)." in ranged.output
 
 
 def test_an_installed_torch_outside_the_declaration_is_one_warning(tmp_path: Path, monkeypatch) -> None:
@@ -136,7 +136,7 @@ def test_an_installed_torch_outside_the_declaration_is_one_warning(tmp_path: Pat
     "dependencies, problem",
     [
         ('["torch>=two"]', "pyproject.toml:4: cannot read the requirement `torch>=two`"),
-        ('["torch>=3.0"]', "pyproject.toml:4: `torch>=3.0` allows no torch release the catalog knows (2.4 to 2.13)"),
+        ('["torch>=3.0"]', "pyproject.toml:4: `torch>=3.0` allows no torch release the catalog knows (2.4 to 2.14)"),
     ],
 )
 def test_a_bad_declaration_is_a_message_and_the_next_source_decides(

@@ -69,7 +69,7 @@ def test_the_removed_overrides_are_the_ones_check_proved(migrated) -> None:
         assert line.startswith(f"`{finding['target']}` at `{finding['path']}:{finding['line']}`: ")
         # the one-line proof: the replacement it installed matches upstream up to the NPU tweak
         proof = line.split("`: ", 1)[1]
-        name = re.match(r"`(_patched_\w+)` matches torch 2\.13\.0 `\w+` up to: ", proof)
+        name = re.match(r"`(_patched_\w+)` matches torch 2\.14\.1 `\w+` up to: ", proof)
         assert name and name[1] in replaced, line
         assert f"({proof}); delete the override" in finding["message"]  # the proof, not the whole message
 
@@ -108,7 +108,7 @@ def test_files_changed_and_summary_follow_what_was_written(migrated) -> None:
         in summary
     )
     assert f"Files changed: {len(changed)}" in summary
-    assert "Target torch: 2.8 to 2.13 (pyproject.toml: torch>=2.8)" in summary
+    assert "Target torch: 2.8 to 2.14 (pyproject.toml: torch>=2.8)" in summary
     assert "Not checked with this report." in text and "Not given." in text  # no doctor, no verify
 
 
@@ -267,7 +267,7 @@ def test_the_description_in_chinese_follows_the_same_findings(tmp_path: Path) ->
             assert line_zh.split("`")[1] == line_en.split("`")[1]  # the target or the path
     for line in zh["已删除的覆写"] + zh["有意保留"] + zh["随之删除"]:
         assert CJK.search(line.split("：", 1)[1]), line  # the proof, the reason, the message: in Chinese
-    assert "- 目标 torch：2.8 到 2.13（pyproject.toml: torch>=2.8）" in (chinese / "mr.md").read_text(encoding="utf-8")
+    assert "- 目标 torch：2.8 到 2.14（pyproject.toml: torch>=2.8）" in (chinese / "mr.md").read_text(encoding="utf-8")
 
 
 def test_each_chinese_removal_carries_its_proof_not_the_whole_message(tmp_path: Path) -> None:

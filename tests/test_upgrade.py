@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fsdp_unpatch.cli import main
 from fsdp_unpatch.upgrade.analysis import judge, statement_changes
-from fsdp_unpatch.upgrade.releases import Release, bundled, pick
+from fsdp_unpatch.fingerprint.releases import Release, bundled, pick
 from tests.helpers import cli_runner
 
 OLD_REDUCE = """\
@@ -211,3 +211,19 @@ def test_a_copy_of_a_target_beyond_the_compared_thirteen_gets_a_release_verdict_
     assert releases[closest].functions[target] == text
     checklist = report.read_text(encoding="utf-8")
     assert checklist.startswith("# Upgrade torch 2.10.0 to 2.14.1") and f"`{target}` (copy)" in checklist
+
+
+def test_the_json_report_names_both_releases_and_where_they_came_from(tmp_path):
+    target = "_fsdp_param_group.FSDPParamGroup.post_backward"
+    (tmp_path / "patch.py").write_text(COPY_PROJECT.format(copy=_copy_of("2.10", target)))
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\ndependencies = ["torch==2.10.0"]\n')
+    runner = cli_runner()
+    flagged = runner.invoke(main, ["upgrade", "--from", "2.10", "--to", "2.14", "--output-format", "json", str(tmp_path)])
+    report = json.loads(flagged.stdout)
+    assert (report["from"], report["to"], report["from_chosen_by"]) == ("2.10.0", "2.14.1", "--from")
+    assert (report["from_source"], report["to_source"]) == ("bundled", "bundled")
+    # without --from: the torch the project declares, as `check` names it
+    declared = runner.invoke(main, ["upgrade", "--to", "2.14.0", "--output-format", "json", str(tmp_path)])
+    report = json.loads(declared.stdout)
+    assert (report["from"], report["to"]) == ("2.10.0", "2.14.0")
+    assert report["from_chosen_by"] == "pyproject.toml: torch==2.10.0"

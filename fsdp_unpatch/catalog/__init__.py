@@ -72,6 +72,7 @@ class Catalog:
     # binding ("module.name") -> FSDP2 module whose code reads it -> releases text (`symbols.format_releases`)
     callers: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     oldest_torch: str = "2.4"  # the oldest torch release with FSDP2
+    newest_release: str = ""  # the newest release of the bundled upstream data ("2.14.1"): `newest_torch`'s newest
 
     @property
     def rules(self) -> Mapping[str, Rule]:
@@ -149,6 +150,7 @@ def _parse(data: dict) -> Catalog:
         family_modules=dict(meta.get("family_modules", {})),
         callers={binding: dict(readers) for binding, readers in data.get("callers", {}).items()},
         oldest_torch=meta["oldest_torch"],
+        newest_release=meta.get("newest_release") or meta["newest_torch"],
     )
 
 

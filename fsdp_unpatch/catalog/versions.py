@@ -42,6 +42,9 @@ class TargetTorch:
 
     releases: tuple[Version, ...]
     origin: str  # "--target-torch", "configuration", "pyproject.toml: torch>=2.6", "installed torch", "newest known"
+    # The target is newer than every release known (bundled or learnt): the newest known release ("2.14.1"),
+    # whose FSDP2 the run judges by. None: the target is a known release.
+    judged_as: Optional[str] = None
 
     @property
     def lowest(self) -> Version:

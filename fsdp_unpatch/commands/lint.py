@@ -170,6 +170,7 @@ def _run_and_report(request: Request):
             color=color,
             target_torch=str(plan.target_torch),
             target_torch_origin=plan.target_torch_origin,
+            target_torch_judged_as=plan.target_torch.judged_as or "",
             elapsed=time.perf_counter() - started,
             quiet=quiet,
             show_fixes=show_fixes,

@@ -136,6 +136,13 @@ def common_options(function):
             "environment variable FSDP_UNPATCH_CACHE_DIR).",
         ),
         click.option(
+            "--catalog-dir",
+            metavar="DIR",
+            type=click.Path(file_okay=False),
+            help="The user catalog of torch releases learnt with `fsdp-unpatch catalog add` (default: the user "
+            "data folder; environment variable FSDP_UNPATCH_CATALOG_DIR).",
+        ),
+        click.option(
             "--per-file-ignores",
             multiple=True,
             metavar="GLOB:CODES",

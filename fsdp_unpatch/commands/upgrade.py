@@ -96,7 +96,7 @@ def catalog_add(source: str, catalog_dir: Optional[str]) -> None:
 @click.option("--catalog-dir", metavar="DIR", type=click.Path(file_okay=False), help="The user catalog folder.")
 def catalog_list(catalog_dir: Optional[str]) -> None:
     """Every known torch release and where it came from."""
-    from fsdp_unpatch.upgrade.releases import all_releases
+    from fsdp_unpatch.fingerprint.releases import all_releases
     from fsdp_unpatch.upgrade.store import learnt
 
     extra, errors = learnt(_catalog_folder(catalog_dir))

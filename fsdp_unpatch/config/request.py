@@ -28,6 +28,8 @@ class Request:
     replacements: bool = False  # attach each fix's replacements to its finding (SARIF, --show-fixes)
     no_cache: bool = False
     cache_dir: Optional[str] = None
+    # the user catalog of learnt torch releases (`catalog/learnt.py`; None: the environment's, else the default)
+    catalog_dir: Optional[str] = None
     jobs: Optional[int] = None
 
     # the settings, over the configuration file

@@ -18,6 +18,13 @@ def _value(value) -> str:
     return json.dumps(value)
 
 
+def _target_torch(plan: Plan) -> str:
+    """ "2.13 (installed torch)", or "2.16 (--target-torch; newer than every release known: judged as 2.14.1)"."""
+    judged = plan.target_torch.judged_as
+    newer = f"; newer than every release known: judged as {judged}" if judged else ""
+    return f"{plan.target_torch} ({plan.target_torch_origin}{newer})"
+
+
 def settings_text(plan: Plan, request: Request) -> str:
     settings = plan.settings
     if not request.no_cache and not request.fix:
@@ -27,7 +34,7 @@ def settings_text(plan: Plan, request: Request) -> str:
     rows = [
         ("config", settings.config or "none (defaults)"),
         ("root", os.path.abspath(settings.root)),
-        ("target-torch", f"{plan.target_torch} ({plan.target_torch_origin})"),
+        ("target-torch", _target_torch(plan)),
         ("select", settings.select),
         ("extend-select", settings.extend_select),
         ("ignore", settings.ignore),

@@ -1,7 +1,7 @@
 # Generated from upstream.json by scripts/compile_data.py: do not edit; run the script after changing upstream.json.
 DATA = {'format': 2,
  'generated_from': 'torch 2.4.0, 2.4.1, 2.5.0, 2.5.1, 2.6.0, 2.7.0, 2.7.1, 2.8.0, 2.9.0, 2.9.1, 2.10.0, 2.11.0, '
-                   '2.12.0, 2.12.1, 2.13.0 (FSDP2 python sources of the released wheels), by '
+                   '2.12.0, 2.12.1, 2.13.0, 2.14.0, 2.14.1 (FSDP2 python sources of the released wheels), by '
                    'scripts/gen_fingerprints.py',
  'targets': {'_fsdp_collectives._get_param_all_gather_inputs': {'2.5.0': '48a69a98405b',
                                                                 '2.5.1': '48a69a98405b',
@@ -15,7 +15,9 @@ DATA = {'format': 2,
                                                                 '2.11.0': 'd4eb6fa495cb',
                                                                 '2.12.0': '1bc17c2de025',
                                                                 '2.12.1': '1bc17c2de025',
-                                                                '2.13.0': '1bc17c2de025'},
+                                                                '2.13.0': '1bc17c2de025',
+                                                                '2.14.0': '1bc17c2de025',
+                                                                '2.14.1': '1bc17c2de025'},
              'ops.fsdp.all_gather_copy_in': {'2.5.0': '5594f2b6e540',
                                              '2.5.1': '5594f2b6e540',
                                              '2.6.0': '1ab9d7a056fc',
@@ -28,7 +30,9 @@ DATA = {'format': 2,
                                              '2.11.0': 'af1eda926a0c',
                                              '2.12.0': 'af1eda926a0c',
                                              '2.12.1': 'af1eda926a0c',
-                                             '2.13.0': 'af1eda926a0c'},
+                                             '2.13.0': 'af1eda926a0c',
+                                             '2.14.0': 'af1eda926a0c',
+                                             '2.14.1': 'af1eda926a0c'},
              '_fsdp_param_group.FSDPParamGroup.finalize_backward': {'2.4.0': '11a5a43a249d',
                                                                     '2.4.1': '11a5a43a249d',
                                                                     '2.5.0': '11a5a43a249d',
@@ -43,7 +47,9 @@ DATA = {'format': 2,
                                                                     '2.11.0': 'd078e885e047',
                                                                     '2.12.0': 'd078e885e047',
                                                                     '2.12.1': 'd078e885e047',
-                                                                    '2.13.0': 'f2f9ab7aa155'},
+                                                                    '2.13.0': 'f2f9ab7aa155',
+                                                                    '2.14.0': 'f2f9ab7aa155',
+                                                                    '2.14.1': 'f2f9ab7aa155'},
              '_fsdp_collectives.foreach_all_gather': {'2.4.0': '9f3f5e05d865',
                                                       '2.4.1': '9f3f5e05d865',
                                                       '2.5.0': '32bdc3e35061',
@@ -58,7 +64,9 @@ DATA = {'format': 2,
                                                       '2.11.0': '4613d199e092',
                                                       '2.12.0': '4613d199e092',
                                                       '2.12.1': '4613d199e092',
-                                                      '2.13.0': '4613d199e092'},
+                                                      '2.13.0': '4613d199e092',
+                                                      '2.14.0': '4613d199e092',
+                                                      '2.14.1': '4613d199e092'},
              '_fsdp_collectives.foreach_reduce': {'2.4.0': '0251d31d3643',
                                                   '2.4.1': '0251d31d3643',
                                                   '2.5.0': 'a3859790df32',
@@ -73,21 +81,27 @@ DATA = {'format': 2,
                                                   '2.11.0': '642e9063037b',
                                                   '2.12.0': '3f718cfcc580',
                                                   '2.12.1': '3f718cfcc580',
-                                                  '2.13.0': 'cfb4b28b1e2d'},
+                                                  '2.13.0': 'cfb4b28b1e2d',
+                                                  '2.14.0': 'cfb4b28b1e2d',
+                                                  '2.14.1': 'cfb4b28b1e2d'},
              '_fsdp_collectives.DefaultAllGather.allocate': {'2.9.0': '0a871cbf4558',
                                                              '2.9.1': '0a871cbf4558',
                                                              '2.10.0': '0a871cbf4558',
                                                              '2.11.0': 'cef206123d3c',
                                                              '2.12.0': 'cef206123d3c',
                                                              '2.12.1': 'cef206123d3c',
-                                                             '2.13.0': 'cef206123d3c'},
+                                                             '2.13.0': 'cef206123d3c',
+                                                             '2.14.0': 'cef206123d3c',
+                                                             '2.14.1': 'cef206123d3c'},
              '_fsdp_collectives.DefaultReduceScatter.allocate': {'2.9.0': '0a871cbf4558',
                                                                  '2.9.1': '0a871cbf4558',
                                                                  '2.10.0': '0a871cbf4558',
                                                                  '2.11.0': 'cef206123d3c',
                                                                  '2.12.0': 'cef206123d3c',
                                                                  '2.12.1': 'cef206123d3c',
-                                                                 '2.13.0': 'cef206123d3c'},
+                                                                 '2.13.0': 'cef206123d3c',
+                                                                 '2.14.0': 'cef206123d3c',
+                                                                 '2.14.1': 'cef206123d3c'},
              '_fsdp_param_group.FSDPParamGroup.__init__': {'2.4.0': '31ddfa87ec01',
                                                            '2.4.1': '31ddfa87ec01',
                                                            '2.5.0': '694ce20c49e5',
@@ -102,7 +116,9 @@ DATA = {'format': 2,
                                                            '2.11.0': 'f39892b725bb',
                                                            '2.12.0': '5d6f231386ab',
                                                            '2.12.1': '5d6f231386ab',
-                                                           '2.13.0': '51df388aeefe'},
+                                                           '2.13.0': '51df388aeefe',
+                                                           '2.14.0': '51df388aeefe',
+                                                           '2.14.1': '51df388aeefe'},
              '_fsdp_param_group.FSDPParamGroup.post_forward': {'2.4.0': '91c17ceb8775',
                                                                '2.4.1': '91c17ceb8775',
                                                                '2.5.0': '324cad0afa2b',
@@ -117,7 +133,9 @@ DATA = {'format': 2,
                                                                '2.11.0': 'f62eedf6f285',
                                                                '2.12.0': 'a3241736fd64',
                                                                '2.12.1': 'a3241736fd64',
-                                                               '2.13.0': 'a3241736fd64'},
+                                                               '2.13.0': 'a3241736fd64',
+                                                               '2.14.0': '2e3ffd3adf4c',
+                                                               '2.14.1': '2e3ffd3adf4c'},
              '_fsdp_param_group.FSDPParamGroup.post_backward': {'2.4.0': '9411a4f8a6ca',
                                                                 '2.4.1': '9411a4f8a6ca',
                                                                 '2.5.0': '16c5f4d0ea6e',
@@ -132,7 +150,9 @@ DATA = {'format': 2,
                                                                 '2.11.0': 'c831635057a5',
                                                                 '2.12.0': 'faea2501a9c7',
                                                                 '2.12.1': 'faea2501a9c7',
-                                                                '2.13.0': 'a90f43d9f14b'},
+                                                                '2.13.0': 'a90f43d9f14b',
+                                                                '2.14.0': 'c3107da76ffc',
+                                                                '2.14.1': 'c3107da76ffc'},
              '_fsdp_param_group.FSDPParamGroup._wait_all_gather_streams_on_event': {'2.4.0': 'c31285a92f62',
                                                                                     '2.4.1': 'c31285a92f62',
                                                                                     '2.5.0': '4c4e0e6a0368',
@@ -147,7 +167,9 @@ DATA = {'format': 2,
                                                                                     '2.11.0': '6e0078f1592e',
                                                                                     '2.12.0': '6e0078f1592e',
                                                                                     '2.12.1': '6e0078f1592e',
-                                                                                    '2.13.0': '6e0078f1592e'},
+                                                                                    '2.13.0': '6e0078f1592e',
+                                                                                    '2.14.0': '6e0078f1592e',
+                                                                                    '2.14.1': '6e0078f1592e'},
              '_fsdp_state.FSDPState._post_forward': {'2.4.0': 'd798699c8bfe',
                                                      '2.4.1': 'd798699c8bfe',
                                                      '2.5.0': 'd798699c8bfe',
@@ -162,7 +184,9 @@ DATA = {'format': 2,
                                                      '2.11.0': '72716d439e3b',
                                                      '2.12.0': 'a11fb7f609a5',
                                                      '2.12.1': 'a11fb7f609a5',
-                                                     '2.13.0': '584dfce18e69'},
+                                                     '2.13.0': '584dfce18e69',
+                                                     '2.14.0': 'cf15603467e2',
+                                                     '2.14.1': 'cf15603467e2'},
              '_fsdp_state.FSDPState._root_pre_forward': {'2.4.0': '3c2612a9d85f',
                                                          '2.4.1': '3c2612a9d85f',
                                                          '2.5.0': '3f955c8f7517',
@@ -177,7 +201,9 @@ DATA = {'format': 2,
                                                          '2.11.0': 'f946b491b270',
                                                          '2.12.0': '3e9fa3800600',
                                                          '2.12.1': '3e9fa3800600',
-                                                         '2.13.0': '49c0ab0d6c5e'}},
+                                                         '2.13.0': '49c0ab0d6c5e',
+                                                         '2.14.0': '49c0ab0d6c5e',
+                                                         '2.14.1': '49c0ab0d6c5e'}},
  'callers': {'_fsdp_collectives._get_param_all_gather_inputs': {'2.5.0': [['_fsdp_collectives.foreach_all_gather',
                                                                            True]],
                                                                 '2.5.1': [['_fsdp_collectives.foreach_all_gather',
@@ -203,6 +229,10 @@ DATA = {'format': 2,
                                                                 '2.12.1': [['_fsdp_collectives.foreach_all_gather',
                                                                             True]],
                                                                 '2.13.0': [['_fsdp_collectives.foreach_all_gather',
+                                                                            True]],
+                                                                '2.14.0': [['_fsdp_collectives.foreach_all_gather',
+                                                                            True]],
+                                                                '2.14.1': [['_fsdp_collectives.foreach_all_gather',
                                                                             True]]},
              'ops.fsdp.all_gather_copy_in': {'2.5.0': [['_fsdp_collectives.foreach_all_gather', True]],
                                              '2.5.1': [['_fsdp_collectives.foreach_all_gather', True]],
@@ -216,7 +246,9 @@ DATA = {'format': 2,
                                              '2.11.0': [['_fsdp_collectives.foreach_all_gather', True]],
                                              '2.12.0': [['_fsdp_collectives.foreach_all_gather', True]],
                                              '2.12.1': [['_fsdp_collectives.foreach_all_gather', True]],
-                                             '2.13.0': [['_fsdp_collectives.foreach_all_gather', True]]},
+                                             '2.13.0': [['_fsdp_collectives.foreach_all_gather', True]],
+                                             '2.14.0': [['_fsdp_collectives.foreach_all_gather', True]],
+                                             '2.14.1': [['_fsdp_collectives.foreach_all_gather', True]]},
              '_fsdp_param_group.FSDPParamGroup.finalize_backward': {'2.4.0': [['_fsdp_state._finalize_backward',
                                                                                False]],
                                                                     '2.4.1': [['_fsdp_state._finalize_backward',
@@ -246,6 +278,10 @@ DATA = {'format': 2,
                                                                     '2.12.1': [['_fsdp_state._finalize_backward',
                                                                                 False]],
                                                                     '2.13.0': [['_fsdp_state._root_post_backward_final_callback',
+                                                                                False]],
+                                                                    '2.14.0': [['_fsdp_state._root_post_backward_final_callback',
+                                                                                False]],
+                                                                    '2.14.1': [['_fsdp_state._root_post_backward_final_callback',
                                                                                 False]]},
              '_fsdp_collectives.foreach_all_gather': {'2.4.0': [['_fsdp_param_group.unshard', False]],
                                                       '2.4.1': [['_fsdp_param_group.unshard', False]],
@@ -261,7 +297,9 @@ DATA = {'format': 2,
                                                       '2.11.0': [['_fsdp_param_group.unshard', False]],
                                                       '2.12.0': [['_fsdp_param_group.unshard', False]],
                                                       '2.12.1': [['_fsdp_param_group.unshard', False]],
-                                                      '2.13.0': [['_fsdp_param_group.unshard', False]]},
+                                                      '2.13.0': [['_fsdp_param_group.unshard', False]],
+                                                      '2.14.0': [['_fsdp_param_group.unshard', False]],
+                                                      '2.14.1': [['_fsdp_param_group.unshard', False]]},
              '_fsdp_collectives.foreach_reduce': {'2.4.0': [['_fsdp_param_group.post_backward', False]],
                                                   '2.4.1': [['_fsdp_param_group.post_backward', False]],
                                                   '2.5.0': [['_fsdp_param_group.post_backward', False]],
@@ -276,7 +314,9 @@ DATA = {'format': 2,
                                                   '2.11.0': [['_fsdp_param_group.post_backward', False]],
                                                   '2.12.0': [['_fsdp_param_group.post_backward', False]],
                                                   '2.12.1': [['_fsdp_param_group.post_backward', False]],
-                                                  '2.13.0': [['_fsdp_param_group.post_backward', False]]},
+                                                  '2.13.0': [['_fsdp_param_group.post_backward', False]],
+                                                  '2.14.0': [['_fsdp_param_group.post_backward', False]],
+                                                  '2.14.1': [['_fsdp_param_group.post_backward', False]]},
              '_fsdp_collectives.DefaultAllGather.allocate': {'2.9.0': [['_fsdp_collectives.foreach_all_gather', True],
                                                                        ['_fsdp_collectives.foreach_reduce', True]],
                                                              '2.9.1': [['_fsdp_collectives.foreach_all_gather', True],
@@ -290,6 +330,10 @@ DATA = {'format': 2,
                                                              '2.12.1': [['_fsdp_collectives.foreach_all_gather', True],
                                                                         ['_fsdp_collectives.foreach_reduce', True]],
                                                              '2.13.0': [['_fsdp_collectives.foreach_all_gather', True],
+                                                                        ['_fsdp_collectives.foreach_reduce', True]],
+                                                             '2.14.0': [['_fsdp_collectives.foreach_all_gather', True],
+                                                                        ['_fsdp_collectives.foreach_reduce', True]],
+                                                             '2.14.1': [['_fsdp_collectives.foreach_all_gather', True],
                                                                         ['_fsdp_collectives.foreach_reduce', True]]},
              '_fsdp_collectives.DefaultReduceScatter.allocate': {'2.9.0': [['_fsdp_collectives.foreach_all_gather',
                                                                             True],
@@ -311,6 +355,12 @@ DATA = {'format': 2,
                                                                             ['_fsdp_collectives.foreach_reduce', True]],
                                                                  '2.13.0': [['_fsdp_collectives.foreach_all_gather',
                                                                              True],
+                                                                            ['_fsdp_collectives.foreach_reduce', True]],
+                                                                 '2.14.0': [['_fsdp_collectives.foreach_all_gather',
+                                                                             True],
+                                                                            ['_fsdp_collectives.foreach_reduce', True]],
+                                                                 '2.14.1': [['_fsdp_collectives.foreach_all_gather',
+                                                                             True],
                                                                             ['_fsdp_collectives.foreach_reduce',
                                                                              True]]},
              '_fsdp_param_group.FSDPParamGroup.__init__': {'2.4.0': [['fully_shard.__new__', False]],
@@ -327,7 +377,9 @@ DATA = {'format': 2,
                                                            '2.11.0': [['_fully_shard.__new__', False]],
                                                            '2.12.0': [['_fully_shard.__new__', False]],
                                                            '2.12.1': [['_fully_shard.__new__', False]],
-                                                           '2.13.0': [['_fully_shard.__new__', False]]},
+                                                           '2.13.0': [['_fully_shard.__new__', False]],
+                                                           '2.14.0': [['_fully_shard.__new__', False]],
+                                                           '2.14.1': [['_fully_shard.__new__', False]]},
              '_fsdp_param_group.FSDPParamGroup.post_forward': {'2.4.0': [['_fsdp_state._post_forward', False]],
                                                                '2.4.1': [['_fsdp_state._post_forward', False]],
                                                                '2.5.0': [['_fsdp_state._post_forward', False]],
@@ -343,6 +395,12 @@ DATA = {'format': 2,
                                                                '2.12.0': [['_fsdp_state._post_forward', False]],
                                                                '2.12.1': [['_fsdp_state._post_forward', False]],
                                                                '2.13.0': [['_fsdp_state._force_complete_incomplete_states',
+                                                                           False],
+                                                                          ['_fsdp_state._post_forward', False]],
+                                                               '2.14.0': [['_fsdp_state._force_complete_incomplete_states',
+                                                                           False],
+                                                                          ['_fsdp_state._post_forward', False]],
+                                                               '2.14.1': [['_fsdp_state._force_complete_incomplete_states',
                                                                            False],
                                                                           ['_fsdp_state._post_forward', False]]},
              '_fsdp_param_group.FSDPParamGroup.post_backward': {'2.4.0': [['_fsdp_param_group.backward', False],
@@ -396,6 +454,12 @@ DATA = {'format': 2,
                                                                            ['_fsdp_state._root_post_backward_final_callback',
                                                                             False]],
                                                                 '2.13.0': [['_fsdp_param_group.backward', False],
+                                                                           ['_fsdp_state._root_post_backward_final_callback',
+                                                                            False]],
+                                                                '2.14.0': [['_fsdp_param_group.backward', False],
+                                                                           ['_fsdp_state._root_post_backward_final_callback',
+                                                                            False]],
+                                                                '2.14.1': [['_fsdp_param_group.backward', False],
                                                                            ['_fsdp_state._root_post_backward_final_callback',
                                                                             False]]},
              '_fsdp_param_group.FSDPParamGroup._wait_all_gather_streams_on_event': {'2.4.0': [['_fsdp_param_group.unshard',
@@ -459,6 +523,18 @@ DATA = {'format': 2,
                                                                                                ['_fsdp_param_group.unshard',
                                                                                                 False],
                                                                                                ['_fsdp_param_group.wait_for_unshard',
+                                                                                                False]],
+                                                                                    '2.14.0': [['_fsdp_param_group._reset_iter_state',
+                                                                                                False],
+                                                                                               ['_fsdp_param_group.unshard',
+                                                                                                False],
+                                                                                               ['_fsdp_param_group.wait_for_unshard',
+                                                                                                False]],
+                                                                                    '2.14.1': [['_fsdp_param_group._reset_iter_state',
+                                                                                                False],
+                                                                                               ['_fsdp_param_group.unshard',
+                                                                                                False],
+                                                                                               ['_fsdp_param_group.wait_for_unshard',
                                                                                                 False]]},
              '_fsdp_state.FSDPState._post_forward': {'2.4.0': [['fully_shard.wrapped_method', False]],
                                                      '2.4.1': [['fully_shard.wrapped_method', False]],
@@ -474,7 +550,9 @@ DATA = {'format': 2,
                                                      '2.11.0': [['_fully_shard.wrapped_method', False]],
                                                      '2.12.0': [['_fully_shard.wrapped_method', False]],
                                                      '2.12.1': [['_fully_shard.wrapped_method', False]],
-                                                     '2.13.0': [['_fully_shard.wrapped_method', False]]},
+                                                     '2.13.0': [['_fully_shard.wrapped_method', False]],
+                                                     '2.14.0': [['_fully_shard.wrapped_method', False]],
+                                                     '2.14.1': [['_fully_shard.wrapped_method', False]]},
              '_fsdp_state.FSDPState._root_pre_forward': {'2.4.0': [['_fsdp_state._pre_forward', False]],
                                                          '2.4.1': [['_fsdp_state._pre_forward', False]],
                                                          '2.5.0': [['_fsdp_state._pre_forward', False]],
@@ -489,7 +567,9 @@ DATA = {'format': 2,
                                                          '2.11.0': [['_fsdp_state._pre_forward', False]],
                                                          '2.12.0': [['_fsdp_state._pre_forward', False]],
                                                          '2.12.1': [['_fsdp_state._pre_forward', False]],
-                                                         '2.13.0': [['_fsdp_state._pre_forward', False]]}},
+                                                         '2.13.0': [['_fsdp_state._pre_forward', False]],
+                                                         '2.14.0': [['_fsdp_state._pre_forward', False]],
+                                                         '2.14.1': [['_fsdp_state._pre_forward', False]]}},
  'bodies': {'002d1fd17093': {'source': "@torch.library.impl(lib, 'all_gather_copy_in', 'CUDA')\n"
                                        "@torch.library.impl(lib, 'all_gather_copy_in', 'XPU')\n"
                                        "@torch.library.impl(lib, 'all_gather_copy_in', 'HPU')\n"
@@ -803,6 +883,23 @@ DATA = {'format': 2,
                                        'dist': 'torch.distributed',
                                        'nn': 'torch.nn',
                                        'torch': 'torch'}},
+            '2e3ffd3adf4c': {'source': 'def post_forward(self, module: nn.Module, input: Any, output: Any):\n'
+                                       "    logger.debug('%s', self._with_fqn('FSDP::post_forward'))\n"
+                                       '    with _spmd_no_typecheck(), '
+                                       "record_function(self._with_fqn('FSDP::post_forward')):\n"
+                                       '        if not is_bw():\n'
+                                       '            self.reshard()\n'
+                                       '            self._record_post_forward()\n'
+                                       '        self._training_state = TrainingState.IDLE\n'
+                                       '        return output\n',
+                             'module': 'torch.distributed.fsdp._fully_shard._fsdp_param_group',
+                             'names': {'Any': 'typing.Any',
+                                       'TrainingState': 'torch.distributed.fsdp._fully_shard._fsdp_common.TrainingState',
+                                       '_spmd_no_typecheck': 'torch.distributed._spmd_no_typecheck',
+                                       'is_bw': 'torch.distributed.fsdp._fully_shard._fsdp_common.is_bw',
+                                       'logger': 'torch.distributed.fsdp._fully_shard._fsdp_param_group.logger',
+                                       'nn': 'torch.nn',
+                                       'record_function': 'torch.profiler.record_function'}},
             '310609dee00b': {'source': 'def _root_pre_forward(self, module: nn.Module, args: Tuple[Any, ...], kwargs: '
                                        'Dict[str, Any]) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:\n'
                                        '    self._lazy_init()\n'
@@ -3210,6 +3307,112 @@ DATA = {'format': 2,
                                        'chain': 'itertools.chain',
                                        'dist': 'torch.distributed',
                                        'torch': 'torch'}},
+            'c3107da76ffc': {'source': '@_dynamo_disable\n'
+                                       'def post_backward(self, *unused: Any):\n'
+                                       '    with _spmd_no_typecheck():\n'
+                                       "        logger.debug('%s', self._with_fqn('FSDP::post_backward'))\n"
+                                       '        is_partial_group_backward = len(self.modules) > 1 and '
+                                       'self._training_state == TrainingState.FORWARD\n'
+                                       '        self._training_state = TrainingState.POST_BACKWARD\n'
+                                       '        with '
+                                       "record_function(self._with_fqn('FSDP::post_backward_accumulate')):\n"
+                                       '            for fsdp_param in self.fsdp_params:\n'
+                                       '                fsdp_param.accumulate_unsharded_grad_if_needed()\n'
+                                       "        with record_function(self._with_fqn('FSDP::post_backward_reshard')):\n"
+                                       '            if not self.reduce_grads:\n'
+                                       '                if self.reshard_after_backward:\n'
+                                       '                    self.reshard()\n'
+                                       '                for fsdp_param in self.fsdp_params:\n'
+                                       '                    fsdp_param.to_accumulated_grad_if_needed()\n'
+                                       '                return\n'
+                                       '            fsdp_params_with_grad: list[FSDPParam] = []\n'
+                                       '            unsharded_grads: list[torch.Tensor] = []\n'
+                                       '            for fsdp_param in self.fsdp_params:\n'
+                                       "                if not hasattr(fsdp_param, '_unsharded_param'):\n"
+                                       '                    continue\n'
+                                       '                if fsdp_param.unsharded_accumulated_grad is not None:\n'
+                                       '                    fsdp_params_with_grad.append(fsdp_param)\n'
+                                       '                    '
+                                       'unsharded_grads.append(fsdp_param.unsharded_accumulated_grad_data)\n'
+                                       '                    fsdp_param.unsharded_accumulated_grad = None\n'
+                                       '                elif fsdp_param.unsharded_param.grad is not None:\n'
+                                       '                    fsdp_params_with_grad.append(fsdp_param)\n'
+                                       '                    unsharded_grads.append(fsdp_param.unsharded_grad_data)\n'
+                                       '                    fsdp_param.unsharded_param.grad = None\n'
+                                       '                elif self.reduce_scatter_unused_params and '
+                                       'fsdp_param.unsharded_param.requires_grad:\n'
+                                       '                    fsdp_params_with_grad.append(fsdp_param)\n'
+                                       '                    '
+                                       'unsharded_grads.append(fsdp_param.unsharded_zero_grad_data)\n'
+                                       '            if self.reshard_after_backward:\n'
+                                       '                self.reshard()\n'
+                                       '        max_input_buffers = self.comm_ctx.reduce_scatter_max_input_buffers\n'
+                                       '        states = self.comm_ctx.reduce_scatter_states\n'
+                                       '        if self._param_group_index == self._num_param_groups - 1 and '
+                                       'len(states) >= max_input_buffers:\n'
+                                       "            with record_function(f'FSDP::post_backward_rs_wait "
+                                       "({self._module_fqn})'):\n"
+                                       '                while len(states) >= max_input_buffers:\n'
+                                       '                    oldest = states.pop(0)\n'
+                                       '                    if oldest.event is not None:\n'
+                                       '                        '
+                                       'self.device_handle.current_stream().wait_event(oldest.event)\n'
+                                       '                    del oldest\n'
+                                       '        if len(fsdp_params_with_grad) == 0:\n'
+                                       '            return\n'
+                                       "        with record_function(self._with_fqn('FSDP::post_backward_reduce')):\n"
+                                       '            all_reduce_pg = self._all_reduce_process_group if '
+                                       'isinstance(self.mesh_info, DDPMeshInfo) else None\n'
+                                       '            all_reduce_stream: torch.cuda.Stream\n'
+                                       '            if all_reduce_pg is None and self._all_reduce_hook_stream is not '
+                                       'None:\n'
+                                       '                if self._all_reduce_hook is None:\n'
+                                       "                    raise AssertionError('all reduce hook stream is specified "
+                                       "but hook itself is missing.')\n"
+                                       '                all_reduce_stream = self._all_reduce_hook_stream\n'
+                                       '            else:\n'
+                                       '                all_reduce_stream = self.comm_ctx.all_reduce_stream\n'
+                                       '            self._wait_for_post_backward()\n'
+                                       '            reduce_scatter_input, reduce_scatter_event, post_reduce_stream, '
+                                       'self._post_reduce_event, all_reduce_input, all_reduce_event, '
+                                       'self._partial_reduce_output = foreach_reduce(fsdp_params_with_grad, '
+                                       'unsharded_grads, self._reduce_scatter_process_group if '
+                                       'isinstance(self.mesh_info, FSDPMeshInfo) else None, '
+                                       'self.comm_ctx.reduce_scatter_stream, self._reduce_scatter_comm, '
+                                       'self._orig_dtype, self._reduce_dtype, self.device, '
+                                       'self.gradient_divide_factor, self._all_reduce_process_group if '
+                                       'isinstance(self.mesh_info, DDPMeshInfo) else None, all_reduce_stream, '
+                                       'self.all_reduce_grads, self._partial_reduce_output, self._all_reduce_hook, '
+                                       'self.force_sum_reduction_for_comms)\n'
+                                       '            self.comm_ctx._last_post_reduce_events[post_reduce_stream] = '
+                                       'self._post_reduce_event\n'
+                                       '            '
+                                       'self.comm_ctx.reduce_scatter_states.append(ReduceScatterState(reduce_scatter_input, '
+                                       'reduce_scatter_event))\n'
+                                       '            if is_partial_group_backward:\n'
+                                       '                '
+                                       'self.device_handle.current_stream().wait_event(self._post_reduce_event)\n'
+                                       '            if all_reduce_input is not None:\n'
+                                       "                if self.device.type != 'cpu':\n"
+                                       '                    if all_reduce_event is None:\n'
+                                       "                        raise AssertionError('Expected all_reduce_event to be "
+                                       "set for non-CPU device')\n"
+                                       '                self._all_reduce_state = AllReduceState(all_reduce_input, '
+                                       'all_reduce_event)\n',
+                             'module': 'torch.distributed.fsdp._fully_shard._fsdp_param_group',
+                             'names': {'AllReduceState': 'torch.distributed.fsdp._fully_shard._fsdp_param_group.AllReduceState',
+                                       'Any': 'typing.Any',
+                                       'DDPMeshInfo': 'torch.distributed.fsdp._fully_shard._fsdp_common.DDPMeshInfo',
+                                       'FSDPMeshInfo': 'torch.distributed.fsdp._fully_shard._fsdp_common.FSDPMeshInfo',
+                                       'FSDPParam': 'torch.distributed.fsdp._fully_shard._fsdp_param.FSDPParam',
+                                       'ReduceScatterState': 'torch.distributed.fsdp._fully_shard._fsdp_param_group.ReduceScatterState',
+                                       'TrainingState': 'torch.distributed.fsdp._fully_shard._fsdp_common.TrainingState',
+                                       '_dynamo_disable': 'torch.distributed.fsdp._fully_shard._fsdp_common._dynamo_disable',
+                                       '_spmd_no_typecheck': 'torch.distributed._spmd_no_typecheck',
+                                       'foreach_reduce': 'torch.distributed.fsdp._fully_shard._fsdp_collectives.foreach_reduce',
+                                       'logger': 'torch.distributed.fsdp._fully_shard._fsdp_param_group.logger',
+                                       'record_function': 'torch.profiler.record_function',
+                                       'torch': 'torch'}},
             'c31285a92f62': {'source': 'def _wait_all_gather_streams_on_event(self, event: torch.cuda.Event):\n'
                                        '    self.comm_ctx.all_gather_copy_in_stream.wait_event(event)\n'
                                        '    self.comm_ctx.all_gather_stream.wait_event(event)\n',
@@ -3317,6 +3520,31 @@ DATA = {'format': 2,
                                        '    return torch.empty(*size, dtype=dtype, device=device)\n',
                              'module': 'torch.distributed.fsdp._fully_shard._fsdp_collectives',
                              'names': {'Sequence': 'collections.abc.Sequence', 'torch': 'torch'}},
+            'cf15603467e2': {'source': '@_dynamo_disable\n'
+                                       'def _post_forward(self, module: nn.Module, input: Any, output: Any) -> Any:\n'
+                                       '    with _spmd_no_typecheck():\n'
+                                       '        if self._training_state == TrainingState.PRE_BACKWARD:\n'
+                                       '            return self._cast_output_dtype(output)\n'
+                                       '        for fsdp_param_group in self._fsdp_param_groups:\n'
+                                       '            output = fsdp_param_group.post_forward(module, input, output)\n'
+                                       '        output = self._register_pre_backward_hook(output)\n'
+                                       '        self._training_state = TrainingState.IDLE\n'
+                                       '        if self._state_ctx.iter_forward_root is self:\n'
+                                       '            output = self._force_complete_incomplete_states(output)\n'
+                                       '            if (all_gather_state := self._comm_ctx.all_gather_state):\n'
+                                       '                '
+                                       'self._comm_ctx.all_gather_copy_in_stream.wait_event(all_gather_state.event)\n'
+                                       '                '
+                                       'self._comm_ctx.all_gather_stream.wait_event(all_gather_state.event)\n'
+                                       '                self._comm_ctx.all_gather_state = None\n'
+                                       '            self._state_ctx.iter_forward_root = None\n'
+                                       '        return self._cast_output_dtype(output)\n',
+                             'module': 'torch.distributed.fsdp._fully_shard._fsdp_state',
+                             'names': {'Any': 'typing.Any',
+                                       'TrainingState': 'torch.distributed.fsdp._fully_shard._fsdp_common.TrainingState',
+                                       '_dynamo_disable': 'torch.distributed.fsdp._fully_shard._fsdp_common._dynamo_disable',
+                                       '_spmd_no_typecheck': 'torch.distributed._spmd_no_typecheck',
+                                       'nn': 'torch.nn'}},
             'cfb4b28b1e2d': {'source': '@torch.no_grad()\n'
                                        'def foreach_reduce(fsdp_params: list[FSDPParam], unsharded_grads: '
                                        'list[torch.Tensor], reduce_scatter_group: dist.ProcessGroup, '

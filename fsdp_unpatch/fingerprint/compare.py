@@ -29,6 +29,7 @@ from fsdp_unpatch.fingerprint.normalise import (
     is_library_impl,
     local_names,
 )
+from fsdp_unpatch.catalog import learnt
 from fsdp_unpatch.fingerprint.scope import UNPARSABLE_MODULE, Scope
 from fsdp_unpatch.fingerprint.spelling import strip_every_annotation
 from fsdp_unpatch.fingerprint.upstream import (
@@ -273,7 +274,8 @@ def unified_diff(candidate: str, upstream: UpstreamFunction, version: str, targe
     return "\n".join(lines)
 
 
-def _calls_original(source: str, target: str, original_names: frozenset[str]) -> bool:
+def calls_original(source: str, target: str, original_names: frozenset[str]) -> bool:
+    """Whether the function calls what it replaces: the target's short name, or a name the original is held by."""
     wanted = {short_name(target)} | set(original_names)
     for node in ast.walk(parse_function(source)):
         if not isinstance(node, ast.Call):
@@ -339,7 +341,8 @@ def compare_to_upstream(
     if upstream_dirs is not None:
         return _compare_to_upstream(function_source, target, scope, frozenset(original_names), upstream_dirs)
     scope_key = None if scope is None else scope.key()
-    key = (function_source, target, scope_key, frozenset(original_names))
+    # the user catalog's releases are upstream too: a release learnt since changes the answer
+    key = (function_source, target, scope_key, frozenset(original_names), learnt.state())
     if key not in _COMPARED:
         _COMPARED[key] = _compare_to_upstream(function_source, target, scope, frozenset(original_names), None)
     return _COMPARED[key]
@@ -368,18 +371,18 @@ def _compare_to_upstream(
     if scope is not None and scope.dynamic == UNPARSABLE_MODULE:
         version = ".".join(map(str, sys.version_info[:2]))
         return Evidence(False, None, (), (Difference(1, UNPARSABLE_MODULE.format(version=version)),), False)
-    calls_original = _calls_original(function_source, target, frozenset(original_names))
+    wraps = calls_original(function_source, target, frozenset(original_names))
     data = _upstream_for(target, upstream_dirs)
     releases: Mapping[str, UpstreamFunction] = data.functions.get(target, {})
     if not releases:
-        return Evidence(False, None, (), (), calls_original)
+        return Evidence(False, None, (), (), wraps)
     proven = data.no_grad_proven(target)
     cand = _normalise(function_source, Context(scope or Scope("<module>"), proven), PIPELINE)
     versions = sorted(releases, key=version_key)
     ups = {v: _normalised_upstream(releases[v], proven, PIPELINE) for v in versions}
     matched = tuple(v for v in versions if _dump(ups[v].tree) == _dump(cand.tree))
     if matched:
-        return Evidence(True, matched[-1], _used(PIPELINE, cand, ups[matched[-1]]), (), calls_original, matched)
+        return Evidence(True, matched[-1], _used(PIPELINE, cand, ups[matched[-1]]), (), wraps, matched)
     best_version, best = versions[-1], None
     for v in versions:  # oldest first; ties go to the newest
         found = _differences(cand, ups[v])
@@ -390,7 +393,7 @@ def _compare_to_upstream(
         best_version,
         _used(PIPELINE, cand, ups[best_version]),
         tuple(best or ()),
-        calls_original,
+        wraps,
         diff=unified_diff(function_source, releases[best_version], best_version, target),
     )
 

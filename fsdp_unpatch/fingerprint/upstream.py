@@ -3,8 +3,9 @@
 ``data/upstream.json`` (written by ``scripts/gen_fingerprints.py`` from the released torch sources, and
 checked by its ``--check``) holds, per target and release, the function's text without comments and
 docstrings, the module it lives in and what its free names are bound to there; and, per target, the
-callers of that target in each release with whether each runs under ``torch.no_grad``. A torch
-installed here that is newer than every release in the file is read from its ``.py`` files at run time.
+callers of that target in each release with whether each runs under ``torch.no_grad``. Releases learnt with
+``fsdp-unpatch catalog add`` carry the same for the targets of the file (their ``upstream`` part) and add to
+it. A torch installed here that is newer than every release known is read from its ``.py`` files at run time.
 torch is never imported.
 """
 
@@ -22,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Union
 
+from fsdp_unpatch.catalog import learnt
+from fsdp_unpatch.catalog.learnt import version_key
 from fsdp_unpatch.data import read_data
 from fsdp_unpatch.fingerprint.normalise import dotted_name, is_library_impl, local_names
 from fsdp_unpatch.fingerprint.scope import Scope, module_bindings
@@ -48,14 +51,6 @@ class UpstreamFunction:
     @classmethod
     def from_json(cls, entry: Mapping) -> UpstreamFunction:
         return cls(entry["source"], Scope(entry["module"], dict(entry["names"])))
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    out = []
-    for part in version.split("+")[0].split("."):
-        digits = "".join(ch for ch in part if ch.isdigit())
-        out.append(int(digits) if digits else 0)
-    return tuple(out)
 
 
 def short_name(target: str) -> str:
@@ -335,10 +330,40 @@ def _installed_torch() -> Optional[tuple[str, Path]]:
     return (version, root) if root is not None else None
 
 
-@functools.cache
 def default_upstream(path: str = str(DATA_PATH)) -> Upstream:
-    """The data file, plus the installed torch when it is newer than every release in it."""
+    """The data file, plus the releases of the user catalog, plus the installed torch when it is newer than
+    every release in them."""
+    return _default_upstream(path, learnt.state())
+
+
+def merged(upstream: Upstream, other: Upstream) -> Upstream:
+    """`upstream` with the releases of `other` (which win where both have a release)."""
+    targets = set(upstream.functions) | set(other.functions)
+    functions = {t: {**upstream.functions.get(t, {}), **other.functions.get(t, {})} for t in targets}
+    found = {t: {**upstream.callers.get(t, {}), **other.callers.get(t, {})} for t in targets}
+    return Upstream(functions, found)
+
+
+def learnt_upstream(files: Iterable[str]) -> Upstream:
+    """The `upstream` parts of learnt release files; a file without one (or with one that cannot be used: the
+    release list says why, `catalog list`) adds nothing."""
+    upstream = Upstream({}, {})
+    for path in files:
+        try:
+            data = learnt.read(Path(path))
+            part = data.get("upstream") if isinstance(data, dict) else None
+            if part is not None:
+                upstream = merged(upstream, from_json(part))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return upstream
+
+
+@functools.cache
+def _default_upstream(path: str, learnt_state: tuple) -> Upstream:
     upstream = from_json(read_data(path))
+    if learnt_state:
+        upstream = merged(upstream, learnt_upstream(file for file, _, _ in learnt_state))
     installed = _installed_torch()
     if installed is None:
         return upstream

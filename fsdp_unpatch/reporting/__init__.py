@@ -24,6 +24,8 @@ class ReportContext:
     color: bool = True
     target_torch: str = ""
     target_torch_origin: str = ""
+    # the target torch is newer than every release known: the newest known release, which the run judged by
+    target_torch_judged_as: str = ""
     elapsed: float = 0.0
     quiet: bool = False  # findings only: no summary
     show_fixes: bool = False  # enumerate the fixes applied (fix) or show what each fix would change (check)

@@ -39,6 +39,13 @@ FRAGMENT_TEMPLATES = (
     N_("missing `{text}`"),
     N_("and {count} more"),
     N_("`{name}` wraps the original and may add behaviour"),
+    # FSU101's release verdict of a target no proof covers (`rules/unproven_override.py`, `release_described`)
+    N_("`{name}` is close to the body of no torch release: its own code"),
+    N_("`{name}` is closest to the body of torch {closest}"),
+    N_("`{name}` is closest to the body of torch {closest}; torch {judged} no longer has it"),
+    N_("`{name}` is closest to the body of torch {closest}, which torch {judged} still has"),
+    N_("`{name}` is closest to the body of torch {closest}; against torch {judged} it drops: {shown}"),
+    N_("`{name}` is closest to the body of torch {closest}, newer than torch {judged}'s, which differs: {shown}"),
     N_("it installs `{value}`, a wrapper or factory that may add behaviour"),
     N_("native FSDP2 has no counterpart for what it may add"),
     N_("`{module}` imported `{name}` by name and keeps using the original"),

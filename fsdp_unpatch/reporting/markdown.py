@@ -82,6 +82,9 @@ def markdown_report(result: RunResult, context: ReportContext) -> str:
         else f":x: {failing} finding{'s' if failing != 1 else ''} to act on"
     )
     torch = f", target torch {context.target_torch}" if context.target_torch else ""
+    if context.target_torch and context.target_torch_judged_as:
+        newest = context.target_torch_judged_as
+        torch += f" (newer than every release known, {newest}: judged as {newest})"
     out += [f"{verdict} ({len(remaining)} in total, {files} file{'s' if files != 1 else ''} checked{torch}).", ""]
     out += ["| category | findings | fixable | held back |", "| --- | ---: | ---: | ---: |"]
     out += [f"| {ICONS[c]} {c} | {counts[c]} | {fixable[c]} | {held[c]} |" for c in CATEGORIES]

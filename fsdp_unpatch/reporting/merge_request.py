@@ -98,7 +98,10 @@ def merge_request(
     ]
     if context.target_torch:
         torch, origin = target_torch_said(context)
-        out.append(f"- {say(t.S_TORCH, torch=torch, origin=origin)}")
+        if context.target_torch_judged_as:
+            out.append(f"- {say(t.S_TORCH_NEWER, torch=torch, origin=origin, newest=context.target_torch_judged_as)}")
+        else:
+            out.append(f"- {say(t.S_TORCH, torch=torch, origin=origin)}")
     out += ["", f"## {say(t.H_REMOVED)}", ""]
     if removed:
         out += [say(t.REMOVED_INTRO), ""]

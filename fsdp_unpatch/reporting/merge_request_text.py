@@ -20,6 +20,7 @@ S_KEPT = N_("Patches kept on purpose: {count}")
 S_REVIEW = N_("Findings left for review: {count}")
 S_FILES = N_("Files changed: {count}")
 S_TORCH = N_("Target torch: {torch} ({origin})")
+S_TORCH_NEWER = N_("Target torch: {torch} ({origin}), newer than every release known ({newest}): judged as {newest}")
 
 H_REMOVED = N_("Removed overrides")
 REMOVED_INTRO = N_(

@@ -135,6 +135,18 @@ def target_torch_said(context: ReportContext) -> tuple[str, str]:
     return torch, origin or context.target_torch_origin
 
 
+def target_torch_sentence(context: ReportContext) -> str:
+    """`Target torch 2.13 (installed torch).`, and when it is newer than every release known, which release it
+    was judged as and how to teach the tool a newer one."""
+    torch, origin = target_torch_said(context)
+    if context.target_torch_judged_as:
+        return _(
+            "Target torch {torch} ({origin}), newer than every release known ({newest}): judged as {newest}; "
+            "`fsdp-unpatch catalog add` teaches a newer one."
+        ).format(torch=torch, origin=origin, newest=context.target_torch_judged_as)
+    return _("Target torch {torch} ({origin}).").format(torch=torch, origin=origin)
+
+
 def summary(result: RunResult, context: ReportContext, listing: bool = True) -> str:
     """The closing line; `listing`: the findings were listed above it (so it says which were left out)."""
     remaining = result.remaining
@@ -168,8 +180,7 @@ def summary(result: RunResult, context: ReportContext, listing: bool = True) -> 
             ).format(count=held)
         )
     if context.target_torch:
-        torch, origin = target_torch_said(context)
-        sentences.append(_("Target torch {torch} ({origin}).").format(torch=torch, origin=origin))
+        sentences.append(target_torch_sentence(context))
     quiet = hidden(remaining, context) if listing else 0
     if quiet:
         sentences.append(_("{count} kept on purpose not listed (`--show-kept` lists them).").format(count=quiet))

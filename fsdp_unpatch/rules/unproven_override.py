@@ -51,6 +51,7 @@ UNPROVEN_OVERRIDE = declare(
     summary="Override of an FSDP2 internal that is not proven safe to remove",
     messages={
         "unknown": "`{spelled}` overrides FSDP2 internal `{target}`; no upstream copy is known to prove it redundant",
+        "unknown-release": "`{spelled}` overrides FSDP2 internal `{target}`, which no proof covers; {described}",
         "outside-enhance": "`{spelled}` overrides FSDP2 internal `{target}` outside the enhance patch; {described}",
         "reviewed": "`{spelled}` overrides FSDP2 internal `{target}`{versions}; {described}",
         "not-a-function": "`{target}` is replaced by `{value}`, not by a function defined here; a wrapper or "
@@ -128,7 +129,10 @@ def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
     from fsdp_unpatch.semantic.text import short
 
     spelled, target, entry, detail = short(verdict.site), verdict.target, verdict.entry, None
-    if verdict.kind == "unknown":
+    if verdict.kind == "unknown" and verdict.relation is not None and verdict.relation.release is not None:
+        described, detail = release_described(verdict.relation)
+        message = UNPROVEN_OVERRIDE.message("unknown-release", spelled=spelled, target=target, described=described)
+    elif verdict.kind == "unknown":
         message = UNPROVEN_OVERRIDE.message("unknown", spelled=spelled, target=target)
     elif verdict.kind in ("reviewed", "outside_enhance"):
         assert entry is not None
@@ -175,6 +179,8 @@ def describe(relation: Optional[Relation], entry: Target) -> tuple[Optional[str]
         return None, None
     if relation.kind == "factory":
         return f"it installs `{short(relation.value)}`, a wrapper or factory that may add behaviour", None
+    if relation.kind == "release":
+        return release_described(relation)
     comparison = relation.comparison
     assert comparison is not None
     if relation.kind == "wraps-original":
@@ -182,6 +188,33 @@ def describe(relation: Optional[Relation], entry: Target) -> tuple[Optional[str]
     if relation.kind == "differs":
         return difference_message(comparison, entry), comparison.evidence.diff or None
     return f"`{comparison.name}` {proof(entry.fingerprint or entry.id, comparison.evidence)}", None
+
+
+def release_described(relation: Relation) -> tuple[str, Optional[str]]:
+    """What a replacement of a target no proof covers is against the known releases (`fingerprint/releases.py`):
+    the release its body is closest to, whether the target torch still has that body, and what the target torch
+    changed in it (what a copy drops), with the diff between the two releases as the detail."""
+    from fsdp_unpatch.fingerprint.releases import SHOWN, short
+
+    verdict, name = relation.release, relation.value
+    assert verdict is not None
+    if verdict.wraps:
+        return f"`{name}` wraps the original and may add behaviour", None
+    if not verdict.closest:
+        return f"`{name}` is close to the body of no torch release: its own code", None
+    closest = f"`{name}` is closest to the body of torch {verdict.closest_text}"
+    if not verdict.judged:
+        return closest, None
+    if not verdict.has_target:
+        return f"{closest}; torch {verdict.judged} no longer has it", None
+    if verdict.still_has:
+        return f"{closest}, which torch {verdict.judged} still has", None
+    changes = [f"+ `{short(s)}`" for s in verdict.added[:SHOWN]] + [f"- `{short(s)}`" for s in verdict.removed[:SHOWN]]
+    left = len(verdict.added) + len(verdict.removed) - len(changes)
+    shown = "; ".join(changes) + (f"; and {left} more" if left > 0 else "")
+    if verdict.newer:
+        return f"{closest}, newer than torch {verdict.judged}'s, which differs: {shown}", verdict.diff or None
+    return f"{closest}; against torch {verdict.judged} it drops: {shown}", verdict.diff or None
 
 
 def difference_message(comparison: Comparison, entry: Target) -> str:

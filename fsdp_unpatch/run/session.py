@@ -63,16 +63,34 @@ def resolve_settings(request: Request, catalog: Catalog):
     try:
         anchor = [request.stdin_filename] if request.from_buffer and request.stdin_filename else list(request.paths)
         settings = settings_for(anchor, request, catalog)
+        versions, problems = learnt_versions(request.catalog_dir)
         target, warnings = target_torch.choose(
             settings.target_torch,
             bool(request.target_torch),  # else `target-torch` in [tool.fsdp-unpatch]
             Project.of([p for p in anchor if p != "-"]).root,
             catalog.oldest_torch,
             catalog.newest_torch,
+            versions,
+            catalog.newest_release,
         )
     except (SettingsError, ValueError) as error:
         raise UsageError(str(error)) from None
-    return settings, target, warnings
+    return settings, target, problems + warnings
+
+
+def learnt_versions(folder: Optional[str]) -> tuple[list[str], list[str]]:
+    """The versions of the torch releases of the user catalog (`--catalog-dir`, else the environment's, else the
+    default), which this process uses from now on; and an error per file that cannot be used. Without a release
+    file (the usual case) this is one directory read: nothing is parsed."""
+    from fsdp_unpatch.catalog import learnt
+
+    learnt.configure(folder)
+    if not learnt.files():
+        return [], []
+    from fsdp_unpatch.fingerprint.releases import learnt_releases
+
+    releases, errors = learnt_releases()
+    return [release.version for release in releases], errors
 
 
 def cache_folder(flag: Optional[str], environ=os.environ) -> Optional[str]:
@@ -174,13 +192,14 @@ def _cache_folder(paths: Sequence[str], request: Request) -> Path:
 def _cache(paths: Sequence[str], settings, options, request: Request, remembered: str) -> Cache:
     from fsdp_unpatch.config.project import Project
     from fsdp_unpatch.run.cache import Cache
+    from fsdp_unpatch.catalog import learnt
     from fsdp_unpatch.run.cache_key import catalog_digest, describe, outside_digest
 
     return Cache(
         Project.of(paths).folder,
         describe(settings, options),
-        # what earlier fixes removed changes the analysis as the catalog does
-        catalog=f"{catalog_digest()}:{remembered}",
+        # what earlier fixes removed changes the analysis as the catalog does; so do the learnt torch releases
+        catalog=f"{catalog_digest()}:{remembered}:{describe(learnt.state())}",
         outside=outside_digest(options.project_root, options.covered),
         folder=_cache_folder(paths, request),
     )

@@ -169,6 +169,23 @@ class Judge(Generic[Site, Fn]):
             if bound == qualified or (same and target_id(bound, self.catalog) in same)
         )
 
+    def release_relation(self, site: Site, qualified: str, target: str) -> Optional[Relation]:
+        """The installed function of a target no proof covers against every known release of the target
+        (`fingerprint/releases.py`, loaded only here): None when it is no function defined here, or no
+        release has the target."""
+        function = self.replacement_function(site)
+        if function is None:
+            return None
+        from fsdp_unpatch.fingerprint.releases import release_verdict
+
+        source, torch = self.function_source(function), str(self.options.target_torch)
+        originals = self.original_names(qualified) | {target.split(".")[-1]}
+        verdict = None
+        for home in (target, self.catalog.twin_of(target)):  # a by-name binding: the function where it is defined
+            if home is not None and verdict is None:
+                verdict = release_verdict(source, home, torch, originals)
+        return None if verdict is None else Relation("release", value=self.function_name(function), release=verdict)
+
     def compare(self, function: Fn, qualified: str, entry: Target) -> Comparison:
         """The replacement against upstream, its free names resolved through this module's bindings."""
         evidence = fingerprint.compare_to_upstream(
@@ -219,7 +236,7 @@ class Judge(Generic[Site, Fn]):
         if kept:
             return replace(base, kind="configured_keep")
         if entry is None or entry.fingerprint is None:
-            return base
+            return replace(base, relation=self.release_relation(site, qualified, target))
         return self.removal(site, qualified, entry, base)
 
     def removal(self, site: Site, qualified: str, entry: Target, base: SiteVerdict) -> SiteVerdict:
@@ -255,7 +272,7 @@ class Judge(Generic[Site, Fn]):
                 return Relation("factory", value=self.value_text(site))
             return None
         if entry.fingerprint is None:
-            return None
+            return self.release_relation(site, qualified, entry.id)
         comparison = self.compare(function, qualified, entry)
         if comparison.evidence.calls_original:
             return Relation("wraps-original", comparison=comparison)

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from fsdp_unpatch.catalog import Target
     from fsdp_unpatch.catalog.versions import Version
     from fsdp_unpatch.fingerprint import Evidence
+    from fsdp_unpatch.fingerprint.releases import ReleaseVerdict
 
 Kind = Literal[
     "proven",  # the replacement is upstream plus the NPU tweaks: the site goes (FSU001)
@@ -26,8 +27,9 @@ Kind = Literal[
 ]
 # Why a removable target's replacement is not proven (kind "unproven").
 Reason = Literal["not-a-function", "bound-twice", "wraps-original", "differs", "installed-elsewhere"]
-# How a replacement relates to upstream, for a site that is never removed ("reviewed", "outside_enhance").
-RelationKind = Literal["factory", "wraps-original", "differs", "matches"]
+# How a replacement relates to upstream, for a site that is never removed ("reviewed", "outside_enhance"), or
+# for one of a target no proof covers ("unknown" too): "release", its body against every known release.
+RelationKind = Literal["factory", "wraps-original", "differs", "matches", "release"]
 
 KEPT_REPLACEMENT_KINDS = frozenset({"too_old", "unproven", "reviewed"})  # their replacement stays as it is
 
@@ -44,12 +46,14 @@ class Comparison:
 
 @dataclass(frozen=True)
 class Relation:
-    """What a kept site installs, as far as it can be told: a factory call (`value`), or a function
-    compared with upstream (`comparison`)."""
+    """What a kept site installs, as far as it can be told: a factory call (`value`), a function compared
+    with upstream (`comparison`), or a function of a target no proof covers against every known release of
+    it (`release`; `value` is the function's name)."""
 
     kind: RelationKind
-    value: str = ""  # the installed expression's source, for a factory
+    value: str = ""  # the installed expression's source, for a factory; the function's name, for a release
     comparison: Optional[Comparison] = None
+    release: Optional[ReleaseVerdict] = None
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class SiteVerdict:
     value: str = ""  # the installed expression's source
     replacement: str = ""  # kind "unproven" for "bound-twice": the name of the function it installs
     comparison: Optional[Comparison] = None  # kinds "proven", "too_old", and "unproven" for wraps/differs
-    relation: Optional[Relation] = None  # kinds "reviewed" and "outside_enhance"
+    relation: Optional[Relation] = None  # kinds "reviewed" and "outside_enhance"; "unknown" for a release
     since: Optional[Version] = None  # kind "too_old": the first release whose native path serves the device
     target_torch: Optional[Version] = None  # kind "too_old": the release the run must be right on
     releases: tuple[Version, ...] = ()  # kind "too_old": every release the project allows, oldest first

@@ -1,7 +1,7 @@
 """What moving from one torch release to another does to an override that stays.
 
 An override is the function a project installs over an FSDP2 target. Against the two releases' texts of the
-target (`releases.py`) it gets findings, worst first: the target is gone; the signature moved under a position
+target (`fingerprint/releases.py`) it gets findings, worst first: the target is gone; the signature moved under a position
 or keyword the override reads or passes; an attribute or private name it reads is no longer set or defined; a
 copy drops upstream changes (named as statements); a wrapper inherits a changed body (information).
 """
@@ -9,16 +9,20 @@ copy drops upstream changes (named as statements); a wrapper inherits a changed 
 from __future__ import annotations
 
 import ast
-import difflib
 from dataclasses import dataclass, field
 from typing import Optional
 
-from fsdp_unpatch.upgrade.releases import Release
+from fsdp_unpatch.fingerprint.releases import (
+    Release,
+    closest_release,
+    named_changes,
+    short,
+    statement_changes,
+)
+from fsdp_unpatch.fingerprint.releases import function_node as _function
 
 # Severity order of the kinds (worst first); a "break" or a dropped change makes `upgrade` exit 1.
 KINDS = ("gone", "signature", "attribute", "name", "drops", "inherits", "unchanged")
-# Below this share of equal statements a copy is its own code, not a copy of a release.
-CLOSE_ENOUGH = 0.6
 BREAKS = frozenset({"gone", "signature", "attribute", "name", "drops"})
 FSDP2_PACKAGES = ("torch.distributed.fsdp._fully_shard.", "torch.distributed._composable.fsdp.")
 
@@ -71,12 +75,6 @@ def function_id(target: str) -> str:
     return target
 
 
-def _function(text: str) -> ast.FunctionDef:
-    node = ast.parse(text).body[0]
-    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    return node  # type: ignore[return-value]
-
-
 def parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     a = fn.args
     return [p.arg for p in a.posonlyargs + a.args]
@@ -85,36 +83,6 @@ def parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
 def keyword_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     a = fn.args
     return {p.arg for p in a.args + a.kwonlyargs}
-
-
-def statements(text: str) -> list[str]:
-    """The body of a function as one line per statement (nested blocks flattened, each as its own line)."""
-    out: list[str] = []
-
-    def visit(body: list, depth: int) -> None:
-        for statement in body:
-            head = ast.unparse(statement).splitlines()[0]
-            out.append(("  " * depth) + head)
-            for name in ("body", "orelse", "finalbody", "handlers"):
-                inner = getattr(statement, name, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], (ast.stmt, ast.excepthandler)):
-                    visit(inner, depth + 1)
-
-    visit(_function(text).body, 0)
-    return out
-
-
-def statement_changes(old: str, new: str) -> tuple[list[str], list[str]]:
-    """(statements only `old` has, statements only `new` has), in order."""
-    a, b = statements(old), statements(new)
-    removed: list[str] = []
-    added: list[str] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if tag in ("replace", "delete"):
-            removed.extend(s.strip() for s in a[i1:i2])
-        if tag in ("replace", "insert"):
-            added.extend(s.strip() for s in b[j1:j2])
-    return removed, added
 
 
 def _without_annotations(text: str) -> str:
@@ -133,24 +101,6 @@ def _without_annotations(text: str) -> str:
 def _def_line(text: str) -> str:
     fn = _function(text)
     return short(ast.unparse(fn).splitlines()[len(fn.decorator_list)].rstrip(":"), 110)
-
-
-def short(statement: str, width: int = 70) -> str:
-    return statement if len(statement) <= width else statement[: width - 1] + "…"
-
-
-def closest_release(override: ast.FunctionDef | ast.AsyncFunctionDef, target: str, releases: dict[str, Release]):
-    """The release whose text of `target` is nearest the override's body (the newest on a tie)."""
-    mine = statements(ast.unparse(override))
-    best, best_ratio = None, CLOSE_ENOUGH
-    for version, release in releases.items():  # oldest first
-        text = release.functions.get(target)
-        if text is None:
-            continue
-        ratio = difflib.SequenceMatcher(a=mine, b=statements(text), autojunk=False).ratio()
-        if ratio >= best_ratio:
-            best, best_ratio = version, ratio
-    return best
 
 
 def _calls_original(fn: ast.AST, short_name: str, originals: frozenset[str]) -> bool:
@@ -307,10 +257,7 @@ def judge(
         )
     elif old_text != new_text:
         removed, added = statement_changes(old_text, new_text)
-        named = "; ".join(f"+ {short(s)}" for s in added[:3]) + ("; " if added and removed else "")
-        named += "; ".join(f"- {short(s)}" for s in removed[:3])
-        more = len(added) + len(removed) - min(3, len(added)) - min(3, len(removed))
-        named += f" (and {more} more)" if more > 0 else ""
+        named = named_changes(removed, added)
         if not added and not removed:  # the same statements: the `def` line (parameters, annotations) moved
             named = f"`{_def_line(old_text)}` -> `{_def_line(new_text)}`"
         if role == "copy":

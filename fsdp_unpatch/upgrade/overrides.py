@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 from fsdp_unpatch.upgrade.analysis import FSDP2_PACKAGES
-from fsdp_unpatch.upgrade.releases import Release
+from fsdp_unpatch.fingerprint.releases import Release
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from fsdp_unpatch.upgrade.analysis import Verdict, judge, private_name_changes
-from fsdp_unpatch.upgrade.releases import Release, all_releases, pick
+from fsdp_unpatch.fingerprint.releases import Release, all_releases, pick
 
 
 class UpgradeError(ValueError):
@@ -20,6 +20,7 @@ class UpgradeResult:
     new: Release
     verdicts: list[Verdict]
     warnings: list[str] = field(default_factory=list)
+    chosen_by: str = "--from"  # where `--from` came from without the flag: the target torch `check` resolves
 
     @property
     def breaks(self) -> bool:
@@ -29,6 +30,9 @@ class UpgradeResult:
         return {
             "from": self.old.version,
             "to": self.new.version,
+            "from_chosen_by": self.chosen_by,  # "--from", or as `check` names its target ("installed torch", ...)
+            "from_source": self.old.origin,  # "bundled", or the user catalog's file of the release
+            "to_source": self.new.origin,
             "breaks": self.breaks,
             "overrides": [v.to_dict() for v in self.verdicts],
         }
@@ -51,7 +55,14 @@ def run_upgrade(
     releases = all_releases(extra)
     try:
         plan = prepare(
-            Request(tuple(paths), no_cache=True, config=config, isolated=isolated, target_torch=from_version)
+            Request(
+                tuple(paths),
+                no_cache=True,
+                config=config,
+                isolated=isolated,
+                target_torch=from_version,
+                catalog_dir=catalog_dir,  # the run that finds the overrides knows the same releases
+            )
         )
     except UsageError as error:
         raise UpgradeError(str(error)) from None
@@ -83,4 +94,4 @@ def run_upgrade(
         if names:
             verdicts.append(Verdict("(imports)", path, names[0].line or 1, "imports", names))
     verdicts.sort(key=lambda v: (v.worst, v.path, v.line))
-    return UpgradeResult(old, new, verdicts, warnings)
+    return UpgradeResult(old, new, verdicts, warnings, "--from" if from_version else plan.target_torch_origin)

@@ -1,41 +1,29 @@
-"""The user catalog: torch releases learnt with `fsdp-unpatch catalog add`, one JSON file per release.
+"""`fsdp-unpatch catalog add`: learn a torch release into the user catalog, one JSON file a release.
 
-The folder: `--catalog-dir`, else `$FSDP_UNPATCH_CATALOG_DIR`, else the user data folder of the platformdirs
-convention (`$XDG_DATA_HOME/fsdp-unpatch/catalog`, `~/Library/Application Support/fsdp-unpatch/catalog`,
-`%LOCALAPPDATA%\\fsdp-unpatch\\catalog`). A file is data only (the format of `data/upstream_releases.json`,
-one release), validated when read: a bad file is an error naming it, never a crash.
+The folder is `catalog/learnt.py`'s (`--catalog-dir`, else `$FSDP_UNPATCH_CATALOG_DIR`, else the user data
+folder of the platformdirs convention). A file is data only: the format of `data/upstream_releases.json` for
+that one release (every FSDP2 function and method, each module's names), with an `upstream` part in the
+format of `data/upstream.json` for the targets the proofs compare (their text, and what their free names are
+bound to), so that `check` proves a copy of that release. It is validated when read: a bad file is an error
+naming it, never a crash.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
 from typing import Optional
 
+from fsdp_unpatch.catalog.learnt import ENVIRONMENT, catalog_folder
+from fsdp_unpatch.data import read_data
+from fsdp_unpatch.fingerprint import upstream
+from fsdp_unpatch.fingerprint.releases import Release, learnt_releases, read_package, to_json
 from fsdp_unpatch.fingerprint.upstream import FSDP2_DIRS
-from fsdp_unpatch.upgrade.releases import BadReleaseData, Release, from_json, read_package, to_json
 
-ENVIRONMENT = "FSDP_UNPATCH_CATALOG_DIR"
-_FILE = re.compile(r"^torch-(\d+\.\d+(?:\.\d+)?[\w.+-]*)\.json$")
-
-
-def catalog_folder(configured: Optional[str] = None) -> Path:
-    if configured:
-        return Path(configured).expanduser()
-    if os.environ.get(ENVIRONMENT):
-        return Path(os.environ[ENVIRONMENT]).expanduser()
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "fsdp-unpatch" / "catalog"
+__all__ = ["ENVIRONMENT", "SourceError", "add", "catalog_folder", "learnt", "read_source"]
 
 
 class SourceError(ValueError):
@@ -68,11 +56,18 @@ def _read_unpacked(root: Path) -> tuple[str, tuple]:
         version = found.group(1).split("+")[0] if found else None
     if version is None:
         raise SourceError(f"{root}: the torch version is unknown (no torch-*.dist-info/METADATA, no torch/version.py)")
-    return version, read_package(package)
+    return version, (*read_package(package), _proof_part(version, package))
+
+
+def _proof_part(version: str, package: Path) -> dict:
+    """The release's text of each target the proofs compare, in the format of `data/upstream.json`."""
+    targets = upstream.from_json(read_data(upstream.DATA_PATH)).functions
+    return upstream.to_json(upstream.read_dirs({version: package}, targets), f"torch {version}")
 
 
 def read_source(source: Path) -> tuple[str, tuple]:
-    """(version, package data) of a torch wheel, an unpacked torch, or a site-packages."""
+    """(version, package data) of a torch wheel, an unpacked torch, or a site-packages: (functions, names,
+    the proof targets' part)."""
     if source.is_dir():
         return _read_unpacked(source.parent if source.name == "torch" else source)
     if not source.is_file():
@@ -96,9 +91,10 @@ def read_source(source: Path) -> tuple[str, tuple]:
 
 def add(source: Path, folder: Path) -> tuple[str, Path]:
     """Learn the release of `source` into `folder`; (version, file written)."""
-    version, package = read_source(source)
-    data = to_json({version: package}, f"torch {version} from {source}, by fsdp-unpatch catalog add")
+    version, (functions, names, proofs) = read_source(source)
+    data = to_json({version: (functions, names)}, f"torch {version} from {source}, by fsdp-unpatch catalog add")
     data["source"] = str(source)
+    data["upstream"] = proofs
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"torch-{version}.json"
     partial = path.with_suffix(".json.partial")
@@ -109,18 +105,4 @@ def add(source: Path, folder: Path) -> tuple[str, Path]:
 
 def learnt(folder: Path) -> tuple[list[Release], list[str]]:
     """The releases of the user catalog, and an error per file that cannot be used (naming the file)."""
-    releases: list[Release] = []
-    errors: list[str] = []
-    if not folder.is_dir():
-        return releases, errors
-    for path in sorted(folder.iterdir()):
-        if not _FILE.match(path.name):
-            continue
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            releases.extend(from_json(data, str(path), str(path)))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            errors.append(f"{path}: cannot read the release data ({error})")
-        except BadReleaseData as error:
-            errors.append(str(error))
-    return releases, errors
+    return learnt_releases(folder)
