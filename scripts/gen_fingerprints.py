@@ -33,8 +33,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from fsdp_unpatch.fingerprint import upstream as up  # noqa: E402
 from fsdp_unpatch.fingerprint import releases  # noqa: E402
+from fsdp_unpatch.fingerprint import upstream as up  # noqa: E402
 
 TARGETS = (
     # removable: native FSDP2 covers them

@@ -27,16 +27,16 @@ import i18n_catalog  # noqa: E402
 FINDING = re.compile(r"^(?P<where>\S+:\d+:\d+): (?P<code>FSU\d+) \[(?P<category>\w+)\] (?P<message>.*)$")
 SUMMARY_ZH = re.compile(
     r"在 8 个文件中发现 16 个结果（9 remove、7 keep）。9 个可用 `fsdp-unpatch fix` 修复。"
-    r"目标 torch 2\.8 到 2\.13（pyproject\.toml: torch>=2\.8）。"
+    r"目标 torch 2\.8 到 2\.14（pyproject\.toml: torch>=2\.8）。"
     r"7 个有意保留的结果未列出（`--show-kept` 可列出）。耗时 \d+\.\d\d 秒。"
 )
 SUMMARY_ZH_ALL = re.compile(
     r"在 8 个文件中发现 16 个结果（9 remove、7 keep）。9 个可用 `fsdp-unpatch fix` 修复。"
-    r"目标 torch 2\.8 到 2\.13（pyproject\.toml: torch>=2\.8）。耗时 \d+\.\d\d 秒。"
+    r"目标 torch 2\.8 到 2\.14（pyproject\.toml: torch>=2\.8）。耗时 \d+\.\d\d 秒。"
 )
 SUMMARY_EN = re.compile(
     r"Found 16 findings \(9 remove, 7 keep\) in 8 files\. 9 fixable with `fsdp-unpatch fix`\. "
-    r"Target torch 2\.8 to 2\.13 \(pyproject\.toml: torch>=2\.8\)\. "
+    r"Target torch 2\.8 to 2\.14 \(pyproject\.toml: torch>=2\.8\)\. "
     r"7 kept on purpose not listed \(`--show-kept` lists them\)\. Took \d+\.\d\d s\."
 )
 NO_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8"}
@@ -180,7 +180,7 @@ def test_fix_summary_errors_and_grouped_output_in_chinese(example: Path) -> None
     diff = cli("fix", "--diff", "--no-cache", ".", cwd=example, env=ZH_LOCALE)
     assert diff.returncode == 1
     summary = diff.stderr.decode().splitlines()[-1]
-    assert summary.startswith("在 8 个文件中发现 7 个结果（7 keep）。将在 2 个文件中修复 9 个。目标 torch 2.8 到 2.13")
+    assert summary.startswith("在 8 个文件中发现 7 个结果（7 keep）。将在 2 个文件中修复 9 个。目标 torch 2.8 到 2.14")
     missing = cli("check", "no-such-folder", cwd=example, env=ZH_LOCALE)
     assert missing.returncode == 2
     assert missing.stderr.decode() == "fsdp-unpatch: 错误：no-such-folder：没有这个文件或目录\n"

@@ -90,10 +90,15 @@ def test_explain_target_gives_the_reason_in_chinese(tmp_path: Path) -> None:
 def test_an_unproven_overrides_reason_in_chinese(tmp_path: Path) -> None:
     (tmp_path / "own_policy.py").write_text(OVERRIDE, encoding="utf-8")
     english = cli("check", "--no-cache", "own_policy.py", cwd=tmp_path, env=NO_LOCALE).stdout.decode()
-    assert english.splitlines()[0].endswith("(torch 2.4+); sets param/reduce dtypes from the mixed-precision policy")
+    # its release verdict (no release's body is close: its own code), then the reason
+    verdict = "`_dtypes_from_the_policy_only` is close to the body of no torch release: its own code"
+    assert english.splitlines()[0].endswith(
+        f"(torch 2.4+); {verdict}; sets param/reduce dtypes from the mixed-precision policy"
+    )
     chinese = cli("check", "--no-cache", "own_policy.py", cwd=tmp_path, env=ZH_LOCALE).stdout.decode()
     first = chinese.splitlines()[0]
-    assert first.endswith("(torch 2.4+)；按混合精度策略设置参数和归约的 dtype"), first
+    said = "`_dtypes_from_the_policy_only` 与任何 torch 版本的函数体都不接近：是它自己的代码"
+    assert first.endswith(f"(torch 2.4+)；{said}；按混合精度策略设置参数和归约的 dtype"), first
     assert not _english_prose(first.split(" [review] ", 1)[1])
 
 

@@ -105,8 +105,10 @@ def test_the_summary_names_a_target_torch_newer_than_every_release_known(tmp_pat
     known = runner.invoke(main, ["check", "--no-cache", "--target-torch", "2.14", str(project)])
     assert "Target torch 2.14 (--target-torch). Took" in known.stdout
     chinese = runner.invoke(main, ["--lang", "zh-CN", "check", "--no-cache", "--target-torch", "2.16", str(project)])
-    assert "2.14.1" in chinese.stdout and "newer than" not in chinese.stdout and "`fsdp-unpatch catalog add`" in (
-        chinese.stdout
+    assert (
+        "2.14.1" in chinese.stdout
+        and "newer than" not in chinese.stdout
+        and "`fsdp-unpatch catalog add`" in (chinese.stdout)
     )
 
 
@@ -162,7 +164,10 @@ def test_catalog_add_makes_check_and_fix_use_that_release(tmp_path, monkeypatch,
     assert added.exit_code == 0, added.output
     learnt = json.loads((store / f"torch-{FUTURE}.json").read_text(encoding="utf-8"))
     target = "_fsdp_collectives._get_param_all_gather_inputs"
-    assert "int(all_gather_input.numel())" in learnt["upstream"]["bodies"][learnt["upstream"]["targets"][target][FUTURE]]["source"]
+    assert (
+        "int(all_gather_input.numel())"
+        in learnt["upstream"]["bodies"][learnt["upstream"]["targets"][target][FUTURE]]["source"]
+    )
 
     # the project: a copy of torch 2.99's function with the NPU tweak, declaring torch 2.99
     monkeypatch.setenv("FSDP_UNPATCH_CATALOG_DIR", str(store))
@@ -251,11 +256,15 @@ def test_an_override_of_a_target_no_proof_covers_gets_a_release_verdict(tmp_path
         "still has" in reset["message"]
     )
     dtypes = findings[DTYPES]
-    assert f"`_vendor_init_mp_dtypes` is closest to the body of torch {same_dtypes[0]}-2.13.0; against torch 2.14.1" in (
-        dtypes["message"]
+    assert (
+        f"`_vendor_init_mp_dtypes` is closest to the body of torch {same_dtypes[0]}-2.13.0; against torch 2.14.1"
+        in (dtypes["message"])
     )
     # what it drops: statements 2.14.1 has and 2.13.0 has not, named in the line and in the detail's diff
-    new, old = _statement_heads(releases["2.14.1"].functions[DTYPES]), _statement_heads(releases["2.13.0"].functions[DTYPES])
+    new, old = (
+        _statement_heads(releases["2.14.1"].functions[DTYPES]),
+        _statement_heads(releases["2.13.0"].functions[DTYPES]),
+    )
     dropped = [s for s in new if s not in old]
     assert dropped and f"it drops: + `{dropped[0]}`" in dtypes["message"]
     assert f"+    {dropped[0]}" in dtypes["detail"] and dtypes["detail"].startswith("--- torch 2.13.0 _init_mp_dtypes")

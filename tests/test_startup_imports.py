@@ -11,9 +11,10 @@ import sys
 from pathlib import Path
 
 # What a run with nothing to report must not pay for: rich's console (only to print a finding), libcst (only to
-# write a fix), the fingerprints (only to prove a copy), the TOML parser (the catalog is compiled), the pattern
-# library (only for exclude patterns and .gitignore files), importlib.metadata (the installed torch's version is
-# read from its dist-info), the language server's libraries, and the test-only libraries.
+# write a fix), the fingerprints (only to prove a copy), every release's FSDP2 (only to compare releases), the
+# TOML parser (the catalog is compiled), the pattern library (only for exclude patterns and .gitignore files),
+# importlib.metadata (the installed torch's version is read from its dist-info), the language server's
+# libraries, and the test-only libraries.
 HEAVY = (
     "rich",
     "libcst",
@@ -23,6 +24,9 @@ HEAVY = (
     "importlib.metadata",
     "fsdp_unpatch.data.compiled_upstream",
     "fsdp_unpatch.fingerprint.upstream",
+    # every release's FSDP2 (`upgrade`, and the release verdict of an override no proof covers)
+    "fsdp_unpatch.data.compiled_upstream_releases",
+    "fsdp_unpatch.fingerprint.releases",
     "fsdp_unpatch.codemods",
     "pygls",  # the language server's (`fsdp-unpatch server`)
     "lsprotocol",

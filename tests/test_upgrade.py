@@ -7,8 +7,8 @@ import zipfile
 from pathlib import Path
 
 from fsdp_unpatch.cli import main
-from fsdp_unpatch.upgrade.analysis import judge, statement_changes
 from fsdp_unpatch.fingerprint.releases import Release, bundled, pick
+from fsdp_unpatch.upgrade.analysis import judge, statement_changes
 from tests.helpers import cli_runner
 
 OLD_REDUCE = """\
@@ -218,7 +218,9 @@ def test_the_json_report_names_both_releases_and_where_they_came_from(tmp_path):
     (tmp_path / "patch.py").write_text(COPY_PROJECT.format(copy=_copy_of("2.10", target)))
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\ndependencies = ["torch==2.10.0"]\n')
     runner = cli_runner()
-    flagged = runner.invoke(main, ["upgrade", "--from", "2.10", "--to", "2.14", "--output-format", "json", str(tmp_path)])
+    flagged = runner.invoke(
+        main, ["upgrade", "--from", "2.10", "--to", "2.14", "--output-format", "json", str(tmp_path)]
+    )
     report = json.loads(flagged.stdout)
     assert (report["from"], report["to"], report["from_chosen_by"]) == ("2.10.0", "2.14.1", "--from")
     assert (report["from_source"], report["to_source"]) == ("bundled", "bundled")

@@ -3,7 +3,9 @@
 A fixture line `# @upstream TARGET NAME TWEAK` becomes the upstream function TARGET, renamed NAME,
 with one NPU tweak applied, so that fixtures carry real upstream code without copying it by hand.
 `TARGET@VERSION` takes the function of an older torch release from the shipped upstream data instead
-(its text has no comments or docstrings). The tweaks:
+(its text has no comments or docstrings): the proofs' data for their targets, else every release's FSDP2
+(`data/upstream_releases.json`) for any other function. The tweaks:
+- `as-is`: none (a plain copy of that release's function);
 - `same-device`: the foreach copy becomes the NPU same-device `non_blocking=True` special case;
 - `same-device-ne`: the same written with `!=` and the branches the other way round;
 - `npu-stream`: the accelerator's current stream becomes the hard-coded `torch.npu.current_stream()`;
@@ -59,8 +61,13 @@ def _same_device(match: re.Match, not_equal: bool, extra: bool, declare: bool = 
 def _release_source(target: str, version: str) -> str:
     """`target` as torch `version` had it, from the data file the tool ships (a release not installed here)."""
     releases = default_upstream().functions.get(target, {})
-    assert version in releases, f"no torch {version} {target} in the upstream data"
-    return releases[version].source
+    if version in releases:
+        return releases[version].source
+    from fsdp_unpatch.fingerprint.releases import known_releases
+
+    release = known_releases().get(version)
+    assert release is not None and target in release.functions, f"no torch {version} {target} in the upstream data"
+    return release.functions[target]
 
 
 def upstream_copy(target: str, name: str, tweak: str) -> str:
@@ -75,6 +82,8 @@ def upstream_copy(target: str, name: str, tweak: str) -> str:
         line for line in source.splitlines(keepends=True) if not line.lstrip().startswith("@torch.library.impl")
     )
     source = re.sub(r"def \w+\(", f"def {name}(", source, count=1)
+    if tweak == "as-is":
+        return source
     if tweak in ("nested-annotation-call", "top-annotation-call"):
         # the same-device tweak plus an annotation that calls something (of the nested helper, or the copy's own)
         nested = tweak == "nested-annotation-call"

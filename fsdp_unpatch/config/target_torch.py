@@ -11,7 +11,6 @@ from fsdp_unpatch.catalog.versions import TargetTorch, Version, installed_versio
 from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.quoting import printable
 
-
 # The last minor release a declaration that allows no known release is asked about (of the newest known major):
 # `torch==2.16` names a release the tool does not know yet, which the run then targets (judged as the newest
 # known release).

@@ -18,6 +18,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
+from fsdp_unpatch.catalog import learnt
 from fsdp_unpatch.fingerprint.normalise import (
     DOCSTRINGS,
     PIPELINE,
@@ -29,7 +30,6 @@ from fsdp_unpatch.fingerprint.normalise import (
     is_library_impl,
     local_names,
 )
-from fsdp_unpatch.catalog import learnt
 from fsdp_unpatch.fingerprint.scope import UNPARSABLE_MODULE, Scope
 from fsdp_unpatch.fingerprint.spelling import strip_every_annotation
 from fsdp_unpatch.fingerprint.upstream import (

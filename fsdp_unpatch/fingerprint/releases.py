@@ -366,8 +366,7 @@ def _parsed(source: str) -> Optional[ast.FunctionDef | ast.AsyncFunctionDef]:
             tree = ast.parse(textwrap.dedent(source))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    node = next((n for n in tree.body if isinstance(n, FUNCTION_NODES)), None)
-    return node  # type: ignore[return-value]
+    return next((n for n in tree.body if isinstance(n, FUNCTION_NODES)), None)
 
 
 def release_verdict(

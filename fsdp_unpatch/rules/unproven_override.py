@@ -130,8 +130,8 @@ def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
 
     spelled, target, entry, detail = short(verdict.site), verdict.target, verdict.entry, None
     if verdict.kind == "unknown" and verdict.relation is not None and verdict.relation.release is not None:
-        described, detail = release_described(verdict.relation)
-        message = UNPROVEN_OVERRIDE.message("unknown-release", spelled=spelled, target=target, described=described)
+        said, detail = release_described(verdict.relation)
+        message = UNPROVEN_OVERRIDE.message("unknown-release", spelled=spelled, target=target, described=said)
     elif verdict.kind == "unknown":
         message = UNPROVEN_OVERRIDE.message("unknown", spelled=spelled, target=target)
     elif verdict.kind in ("reviewed", "outside_enhance"):
@@ -139,6 +139,8 @@ def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
         described, detail = describe(verdict.relation, entry)
         if verdict.kind == "reviewed":
             versions = f" ({entry.versions})" if entry.versions else ""
+            if described and verdict.relation is not None and verdict.relation.kind == "release":
+                described = f"{described}; {first_sentence(entry.why)}"  # what it is against upstream, then why
             described = described or first_sentence(entry.why)
             message = UNPROVEN_OVERRIDE.message(
                 "reviewed", spelled=spelled, target=target, versions=versions, described=described

@@ -190,9 +190,9 @@ def _cache_folder(paths: Sequence[str], request: Request) -> Path:
 
 
 def _cache(paths: Sequence[str], settings, options, request: Request, remembered: str) -> Cache:
+    from fsdp_unpatch.catalog import learnt
     from fsdp_unpatch.config.project import Project
     from fsdp_unpatch.run.cache import Cache
-    from fsdp_unpatch.catalog import learnt
     from fsdp_unpatch.run.cache_key import catalog_digest, describe, outside_digest
 
     return Cache(

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Union
 
-from fsdp_unpatch.upgrade.analysis import FSDP2_PACKAGES
 from fsdp_unpatch.fingerprint.releases import Release
+from fsdp_unpatch.upgrade.analysis import FSDP2_PACKAGES
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from fsdp_unpatch.upgrade.analysis import Verdict, judge, private_name_changes
 from fsdp_unpatch.fingerprint.releases import Release, all_releases, pick
+from fsdp_unpatch.upgrade.analysis import Verdict, judge, private_name_changes
 
 
 class UpgradeError(ValueError):
