@@ -77,6 +77,10 @@ UNPROVEN_OVERRIDE = declare(
     are overrides: a new attribute (a flag, a saved original under a new name) and the restore of a
     saved original are not reported; an install that is restored says so (`scoped`).
 
+    A replacement of a target no proof covers gets a release verdict: the torch releases whose body it is
+    closest to, whether the target torch still has that body, and the statements the target torch changed
+    in it (what a copy drops; `--show-source` shows the diff between the two releases).
+
     Also reported: an override installed in a shape no plain install site stands for (unpacked from a
     tuple, stored through `vars()` or `__dict__`, on an owner looked up in `sys.modules`, through
     `importlib.import_module` or `getattr`, or by a decorator handed an FSDP2 owner and a name); and a proven
