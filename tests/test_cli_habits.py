@@ -33,17 +33,21 @@ def codes(project: Path, *args: str, where: str = "pkg") -> list[str]:
 # the editor's pipe
 
 
-def test_fix_from_stdin_gives_what_fix_path_writes(tmp_path: Path) -> None:
+def test_fix_from_stdin_gives_what_fix_of_the_project_writes(tmp_path: Path) -> None:
     """Before: `fix --stdin-filename PATH -` held every fix back (FSU903: another file imports the installer)
-    and printed the buffer unchanged, exit 2, where `fix PATH` applies seven fixes."""
+    and printed the buffer unchanged, exit 2, where `fix PATH` applies seven fixes; then it gave what `fix PATH`
+    writes, a `def _apply_fsdp_patch(): pass` stub that `fix .` deletes (issue 31, item 6). It gives what
+    `fix .` writes, and names the caller whose part it cannot write (exit 1)."""
     piped, written = tmp_path / "piped", tmp_path / "written"
     shutil.copytree(EXAMPLE, piped)
     shutil.copytree(EXAMPLE, written)
     original = (piped / PATCH).read_bytes()
     through_stdin = cli("fix", "--no-cache", "--stdin-filename", PATCH, "-", cwd=piped, stdin=original)
-    by_path = cli("fix", "--no-cache", PATCH, cwd=written)
-    assert through_stdin.returncode == by_path.returncode == 1, (through_stdin.stderr, by_path.stderr)
+    by_project = cli("fix", "--no-cache", ".", cwd=written)
+    assert (through_stdin.returncode, by_project.returncode) == (1, 0), (through_stdin.stderr, by_project.stderr)
     assert through_stdin.stdout == (written / PATCH).read_bytes() != original
+    assert b"def _apply_fsdp_patch" not in through_stdin.stdout
+    assert b"standard input cannot make: legacy_npu/_api_patches.py;" in through_stdin.stderr
     assert (piped / PATCH).read_bytes() == original  # a pipe never writes the file it stands for
 
 
@@ -65,7 +69,46 @@ def test_a_file_that_names_fsdp2_and_does_not_parse_is_reported(tmp_path: Path, 
     result = cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path)
     found = json.loads(result.stdout)
     assert [(f["code"], f["path"]) for f in found] == [("FSU901", "broken.py")]
-    assert result.returncode != 0
+    assert result.returncode == 1  # a syntax error is a finding, as in ruff
+
+
+BROKEN = "from torch.distributed.fsdp._fully_shard import _fsdp_collectives\ndef f(:\n    pass\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "broken.py"),
+        ("check", "."),
+        ("fix", "broken.py"),
+        ("fix", "--diff", "broken.py"),
+        ("check", "--fix-only", "broken.py"),
+        ("check", "--stdin-filename", "broken.py", "-"),
+        ("fix", "--stdin-filename", "broken.py", "-"),
+    ],
+    ids=lambda args: " ".join(args),
+)
+def test_a_file_that_does_not_parse_exits_1_from_every_entry_point(tmp_path: Path, args: tuple) -> None:
+    """Before: exit 2, the status of a usage error or a file that cannot be read; ruff exits 1 for syntax errors."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "broken.py").write_text(BROKEN)
+    result = cli(*args, "--no-cache", cwd=tmp_path, stdin=BROKEN.encode())
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    if "--fix-only" not in args:  # it prints only what it fixed
+        assert b"broken.py:2:7: FSU901 [error] syntax error" in result.stdout + result.stderr
+    if "-" in args and "fix" in args:
+        assert result.stdout == BROKEN.encode()  # the buffer back, unchanged
+    assert (tmp_path / "broken.py").read_text() == BROKEN
+
+
+def test_a_file_that_cannot_be_read_still_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "broken.py").write_text(BROKEN)
+    (tmp_path / "binary.py").write_bytes(b"from torch.distributed.fsdp import _fsdp_collectives\nx = 1\x00\n")
+    result = cli("check", "--no-cache", ".", cwd=tmp_path)
+    assert b"FSU902" in result.stdout and b"FSU901" in result.stdout
+    assert result.returncode == 2  # the unreadable file is an input error; the syntax error alone would be 1
+    assert cli("check", "--no-cache", "--exit-zero", ".", cwd=tmp_path).returncode == 0
 
 
 def test_a_file_that_names_nothing_of_fsdp2_is_not_parsed(tmp_path: Path) -> None:
