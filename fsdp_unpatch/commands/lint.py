@@ -337,8 +337,8 @@ def _say_companions(result) -> None:
     if result.companions:
         files = ", ".join(quoted_path(file.display) for file in result.companions)
         message = _(
-            "this fix goes with changes to other files, which standard input cannot make: {files}; "
-            "`fsdp-unpatch fix` over the project makes them all"
+            "this fix goes with changes to other files, which standard input cannot make: {files}; written "
+            "alone, it breaks their imports: run `fsdp-unpatch fix` over the project instead"
         ).format(files=files)
         click.echo("fsdp-unpatch: " + _("warning: {message}").format(message=message), err=True)
 
