@@ -170,6 +170,8 @@ def _buffer_request(
         (STDIN,),
         stdin_filename=path,
         in_project=in_project,
+        # the whole project around the buffer, as `fix .`: `fix_source` returns the other files it changes
+        whole_project=in_project,
         no_cache=True,
         config=config,
         isolated=isolated,

@@ -33,22 +33,37 @@ def codes(project: Path, *args: str, where: str = "pkg") -> list[str]:
 # the editor's pipe
 
 
-def test_fix_from_stdin_gives_what_fix_of_the_project_writes(tmp_path: Path) -> None:
+def test_fix_from_stdin_gives_what_fix_path_writes_for_every_file_of_the_example(tmp_path: Path) -> None:
     """Before: `fix --stdin-filename PATH -` held every fix back (FSU903: another file imports the installer)
-    and printed the buffer unchanged, exit 2, where `fix PATH` applies seven fixes; then it gave what `fix PATH`
-    writes, a `def _apply_fsdp_patch(): pass` stub that `fix .` deletes (issue 31, item 6). It gives what
-    `fix .` writes, and names the caller whose part it cannot write (exit 1)."""
+    and printed the buffer unchanged, exit 2, where `fix PATH` applies seven fixes; then it planned the buffer
+    with its whole project, as `fix .`, and printed `_add_fsdp_patch.py` without `_apply_fsdp_patch` while
+    `_api_patches.py`, which standard output cannot carry, still imports it (issue 31, item 6). A pipe is
+    `fix PATH`: byte for byte and with its exit status, for every file of the example."""
     piped, written = tmp_path / "piped", tmp_path / "written"
     shutil.copytree(EXAMPLE, piped)
     shutil.copytree(EXAMPLE, written)
-    original = (piped / PATCH).read_bytes()
-    through_stdin = cli("fix", "--no-cache", "--stdin-filename", PATCH, "-", cwd=piped, stdin=original)
-    by_project = cli("fix", "--no-cache", ".", cwd=written)
-    assert (through_stdin.returncode, by_project.returncode) == (1, 0), (through_stdin.stderr, by_project.stderr)
-    assert through_stdin.stdout == (written / PATCH).read_bytes() != original
-    assert b"def _apply_fsdp_patch" not in through_stdin.stdout
-    assert b"standard input cannot make: legacy_npu/_api_patches.py;" in through_stdin.stderr
-    assert (piped / PATCH).read_bytes() == original  # a pipe never writes the file it stands for
+    files = sorted(str(p.relative_to(piped)) for p in piped.rglob("*.py"))
+    before = {name: (piped / name).read_bytes() for name in files}
+    changed = []
+    for name in files:
+        through_stdin = cli("fix", "--no-cache", "--stdin-filename", name, "-", cwd=piped, stdin=before[name])
+        by_path = cli("fix", "--no-cache", name, cwd=written)
+        assert through_stdin.returncode == by_path.returncode, (name, through_stdin.stderr, by_path.stdout)
+        assert through_stdin.stdout == (written / name).read_bytes(), name
+        # `fix PATH` writes PATH alone (the others are outside its run); put it back for the next file
+        assert {n: (written / n).read_bytes() for n in files if n != name} == {n: before[n] for n in files if n != name}
+        if through_stdin.stdout != before[name]:
+            changed.append((name, by_path.returncode))
+        (written / name).write_bytes(before[name])
+    # the one file with fixes: seven applied, the installer kept for the file outside the run that calls it
+    assert changed == [(PATCH, 1)]
+    fixed = cli("fix", "--no-cache", "--stdin-filename", PATCH, "-", cwd=piped, stdin=before[PATCH])
+    assert b"import _apply_fsdp_patch" in before["legacy_npu/_api_patches.py"]  # which still imports ...
+    assert b"def _apply_fsdp_patch" in fixed.stdout  # ... what the output keeps
+    assert b"legacy_npu/_api_patches.py (not in this run) names it" in fixed.stderr
+    assert b"_patched_get_param_all_gather_inputs" in before[PATCH] and b"Fixed 7," in fixed.stderr
+    assert b"def _patched_get_param_all_gather_inputs" not in fixed.stdout
+    assert {name: (piped / name).read_bytes() for name in files} == before  # a pipe never writes
 
 
 # unparsable files

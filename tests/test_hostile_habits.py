@@ -143,10 +143,8 @@ def test_a_fix_held_back_by_an_importer_says_why_in_chinese(tmp_path: Path) -> N
     example = shutil.copytree(EXAMPLE, tmp_path / "example")
     name = "legacy_npu/distributed/fsdp/_add_fsdp_patch.py"
     data = (example / name).read_bytes()
-    # `fix FILE` keeps the installer that a file outside the run calls (a pipe now runs the whole project)
-    result = cli("fix", "--no-cache", "--lang", "zh-CN", name, cwd=example)
-    assert (example / name).read_bytes() != data
-    (held,) = [line for line in result.stdout.decode().splitlines() if "FSU003" in line]
+    result = cli("fix", "--no-cache", "--lang", "zh-CN", "--stdin-filename", name, cwd=example, stdin=data)
+    (held,) = [line for line in result.stderr.decode().splitlines() if "FSU003" in line]
     assert "_api_patches.py" in held, held  # the file that keeps it is named ...
     assert "kept for now" not in held and "names it" not in held and "not in this run" not in held, held
 

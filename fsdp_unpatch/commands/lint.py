@@ -220,8 +220,6 @@ def _run_and_report(request: Request):
         return EXIT_FINDINGS, result
     if unparsed:
         return EXIT_FINDINGS, result
-    if result.companions and fix:  # the buffer's fix leaves other files to change (`_say_companions`)
-        return EXIT_FINDINGS, result
     if diff:
         return (EXIT_FINDINGS if result.changed else EXIT_CLEAN), result
     if any(f.category in ("remove", "review") for f in remaining):
@@ -280,7 +278,6 @@ def _report(request: Request, result, context, out, stdin_data: bytes) -> None:
         sys.stdout.buffer.write(fixed if fixed is not None else stdin_data)
         sys.stdout.flush()
         sys.stderr.write(formatter(output_format)(result, replace(context, color=False)))
-        _say_companions(result)
     elif request.add_noqa:
         return  # add_noqa.mark_files says what it added
     elif request.fix_only:
@@ -327,20 +324,6 @@ def _say_errors(result) -> None:
         if f.category == "error":
             where = f"{quoted_path(f.path)}:{f.span.line}:{f.span.column}"
             click.echo(f"{where}: {f.code} [{f.category}] {localized(f.message)}", err=True)
-
-
-def _say_companions(result) -> None:
-    """The buffer's fix goes with changes to other files of its project (an installer deleted, its calls
-    elsewhere): standard output carries the buffer only, so they are named, never silently left undone."""
-    from fsdp_unpatch.quoting import quoted_path
-
-    if result.companions:
-        files = ", ".join(quoted_path(file.display) for file in result.companions)
-        message = _(
-            "this fix goes with changes to other files, which standard input cannot make: {files}; written "
-            "alone, it breaks their imports: run `fsdp-unpatch fix` over the project instead"
-        ).format(files=files)
-        click.echo("fsdp-unpatch: " + _("warning: {message}").format(message=message), err=True)
 
 
 def link_base(environ) -> str:

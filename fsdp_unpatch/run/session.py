@@ -155,12 +155,13 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
 
 def _buffer_project(request: Request) -> Optional[str]:
     """The root of the project a buffer's file lies in, as a run names it (relative to the current folder
-    when it holds it, as `fix .` there shows the files), when the buffer is planned in its project (the
-    command line's `--stdin-filename`, the language server); None for a module alone or outside any project."""
+    when it holds it, as `fix .` there shows the files), when the buffer is planned with its whole project
+    (the language server, the Python API); None for a module alone, outside any project, or for a pipe
+    (`--stdin-filename`: `fix FILE`, whose standard output cannot carry the other files)."""
     from fsdp_unpatch.config.project import Project
     from fsdp_unpatch.project.identity import shown_path
 
-    if not (request.in_project and request.stdin_filename):
+    if not (request.in_project and request.whole_project and request.stdin_filename):
         return None
     root = Project.of([request.stdin_filename]).root
     return None if root is None else shown_path(str(root))
