@@ -237,6 +237,12 @@ def test_fix_all_on_each_file_of_the_example_is_fix_of_the_project(tmp_path: Pat
             assert sorted(uris[u] for u in edits) == changed  # the other file goes with it
             for other, its_edits in edits.items():
                 assert apply_edits(before[uris[other]], its_edits) == after[uris[other]], (name, uris[other])
+        # the edit was computed from the other file on disk: with unsaved changes there, it is refused, and why
+        caller, patch = (example / changed[0]).as_uri(), (example / changed[1]).as_uri()
+        _change(client, caller, 2, before[changed[0]] + "# unsaved\n")
+        (refused,) = _actions(client, patch, everything, only=["source.fixAll"])
+        assert "edit" not in refused and "has unsaved changes" in refused["disabled"]["reason"], refused
+        assert changed[0] in refused["disabled"]["reason"]
         assert client.close() == 0
     finally:
         client.kill()
