@@ -146,8 +146,8 @@ def check_source(
 ) -> list[Finding]:
     """The findings for one module's source, reported under `path` (whose configuration applies; the file
     need not exist and is never read). Single-file analysis: a module alone; with `in_project=True`, what
-    `check .` in the project's root gives for that file were it this source (an editor's buffer; what
-    `check --stdin-filename PATH -` gives)."""
+    `check .` in the project's root gives for that file were it this source (an editor's buffer, as the
+    language server sees it; `check --stdin-filename PATH -` is `check PATH` instead)."""
     data, request = _buffer_request(source, path, select, ignore, target_torch, config, isolated, in_project)
     request = replace(request, replacements=True)
     return execute(prepare(request, data), 1).remaining
@@ -195,8 +195,9 @@ def fix_source(
     """One module's source with its fixes applied (or unchanged, byte for byte), as if it were `path` (whose
     configuration applies; the file is never read or written): a module alone, and the findings it reports
     (an error, FSU903, says why a fix that another file depends on was held back). With `in_project=True`,
-    what `fix .` in the project's root writes to that file were it this source (an editor's buffer; what
-    `fix --stdin-filename PATH -` prints), and in `elsewhere` what it writes to the other files with it."""
+    what `fix .` in the project's root writes to that file were it this source (an editor's buffer, as the
+    language server fixes it), and in `elsewhere` what it writes to the other files with it: write them with
+    `source` or not at all. (`fix --stdin-filename PATH -`, whose output is the buffer alone, is `fix PATH`.)"""
     data, request = _buffer_request(source, path, select, ignore, target_torch, config, isolated, in_project)
     request = replace(request, fix=True, unsafe_fixes=unsafe_fixes)
     result = execute(prepare(request, data), 1)

@@ -18,7 +18,7 @@ class Request:
     paths: tuple[str, ...] = (".",)  # `-`: the source comes from a buffer (standard input, an editor)
     stdin_filename: Optional[str] = None  # the name the buffer is reported and configured under
     # The buffer is planned as that file, part of its project, as `check FILE` plans it (a deletion that
-    # a file outside the run names is kept for now), not as a module alone (the language server)
+    # a file outside the run names is kept for now), not as a module alone (the command line's pipe)
     in_project: bool = False
     # With `in_project`: the buffer is planned with its whole project around it, as `fix .` in the project's
     # root plans that file (the language server, the Python API: their fix returns the other files' changes
