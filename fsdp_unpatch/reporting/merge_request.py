@@ -25,7 +25,7 @@ from fsdp_unpatch.quoting import quoted_path as _quoted
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.reporting import merge_request_text as t
 from fsdp_unpatch.reporting.evidence import Doctor, Verified
-from fsdp_unpatch.reporting.localize import SEPARATOR, SEPARATORS, localized
+from fsdp_unpatch.reporting.localize import localized
 from fsdp_unpatch.reporting.text import target_torch_said
 from fsdp_unpatch.rules.collective_override import COLLECTIVE_OVERRIDE
 from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
@@ -252,16 +252,18 @@ def _ascend(
         out.append(say(t.A_INTERFACE_NONE))
 
     out += ["", f"# {t.ASCEND_VERIFY}", "", say(t.A_SCENARIOS), ""]
-    scenarios = []
+    scenarios: list[tuple[str, list[str]]] = []
     if removed:
         targets = _listed(f"`{target}`" for target in dict.fromkeys(f.target or "?" for f in removed))
-        scenarios.append(say(t.A_SCENARIO_NATIVE, targets=targets))
+        scenarios.append((say(t.A_SCENARIO_NATIVE, targets=targets), []))
     if kept:
-        scenarios.append(say(t.A_SCENARIO_KEPT, count=len(kept)))
+        scenarios.append((say(t.A_SCENARIO_KEPT, count=len(kept)), []))
     retest = _retests(shape.call_sites or ())
     if retest:
-        scenarios.append(say(t.A_SCENARIO_SITES, retest=SEPARATORS.get(i18n.language(), SEPARATOR).join(retest)))
-    out += [f"{n}. {text}" for n, text in enumerate(scenarios, 1)] or ["-"]
+        scenarios.append((say(t.A_SCENARIO_SITES), retest))
+    for n, (text, items) in enumerate(scenarios, 1):
+        out.append(f"{n}. {text}")
+        out.extend(f"   - {item}" for item in items)
     out += ["", say(t.A_METHOD), "", f"- {say(t.A_METHOD_VERIFY)}", f"- {say(t.A_METHOD_DOCTOR)}"]
     out += ["", say(t.A_RESULTS), ""]
     out += ["- " + line for line in _verification(verified) if line]

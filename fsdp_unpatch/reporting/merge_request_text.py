@@ -135,6 +135,7 @@ ASCEND_DOCS = "【资料变更】"
 ASCEND_INTERFACE = "【接口变更】"
 ASCEND_VERIFY = "【功能验证】"
 ASCEND_CHECKLIST = "【CheckList】"
+ASCEND_HEADINGS = (ASCEND_SOURCE, ASCEND_CHANGE, ASCEND_DOCS, ASCEND_INTERFACE, ASCEND_VERIFY, ASCEND_CHECKLIST)
 ASCEND_KINDS = ("需求", "问题单", "issue/工单", "重构优化", "资料更新")
 ASCEND_KIND = "重构优化"  # removing overrides that native FSDP2 covers
 # The template's own self-checks: the submitter ticks them
@@ -175,7 +176,7 @@ A_INTERFACE_PUBLIC = N_("Names without a leading underscore are removed: {names}
 A_SCENARIOS = N_("Test scenarios:")
 A_SCENARIO_NATIVE = N_("FSDP2 runs its native {targets} again, without the overrides.")
 A_SCENARIO_KEPT = N_("The enhance patch is still installed ({count} patches kept).")
-A_SCENARIO_SITES = N_("What the `_foreach_copy_` call sites of the table reach gives the same results: {retest}.")
+A_SCENARIO_SITES = N_("What the `_foreach_copy_` call sites of the table reach gives the same results; re-test:")
 A_METHOD = N_("Test method:")
 A_METHOD_VERIFY = N_(
     "`fsdp-unpatch verify PATH` trains a small FSDP2 job with the old patch and with the migrated code and "
