@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from fsdp_unpatch.reporting import merge_request_text as t
 from tests.realworld.packages import working_copy
 from tests.realworld.test_releases import _fetch
-from fsdp_unpatch.reporting import merge_request_text as t
 from tests.test_merge_request import _sections
 from tests.test_merge_request_template import _ascend, _numbered, _rows
 
