@@ -64,4 +64,6 @@ def test_the_outside_proof_is_said_in_chinese() -> None:
         said = localized(message)
     finally:
         i18n.set_language(before)
-    assert said == "与 torch 2.12.1 的 `finalize_backward` 一致（该版本不在目标 torch 内），差异仅为：设备 stream 访问方式"
+    assert (
+        said == "与 torch 2.12.1 的 `finalize_backward` 一致（该版本不在目标 torch 内），差异仅为：设备 stream 访问方式"
+    )
