@@ -197,6 +197,18 @@ def test_a_proof_outside_the_target_is_said_and_not_ticked(tmp_path: Path) -> No
     assert _ascend(text)[t.ASCEND_CHECKLIST][0] == f"- [ ] {t.A_CHECK_PROOF}"
 
 
+def test_a_public_name_removed_is_an_interface_change(tmp_path: Path) -> None:
+    """The installer named without its underscore (`apply_fsdp_patch`, everywhere in the example): the fix still
+    deletes it (FSU003), and 【接口变更】 names it instead of saying "not involved"."""
+    project = _copy(tmp_path)
+    for path in project.rglob("*.py"):
+        path.write_text(re.sub(r"\b_apply_fsdp_patch\b", "apply_fsdp_patch", path.read_text(encoding="utf-8")))
+    installers = [f for f in _findings(project) if f["code"] == "FSU003"]
+    assert [re.match(r"`(\w+)`", f["message"])[1] for f in installers] == ["apply_fsdp_patch"]
+    interface = _ascend(_report(project, "--template", "ascend"))[t.ASCEND_INTERFACE]
+    assert interface == [t.A_INTERFACE_PUBLIC.format(names="`apply_fsdp_patch`")]
+
+
 # the audit table --------------------------------------------------------------------------------------------------
 def _rows(markdown: str) -> list[list[str]]:
     """The body rows of the Markdown table in `markdown`, as cells."""
