@@ -201,7 +201,7 @@ def _run_and_report(request: Request):
             return EXIT_ERROR, result
         if request.report is not None:
             try:
-                write_report(request, result, context, evidence)
+                write_report(request, result, context, evidence, plan.settings, plan.candidates)
             except ReportError as error:
                 _error(str(error))
                 return EXIT_ERROR, result

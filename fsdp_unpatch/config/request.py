@@ -78,6 +78,8 @@ class Request:
     report: Optional[str] = None
     doctor_report: Optional[str] = None
     verify_report: Optional[str] = None
+    report_template: Optional[str] = None  # `--template ascend|plain` (over `report-template`)
+    design_doc: Optional[str] = None  # `--design-doc URL` (over `design-doc`)
 
     @classmethod
     def from_options(cls, **options: Any) -> Request:
