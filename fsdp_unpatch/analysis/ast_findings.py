@@ -157,7 +157,7 @@ def _only_plain_sites(
     return True
 
 
-def _never(torch: Version) -> NoReturn:
+def _never(torch: Version, imports: bool) -> NoReturn:
     raise Undecided("module-level fallbacks")  # `_only_plain_sites` leaves such a module to libcst
 
 

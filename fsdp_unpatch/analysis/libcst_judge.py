@@ -78,10 +78,11 @@ class SiteJudge(Judge[RawInstall, cst.FunctionDef]):
     def bound_at_module_level(self) -> Counter:
         return module_level_bindings(self.module)
 
-    def never_running_fallbacks(self, torch: Version) -> Optional[Counter]:
+    def never_running_fallbacks(self, torch: Version, imports: bool = False) -> Optional[Counter]:
         if not any(isinstance(statement, cst.Try) for statement in self.module.body):
             return None
-        return fallbacks.resolved_fallbacks(self.module, self.catalog, load_symbols(), torch, module_level_bindings)
+        count = fallbacks.bindings_with_imports if imports else module_level_bindings
+        return fallbacks.resolved_fallbacks(self.module, self.catalog, load_symbols(), torch, count)
 
     def module_tree(self) -> Optional[ast.Module]:
         try:

@@ -102,8 +102,9 @@ def on_the_model(
         return "the libcst facts hold functions the ast model does not"
     index_of = {id(function): index for index, function in enumerate(model.functions)}
 
-    def never_running(torch: Version) -> Counter:
-        return fallbacks.resolved_fallbacks(module, catalog, load_symbols(), torch, module_level_bindings)
+    def never_running(torch: Version, imports: bool) -> Counter:
+        count = fallbacks.bindings_with_imports if imports else module_level_bindings
+        return fallbacks.resolved_fallbacks(module, catalog, load_symbols(), torch, count)
 
     judge = AstJudge(model, module_name, catalog, options, never_running, file_line)
     return PlannerJudge(judge, lambda install: sites[id(install)], lambda function: functions[index_of[id(function)]])

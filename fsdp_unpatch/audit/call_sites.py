@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
@@ -14,6 +14,7 @@ from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvide
 from fsdp_unpatch.analysis.test_modules import is_test_module
 from fsdp_unpatch.audit.devices import Devices, Operand, assignments_in, one_line, same_device_verdict, string_value
 from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.i18n import N_
 from fsdp_unpatch.semantic.names import ImportTable, dotted_name
 
 FOREACH_COPY = frozenset(
@@ -23,21 +24,31 @@ MOCKS = frozenset({"unittest.mock.patch", "mock.patch", "unittest.mock.patch.obj
 REGISTERED = re.compile(r"(^|\.)aten\._foreach_copy_?(\.default)?$")
 SOURCE_TOKENS = (b"_foreach_copy",)
 
+# Marked for translation (`N_`): the audit prints them in English; the merge request's table translates them.
 KINDS = {
-    "fsdp2-collectives": "FSDP2 collectives path",
-    "graph-replay": "graph-replay input copy",
-    "lowering-registration": "compiler lowering registration",
-    "host-device-test": "host-device copy in tests",
-    "mocked": "mocked call",
-    "other": "other",
+    "fsdp2-collectives": N_("FSDP2 collectives path"),
+    "graph-replay": N_("graph-replay input copy"),
+    "lowering-registration": N_("compiler lowering registration"),
+    "host-device-test": N_("host-device copy in tests"),
+    "mocked": N_("mocked call"),
+    "other": N_("other"),
 }
 
 RETEST = {
-    "fsdp2-collectives": "FSDP2 all-gather / fully_shard distributed tests; mixed precision (all-gather inputs)",
-    "graph-replay": "graph replay tests of the batched input copy, plus a real replay smoke test that checks outputs",
-    "lowering-registration": "an inductor compile smoke test that lowers `aten._foreach_copy`",
-    "mocked": "keep it (it checks the call structure only); add a test with the real call",
+    "fsdp2-collectives": N_("FSDP2 all-gather / fully_shard distributed tests; mixed precision (all-gather inputs)"),
+    "graph-replay": N_(
+        "graph replay tests of the batched input copy, plus a real replay smoke test that checks outputs"
+    ),
+    "lowering-registration": N_("an inductor compile smoke test that lowers `aten._foreach_copy`"),
+    "mocked": N_("keep it (it checks the call structure only); add a test with the real call"),
 }
+# The other re-test advice, when it is not one of the above.
+RETEST_OTHER = (
+    N_("the callers' tests (the host-device path does not change)"),
+    N_("the callers' tests; synchronize before reading the destination on the host"),
+)
+# What `fast_path` can say.
+FAST_PATH = (N_("yes"), N_("no"), N_("expected"), N_("likely"), N_("unknown"), N_("not reached"))
 
 
 @dataclass(frozen=True)
@@ -251,7 +262,7 @@ class _FileAudit:
             return (
                 verdict,
                 f"{decided}: the copy takes the host-device path, which `non_blocking` controls",
-                "the callers' tests (the host-device path does not change)",
+                RETEST_OTHER[0],
             )
         if in_test and verdict == "yes":
             return (
@@ -259,20 +270,30 @@ class _FileAudit:
                 decided,
                 (f"`pytest {self.path} -k {function.rsplit('.', 1)[-1]}`: synchronize before reading the destination"),
             )
-        return verdict, decided, "the callers' tests; synchronize before reading the destination on the host"
+        return verdict, decided, RETEST_OTHER[1]
 
 
-def audit_paths(candidates: Iterable, catalog: Catalog) -> tuple[list[CallSite], list[str]]:
-    """(call sites sorted by path and line, error messages naming the files that could not be read)."""
+def audit_paths(
+    candidates: Iterable, catalog: Catalog, contents: Optional[Mapping[str, Optional[bytes]]] = None
+) -> tuple[list[CallSite], list[str]]:
+    """(call sites sorted by path and line, error messages naming the files that could not be read).
+
+    `contents`: display path -> the bytes to audit instead of the file's on disk (None: the file is gone)."""
     from fsdp_unpatch.analysis.source import parse_source
-    from fsdp_unpatch.files.reading import SourceError, read_source
+    from fsdp_unpatch.files.reading import SourceError, SourceFile, read_source
     from fsdp_unpatch.project.identity import module_name as module_name_of
 
     sites: list[CallSite] = []
     errors: list[str] = []
     for candidate in candidates:
         try:
-            source = read_source(candidate.path, candidate.display)
+            if contents is not None and candidate.display in contents:
+                data = contents[candidate.display]
+                if data is None:
+                    continue
+                source = SourceFile(Path(candidate.path), candidate.display, data, 0, len(data))
+            else:
+                source = read_source(candidate.path, candidate.display)
             if not any(token in source.data for token in SOURCE_TOKENS):
                 continue
             module = parse_source(source)
@@ -283,3 +304,41 @@ def audit_paths(candidates: Iterable, catalog: Catalog) -> tuple[list[CallSite],
         sites.extend(_FileAudit(candidate.display, module, name, is_test_module(Path(candidate.path)), catalog).sites())
     sites.sort(key=lambda s: (s.path, s.line, s.column))
     return sites, errors
+
+
+# What a fix does to a call site (`audit_change`): the merge request's table says it per row.
+REMOVED, STAYS, ADDED = "removed", "stays", "added"
+
+
+def audit_change(
+    candidates: Iterable, catalog: Catalog, before: Mapping[str, Optional[bytes]], after: Mapping[str, Optional[bytes]]
+) -> list[tuple[CallSite, str]]:
+    """The call sites of the tree a fix starts from, each with what the fix does to it (`REMOVED`, `STAYS`),
+    then any call site only the fixed tree has (`ADDED`). `before` and `after`: display path -> the bytes of
+    each file the fix changed (None: absent on that side); the other files are read from disk, once. A site
+    of a changed file stays when the fixed file has the same call in the same function (lines may move)."""
+    candidates = list(candidates)
+    changed = set(before) | set(after)
+    same, _ = audit_paths([c for c in candidates if c.display not in changed], catalog)
+    touched = [c for c in candidates if c.display in changed]
+    old, _ = audit_paths(touched, catalog, before)
+    new, _ = audit_paths(touched, catalog, after)
+    left: dict[tuple[str, str, str], int] = {}
+    for site in new:
+        key = (site.path, site.function, site.code)
+        left[key] = left.get(key, 0) + 1
+    rows = [(site, STAYS) for site in same]
+    for site in old:
+        key = (site.path, site.function, site.code)
+        if left.get(key):
+            left[key] -= 1
+            rows.append((site, STAYS))
+        else:
+            rows.append((site, REMOVED))
+    for site in new:
+        key = (site.path, site.function, site.code)
+        if left.get(key):
+            left[key] -= 1
+            rows.append((site, ADDED))
+    rows.sort(key=lambda row: (row[0].path, row[0].line, row[0].column, row[1] == ADDED))
+    return rows

@@ -67,23 +67,36 @@ def module_entries(tree: ast.Module) -> list[str]:
     return keys
 
 
-def forwarders_of(tree: ast.Module, data: bytes, names: list[tuple[str, bool]], changed: set[str]) -> list[Forwarder]:
+@dataclass(frozen=True)
+class Exporter:
+    """What the forwarder search needs of one file that may export dynamically, read from its tree once (the
+    tree itself is not kept): its literal `sys.modules` keys, and how and what its top level exports."""
+
+    entries: tuple[str, ...]  # `module_entries`
+    how: Optional[str]  # `how_it_exports` when the module's bindings are open, else None
+    own: frozenset[str]  # `bindings(...).names`
+
+
+def exporter_of(tree: ast.Module) -> Exporter:
+    bound = bindings(tree)
+    return Exporter(tuple(module_entries(tree)), how_it_exports(tree) if bound.open else None, bound.names)
+
+
+def forwarders_of(exporter: Exporter, data: bytes, names: list[tuple[str, bool]], changed: set[str]) -> list[Forwarder]:
     """The forwarders a file stands for, of the changed modules `changed` (all the names of one file).
     `names`: the file's module names (with whether each is a package)."""
     found: list[Forwarder] = []
-    for key in module_entries(tree):
+    for key in exporter.entries:
         if key not in changed:
             found.append(Forwarder(key, "`sys.modules`", frozenset()))
     if any(name in changed for name, _ in names):
         return found  # the changed module itself: its importers are the first search's
-    bound = bindings(tree)
-    how = how_it_exports(tree) if bound.open else None
-    if how is None:
+    if exporter.how is None:
         return found
     tails = {m.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for m in changed}
     spelled = any(tail in data for tail in tails)
     for name, is_package in names:
         above = is_package and any(m.startswith(name + ".") for m in changed)
         if spelled or above:
-            found.append(Forwarder(name, how, bound.names))
+            found.append(Forwarder(name, exporter.how, exporter.own))
     return found

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import bindings, imports, parse
 from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.project.identity import Project, ProjectFile, module_name, project_files, shown_path
-from fsdp_unpatch.run.forwarders import DYNAMIC, Forwarder, forwarders_of
+from fsdp_unpatch.run.forwarders import DYNAMIC, Exporter, Forwarder, exporter_of, forwarders_of
 
 
 @dataclass(frozen=True)
@@ -213,22 +214,37 @@ def _forwarded(
     dynamic: list[tuple[ProjectFile, bytes]],
     spelling: dict[int, list[tuple[ProjectFile, bytes]]],
 ) -> list[Breakage]:
-    """Importers that reach a lost name through a dynamic export of another module (`forwarders.py`)."""
-    trees: dict[int, Optional[ast.Module]] = {}
+    """Importers that reach a lost name through a dynamic export of another module (`forwarders.py`).
+
+    Each file is parsed once at most and no tree is kept: what the search reads of a dynamic file is taken
+    once (`Exporter`), and an importer is parsed only when its bytes can import from a forwarder."""
+    changed = {m for r in risky for m in modules[r.index]}
+    tails = {m.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for m in changed}
+    exporters: list[tuple[ProjectFile, bytes, Exporter]] = []
+    for entry, data in dynamic:
+        # Parsed only when it can be a forwarder: a `sys.modules[...]` store, or a file that spells a changed
+        # module's name or is a package above one (`forwarders_of` needs no more of the others).
+        above = any(p and any(m.startswith(name + ".") for m in changed) for name, p in entry.modules)
+        if _MODULE_ENTRY.search(data) is None and not above and not any(t in data for t in tails):
+            continue
+        tree = parse(data)
+        if tree is not None:
+            exporters.append((entry, data, exporter_of(tree)))
+    imported_by: dict[int, Optional[ast.Module]] = {}  # importers' trees, kept only for a second rewrite
 
     def tree_of(entry: ProjectFile, data: bytes) -> Optional[ast.Module]:
-        if id(entry) not in trees:
-            trees[id(entry)] = parse(data)
-        return trees[id(entry)]
+        if len(risky) == 1:
+            return parse(data)
+        if id(entry) not in imported_by:
+            imported_by[id(entry)] = parse(data)
+        return imported_by[id(entry)]
 
     broken = []
     for r in risky:
         by_module: dict[str, Forwarder] = {}
-        for entry, data in dynamic:
-            tree = tree_of(entry, data)
-            if tree is not None:
-                for forwarder in forwarders_of(tree, data, entry.modules, modules[r.index]):
-                    by_module.setdefault(forwarder.module, forwarder)
+        for entry, data, exporter in exporters:
+            for forwarder in forwarders_of(exporter, data, entry.modules, modules[r.index]):
+                by_module.setdefault(forwarder.module, forwarder)
         target = max(modules[r.index], key=lambda m: (m.count("."), m))  # its fullest name
         hit = _forwarded_import(r, target, lost[r.index], by_module, spelling[r.index], tree_of, project.modules)
         if hit is not None:
@@ -236,11 +252,32 @@ def _forwarded(
     return broken
 
 
+# `modules[` as a store into `sys.modules` may be spelled, however spaced, continued or commented.
+_MODULE_ENTRY = re.compile(rb"modules(?:[\s\\]|#[^\r\n]*)*\[")
+# An import from a module spells the module's last name (`from a.m import n`, `import a.m as x`, `from a import
+# m`), or is relative (`from . import n`, `from .. import n`, however spaced or continued), which reaches only
+# the importer's own package and the packages above it.
+_RELATIVE = re.compile(rb"\bfrom[\s\\]+\.")
+
+
+def _may_import_from(entry: ProjectFile, data: bytes, modules: Iterable[str]) -> bool:
+    """Whether the file can import anything from one of `modules`: it spells one's last name, or imports
+    relatively inside one of them."""
+    if any(m.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") in data for m in modules):
+        return True
+    if _RELATIVE.search(data) is None:
+        return False
+    packages = {name if is_package else name.rpartition(".")[0] for name, is_package in entry.modules}
+    return any(p == m or p.startswith(m + ".") for p in packages for m in modules)
+
+
 def _forwarded_import(r, target, lost, by_module, files, tree_of, every_module: set[str]) -> Optional[Breakage]:
     """The first import, in `files`, of a name `r` loses from `target` through one of `by_module`."""
     if not by_module:
         return None
     for entry, data in files:
+        if not _may_import_from(entry, data, by_module):
+            continue
         tree = tree_of(entry, data)
         if tree is None:
             continue

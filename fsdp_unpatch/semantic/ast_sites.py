@@ -25,7 +25,7 @@ class AstJudge(Judge[InstallSite, Function]):
         module_name: str,
         catalog: Catalog,
         options: Options,
-        fallbacks: Callable[[Version], Counter],
+        fallbacks: Callable[[Version, bool], Counter],
         file_line: Optional[Callable[[int], int]] = None,
     ):
         super().__init__(module_name, model.table, catalog, options)
@@ -73,8 +73,8 @@ class AstJudge(Judge[InstallSite, Function]):
     def bound_at_module_level(self) -> Counter:
         return self.model.module_bindings
 
-    def never_running_fallbacks(self, torch: Version) -> Optional[Counter]:
-        return self.fallbacks(torch) if self.model.has_fallbacks else None
+    def never_running_fallbacks(self, torch: Version, imports: bool = False) -> Optional[Counter]:
+        return self.fallbacks(torch, imports) if self.model.has_fallbacks else None
 
     def module_tree(self) -> Optional[ast.Module]:
         return self.model.tree

@@ -84,8 +84,9 @@ class Judge(Generic[Site, Fn]):
         """`semantic/bindings.py`, fallbacks not counted out."""
         raise NotImplementedError
 
-    def never_running_fallbacks(self, torch: Version) -> Optional[Counter]:
-        """What the module's fallbacks that never run on `torch` bind (`fallbacks.py`); None: no fallback."""
+    def never_running_fallbacks(self, torch: Version, imports: bool = False) -> Optional[Counter]:
+        """What the module's fallbacks that never run on `torch` bind (`fallbacks.py`), imports counted too
+        with `imports` (as the census counts); None: no fallback."""
         raise NotImplementedError
 
     def module_tree(self) -> Optional[ast.Module]:
@@ -142,7 +143,7 @@ class Judge(Generic[Site, Fn]):
         """How many fallback bindings of each name never run on any release the project allows."""
         never_runs: Optional[Counter] = None
         for torch in self.options.releases:
-            found = self.never_running_fallbacks(torch)
+            found = self.never_running_fallbacks(torch, imports=True)
             if found is None:
                 return Counter()
             never_runs = found if never_runs is None else never_runs & found
