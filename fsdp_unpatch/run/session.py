@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
 from fsdp_unpatch.i18n import gettext as _
+from fsdp_unpatch.i18n import translated
 
 if TYPE_CHECKING:
     from fsdp_unpatch.catalog import Catalog
@@ -71,7 +72,7 @@ def resolve_settings(request: Request, catalog: Catalog):
             catalog.newest_torch,
         )
     except (SettingsError, ValueError) as error:
-        raise UsageError(str(error)) from None
+        raise UsageError(translated(error)) from None
     return settings, target, warnings
 
 
