@@ -436,3 +436,38 @@ def test_the_plot_speaks_chinese_only_with_a_chinese_font(tmp_path: Path, monkey
         ],
     )
     assert words(None) == (False, english)  # no font with Chinese characters: English rather than boxes
+
+
+# --- the markdown summary (a job summary, a pull-request comment) and group help ------------------------------------
+
+
+def test_the_markdown_summary_in_chinese_and_in_english(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(EXAMPLE, tmp_path / "legacy_project", ignore=shutil.ignore_patterns(".fsdp_unpatch_cache"))
+    project = tmp_path / "legacy_project"
+    chinese = cli("check", "--no-cache", "--output-format", "markdown", ".", cwd=project, env=ZH_LOCALE)
+    text = chinese.stdout.decode()
+    lines = text.splitlines()
+    assert lines[2] == ":x: 9 个结果需要处理（共 16 个结果，检查了 8 个文件，目标 torch 2.8 到 2.13）。"
+    assert lines[4] == "| 类别 | 结果 | 可修复 | 暂缓 |"
+    assert "### 结果" in lines and "### 可用的修复" in lines and "| | 代码 | 位置 | 消息 | 修复 |" in lines
+    assert "<details><summary>7 个有意保留的结果（keep 结果从不让运行失败）</summary>" in lines
+    assert lines[-1] == "- 9 个安全修复：`fsdp-unpatch fix`（可先用 `fsdp-unpatch fix --diff` 预览）"
+    call = next(line for line in lines if "`FSU004`" in line)
+    assert "| `_apply_fsdp_patch()` 调用了一个将被删除的安装函数 | safe |" in call
+    assert _prose_left(text) == []
+    english = cli("check", "--no-cache", "--output-format", "markdown", ".", cwd=project, env=NO_LOCALE)
+    lines = english.stdout.decode().splitlines()
+    assert lines[2] == ":x: 9 findings to act on (16 in total, 8 files checked, target torch 2.8 to 2.13)."
+    assert lines[4] == "| category | findings | fixable | held back |"
+    assert "<details><summary>7 kept on purpose (keep findings never fail a run)</summary>" in lines
+    assert lines[-1] == "- 9 safe fixes: `fsdp-unpatch fix` (preview with `fsdp-unpatch fix --diff`)"
+    assert chinese.returncode == english.returncode == 1
+
+
+def test_a_group_lists_its_commands_in_chinese() -> None:
+    listed = cli("catalog", "--help", cwd=ROOT, env=ZH_LOCALE).stdout.decode()
+    assert "  add   从 torch wheel、解包的 torch 或 site-packages 中学习其 FSDP2。" in listed.splitlines()
+    english = cli("catalog", "--help", cwd=ROOT, env=NO_LOCALE).stdout.decode()
+    assert "  add   Learn the FSDP2 of a torch wheel, an unpacked torch, or a..." in english.splitlines()
