@@ -30,6 +30,7 @@ __all__ = [
     "Finding",
     "Fix",
     "FixResult",
+    "FixedFile",
     "FixedSource",
     "Span",
     "UsageError",
@@ -55,12 +56,26 @@ class FixResult:
 
 
 @dataclass(frozen=True)
+class FixedFile:
+    """Another file that a source's fix changes with it (`fix` writes them together, all or nothing)."""
+
+    path: str  # as reported (relative to the current folder when it lies under it)
+    original: bytes  # the file's bytes on disk, which the fix was computed from
+    source: bytes  # its new bytes (empty when the fix deletes it)
+    deleted: bool = False
+    encoding: str = "utf-8"
+
+
+@dataclass(frozen=True)
 class FixedSource:
     """What `fix_source` made of a module's source: the new source (the old one, byte for byte, when nothing
-    was fixed) and the findings left."""
+    was fixed) and the findings left; with `in_project=True`, the other files of the project that its fix
+    changes with it (`fix` in the project writes them together; a caller that applies `source` alone leaves
+    them to do)."""
 
     source: bytes
     remaining: list[Finding]
+    elsewhere: tuple[FixedFile, ...] = ()
 
 
 def _settings(select, ignore, extend_select, per_file_ignores, target_torch, exclude, extend_exclude) -> dict:
@@ -130,8 +145,9 @@ def check_source(
     in_project: bool = False,
 ) -> list[Finding]:
     """The findings for one module's source, reported under `path` (whose configuration applies; the file
-    need not exist and is never read). Single-file analysis: what `check --stdin-filename PATH -` gives;
-    with `in_project=True`, what `check PATH` gives were the file this source (an editor's buffer)."""
+    need not exist and is never read). Single-file analysis: a module alone; with `in_project=True`, what
+    `check .` in the project's root gives for that file were it this source (an editor's buffer, as the
+    language server sees it; `check --stdin-filename PATH -` is `check PATH` instead)."""
     data, request = _buffer_request(source, path, select, ignore, target_torch, config, isolated, in_project)
     request = replace(request, replacements=True)
     return execute(prepare(request, data), 1).remaining
@@ -154,6 +170,8 @@ def _buffer_request(
         (STDIN,),
         stdin_filename=path,
         in_project=in_project,
+        # the whole project around the buffer, as `fix .`: `fix_source` returns the other files it changes
+        whole_project=in_project,
         no_cache=True,
         config=config,
         isolated=isolated,
@@ -175,14 +193,20 @@ def fix_source(
     in_project: bool = False,
 ) -> FixedSource:
     """One module's source with its fixes applied (or unchanged, byte for byte), as if it were `path` (whose
-    configuration applies; the file is never read or written): what `fix --stdin-filename PATH -` prints,
-    and the findings it reports (an error, FSU903, says why a fix that another file depends on was held back).
-    With `in_project=True`, what `fix PATH` writes were the file this source (an editor's buffer)."""
+    configuration applies; the file is never read or written): a module alone, and the findings it reports
+    (an error, FSU903, says why a fix that another file depends on was held back). With `in_project=True`,
+    what `fix .` in the project's root writes to that file were it this source (an editor's buffer, as the
+    language server fixes it), and in `elsewhere` what it writes to the other files with it: write them with
+    `source` or not at all. (`fix --stdin-filename PATH -`, whose output is the buffer alone, is `fix PATH`.)"""
     data, request = _buffer_request(source, path, select, ignore, target_torch, config, isolated, in_project)
     request = replace(request, fix=True, unsafe_fixes=unsafe_fixes)
     result = execute(prepare(request, data), 1)
     fixed = result.files[0].fixed if result.files else None
-    return FixedSource(data if fixed is None else fixed, result.remaining)
+    elsewhere = tuple(
+        FixedFile(file.display, file.original or b"", file.fixed or b"", file.deleted, file.encoding)
+        for file in result.companions
+    )
+    return FixedSource(data if fixed is None else fixed, result.remaining, elsewhere)
 
 
 def fix_paths(

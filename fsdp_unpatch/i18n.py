@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Optional, Union
 
 if TYPE_CHECKING:
     import gettext as _gettext
@@ -231,16 +231,19 @@ class Phrase(str):
         }
         return cls(data["template"], **fields)
 
-    def translated(self) -> str:
-        if _state["language"] == ENGLISH:
+    def translated(self, lookup: Optional[Callable[[str], str]] = None) -> str:
+        """In the current language; `lookup` (a `gettext`) looks its templates up instead of the catalog."""
+        if lookup is None and _state["language"] == ENGLISH:
             return str(self)
-        fields = {name: _translated_field(value) for name, value in self.fields.items()}
-        return gettext(self.template).format(**fields)
+        fields = {name: _translated_field(value, lookup) for name, value in self.fields.items()}
+        return (lookup or gettext)(self.template).format(**fields)
 
 
-def _translated_field(value: object) -> object:
+def _translated_field(value: object, lookup: Optional[Callable[[str], str]]) -> object:
     """A field of a `Phrase`: translated when it can say itself in the current language (a `Phrase`, or any
     text with a `translated()` method, such as a finding's message), else as it is."""
+    if isinstance(value, Phrase):
+        return value.translated(lookup)
     method = getattr(value, "translated", None)
     return method() if callable(method) else value
 

@@ -214,6 +214,8 @@ class RunResult:
     transactions: list[list[int]] = field(default_factory=list)
     # After a written fix (the files above are then the tree as it is now): the files as the fix changed them.
     written: list[FileResult] = field(default_factory=list)
+    # An editor's buffer run in its project: the other files its fix changes with it (`session._buffer_only`).
+    companions: list[FileResult] = field(default_factory=list)
 
     def after_fix(self, fresh: RunResult) -> RunResult:
         """What to report after this fix was written: `fresh` (the changed tree analysed again, as `check`

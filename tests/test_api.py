@@ -81,22 +81,31 @@ def test_fix_source_is_the_stdin_filename_fix(project: Path, monkeypatch: pytest
 
 
 def test_a_source_in_its_project_is_what_check_and_fix_make_of_its_file(tmp_path: Path, monkeypatch) -> None:
-    """`in_project=True`: the source is planned as the file it names, part of its project (an editor's
-    buffer): another file calls the example's installer, so it is kept for now, as by `check FILE`."""
+    """`in_project=True`: the source is planned as the file it names, with the rest of its project around it
+    (an editor's buffer), as `check .` and `fix .` in the project's root plan it: another file calls the
+    example's installer, and the fix deletes both (`fix FILE` keeps the installer for now); the caller's part
+    is in `elsewhere`."""
     import shutil
 
     example = Path(__file__).resolve().parent.parent / "examples" / "legacy_project"
-    patch = "legacy_npu/distributed/fsdp/_add_fsdp_patch.py"
+    patch, caller = "legacy_npu/distributed/fsdp/_add_fsdp_patch.py", "legacy_npu/_api_patches.py"
     checked, fixed = shutil.copytree(example, tmp_path / "checked"), shutil.copytree(example, tmp_path / "fixed")
     source = (checked / patch).read_bytes()
     (checked / patch).write_text("# what the file on disk holds is not read\n")
-    expected = json.loads(cli("check", "--output-format", "json", "--no-cache", patch, cwd=fixed).stdout)
-    assert cli("fix", "--no-cache", patch, cwd=fixed).returncode == 1
+    everything = json.loads(cli("check", "--output-format", "json", "--no-cache", ".", cwd=fixed).stdout)
+    expected = [f for f in everything if f["path"] == patch]
+    assert cli("fix", "--no-cache", ".", cwd=fixed).returncode == 0
     monkeypatch.chdir(checked)
     assert [f.to_dict() for f in check_source(source, patch, in_project=True)] == expected
-    assert fix_source(source, patch, in_project=True).source == (fixed / patch).read_bytes() != source
-    alone = fix_source(source, patch)  # as `fix --stdin-filename`: the installer's caller holds the group back
+    done = fix_source(source, patch, in_project=True)
+    assert done.source == (fixed / patch).read_bytes() != source
+    assert b"def _apply_fsdp_patch" not in done.source
+    (other,) = done.elsewhere
+    assert (other.path, other.original, other.deleted) == (caller, (checked / caller).read_bytes(), False)
+    assert other.source == (fixed / caller).read_bytes() != other.original
+    alone = fix_source(source, patch)  # a module alone: the installer's caller holds the group back
     assert alone.source == source and [f.code for f in alone.remaining if f.category == "error"] == ["FSU903"]
+    assert alone.elsewhere == ()
 
 
 def test_fix_paths_dry_run_then_fix(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -33,18 +33,37 @@ def codes(project: Path, *args: str, where: str = "pkg") -> list[str]:
 # the editor's pipe
 
 
-def test_fix_from_stdin_gives_what_fix_path_writes(tmp_path: Path) -> None:
+def test_fix_from_stdin_gives_what_fix_path_writes_for_every_file_of_the_example(tmp_path: Path) -> None:
     """Before: `fix --stdin-filename PATH -` held every fix back (FSU903: another file imports the installer)
-    and printed the buffer unchanged, exit 2, where `fix PATH` applies seven fixes."""
+    and printed the buffer unchanged, exit 2, where `fix PATH` applies seven fixes; then it planned the buffer
+    with its whole project, as `fix .`, and printed `_add_fsdp_patch.py` without `_apply_fsdp_patch` while
+    `_api_patches.py`, which standard output cannot carry, still imports it (issue 31, item 6). A pipe is
+    `fix PATH`: byte for byte and with its exit status, for every file of the example."""
     piped, written = tmp_path / "piped", tmp_path / "written"
     shutil.copytree(EXAMPLE, piped)
     shutil.copytree(EXAMPLE, written)
-    original = (piped / PATCH).read_bytes()
-    through_stdin = cli("fix", "--no-cache", "--stdin-filename", PATCH, "-", cwd=piped, stdin=original)
-    by_path = cli("fix", "--no-cache", PATCH, cwd=written)
-    assert through_stdin.returncode == by_path.returncode == 1, (through_stdin.stderr, by_path.stderr)
-    assert through_stdin.stdout == (written / PATCH).read_bytes() != original
-    assert (piped / PATCH).read_bytes() == original  # a pipe never writes the file it stands for
+    files = sorted(str(p.relative_to(piped)) for p in piped.rglob("*.py"))
+    before = {name: (piped / name).read_bytes() for name in files}
+    changed = []
+    for name in files:
+        through_stdin = cli("fix", "--no-cache", "--stdin-filename", name, "-", cwd=piped, stdin=before[name])
+        by_path = cli("fix", "--no-cache", name, cwd=written)
+        assert through_stdin.returncode == by_path.returncode, (name, through_stdin.stderr, by_path.stdout)
+        assert through_stdin.stdout == (written / name).read_bytes(), name
+        # `fix PATH` writes PATH alone (the others are outside its run); put it back for the next file
+        assert {n: (written / n).read_bytes() for n in files if n != name} == {n: before[n] for n in files if n != name}
+        if through_stdin.stdout != before[name]:
+            changed.append((name, by_path.returncode))
+        (written / name).write_bytes(before[name])
+    # the one file with fixes: seven applied, the installer kept for the file outside the run that calls it
+    assert changed == [(PATCH, 1)]
+    fixed = cli("fix", "--no-cache", "--stdin-filename", PATCH, "-", cwd=piped, stdin=before[PATCH])
+    assert b"import _apply_fsdp_patch" in before["legacy_npu/_api_patches.py"]  # which still imports ...
+    assert b"def _apply_fsdp_patch" in fixed.stdout  # ... what the output keeps
+    assert b"legacy_npu/_api_patches.py (not in this run) names it" in fixed.stderr
+    assert b"_patched_get_param_all_gather_inputs" in before[PATCH] and b"Fixed 7," in fixed.stderr
+    assert b"def _patched_get_param_all_gather_inputs" not in fixed.stdout
+    assert {name: (piped / name).read_bytes() for name in files} == before  # a pipe never writes
 
 
 # unparsable files
@@ -65,7 +84,46 @@ def test_a_file_that_names_fsdp2_and_does_not_parse_is_reported(tmp_path: Path, 
     result = cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path)
     found = json.loads(result.stdout)
     assert [(f["code"], f["path"]) for f in found] == [("FSU901", "broken.py")]
-    assert result.returncode != 0
+    assert result.returncode == 1  # a syntax error is a finding, as in ruff
+
+
+BROKEN = "from torch.distributed.fsdp._fully_shard import _fsdp_collectives\ndef f(:\n    pass\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "broken.py"),
+        ("check", "."),
+        ("fix", "broken.py"),
+        ("fix", "--diff", "broken.py"),
+        ("check", "--fix-only", "broken.py"),
+        ("check", "--stdin-filename", "broken.py", "-"),
+        ("fix", "--stdin-filename", "broken.py", "-"),
+    ],
+    ids=lambda args: " ".join(args),
+)
+def test_a_file_that_does_not_parse_exits_1_from_every_entry_point(tmp_path: Path, args: tuple) -> None:
+    """Before: exit 2, the status of a usage error or a file that cannot be read; ruff exits 1 for syntax errors."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "broken.py").write_text(BROKEN)
+    result = cli(*args, "--no-cache", cwd=tmp_path, stdin=BROKEN.encode())
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    if "--fix-only" not in args:  # it prints only what it fixed
+        assert b"broken.py:2:7: FSU901 [error] syntax error" in result.stdout + result.stderr
+    if "-" in args and "fix" in args:
+        assert result.stdout == BROKEN.encode()  # the buffer back, unchanged
+    assert (tmp_path / "broken.py").read_text() == BROKEN
+
+
+def test_a_file_that_cannot_be_read_still_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "broken.py").write_text(BROKEN)
+    (tmp_path / "binary.py").write_bytes(b"from torch.distributed.fsdp import _fsdp_collectives\nx = 1\x00\n")
+    result = cli("check", "--no-cache", ".", cwd=tmp_path)
+    assert b"FSU902" in result.stdout and b"FSU901" in result.stdout
+    assert result.returncode == 2  # the unreadable file is an input error; the syntax error alone would be 1
+    assert cli("check", "--no-cache", "--exit-zero", ".", cwd=tmp_path).returncode == 0
 
 
 def test_a_file_that_names_nothing_of_fsdp2_is_not_parsed(tmp_path: Path) -> None:

@@ -159,3 +159,32 @@ def test_the_example_output_is_what_the_tool_prints() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+# The editor set-ups (issue 31 item 5): the VS Code snippet named one extension with another's settings, so the
+# server never started; Neovim's fix-on-save wrote the file before the asynchronous fix-all edit arrived.
+# Each generic LSP client extension reads its own setting names (from their pages' Feature Contributions).
+VSCODE_SETTINGS = {
+    "zsol.vscode-glspc": {"glspc.serverPath", "glspc.serverCommandArguments", "glspc.languageId", "glspc.pathPrepend"},
+    "llllvvuu.glspc": {"glspc.server.command", "glspc.server.commandArguments", "glspc.server.languageId"},
+}
+
+
+def _editor_blocks(fence: str) -> list[str]:
+    text = (DOCS / "integrations.md").read_text(encoding="utf-8")
+    return re.findall(rf"^```{fence}\n(.*?)^```", text, flags=re.M | re.S)
+
+
+def test_the_vs_code_snippet_uses_the_settings_of_the_extension_it_installs() -> None:
+    text = (DOCS / "integrations.md").read_text(encoding="utf-8")
+    (installed,) = set(re.findall(r"code --install-extension ([\w.-]+)", text))
+    settings = {key for block in _editor_blocks("json") for key in re.findall(r'"(glspc\.[\w.]+)"', block)}
+    assert settings and settings <= VSCODE_SETTINGS[installed], (installed, settings)
+    assert f"`{installed}`" in text.split("**VS Code**", 1)[1].split("\n\n", 1)[0]  # the prose names it too
+
+
+def test_the_neovim_save_hook_applies_the_fix_all_edit_before_the_write() -> None:
+    (hook,) = [block for block in _editor_blocks("lua") if "BufWritePre" in block]
+    assert "request_sync(" in hook and '"textDocument/codeAction"' in hook  # waits for the answer
+    assert "apply_workspace_edit(action.edit" in hook and "source.fixAll.fsdp-unpatch" in hook
+    assert "vim.lsp.buf.code_action" not in hook  # asynchronous: the file would be written unfixed

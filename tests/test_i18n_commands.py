@@ -76,7 +76,7 @@ def test_audit_foreach_copy_prints_a_chinese_table() -> None:
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == "`torch._foreach_copy_` 调用点：10 个，分布在 6 个文件中。"
-    assert lines[2] == "| 调用点 | 类型 | 同设备快速路径 | 判断依据 | 需要重测 |"
+    assert lines[2] == "| 调用点 | 类型 | 同设备快速路径 | 判定依据 | 回归测试 |"
     rows = {row.split(" | ")[0]: row.split(" | ")[1:] for row in lines[4:]}
     assert len(rows) == 10
     d2h = rows[
@@ -92,13 +92,13 @@ def test_audit_foreach_copy_prints_a_chinese_table() -> None:
     kinds = {cells[0] for cells in rows.values()}
     assert kinds == {
         "编译器 lowering 注册",
-        "图重放的输入拷贝",
+        "图 replay 的输入拷贝",
         "FSDP2 集合通信路径",
         "被 mock 的调用",
         "测试中的主机与设备间拷贝",
         "其他",
     }
-    assert {cells[1] for cells in rows.values()} == {"执行不到", "很可能是", "预期是", "否", "是", "未知"}
+    assert {cells[1] for cells in rows.values()} == {"不会到达", "可能命中", "预期命中", "否", "是", "未知"}
     for cells in rows.values():  # what decides it and what to re-test: Chinese sentences around the code
         assert CJK.search(cells[2]) and CJK.search(cells[3]), cells
     assert _prose_left(run.stdout) == []
@@ -123,7 +123,7 @@ def test_audit_foreach_copy_in_english_and_json_are_unchanged() -> None:
 def test_audit_of_the_example_and_its_errors_in_chinese(tmp_path: Path) -> None:
     run = _console("audit", "foreach-copy", ".", cwd=EXAMPLE, env=ZH_LOCALE)
     assert run.returncode == 0 and run.stdout.startswith("`torch._foreach_copy_` 调用点：4 个，分布在 1 个文件中。\n")
-    assert "| FSDP2 集合通信路径 | 预期是 | FSDP2 在训练设备上的缓冲区之间拷贝；" in run.stdout
+    assert "| FSDP2 集合通信路径 | 预期命中 | FSDP2 在训练设备上的缓冲区之间拷贝；" in run.stdout
     assert "`all_gather_output` 来自此函数之外" in run.stdout and _prose_left(run.stdout) == []
     (tmp_path / "broken.py").write_text("torch._foreach_copy_(a, b\n")
     broken = cli("audit", "foreach-copy", ".", cwd=tmp_path, env=ZH_LOCALE)
@@ -132,7 +132,7 @@ def test_audit_of_the_example_and_its_errors_in_chinese(tmp_path: Path) -> None:
         broken.stderr
     )
     assert broken.stdout.decode() == "`torch._foreach_copy_` 调用点：0 个，分布在 0 个文件中。\n\n" + (
-        "| 调用点 | 类型 | 同设备快速路径 | 判断依据 | 需要重测 |\n| --- | --- | --- | --- | --- |\n"
+        "| 调用点 | 类型 | 同设备快速路径 | 判定依据 | 回归测试 |\n| --- | --- | --- | --- | --- |\n"
     )
 
 

@@ -117,7 +117,8 @@ def test_fix_from_stdin_keeps_an_installer_another_file_imports(tmp_path: Path) 
     buffer = (project / PATCH).read_bytes()
     result = cli("fix", "--stdin-filename", str(PATCH), "-", cwd=project, stdin=buffer)
     assert b"def _apply_fsdp_patch" in result.stdout  # `_api_patches.py` imports it
-    # `fix --stdin-filename F` judges F as `fix F` does: the importer outside the run keeps the installer.
+    # `fix --stdin-filename F` judges F as `fix F` does: the importer outside the run keeps the installer
+    # (standard output carries F alone, so a fix that needs the importer changed too would break its import)
     assert b"legacy_npu/_api_patches.py (not in this run) names it" in result.stderr
     assert (project / PATCH).read_bytes() == buffer
 

@@ -114,8 +114,10 @@ def test_an_editor_session(stack: Path, client: Client, tmp_path: Path) -> None:
     published = _open(client, uri, text)
     expected = [f.to_dict() for f in check_source(text, str(path), in_project=True)]
     assert _codes(published) == [f["code"] for f in expected] == ["FSU002", "FSU001", "FSU101", "FSU201"]
-    for diagnostic, finding in zip(published["diagnostics"], expected):
-        assert diagnostic["message"] == finding["message"]
+    # the message is `check`'s, with what the fix cannot do (here: the review finding has none), as `check` says
+    notes = ["", "", " (no automatic fix)", ""]
+    for diagnostic, finding, note in zip(published["diagnostics"], expected, notes):
+        assert diagnostic["message"] == finding["message"] + note
         assert diagnostic["range"]["start"] == {"line": finding["line"] - 1, "character": finding["column"] - 1}
         assert diagnostic["range"]["end"] == {"line": finding["end_line"] - 1, "character": finding["end_column"] - 1}
         assert diagnostic["source"] == "fsdp-unpatch"
@@ -201,27 +203,80 @@ def test_an_editor_session(stack: Path, client: Client, tmp_path: Path) -> None:
     assert client.close() == 0
 
 
-def test_the_bundled_example_is_fixed_as_fix_fixes_its_file(tmp_path: Path) -> None:
-    # `_api_patches.py` calls the installer of `_add_fsdp_patch.py`: `fix` on that file alone keeps the
-    # installer for now and removes the rest; so do the diagnostics and the fix-all action of its buffer.
-    example = shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "legacy_project", tmp_path / "a")
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "legacy_project"
+
+
+def test_fix_all_on_each_file_of_the_example_is_fix_of_the_project(tmp_path: Path) -> None:
+    # The server's fix-all on a file is what `fix .` writes to it (issue 31, item 6): `_api_patches.py` calls
+    # the installer of `_add_fsdp_patch.py`, and `fix .` deletes the installer with its call; the fix-all of
+    # either file did `fix FILE`, which kept a `def _apply_fsdp_patch(): pass` stub and left the call. Its edit
+    # carries the other file's part, so that applied whole it leaves the project as `fix .` does.
+    example = shutil.copytree(EXAMPLE, tmp_path / "a")
+    fixed = shutil.copytree(EXAMPLE, tmp_path / "b")
+    assert cli("fix", "--no-cache", ".", cwd=fixed).returncode == 0
+    files = sorted(str(p.relative_to(example)) for p in example.rglob("*.py"))
+    before = {name: (example / name).read_text() for name in files}
+    after = {name: (fixed / name).read_text() for name in files}
+    changed = [name for name in files if before[name] != after[name]]
+    assert changed == ["legacy_npu/_api_patches.py", "legacy_npu/distributed/fsdp/_add_fsdp_patch.py"]
+    assert "def _apply_fsdp_patch" not in after[changed[1]] and "_apply_fsdp_patch" not in after[changed[0]]
+    uris = {(example / name).as_uri(): name for name in files}
+    everything = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    client = Client(example)
+    try:
+        _initialize(client, example, disabled_support=True)
+        for uri, name in uris.items():
+            _open(client, uri, before[name])
+        for uri, name in uris.items():
+            actions = _actions(client, uri, everything, only=["source.fixAll"])
+            if name not in changed:
+                assert actions == [], name  # `fix .` leaves the file as it is: nothing offered
+                continue
+            (fix_all,) = actions
+            edits = fix_all["edit"]["changes"]
+            assert sorted(uris[u] for u in edits) == changed  # the other file goes with it
+            for other, its_edits in edits.items():
+                assert apply_edits(before[uris[other]], its_edits) == after[uris[other]], (name, uris[other])
+        # the edit was computed from the other file on disk: with unsaved changes there, it is refused, and why
+        caller, patch = (example / changed[0]).as_uri(), (example / changed[1]).as_uri()
+        _change(client, caller, 2, before[changed[0]] + "# unsaved\n")
+        (refused,) = _actions(client, patch, everything, only=["source.fixAll"])
+        assert "edit" not in refused and "has unsaved changes" in refused["disabled"]["reason"], refused
+        assert changed[0] in refused["disabled"]["reason"]
+        assert client.close() == 0
+    finally:
+        client.kill()
+    assert {name: (example / name).read_text() for name in files} == before  # the server wrote nothing
+    # (a pipe, `fix --stdin-filename PATH -`, is `fix PATH` instead: tests/test_cli_habits.py)
+
+
+def test_quick_fixes_name_what_they_fix_and_say_why_not(tmp_path: Path) -> None:
+    # The three FSU002 quick fixes had one title ("Fix FSU002 override-replacement: ..."): each names its
+    # function now, and each install site its target. A client that shows disabled actions is told why a
+    # finding gets none: the installer's fix changes `_api_patches.py` too (the fix-all action does it).
+    example = shutil.copytree(EXAMPLE, tmp_path / "a")
     patch = example / "legacy_npu" / "distributed" / "fsdp" / "_add_fsdp_patch.py"
     uri, text = patch.as_uri(), patch.read_text()
     client = Client(example)
     try:
         _initialize(client, example, disabled_support=True)
         published = _open(client, uri, text)
-        (installer,) = [d for d in published["diagnostics"] if d["code"] == "FSU003"]
-        assert installer["message"].endswith("kept for now: legacy_npu/_api_patches.py (not in this run) names it")
-        assert [a["kind"] for a in _actions(client, uri, installer["range"])] == [FIX_ALL]  # no quick fix for it
-        (fix_all,) = _actions(client, uri, installer["range"], only=[FIX_ALL])
+        whole = {"start": {"line": 0, "character": 0}, "end": {"line": len(text.splitlines()), "character": 0}}
+        actions = _actions(client, uri, whole, only=["quickfix"])
         assert client.close() == 0
     finally:
         client.kill()
-    copy = shutil.copytree(example, tmp_path / "b")
-    assert cli("fix", "--no-cache", str(patch.relative_to(example)), cwd=copy).returncode == 1
-    fixed = (copy / patch.relative_to(example)).read_bytes()
-    assert apply_edits(text, fix_all["edit"]["changes"][uri]).encode() == fixed != text.encode()
+    titles = {a["title"]: a for a in actions}
+    assert len(titles) == len(actions)  # told apart
+    for name in ("_patched_get_param_all_gather_inputs", "_patched_all_gather_copy_in", "_patched_finalize_backward"):
+        assert "edit" in titles[f"Delete `{name}` with its install sites (FSU002)"]
+    assert "edit" in titles["Delete the override `_ParamGroup.finalize_backward` (FSU001)"]
+    assert "edit" in titles["Delete the override `torch.ops.fsdp.all_gather_copy_in.default` (FSU001)"]
+    installer = titles["Delete the installer `_apply_fsdp_patch` (FSU003)"]
+    assert "edit" not in installer and "legacy_npu/_api_patches.py" in installer["disabled"]["reason"]
+    assert "fix-all" in installer["disabled"]["reason"]
+    fixable = [d for d in published["diagnostics"] if d["severity"] != HINT]
+    assert sorted(a["diagnostics"][0]["code"] for a in actions) == sorted(d["code"] for d in fixable)
 
 
 def test_a_fix_that_fix_holds_back_is_not_offered(tmp_path: Path) -> None:
@@ -244,9 +299,19 @@ def test_a_fix_that_fix_holds_back_is_not_offered(tmp_path: Path) -> None:
         (review,) = [f for f in check_source(text, str(loose), in_project=True) if f.code == "FSU101"]
         (shown,) = [d for d in published["diagnostics"] if d["code"] == "FSU101"]
         assert shown["range"]["start"] == {"line": review.span.line - 1, "character": review.span.column - 1}
-        (held,) = _actions(client, uri, published["diagnostics"][1]["range"])
+        install = published["diagnostics"][1]
+        # the reason is in the diagnostic, for a client that shows no disabled action (it used to be silent)
+        assert install["code"] == "FSU001" and "(fix held back: no project root" in install["message"]
+        quick, held = _actions(client, uri, install["range"])
         assert held["kind"] == FIX_ALL and "edit" not in held
         assert "no project root" in held["disabled"]["reason"]
+        assert quick["kind"] == "quickfix" and "edit" not in quick
+        assert quick["title"] == "Delete the override `collectives._get_param_all_gather_inputs` (FSU001)"
+        assert quick["disabled"]["reason"].startswith("fix held back: no project root")
+        # no fix at all: said so, with where to read more
+        (unfixable,) = [a for a in _actions(client, uri, shown["range"]) if a["kind"] == "quickfix"]
+        assert unfixable["disabled"]["reason"].startswith("no automatic fix for FSU101")
+        assert shown["message"].endswith(" (no automatic fix)")
         assert client.close() == 0
     finally:
         client.kill()

@@ -157,9 +157,9 @@ def _verify(matched: bool, missing: list[str]) -> dict:
     }
 
 
-def _described(tmp_path: Path, doctor=None, verify=None) -> str:
+def _described(tmp_path: Path, doctor=None, verify=None, template=None) -> str:
     project = _copy(tmp_path)
-    args = ["fix", "--diff", "--no-cache", "--report", "mr.md"]
+    args = ["fix", "--diff", "--no-cache", "--report", "mr.md"] + (["--template", template] if template else [])
     if doctor is not None:
         (tmp_path / "doctor.json").write_text(json.dumps(doctor))
         args += ["--doctor-report", str(tmp_path / "doctor.json")]
@@ -239,23 +239,36 @@ def test_bad_report_input_is_said_and_nothing_is_fixed(tmp_path: Path, args: lis
 
 
 # translatable: every sentence comes from the templates module -------------------------------------------------
-def test_every_sentence_of_the_description_goes_through_the_templates(tmp_path: Path, monkeypatch) -> None:
+# The Ascend template's own words: its headings, its choices and the submitter's self-checks (never translated).
+ASCEND_OWN = {f"# {h}" for h in merge_request_text.ASCEND_HEADINGS} | {
+    f"- [{mark}] {text}"
+    for mark in "x "
+    for text in merge_request_text.ASCEND_KINDS + merge_request_text.ASCEND_SELF_CHECKS
+}
+
+
+@pytest.mark.parametrize("template", ["plain", "ascend"])
+def test_every_sentence_of_the_description_goes_through_the_templates(tmp_path: Path, monkeypatch, template) -> None:
     monkeypatch.setattr(merge_request_text, "_", lambda message: "«" + message + "»")
-    text = _described(tmp_path, doctor=_doctor("ok"), verify=_verify(True, []))
-    lines = [line for line in text.splitlines() if line.strip() and line != "---"]
-    assert lines and [line for line in lines if "«" not in line] == []
+    monkeypatch.setattr(merge_request_text, "_n", lambda one, many, count: "«" + (one if count == 1 else many) + "»")
+    text = _described(tmp_path, doctor=_doctor("ok"), verify=_verify(True, []), template=template)
+    lines = [line for line in text.splitlines() if line.strip() and line != "---" and not line.startswith("| ---")]
+    assert lines and [line for line in lines if "«" not in line and line not in ASCEND_OWN] == []
+    assert ("# 【合入来源】" in lines) == (template == "ascend")
 
 
 CJK = re.compile("[\u4e00-\u9fff]")
 
 
 def test_the_description_in_chinese_follows_the_same_findings(tmp_path: Path) -> None:
-    """`--lang zh-CN`: every heading and sentence from the catalog, every finding's text translated; the
-    targets, places and files (what a reviewer checks against the diff) as in English."""
+    """`--lang zh-CN --template plain`: every heading and sentence from the catalog, every finding's text
+    translated; the targets, places and files (what a reviewer checks against the diff) as in English."""
     english = _copy(tmp_path / "en")
     chinese = _copy(tmp_path / "zh")
     assert cli("fix", "--diff", "--no-cache", "--report", "mr.md", ".", cwd=english).returncode == 1
-    done = cli("fix", "--diff", "--no-cache", "--lang", "zh-CN", "--report", "mr.md", ".", cwd=chinese)
+    done = cli(
+        "fix", "--diff", "--no-cache", "--lang", "zh-CN", "--template", "plain", "--report", "mr.md", ".", cwd=chinese
+    )
     assert done.returncode == 1, done.stderr
     en = _sections((english / "mr.md").read_text(encoding="utf-8"))
     zh = _sections((chinese / "mr.md").read_text(encoding="utf-8"))
@@ -276,7 +289,22 @@ def test_each_chinese_removal_carries_its_proof_not_the_whole_message(tmp_path: 
     english = _copy(tmp_path / "en")
     chinese = _copy(tmp_path / "zh")
     assert cli("fix", "--diff", "--no-cache", "--report", "mr.md", ".", cwd=english).returncode == 1
-    assert cli("fix", "--diff", "--no-cache", "--lang", "zh-CN", "--report", "mr.md", ".", cwd=chinese).returncode == 1
+    assert (
+        cli(
+            "fix",
+            "--diff",
+            "--no-cache",
+            "--lang",
+            "zh-CN",
+            "--template",
+            "plain",
+            "--report",
+            "mr.md",
+            ".",
+            cwd=chinese,
+        ).returncode
+        == 1
+    )
     en = _sections((english / "mr.md").read_text(encoding="utf-8"))["Removed overrides"]
     zh = next(
         lines

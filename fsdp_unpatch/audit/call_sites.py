@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
@@ -25,7 +25,7 @@ REGISTERED = re.compile(r"(^|\.)aten\._foreach_copy_?(\.default)?$")
 SOURCE_TOKENS = (b"_foreach_copy",)
 
 # The words below are marked for translation (`N_`, `Phrase`): the JSON form keeps them in English, the table
-# (`report.py`) prints them in the reader's language.
+# (`report.py`) and the merge request's (`reporting/merge_request.py`) print them in the reader's language.
 KINDS = {
     "fsdp2-collectives": N_("FSDP2 collectives path"),
     "graph-replay": N_("graph-replay input copy"),
@@ -309,18 +309,28 @@ def _device_word(device: Optional[str]) -> str:
     return Phrase("pinned cpu") if device == "pinned cpu" else device
 
 
-def audit_paths(candidates: Iterable, catalog: Catalog) -> tuple[list[CallSite], list[tuple[str, str]]]:
+def audit_paths(
+    candidates: Iterable, catalog: Catalog, contents: Optional[Mapping[str, Optional[bytes]]] = None
+) -> tuple[list[CallSite], list[tuple[str, str]]]:
     """(call sites sorted by path and line, (`path:line:column`, problem) of each file that could not be read or
-    parsed; the problem in English, as `check` words it)."""
+    parsed; the problem in English, as `check` words it).
+
+    `contents`: display path -> the bytes to audit instead of the file's on disk (None: the file is gone)."""
     from fsdp_unpatch.analysis.source import parse_source
-    from fsdp_unpatch.files.reading import SourceError, read_source
+    from fsdp_unpatch.files.reading import SourceError, SourceFile, read_source
     from fsdp_unpatch.project.identity import module_name as module_name_of
 
     sites: list[CallSite] = []
     errors: list[tuple[str, str]] = []
     for candidate in candidates:
         try:
-            source = read_source(candidate.path, candidate.display)
+            if contents is not None and candidate.display in contents:
+                data = contents[candidate.display]
+                if data is None:
+                    continue
+                source = SourceFile(Path(candidate.path), candidate.display, data, 0, len(data))
+            else:
+                source = read_source(candidate.path, candidate.display)
             if not any(token in source.data for token in SOURCE_TOKENS):
                 continue
             module = parse_source(source)
@@ -331,3 +341,41 @@ def audit_paths(candidates: Iterable, catalog: Catalog) -> tuple[list[CallSite],
         sites.extend(_FileAudit(candidate.display, module, name, is_test_module(Path(candidate.path)), catalog).sites())
     sites.sort(key=lambda s: (s.path, s.line, s.column))
     return sites, errors
+
+
+# What a fix does to a call site (`audit_change`): the merge request's table says it per row.
+REMOVED, STAYS, ADDED = "removed", "stays", "added"
+
+
+def audit_change(
+    candidates: Iterable, catalog: Catalog, before: Mapping[str, Optional[bytes]], after: Mapping[str, Optional[bytes]]
+) -> list[tuple[CallSite, str]]:
+    """The call sites of the tree a fix starts from, each with what the fix does to it (`REMOVED`, `STAYS`),
+    then any call site only the fixed tree has (`ADDED`). `before` and `after`: display path -> the bytes of
+    each file the fix changed (None: absent on that side); the other files are read from disk, once. A site
+    of a changed file stays when the fixed file has the same call in the same function (lines may move)."""
+    candidates = list(candidates)
+    changed = set(before) | set(after)
+    same, _ = audit_paths([c for c in candidates if c.display not in changed], catalog)
+    touched = [c for c in candidates if c.display in changed]
+    old, _ = audit_paths(touched, catalog, before)
+    new, _ = audit_paths(touched, catalog, after)
+    left: dict[tuple[str, str, str], int] = {}
+    for site in new:
+        key = (site.path, site.function, site.code)
+        left[key] = left.get(key, 0) + 1
+    rows = [(site, STAYS) for site in same]
+    for site in old:
+        key = (site.path, site.function, site.code)
+        if left.get(key):
+            left[key] -= 1
+            rows.append((site, STAYS))
+        else:
+            rows.append((site, REMOVED))
+    for site in new:
+        key = (site.path, site.function, site.code)
+        if left.get(key):
+            left[key] -= 1
+            rows.append((site, ADDED))
+    rows.sort(key=lambda row: (row[0].path, row[0].line, row[0].column, row[1] == ADDED))
+    return rows

@@ -1,7 +1,8 @@
 """`fsdp-unpatch check` and `fsdp-unpatch fix`.
 
-Exit status: 0 nothing to report (keep findings never fail a run), 1 findings remain (or, with
-`fix --diff`, the fix would change something), 2 usage or input error.
+Exit status: 0 nothing to report (keep findings never fail a run), 1 findings remain (a file that does not
+parse included, as in ruff; or, with `fix --diff`, the fix would change something), 2 usage or input error
+(a file that cannot be read or written).
 """
 
 from __future__ import annotations
@@ -58,8 +59,17 @@ def _execute(request: Request) -> int:
     if request.exit_non_zero_on_fix and result.changed and not request.diff:
         return EXIT_FINDINGS
     if request.fix_only or request.add_noqa:  # leftover findings are not this run's business
-        return EXIT_CLEAN
+        # but a file that does not parse was neither fixed nor marked: said by the status, as before (not 0)
+        return EXIT_FINDINGS if _unparsed(result.remaining) else EXIT_CLEAN
     return status
+
+
+def _unparsed(findings) -> list:
+    """The findings of files that do not parse (FSU901): reported, and they fail the run as findings do (exit
+    1, as ruff exits for a syntax error), not as an input error."""
+    from fsdp_unpatch.rules.parse_error import PARSE_ERROR
+
+    return [f for f in findings if f.code == PARSE_ERROR.code]
 
 
 def _error(message: str) -> None:
@@ -191,7 +201,7 @@ def _run_and_report(request: Request):
             return EXIT_ERROR, result
         if request.report is not None:
             try:
-                write_report(request, result, context, evidence)
+                write_report(request, result, context, evidence, plan.settings, plan.candidates)
             except ReportError as error:
                 _error(str(error))
                 return EXIT_ERROR, result
@@ -201,9 +211,14 @@ def _run_and_report(request: Request):
             if not mark_files(result, quiet):
                 return EXIT_ERROR, result
     remaining = result.remaining
-    if plan.missing or (repair is not None and repair.problems) or any(f.category == "error" for f in remaining):
+    # A syntax error is a finding, as in ruff (exit 1); a file that cannot be read or written, an input error (2)
+    unparsed = _unparsed(remaining)
+    errors = sum(1 for f in remaining if f.category == "error") - len(unparsed)
+    if plan.missing or (repair is not None and repair.problems) or errors:
         return EXIT_ERROR, result
     if repair is not None and repair.interrupted:  # a half-written group: `fix` must finish it
+        return EXIT_FINDINGS, result
+    if unparsed:
         return EXIT_FINDINGS, result
     if diff:
         return (EXIT_FINDINGS if result.changed else EXIT_CLEAN), result
@@ -288,6 +303,7 @@ def _report(request: Request, result, context, out, stdin_data: bytes) -> None:
             from fsdp_unpatch.reporting.text import summary
 
             if not request.quiet:
+                _say_errors(result)  # a file that does not parse has no diff: it is named, not only counted
                 click.echo(summary(result, context, listing=False), err=True)
         else:
             sys.stderr.write(formatter(output_format)(result, context))
@@ -297,6 +313,17 @@ def _report(request: Request, result, context, out, stdin_data: bytes) -> None:
         out.write(statistics_report(result, context, output_format))
     else:
         out.write(formatter(output_format)(result, context))
+
+
+def _say_errors(result) -> None:
+    """The files the run could not read or parse, one line each on standard error, as `check` lists them."""
+    from fsdp_unpatch.quoting import quoted_path
+    from fsdp_unpatch.reporting.localize import localized
+
+    for f in result.remaining:
+        if f.category == "error":
+            where = f"{quoted_path(f.path)}:{f.span.line}:{f.span.column}"
+            click.echo(f"{where}: {f.code} [{f.category}] {localized(f.message)}", err=True)
 
 
 def link_base(environ) -> str:

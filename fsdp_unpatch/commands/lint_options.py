@@ -206,6 +206,18 @@ def fix_options(function):
             type=click.Path(dir_okay=False),
             help="With --report: the result of `fsdp-unpatch verify --output-format json`.",
         ),
+        click.option(
+            "--template",
+            "report_template",
+            type=click.Choice(["ascend", "plain"]),
+            help="With --report: the Ascend merge-request sections (【合入来源】 ... 【CheckList】) or plain "
+            "sections (default: report-template in the configuration, else ascend in Chinese, plain otherwise).",
+        ),
+        click.option(
+            "--design-doc",
+            metavar="URL",
+            help="With --report: link the design document (default: design-doc in the configuration; none).",
+        ),
     ]
     for option in reversed(options):
         function = option(function)

@@ -4,9 +4,11 @@ and the writing of it once the fix is done (`reporting/merge_request.py` writes 
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Optional, Sequence
 
+from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.config.request import Request
+from fsdp_unpatch.config.settings import Settings
 from fsdp_unpatch.model import RunResult
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.reporting.evidence import Doctor, EvidenceError, Verified, load_doctor, load_verify
@@ -23,9 +25,12 @@ def evidence_for(request: Request) -> Evidence:
     cited = [
         f for f, v in (("--doctor-report", request.doctor_report), ("--verify-report", request.verify_report)) if v
     ]
+    shaped = [f for f, v in (("--template", request.report_template), ("--design-doc", request.design_doc)) if v]
     if request.report is None:
         if cited:
             raise ReportError(f"{cited[0]} is cited by the merge-request description: give it with --report FILE.md")
+        if shaped:
+            raise ReportError(f"{shaped[0]} shapes the merge-request description: give it with --report FILE.md")
         return None, None
     if not request.fix:
         raise ReportError("--report describes a fix: use it with `fix`, `check --fix` or `--diff`")
@@ -38,6 +43,8 @@ def evidence_for(request: Request) -> Evidence:
         else os.path.isdir(folder) and os.access(folder, os.W_OK)
     ):
         raise ReportError(f"--report {request.report}: cannot write it (a folder, no such folder, or not writable)")
+    if request.design_doc is not None and not (request.design_doc.strip() and request.design_doc.isprintable()):
+        raise ReportError(f"--design-doc {request.design_doc!r}: give the design document's link on one line")
     try:
         doctor = load_doctor(request.doctor_report) if request.doctor_report else None
         verified = load_verify(request.verify_report) if request.verify_report else None
@@ -46,11 +53,26 @@ def evidence_for(request: Request) -> Evidence:
     return doctor, verified
 
 
-def write_report(request: Request, result: RunResult, context: ReportContext, evidence: Evidence) -> None:
-    from fsdp_unpatch.reporting.merge_request import merge_request
+def write_report(
+    request: Request,
+    result: RunResult,
+    context: ReportContext,
+    evidence: Evidence,
+    settings: Settings,
+    candidates: Sequence[Candidate],
+) -> None:
+    from fsdp_unpatch.audit.call_sites import audit_change
+    from fsdp_unpatch.reporting.merge_request import Shape, merge_request, template_for
 
     assert request.report is not None
-    text = merge_request(result, context, *evidence)
+    # The call sites of the tree the change starts from, each with what the change does to it: the files the
+    # fix changed are audited from their bytes before and after (nothing on disk is both, with or without --diff).
+    changes = result.written or result.changed
+    before = {f.display: f.original for f in changes}
+    after = {f.display: None if f.deleted else f.fixed for f in changes}
+    sites = audit_change(candidates, context.catalog, before, after)
+    shape = Shape(template_for(settings.report_template), settings.design_doc, sites)
+    text = merge_request(result, context, *evidence, shape=shape)
     try:
         with open(request.report, "w", encoding="utf-8") as handle:
             handle.write(text)

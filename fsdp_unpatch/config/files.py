@@ -47,7 +47,11 @@ KEYS = {
     "extend-ignore": N_("a list of rule codes or prefixes"),
     "extend-fixable": N_("a list of rule codes or prefixes"),
     "lang": N_('"en" or "zh-CN"'),
+    "report-template": N_('"ascend" or "plain"'),
+    "design-doc": N_("a link to the design document (a URL, on one line)"),
 }
+# `fix --report`'s templates (`reporting/merge_request.py`): the Ascend merge-request sections, or plain sections
+REPORT_TEMPLATES = ("ascend", "plain")
 CODE_LISTS = ("select", "ignore", "extend-select", "fixable", "unfixable", "extend-ignore", "extend-fixable")
 
 
@@ -184,6 +188,14 @@ def checked(section: dict, source: str, table: str, catalog: Catalog) -> dict[st
                 values[key] = normalise(value, where)
             except LanguageError as error:
                 raise SettingsError(str(error)) from None
+        elif key == "report-template":
+            if value not in REPORT_TEMPLATES:
+                raise SettingsError(_must_be(where, key, value))
+            values[key] = value
+        elif key == "design-doc":
+            if not isinstance(value, str) or not value.strip() or not value.isprintable():
+                raise SettingsError(_must_be(where, key, value))
+            values[key] = value.strip()
         elif key == "keep":
             unknown = [t for t in _strings(value, key, source) if t not in catalog.targets]
             if unknown:
@@ -244,6 +256,8 @@ def resolve(
         + parse_codes(flags.extend_fixable, "--extend-fixable", known),
         unfixable=values.get("unfixable", ()) + parse_codes(flags.unfixable, "--unfixable", known),
         lang=values.get("lang"),
+        report_template=flags.report_template or values.get("report-template"),
+        design_doc=flags.design_doc or values.get("design-doc"),
         root=str(file.root) if file is not None else str(project_root or "."),
         config=str(file.path) if file is not None else None,
     )

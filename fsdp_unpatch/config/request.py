@@ -18,8 +18,13 @@ class Request:
     paths: tuple[str, ...] = (".",)  # `-`: the source comes from a buffer (standard input, an editor)
     stdin_filename: Optional[str] = None  # the name the buffer is reported and configured under
     # The buffer is planned as that file, part of its project, as `check FILE` plans it (a deletion that
-    # a file outside the run names is kept for now), not as a module alone (the language server)
+    # a file outside the run names is kept for now), not as a module alone (the command line's pipe)
     in_project: bool = False
+    # With `in_project`: the buffer is planned with its whole project around it, as `fix .` in the project's
+    # root plans that file (the language server, the Python API: their fix returns the other files' changes
+    # too). Not for a pipe, whose standard output carries the buffer only: it is `fix FILE`, and a fix that
+    # needs another file (outside that run) is held back, so that its output never breaks an import.
+    whole_project: bool = False
 
     # what the run does
     fix: bool = False
@@ -73,6 +78,8 @@ class Request:
     report: Optional[str] = None
     doctor_report: Optional[str] = None
     verify_report: Optional[str] = None
+    report_template: Optional[str] = None  # `--template ascend|plain` (over `report-template`)
+    design_doc: Optional[str] = None  # `--design-doc URL` (over `design-doc`)
 
     @classmethod
     def from_options(cls, **options: Any) -> Request:
@@ -83,7 +90,7 @@ class Request:
         if values.get("stdin_filename") is not None and not values.get("paths"):
             values["paths"] = (STDIN,)  # as in ruff: `--stdin-filename` alone reads standard input
         if values.get("stdin_filename") is not None:
-            # An editor's pipe stands for that file in its project: what `fix PATH` would write, not a module alone
+            # An editor's pipe stands for that file in its project: what `fix PATH` writes, not a module alone
             values.setdefault("in_project", True)
         return cls(**values)
 

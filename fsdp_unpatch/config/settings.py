@@ -44,6 +44,9 @@ class Settings:
     root: str = "."  # the project root: the configuration file's folder, else the current folder
     config: Optional[str] = None  # the configuration file read, if any
     lang: Optional[str] = None  # the configuration's language ("en", "zh-CN"); `--lang` and the locale otherwise
+    # `fix --report`: "ascend" or "plain" (None: ascend in Chinese, else plain), and the design document's link
+    report_template: Optional[str] = None
+    design_doc: Optional[str] = None
 
     def is_selected(self, code: str, path: str = "") -> bool:
         """ruff's rule: the longest matching prefix of select or ignore wins; ties go to ignore.

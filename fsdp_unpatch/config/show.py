@@ -40,6 +40,9 @@ def settings_text(plan: Plan, request: Request) -> str:
         ("fixable", settings.fixable),
         ("unfixable", settings.unfixable),
         ("lang", i18n.language()),  # as chosen: --lang, else the configuration, else the locale
+        # `fix --report`'s template as chosen: --template, else the configuration, else by the language
+        ("report-template", settings.report_template or ("ascend" if i18n.language() == i18n.CHINESE else "plain")),
+        ("design-doc", settings.design_doc or "none"),
         ("unsafe-fixes", request.unsafe_fixes),
         ("ignore-noqa", request.ignore_noqa),
         ("cache-dir", cache),

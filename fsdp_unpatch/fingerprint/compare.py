@@ -16,7 +16,7 @@ import sys
 import textwrap
 import warnings
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
+from typing import Collection, Mapping, Optional, Sequence
 
 from fsdp_unpatch.fingerprint.normalise import (
     DOCSTRINGS,
@@ -67,6 +67,19 @@ class Evidence:
     matched_versions: tuple[str, ...] = ()
     # A short unified diff of the replacement against the closest release (when not matched).
     diff: str = ""
+    # The normalisations needed against each of `matched_versions` (the same order): a copy may be closer to
+    # an older release than to the newest it matches.
+    matched_normalisations: tuple[tuple[str, ...], ...] = ()
+
+    def match_in(self, releases: Collection[str]) -> Optional[tuple[str, tuple[str, ...]]]:
+        """(version, normalisations) of the newest matched release whose `MAJOR.MINOR` is in `releases`
+        ("2.9" takes "2.9.1"), or None when no matched release is."""
+        found = None
+        for index, version in enumerate(self.matched_versions):  # oldest first
+            if ".".join(version.split("+")[0].split(".")[:2]) in releases:
+                needed = self.matched_normalisations[index] if self.matched_normalisations else self.normalisations
+                found = (version, needed)
+        return found
 
 
 @dataclass
@@ -360,7 +373,8 @@ def _compare_to_upstream(
     holding ``torch/...`` sources (one per version, named by version) or parents of such directories.
 
     When matched, ``torch_version`` is the newest matching version and ``matched_versions`` lists them
-    all; otherwise it is the version with the fewest differences (the newest on a tie).
+    all (``matched_normalisations``: what each of them needed; ``Evidence.match_in`` picks a target's);
+    otherwise it is the version with the fewest differences (the newest on a tie).
     """
     unparsable = _unparsable(function_source)
     if unparsable is not None:
@@ -379,7 +393,8 @@ def _compare_to_upstream(
     ups = {v: _normalised_upstream(releases[v], proven, PIPELINE) for v in versions}
     matched = tuple(v for v in versions if _dump(ups[v].tree) == _dump(cand.tree))
     if matched:
-        return Evidence(True, matched[-1], _used(PIPELINE, cand, ups[matched[-1]]), (), calls_original, matched)
+        needed = tuple(_used(PIPELINE, cand, ups[v]) for v in matched)
+        return Evidence(True, matched[-1], needed[-1], (), calls_original, matched, matched_normalisations=needed)
     best_version, best = versions[-1], None
     for v in versions:  # oldest first; ties go to the newest
         found = _differences(cand, ups[v])

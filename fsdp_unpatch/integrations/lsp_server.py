@@ -8,6 +8,7 @@ when it is closed. Imported only by that command, so `check` and `fix` never loa
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from typing import Any, Optional
 
@@ -147,7 +148,16 @@ def build() -> LanguageServer:
             return []
         asked = server.client_capabilities.text_document
         disabled = bool(asked and asked.code_action and asked.code_action.disabled_support)
-        return code_actions(current(uri), uri, params.range, params.context.only, units(), disabled)
+        return code_actions(current(uri), uri, params.range, params.context.only, units(), disabled, buffer_of)
+
+    def buffer_of(path: str) -> Optional[str]:
+        """The text of the open document of the file at `path`, if the editor has one open."""
+        real = os.path.realpath(path)
+        for uri in opened:
+            document = server.workspace.get_text_document(uri)
+            if document.path and os.path.realpath(document.path) == real:
+                return document.source
+        return None
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def on_hover(params: types.HoverParams) -> Optional[types.Hover]:

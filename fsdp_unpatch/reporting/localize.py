@@ -32,6 +32,9 @@ NOTE_TEMPLATES = (
 FRAGMENT_TEMPLATES = (
     N_("matches torch {version} `{upstream}` up to: {normalisations}"),
     N_("matches torch {version} `{upstream}` exactly"),
+    # the newest matched release when none is in the run's target torch (a copy of an older or newer body)
+    N_("matches torch {version} `{upstream}` (outside the target torch) up to: {normalisations}"),
+    N_("matches torch {version} `{upstream}` (outside the target torch) exactly"),
     N_("{count} statement"),
     N_("{count} statements"),
     N_("line {line}: `{text}`"),

@@ -1,20 +1,25 @@
 """`fix --report FILE.md`: the merge request's description, written from what the fix did and found.
 
-What was removed (each override with its one-line proof, then the code removed with it), what was kept on
-purpose and why, what is left for review, the files changed, the precondition (with `doctor`'s verdict when
-its JSON report is given) and `verify`'s result when given. Every sentence comes from
-`merge_request_text.py`, so the description is in the reader's language; findings' messages come as the
-run gave them, in the reader's language too (`localize.py`).
+What was removed (each override with its one-line proof against the target torch, then the code removed with
+it), what was kept on purpose and why, what is left for review, the files changed, the `_foreach_copy_` call
+sites (`fsdp-unpatch audit foreach-copy`'s table, with what the change does to each), the precondition (with
+`doctor`'s verdict when its JSON report is given), `verify`'s result when given, and the design document's
+link when configured. Two templates (`--template`, `report-template`): `plain` sections, or the Ascend
+merge-request sections (【合入来源】【修改方案】【资料变更】【接口变更】【功能验证】【CheckList】), the default
+for a Chinese reader. Every sentence comes from `merge_request_text.py`, so the description is in the
+reader's language; findings' messages come as the run gave them, in the reader's language too (`localize.py`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Optional
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
 
 from fsdp_unpatch import __version__, i18n
+from fsdp_unpatch.audit.call_sites import ADDED, KINDS, REMOVED, STAYS, CallSite
 from fsdp_unpatch.catalog import Catalog
-from fsdp_unpatch.model import Finding, RunResult
+from fsdp_unpatch.model import FileResult, Finding, RunResult
 from fsdp_unpatch.quoting import printable
 from fsdp_unpatch.quoting import quoted_path as _quoted
 from fsdp_unpatch.reporting import ReportContext
@@ -23,8 +28,12 @@ from fsdp_unpatch.reporting.evidence import Doctor, Verified
 from fsdp_unpatch.reporting.localize import localized
 from fsdp_unpatch.reporting.text import target_torch_said
 from fsdp_unpatch.rules.collective_override import COLLECTIVE_OVERRIDE
+from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
+from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
 
 OVERRIDE = COLLECTIVE_OVERRIDE.code  # an install site of a removed override: what the description is about
+# A replacement function, an installer: deleted by name, which their message starts with
+REMOVES_A_FUNCTION = (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code)
 say = t.say
 
 
@@ -73,18 +82,63 @@ def _text(value: str) -> str:
     return printable(value).replace("\n", " ")
 
 
+@dataclass(frozen=True)
+class Shape:
+    """How the description is written: the template, the design document's link, and the `_foreach_copy_`
+    audit of the change (`audit.call_sites.audit_change`: each call site with what the change does to it;
+    None when not audited)."""
+
+    template: str = "plain"  # "plain" or "ascend"
+    design_doc: Optional[str] = None
+    call_sites: Optional[Sequence[tuple[CallSite, str]]] = None
+
+
+@dataclass
+class _Facts:
+    """What the description says, sorted once from the run's findings."""
+
+    removed: list[Finding]
+    also: list[Finding]
+    kept: list[Finding]
+    review: list[Finding]
+    changed: list[FileResult]
+
+    @classmethod
+    def of(cls, result: RunResult) -> _Facts:
+        findings = result.findings
+        return cls(
+            removed=[f for f in findings if f.fixed and f.code == OVERRIDE],
+            also=[f for f in findings if f.fixed and f.code != OVERRIDE],
+            kept=_once([f for f in findings if not f.fixed and f.category == "keep"]),
+            review=[f for f in findings if not f.fixed and f.category != "keep"],
+            changed=result.changed,
+        )
+
+
+def template_for(chosen: Optional[str]) -> str:
+    """`--template` or `report-template` when given, else the Ascend template for a Chinese reader."""
+    if chosen:
+        return chosen
+    return "ascend" if i18n.language() == i18n.CHINESE else "plain"
+
+
 def merge_request(
     result: RunResult,
     context: ReportContext,
     doctor: Optional[Doctor] = None,
     verified: Optional[Verified] = None,
+    shape: Shape = Shape(),
 ) -> str:
-    findings = result.findings
-    removed = [f for f in findings if f.fixed and f.code == OVERRIDE]
-    also = [f for f in findings if f.fixed and f.code != OVERRIDE]
-    kept = _once([f for f in findings if not f.fixed and f.category == "keep"])
-    review = [f for f in findings if not f.fixed and f.category != "keep"]
-    changed = result.changed
+    facts = _Facts.of(result)
+    if shape.template == "ascend":
+        return _ascend(facts, context, doctor, verified, shape)
+    return _plain(facts, context, doctor, verified, shape)
+
+
+def _plain(
+    facts: _Facts, context: ReportContext, doctor: Optional[Doctor], verified: Optional[Verified], shape: Shape
+) -> str:
+    removed, also, kept, review, changed = facts.removed, facts.also, facts.kept, facts.review, facts.changed
     out = [f"# {say(t.TITLE)}", ""]
     if context.dry_run:
         out += [f"> {say(t.PREVIEW)}", ""]
@@ -99,36 +153,22 @@ def merge_request(
     if context.target_torch:
         torch, origin = target_torch_said(context)
         out.append(f"- {say(t.S_TORCH, torch=torch, origin=origin)}")
+    if shape.design_doc:
+        out.append(f"- {say(t.S_DESIGN, link=_link(shape.design_doc))}")
     out += ["", f"## {say(t.H_REMOVED)}", ""]
     if removed:
         out += [say(t.REMOVED_INTRO), ""]
-        out += [
-            "- " + say(t.REMOVED_ITEM, target=f.target or "?", where=_where(f), proof=_text(_proof(f, context.catalog)))
-            for f in removed
-        ]
+        out += ["- " + _removed_item(f, context) for f in removed]
+        out += _outside_note(removed)
     else:
         out.append(say(t.NONE_REMOVED))
     if also:
         out += ["", f"### {say(t.H_ALSO)}", ""]
-        out += [
-            "- "
-            + say(
-                t.ALSO_ITEM,
-                code=f.code,
-                name=context.catalog.rule(f.code).name,
-                where=_where(f),
-                message=_text(localized(f.message)),
-            )
-            for f in also
-        ]
+        out += ["- " + _also_item(f, context) for f in also]
     out += ["", f"## {say(t.H_KEPT)}", ""]
     if kept:
         out += [say(t.KEPT_INTRO), ""]
-        out += [
-            "- "
-            + say(t.KEPT_ITEM, target=f.target or f.code, where=_where(f), why=_text(_why_kept(f, context.catalog)))
-            for f in kept
-        ]
+        out += ["- " + _kept_item(f, context) for f in kept]
     else:
         out.append(say(t.NONE_KEPT))
     out += ["", f"## {say(t.H_REVIEW)}", ""]
@@ -139,15 +179,220 @@ def merge_request(
         out.append(say(t.NONE_REVIEW))
     out += ["", f"## {say(t.H_FILES)}", ""]
     if changed:
-        out += ["- " + say(t.FILE_DELETED if f.deleted else t.FILE_CHANGED, path=_quoted(f.display)) for f in changed]
+        out += ["- " + _file_item(f) for f in changed]
     else:
         out.append(say(t.NONE_FILES))
+    if shape.call_sites is not None:
+        out += ["", f"## {say(t.H_CALL_SITES)}", ""]
+        out += _call_sites(shape.call_sites)
     out += ["", f"## {say(t.H_PRECONDITION)}", "", say(t.PRECONDITION), ""]
     out += _precondition(doctor)
     out += ["", f"## {say(t.H_VERIFY)}", ""]
     out += _verification(verified)
     out += ["", "---", "", say(t.FOOTER, version=__version__), ""]
     return "\n".join(out)
+
+
+def _ascend(
+    facts: _Facts, context: ReportContext, doctor: Optional[Doctor], verified: Optional[Verified], shape: Shape
+) -> str:
+    """The Ascend merge-request template: 【合入来源】【修改方案】【资料变更】【接口变更】【功能验证】【CheckList】."""
+    removed, also, kept, review, changed = facts.removed, facts.also, facts.kept, facts.review, facts.changed
+    out = []
+    if context.dry_run:
+        out += [f"> {say(t.PREVIEW)}", ""]
+    out += [f"# {t.ASCEND_SOURCE}", ""]
+    out += [f"- [{'x' if kind == t.ASCEND_KIND else ' '}] {kind}" for kind in t.ASCEND_KINDS]
+    out += ["", say(t.A_SOURCE)]
+
+    out += ["", f"# {t.ASCEND_CHANGE}", ""]
+    if shape.design_doc:
+        out += [say(t.A_DESIGN, link=_link(shape.design_doc)), ""]
+    out += [say(t.A_PLAN), ""]
+    step = 0
+
+    def numbered(text: str, items: list[str]) -> None:
+        nonlocal step
+        step += 1
+        out.append(f"{step}. {text}")
+        out.extend(f"   - {item}" for item in items)
+
+    if removed:
+        numbered(say(t.A_REMOVED, count=len(removed)), [_removed_item(f, context) for f in removed])
+    else:
+        numbered(say(t.A_NONE_REMOVED), [])
+    if also:
+        numbered(say(t.A_ALSO), [_also_item(f, context) for f in also])
+    numbered(say(t.A_KEPT) if kept else say(t.A_NONE_KEPT), [_kept_item(f, context) for f in kept])
+    numbered(say(t.A_REVIEW) if review else say(t.A_NONE_REVIEW), [_review_item(f) for f in review])
+    numbered(say(t.A_FILES, count=len(changed)) if changed else say(t.A_NONE_FILES), [_file_item(f) for f in changed])
+    if context.target_torch:
+        torch, origin = target_torch_said(context)
+        numbered(say(t.A_TORCH, torch=torch, origin=origin), [])
+    numbered(say(t.A_PRECONDITION), [say(t.PRECONDITION)])
+    outside = _outside_note(removed)
+    if outside:
+        out += outside
+    if shape.call_sites is not None:
+        out += ["", f"## {say(t.H_CALL_SITES)}", ""]
+        out += _call_sites(shape.call_sites)
+
+    out += ["", f"# {t.ASCEND_DOCS}", ""]
+    documents = [f for f in changed if _is_document(f.display)]
+    if documents:
+        out.append(say(t.A_DOCS_CHANGED, files=_listed(f"`{_quoted(f.display)}`" for f in documents)))
+    else:
+        out.append(say(t.A_DOCS_NONE))
+
+    out += ["", f"# {t.ASCEND_INTERFACE}", ""]
+    public = [name for name in _removed_names(also) if not name.rsplit(".", 1)[-1].startswith("_")]
+    if public:
+        out.append(say(t.A_INTERFACE_PUBLIC, names=_listed(f"`{name}`" for name in public)))
+    else:
+        out.append(say(t.A_INTERFACE_NONE))
+
+    out += ["", f"# {t.ASCEND_VERIFY}", "", say(t.A_SCENARIOS), ""]
+    scenarios: list[tuple[str, list[str]]] = []
+    if removed:
+        targets = _listed(f"`{target}`" for target in dict.fromkeys(f.target or "?" for f in removed))
+        scenarios.append((say(t.A_SCENARIO_NATIVE, targets=targets), []))
+    if kept:
+        scenarios.append((say(t.A_SCENARIO_KEPT, count=len(kept)), []))
+    retest = _retests(shape.call_sites or ())
+    if retest:
+        scenarios.append((say(t.A_SCENARIO_SITES), retest))
+    for n, (text, items) in enumerate(scenarios, 1):
+        out.append(f"{n}. {text}")
+        out.extend(f"   - {item}" for item in items)
+    out += ["", say(t.A_METHOD), "", f"- {say(t.A_METHOD_VERIFY)}", f"- {say(t.A_METHOD_DOCTOR)}"]
+    out += ["", say(t.A_RESULTS), ""]
+    out += ["- " + line for line in _verification(verified) if line]
+    out += ["- " + line if not line.startswith("- ") else "  " + line for line in _precondition(doctor) if line]
+
+    out += ["", f"# {t.ASCEND_CHECKLIST}", ""]
+    probe = doctor.probe if doctor is not None else None
+    checks = [
+        (bool(removed) and not _outside(removed), say(t.A_CHECK_PROOF)),
+        (probe is not None and probe.status == "ok", say(t.A_CHECK_PRECONDITION)),
+        (verified is not None and verified.matched and not verified.enhance_missing, say(t.A_CHECK_VERIFY)),
+        (not review, say(t.A_CHECK_REVIEW)),
+    ]
+    out += [f"- [{'x' if done else ' '}] {text}" for done, text in checks]
+    out += [f"- [ ] {text}" for text in t.ASCEND_SELF_CHECKS]
+    out += ["", "---", "", say(t.FOOTER, version=__version__), ""]
+    return "\n".join(out)
+
+
+def _listed(items: Iterable[str]) -> str:
+    """Items of a sentence, separated as the reader's language does (`a, b` in English, `a、b` in Chinese)."""
+    return ("、" if i18n.language() == i18n.CHINESE else ", ").join(items)
+
+
+def _removed_item(finding: Finding, context: ReportContext) -> str:
+    return say(
+        t.REMOVED_ITEM,
+        target=finding.target or "?",
+        where=_where(finding),
+        proof=_text(_proof(finding, context.catalog)),
+    )
+
+
+def _also_item(finding: Finding, context: ReportContext) -> str:
+    return say(
+        t.ALSO_ITEM,
+        code=finding.code,
+        name=context.catalog.rule(finding.code).name,
+        where=_where(finding),
+        message=_text(localized(finding.message)),
+    )
+
+
+def _kept_item(finding: Finding, context: ReportContext) -> str:
+    return say(
+        t.KEPT_ITEM,
+        target=finding.target or finding.code,
+        where=_where(finding),
+        why=_text(_why_kept(finding, context.catalog)),
+    )
+
+
+def _file_item(file: FileResult) -> str:
+    return say(t.FILE_DELETED if file.deleted else t.FILE_CHANGED, path=_quoted(file.display))
+
+
+OUTSIDE = "(outside the target torch)"  # what `fingerprint/wording.py` writes into a proof then
+
+
+def _outside(removed: list[Finding]) -> list[Finding]:
+    """The removals whose proof names a release outside the target torch."""
+    return [f for f in removed if OUTSIDE in f.message]
+
+
+def _outside_note(removed: list[Finding]) -> list[str]:
+    return ["", say(t.OUTSIDE_TARGET)] if _outside(removed) else []
+
+
+def _link(value: str) -> str:
+    """The design document's link as Markdown: `<URL>` for a URL, else the text on one line."""
+    text = _text(value)
+    return f"<{text}>" if re.match(r"^[a-z][a-z0-9+.-]*://\S+$", text, re.IGNORECASE) else text
+
+
+DOCUMENT_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
+
+
+def _is_document(path: str) -> bool:
+    parts = path.replace("\\", "/").split("/")
+    return path.lower().endswith(DOCUMENT_SUFFIXES) or "docs" in parts[:-1]
+
+
+def _removed_names(also: list[Finding]) -> list[str]:
+    """The functions the fix deleted (FSU002's replacement, FSU003's installer): each message starts with
+    the function's name in backticks."""
+    names = []
+    for finding in also:
+        if finding.code in REMOVES_A_FUNCTION:
+            match = re.match(r"`([A-Za-z_][\w.]*)`", finding.message)
+            if match:
+                names.append(match[1])
+    return list(dict.fromkeys(names))
+
+
+def _retests(sites: Sequence[tuple[CallSite, str]]) -> list[str]:
+    """What to re-test for the call sites (those removed with an override too: native FSDP2 copies there
+    now), each once, in the reader's language."""
+    return list(dict.fromkeys(t.sentence(site.retest) for site, _change in sites if site.retest))
+
+
+def _call_sites(sites: Sequence[tuple[CallSite, str]]) -> list[str]:
+    """The audit's table (`fsdp-unpatch audit foreach-copy`), with a column for what this change does."""
+    if not sites:
+        return [say(t.NO_CALL_SITES)]
+    files = len({site.path for site, _change in sites})
+    headers = (t.COLUMN_SITE, t.COLUMN_KIND, t.COLUMN_FAST_PATH, t.COLUMN_DECIDED, t.COLUMN_RETEST, t.COLUMN_CHANGE)
+    out = [
+        t.say_count(t.CALL_SITES_INTRO, files, count=len(sites), files=files),
+        "",
+        "| " + " | ".join(say(h) for h in headers) + " |",
+        "|" + " --- |" * len(headers),
+    ]
+    changes = {REMOVED: t.SITE_REMOVED, STAYS: t.SITE_STAYS, ADDED: t.SITE_ADDED}
+    for site, change in sites:
+        where = f"`{site.path}:{site.line}` `{site.function}`: `{site.code}`"
+        cells = (
+            where,
+            t.word(KINDS[site.kind]),
+            t.word(site.fast_path),
+            t.sentence(site.decided_by),
+            t.sentence(site.retest) if site.retest else "-",
+            say(changes[change]),
+        )
+        out.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
+    return out
+
+
+def _cell(text: str) -> str:
+    return _text(text).replace("|", "\\|")
 
 
 def _review_item(finding: Finding) -> str:

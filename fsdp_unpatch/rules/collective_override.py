@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.analysis.subjects import ModuleSubject, Site
     from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.catalog.versions import Version
     from fsdp_unpatch.config.options import Options
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
@@ -20,7 +21,7 @@ def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Option
     """A site whose verdict is a proven copy: deleted. Checked even when deselected: the replacement and
     installer deletions (FSU002, FSU003) require its fix."""
     if site.verdict is not None and site.verdict.kind == "proven":
-        yield report(site.install, site.verdict)
+        yield report(site.install, site.verdict, options.releases)
 
 
 COLLECTIVE_OVERRIDE = declare(
@@ -86,8 +87,9 @@ FSDPParamGroup.finalize_backward = _adapter_finalize_backward
 ]
 
 
-def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
-    """A proven copy: the finding, whose fix deletes the install site."""
+def report(site: RawInstall, verdict: SiteVerdict, target: Sequence[Version] = ()) -> Planned:
+    """A proven copy: the finding, whose fix deletes the install site; its proof names the release of the
+    run's `target` the copy matches (`fingerprint/wording.py`)."""
     from fsdp_unpatch.analysis.planned import Edit, Planned
     from fsdp_unpatch.fingerprint.wording import proof
     from fsdp_unpatch.semantic.text import short
@@ -97,6 +99,6 @@ def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
         spelled=short(verdict.site),
         target=verdict.target,
         replacement=verdict.comparison.name,
-        proof=proof(verdict.entry.fingerprint or verdict.entry.id, verdict.comparison.evidence),
+        proof=proof(verdict.entry.fingerprint or verdict.entry.id, verdict.comparison.evidence, target),
     )
     return Planned(COLLECTIVE_OVERRIDE.code, site.report, message, verdict.target, edits=[Edit(site.removable)])

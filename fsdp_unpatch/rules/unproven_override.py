@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.analysis.subjects import ModuleSubject, Site
     from fsdp_unpatch.catalog import Catalog, Target
+    from fsdp_unpatch.catalog.versions import Version
     from fsdp_unpatch.config.options import Options
     from fsdp_unpatch.fingerprint import Difference
     from fsdp_unpatch.semantic.verdicts import Comparison, Relation, SiteVerdict
@@ -23,7 +24,7 @@ KINDS = ("unproven", "unknown", "reviewed", "outside_enhance")
 def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     """An override that is not proven safe to remove."""
     if site.verdict is not None and site.verdict.kind in KINDS:
-        yield report(site.install, site.verdict)
+        yield report(site.install, site.verdict, options.releases)
 
 
 def check_module(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
@@ -122,8 +123,9 @@ _fsdp_collectives.foreach_reduce = _reduce_quietly
 ]
 
 
-def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
-    """An override that stays for review: what it is, and how it differs from upstream when that is known."""
+def report(site: RawInstall, verdict: SiteVerdict, torch: Sequence[Version] = ()) -> Planned:
+    """An override that stays for review: what it is, and how it differs from upstream when that is known
+    (a copy's proof names the release of the run's target `torch` it matches)."""
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.semantic.text import short
 
@@ -132,7 +134,7 @@ def report(site: RawInstall, verdict: SiteVerdict) -> Planned:
         message = UNPROVEN_OVERRIDE.message("unknown", spelled=spelled, target=target)
     elif verdict.kind in ("reviewed", "outside_enhance"):
         assert entry is not None
-        described, detail = describe(verdict.relation, entry)
+        described, detail = describe(verdict.relation, entry, torch)
         if verdict.kind == "reviewed":
             versions = f" ({entry.versions})" if entry.versions else ""
             described = described or first_sentence(entry.why)
@@ -166,7 +168,9 @@ def _obstacle(verdict: SiteVerdict, entry: Target) -> tuple[str, Optional[str]]:
     return difference_message(verdict.comparison, entry), verdict.comparison.evidence.diff or None
 
 
-def describe(relation: Optional[Relation], entry: Target) -> tuple[Optional[str], Optional[str]]:
+def describe(
+    relation: Optional[Relation], entry: Target, torch: Sequence[Version] = ()
+) -> tuple[Optional[str], Optional[str]]:
     """How a kept site's replacement relates to upstream, for its message, and the diff when it differs."""
     from fsdp_unpatch.fingerprint.wording import proof
     from fsdp_unpatch.semantic.text import short
@@ -181,7 +185,7 @@ def describe(relation: Optional[Relation], entry: Target) -> tuple[Optional[str]
         return f"`{comparison.name}` wraps the original and may add behaviour", None
     if relation.kind == "differs":
         return difference_message(comparison, entry), comparison.evidence.diff or None
-    return f"`{comparison.name}` {proof(entry.fingerprint or entry.id, comparison.evidence)}", None
+    return f"`{comparison.name}` {proof(entry.fingerprint or entry.id, comparison.evidence, torch)}", None
 
 
 def difference_message(comparison: Comparison, entry: Target) -> str:

@@ -8,9 +8,9 @@ gives the same findings. Nothing here prints: bad input raises `UsageError` with
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.i18n import translated
@@ -98,17 +98,26 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
     if missing and len(missing) == len(request.paths):
         raise UsageError(_("{path}: no such file or directory").format(path=missing[0]))
     paths = [p for p in request.paths if p not in missing and not from_buffer] or ["."]
+    # A buffer that stands for a file of a project is run with the whole project around it, as `fix .` in the
+    # project's root runs that file (None: a module alone, or no project above it)
+    around = _buffer_project(request) if from_buffer else None
     # What earlier fixes removed is remembered per project; without one (no identity to keep it under) nothing is.
-    project = None if from_buffer else Project.of(paths).root
-    record = None if project is None else memory.Memory(_cache_folder(paths, request), str(project))
+    project = (None if around is None else Path(os.path.realpath(around))) if from_buffer else Project.of(paths).root
+    record = (
+        None if project is None else memory.Memory(_cache_folder([around] if around else paths, request), str(project))
+    )
     remembered = record.read() if record is not None else {}
     catalog = memory.extend(catalog, remembered, Path(record.project) if record is not None else Path.cwd())
     try:
-        candidates = (
-            buffer_candidates(buffer or b"", request.stdin_filename, settings.force_exclude, settings.exclusion())
-            if from_buffer
-            else list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
-        )
+        if from_buffer:
+            candidates = buffer_candidates(
+                buffer or b"", request.stdin_filename, settings.force_exclude, settings.exclusion()
+            )
+            if around is not None and candidates:
+                walked = discover([around], force_exclude=settings.force_exclude, exclusion=settings.exclusion())
+                candidates = with_buffer(walked, candidates[0])
+        else:
+            candidates = list(discover(paths, force_exclude=settings.force_exclude, exclusion=settings.exclusion()))
         looking = request.show_settings or request.show_files  # they only say what a run would do
         # `check` and `fix --diff` write nothing: they say which group `fix` would finish
         repair = None if from_buffer or looking else _repair(paths, candidates, request.fix and not request.diff)
@@ -132,13 +141,42 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
         ignore_noqa=request.ignore_noqa,
         # SARIF and the like show every fix's replacements; `check --show-fixes` shows what fix would change
         replacements=request.replacements or (request.show_fixes and not request.fix),
-        project_root=_buffer_root(request) if from_buffer else Project.of(paths).partial_root(paths),
-        covered=_buffer_scope(request) if from_buffer else tuple(p for p in request.paths if p not in missing),
+        project_root=(None if around is not None else _buffer_root(request))
+        if from_buffer
+        else Project.of(paths).partial_root(paths),
+        covered=((around,) if around is not None else _buffer_scope(request))
+        if from_buffer
+        else tuple(p for p in request.paths if p not in missing),
     )
     cache = None
     if not request.fix and not from_buffer and not request.no_cache:
         cache = _cache(paths, settings, options, request, memory.digest(remembered))
     return Plan(catalog, settings, target, candidates, options, cache, missing, request, record, warnings, repair)
+
+
+def _buffer_project(request: Request) -> Optional[str]:
+    """The root of the project a buffer's file lies in, as a run names it (relative to the current folder
+    when it holds it, as `fix .` there shows the files), when the buffer is planned with its whole project
+    (the language server, the Python API); None for a module alone, outside any project, or for a pipe
+    (`--stdin-filename`: `fix FILE`, whose standard output cannot carry the other files)."""
+    from fsdp_unpatch.config.project import Project
+    from fsdp_unpatch.project.identity import shown_path
+
+    if not (request.in_project and request.whole_project and request.stdin_filename):
+        return None
+    root = Project.of([request.stdin_filename]).root
+    return None if root is None else shown_path(str(root))
+
+
+def with_buffer(walked: Iterable[Candidate], buffer: Candidate) -> list[Candidate]:
+    """The project's files, the buffer in place of the file it stands for (added when that file is not on
+    disk, or excluded: a buffer named explicitly is checked, as `check FILE` checks it)."""
+    real = os.path.realpath(buffer.path)
+    files = list(walked)
+    twin = next((i for i, c in enumerate(files) if c.problem is None and os.path.realpath(c.path) == real), None)
+    if twin is None:
+        return [*files, buffer]
+    return [*files[:twin], buffer, *files[twin + 1 :]]
 
 
 def _buffer_scope(request: Request) -> tuple[str, ...]:
@@ -233,7 +271,24 @@ def execute(plan: Plan, jobs: Optional[int] = None, candidates=None) -> RunResul
     if plan.options.fix and plan.options.write:  # a written file gets a new identity: each step walks afresh
         return _execute(plan, jobs, candidates)
     with one_walk():  # FSU306, the held-back verdict's key and the import net share one project walk
-        return _execute(plan, jobs, candidates)
+        result = _execute(plan, jobs, candidates)
+    return _buffer_only(plan, result)
+
+
+def _buffer_only(plan: Plan, result: RunResult) -> RunResult:
+    """A buffer run with its project around it reports the buffer's file alone, as `fix .` reports that file;
+    the other files its fix goes with (they are written with it, all or nothing) become `companions`."""
+    if plan.request is None or not plan.request.from_buffer or len(result.files) < 2:
+        return result
+    here = next((i for i, c in enumerate(plan.candidates) if c.data is not None), None)
+    if here is None or here >= len(result.files):
+        return result
+    group = next((g for g in result.transactions if here in g), [here])
+    companions = [result.files[i] for i in group if i != here and result.files[i].fixed is not None]
+    mine = result.files[here]
+    if mine.fixed is None:
+        companions = []
+    return replace(result, files=[mine], transactions=[], companions=companions)
 
 
 def _execute(plan: Plan, jobs: Optional[int], candidates) -> RunResult:
