@@ -471,3 +471,19 @@ def test_a_group_lists_its_commands_in_chinese() -> None:
     assert "  add   从 torch wheel、解包的 torch 或 site-packages 中学习其 FSDP2。" in listed.splitlines()
     english = cli("catalog", "--help", cwd=ROOT, env=NO_LOCALE).stdout.decode()
     assert "  add   Learn the FSDP2 of a torch wheel, an unpacked torch, or a..." in english.splitlines()
+
+
+def test_the_merge_requests_audit_table_says_what_decides_in_chinese(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(EXAMPLE, tmp_path / "legacy_project", ignore=shutil.ignore_patterns(".fsdp_unpatch_cache"))
+    project = tmp_path / "legacy_project"
+    done = cli("fix", "--diff", "--no-cache", "--report", "mr.md", ".", cwd=project, env=ZH_LOCALE)
+    assert done.returncode == 1, done.stderr  # --diff: there is something to fix
+    text = (project / "mr.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| `legacy_npu/")]
+    assert len(rows) == 4
+    for row in rows:
+        _where, _kind, _fast, decided, retest, _change = row.strip("| ").split(" | ")
+        assert decided.startswith("FSDP2 在训练设备上的缓冲区之间拷贝；dst ?（") and _prose_left(decided) == [], row
+        assert retest == "FSDP2 all-gather / fully_shard 分布式测试；混合精度（all-gather 输入）", row
