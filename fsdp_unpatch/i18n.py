@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import TYPE_CHECKING, Iterable, Mapping, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Optional, Union
 
 if TYPE_CHECKING:
     import gettext as _gettext
@@ -176,9 +176,82 @@ def sentences(parts: list[str]) -> str:
     return ("" if _state["language"] == CHINESE else " ").join(parts)
 
 
+def listed(items: Iterable[str]) -> str:
+    """Items of a list in a sentence: `a, b` in English, `a、b` in Chinese."""
+    return ("、" if _state["language"] == CHINESE else ", ").join(items)
+
+
 def N_(message: str) -> str:  # noqa: N802 (gettext's name for a string marked for extraction, not translated here)
     return message
 
 
 def N_plural(singular: str, plural: str) -> tuple[str, str]:  # noqa: N802 (N_ for an `ngettext` pair)
     return singular, plural
+
+
+class Phrase(str):
+    """English text made of a template and its fields, remembering both: what a report prints later, in the
+    reader's language, from a message made where the language does not matter yet (a probe's result, an
+    audited call site, an error raised deep down).
+
+    It is the English text, a `str`: machine formats (JSON), logs, comparisons and `in` see that. `translated`
+    gives it in the current language, each field that is itself a `Phrase` (or has a `translated()` method)
+    translated in turn; other fields (names, code, paths, numbers) stay as they are. `scripts/i18n_catalog.py`
+    extracts the template, the first argument, which must be one string literal (no expression: the extractor
+    would join its strings).
+    """
+
+    template: str
+    fields: dict
+
+    def __new__(cls, template: str, /, **fields: object) -> Phrase:
+        phrase = super().__new__(cls, template.format(**fields))
+        phrase.template = template
+        phrase.fields = fields
+        return phrase
+
+    def __getnewargs_ex__(self) -> tuple[tuple[str], dict]:  # pickle rebuilds it from its parts
+        return (self.template,), self.fields
+
+    def __copy__(self) -> Phrase:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Phrase:  # `dataclasses.asdict` copies fields: it is immutable
+        return self
+
+    def to_json(self) -> dict:
+        """Its parts, for another process to rebuild it (`from_json`): fields are text, numbers or phrases."""
+        fields = {name: value.to_json() if isinstance(value, Phrase) else value for name, value in self.fields.items()}
+        return {"template": self.template, "fields": fields}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Phrase:
+        fields = {
+            name: cls.from_json(value) if isinstance(value, dict) else value for name, value in data["fields"].items()
+        }
+        return cls(data["template"], **fields)
+
+    def translated(self, lookup: Optional[Callable[[str], str]] = None) -> str:
+        """In the current language; `lookup` (a `gettext`) looks its templates up instead of the catalog."""
+        if lookup is None and _state["language"] == ENGLISH:
+            return str(self)
+        fields = {name: _translated_field(value, lookup) for name, value in self.fields.items()}
+        return (lookup or gettext)(self.template).format(**fields)
+
+
+def _translated_field(value: object, lookup: Optional[Callable[[str], str]]) -> object:
+    """A field of a `Phrase`: translated when it can say itself in the current language (a `Phrase`, or any
+    text with a `translated()` method, such as a finding's message), else as it is."""
+    if isinstance(value, Phrase):
+        return value.translated(lookup)
+    method = getattr(value, "translated", None)
+    return method() if callable(method) else value
+
+
+def translated(text: Union[str, BaseException]) -> str:
+    """A `Phrase`, or the message of an exception raised with one, in the current language; other text (and
+    other exceptions' messages) as it is."""
+    if isinstance(text, BaseException):
+        message = text.args[0] if len(text.args) == 1 else None
+        return message.translated() if isinstance(message, Phrase) else str(text)
+    return text.translated() if isinstance(text, Phrase) else text

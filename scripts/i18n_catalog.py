@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Extract the translatable strings, update each language's `.po`, and compile its `.mo` (with Babel).
 
-What is extracted: the strings marked in the code (`_()`, `ngettext()`, `N_()`, `N_plural()`), every rule's message forms,
-summary and documentation (the rule registry), the help of every command and option (read from click), the
-normalisations' descriptions and the catalog targets' reasons (fragments of messages). New strings are added
-to each `.po` untranslated, strings no longer used are dropped, and the `.mo` is written from the `.po`.
+What is extracted: the strings marked in the code (`_()`, `ngettext()`, `N_()`, `N_plural()`, the template of
+`Phrase()`), every rule's message forms, summary and documentation (the rule registry), the help of every
+command and option (read from click), the normalisations' descriptions and the catalog targets' reasons
+(fragments of messages). New strings are added to each `.po` untranslated, strings no longer used are
+dropped, and the `.mo` is written from the `.po`.
 
 `--check` writes nothing and exits 1 when a `.po` lacks a string or keeps one no longer used, or when a
 `.mo` differs from what its `.po` compiles to (a test runs it). Babel is needed here only: the tool reads
@@ -34,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from fsdp_unpatch import i18n  # noqa: E402
 
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "N_plural": (1, 2)}
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "N_plural": (1, 2), "Phrase": None}
 HEADER_COMMENT = (
     "# Simplified Chinese translations of fsdp-unpatch's messages, help and rule documentation.\n"
     "# Written by scripts/i18n_catalog.py, which adds new strings untranslated: translate each msgstr,\n"

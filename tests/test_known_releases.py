@@ -78,9 +78,18 @@ def test_a_copy_of_a_body_torch_2_14_changed_is_proven_against_2_14(tmp_path):
     assert texts["2.13.0"].source != texts["2.14.1"].source and "_spmd_no_typecheck" in texts["2.14.1"].source
     copy = texts["2.14.1"].source.replace("def post_forward(", "def _npu_post_forward(", 1)
     (tmp_path / "tracing.py").write_text(POST_FORWARD_PROJECT.format(copy=copy), encoding="utf-8")
-    done = cli_runner().invoke(main, ["check", "--isolated", "--no-cache", "--output-format", "json", str(tmp_path)])
-    [finding] = [f for f in json.loads(done.stdout) if f["target"] == target]
-    assert "`_npu_post_forward` matches torch 2.14.1 `post_forward` exactly" in finding["message"], finding
+
+    def said(torch: str) -> str:
+        args = ["check", "--isolated", "--no-cache", "--target-torch", torch, "--output-format", "json"]
+        done = cli_runner().invoke(main, [*args, str(tmp_path)])
+        [finding] = [f for f in json.loads(done.stdout) if f["target"] == target]
+        return finding["message"]
+
+    assert "`_npu_post_forward` matches torch 2.14.1 `post_forward` exactly" in said("2.14")
+    # a target newer than every release known is judged as the newest: its match is no "outside the target"
+    assert "`_npu_post_forward` matches torch 2.14.1 `post_forward` exactly" in said("2.16")
+    # on 2.13 the body is not the target's own
+    assert "`_npu_post_forward` matches torch 2.14.1 `post_forward` (outside the target torch) exactly" in said("2.13")
 
 
 # --- a target torch newer than every release known -------------------------------------------------------

@@ -273,10 +273,10 @@ LAYERS = [
     "analysis",
     "fixes",
     "rules",
+    "audit",  # below the reports: the merge request includes the audit's table
     "reporting",
     "run",
     "upgrade",
-    "audit",
     "api",
     "verification",
     "commands",

@@ -121,10 +121,10 @@ def test_the_ascend_change_lists_each_removal_with_its_proof_and_what_stays(exam
     for line, finding in zip(removed, overrides):
         assert line.startswith(f"`{finding['target']}`")
         assert f"`{finding['path']}:{finding['line']}`" in line
-        # the proof: a replacement check proved, against a release of the target (2.8 to 2.13, pyproject.toml)
+        # the proof: a replacement check proved, against a release of the target (2.8 to 2.14, pyproject.toml)
         proof = re.search(r"`(_patched_\w+)` (?:matches torch|与 torch) (\d+)\.(\d+)\.\d+ ", line)
         assert proof and proof[1] in replaced, line
-        assert (int(proof[2]), int(proof[3])) >= (2, 8) and (int(proof[2]), int(proof[3])) <= (2, 13), line
+        assert (int(proof[2]), int(proof[3])) >= (2, 8) and (int(proof[2]), int(proof[3])) <= (2, 14), line
         assert "outside the target" not in line and "不在目标" not in line
     kept = {(f["path"], f["line"], f["target"]) for f in findings if f["category"] == "keep"}
     kept_item = next(bullets for text, bullets in items if text.startswith(("Keep the patches", "逐字节保留")))
@@ -182,7 +182,8 @@ def test_the_checklist_ticks_what_the_run_shows(tmp_path: Path, example_ascend) 
 def test_a_proof_outside_the_target_is_said_and_not_ticked(tmp_path: Path) -> None:
     """`--target-torch 2.12`: the example's copies of `_get_param_all_gather_inputs` and `all_gather_copy_in` are
     the body of torch 2.12.1 too (the newest 2.12 release in the data), but its `finalize_backward` copy is the
-    body of 2.13.0 only: that proof names 2.13.0, outside the target, and the checklist does not tick proofs."""
+    body of 2.13.0 and 2.14 only: that proof names the newest of them, 2.14.1, outside the target, and the
+    checklist does not tick proofs."""
     project = _copy(tmp_path)
     findings = _findings(project, "--target-torch", "2.12")
     text = _report(project, "--template", "ascend", "--target-torch", "2.12")
@@ -190,7 +191,7 @@ def test_a_proof_outside_the_target_is_said_and_not_ticked(tmp_path: Path) -> No
     assert [line.split("`")[1] for line in removed] == [f["target"] for f in findings if f["code"] == "FSU001"]
     for line in removed:
         if line.startswith("`_fsdp_param_group.FSDPParamGroup.finalize_backward`"):
-            assert "matches torch 2.13.0 `finalize_backward` (outside the target torch) up to: " in line
+            assert "matches torch 2.14.1 `finalize_backward` (outside the target torch) up to: " in line
         else:
             assert re.search(r"matches torch 2\.12\.1 `\w+` up to: ", line) and "outside" not in line, line
     assert t.OUTSIDE_TARGET in text

@@ -14,7 +14,7 @@ from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvide
 from fsdp_unpatch.analysis.test_modules import is_test_module
 from fsdp_unpatch.audit.devices import Devices, Operand, assignments_in, one_line, same_device_verdict, string_value
 from fsdp_unpatch.catalog import Catalog
-from fsdp_unpatch.i18n import N_
+from fsdp_unpatch.i18n import N_, Phrase
 from fsdp_unpatch.semantic.names import ImportTable, dotted_name
 
 FOREACH_COPY = frozenset(
@@ -24,7 +24,8 @@ MOCKS = frozenset({"unittest.mock.patch", "mock.patch", "unittest.mock.patch.obj
 REGISTERED = re.compile(r"(^|\.)aten\._foreach_copy_?(\.default)?$")
 SOURCE_TOKENS = (b"_foreach_copy",)
 
-# Marked for translation (`N_`): the audit prints them in English; the merge request's table translates them.
+# The words below are marked for translation (`N_`, `Phrase`): the JSON form keeps them in English, the table
+# (`report.py`) and the merge request's (`reporting/merge_request.py`) print them in the reader's language.
 KINDS = {
     "fsdp2-collectives": N_("FSDP2 collectives path"),
     "graph-replay": N_("graph-replay input copy"),
@@ -35,20 +36,24 @@ KINDS = {
 }
 
 RETEST = {
-    "fsdp2-collectives": N_("FSDP2 all-gather / fully_shard distributed tests; mixed precision (all-gather inputs)"),
-    "graph-replay": N_(
+    "fsdp2-collectives": Phrase(
+        "FSDP2 all-gather / fully_shard distributed tests; mixed precision (all-gather inputs)"
+    ),
+    "graph-replay": Phrase(
         "graph replay tests of the batched input copy, plus a real replay smoke test that checks outputs"
     ),
-    "lowering-registration": N_("an inductor compile smoke test that lowers `aten._foreach_copy`"),
-    "mocked": N_("keep it (it checks the call structure only); add a test with the real call"),
+    "lowering-registration": Phrase("an inductor compile smoke test that lowers `aten._foreach_copy`"),
+    "mocked": Phrase("keep it (it checks the call structure only); add a test with the real call"),
 }
-# The other re-test advice, when it is not one of the above.
-RETEST_OTHER = (
-    N_("the callers' tests (the host-device path does not change)"),
-    N_("the callers' tests; synchronize before reading the destination on the host"),
-)
-# What `fast_path` can say.
-FAST_PATH = (N_("yes"), N_("no"), N_("expected"), N_("likely"), N_("unknown"), N_("not reached"))
+# What `fast_path` can say (the JSON's values, the table's words).
+FAST_PATH = {
+    "yes": N_("yes"),
+    "no": N_("no"),
+    "expected": N_("expected"),
+    "likely": N_("likely"),
+    "unknown": N_("unknown"),
+    "not reached": N_("not reached"),
+}
 
 
 @dataclass(frozen=True)
@@ -62,9 +67,9 @@ class CallSite:
     destination: Optional[Operand]
     source: Optional[Operand]
     non_blocking: Optional[str]  # the argument as written; None: not passed (False)
-    fast_path: str  # "yes", "no", "expected", "unknown", "not reached"
-    decided_by: str
-    retest: str
+    fast_path: str  # a key of FAST_PATH
+    decided_by: str  # a `Phrase`: English in JSON, translated in the table
+    retest: str  # a `Phrase` too
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -216,7 +221,11 @@ class _FileAudit:
         fast_path, decided_by, retest = self.judge(kind, destination, source, non_blocking_text, in_test, function)
         if kind == "other" and in_test and fast_path == "no":
             kind = "host-device-test"
-            retest = f"`pytest {self.path} -k {function.rsplit('.', 1)[-1]}`: the `non_blocking` semantics stay"
+            retest = Phrase(
+                "`pytest {path} -k {test}`: the `non_blocking` semantics stay",
+                path=self.path,
+                test=function.rsplit(".", 1)[-1],
+            )
         return CallSite(
             self.path,
             start.line,
@@ -233,50 +242,78 @@ class _FileAudit:
         )
 
     def judge(self, kind, destination, source, non_blocking, in_test, function) -> tuple[str, str, str]:
-        blocking = f"non_blocking={non_blocking}" if non_blocking is not None else "non_blocking not passed (False)"
+        blocking = (
+            f"non_blocking={non_blocking}" if non_blocking is not None else Phrase("non_blocking not passed (False)")
+        )
         if kind == "mocked":
-            return "not reached", "the op is mocked: the backend never runs", RETEST[kind]
+            return "not reached", Phrase("the op is mocked: the backend never runs"), RETEST[kind]
         if kind == "lowering-registration":
             return (
                 "not reached",
-                "a compiler lowering, not the eager op; an eager fallback still calls it",
+                Phrase("a compiler lowering, not the eager op; an eager fallback still calls it"),
                 RETEST[kind],
             )
         assert destination is not None and source is not None
         verdict, why = same_device_verdict(destination, source)
-        devices = (
-            f"dst {destination.device or '?'} ({destination.evidence}), src {source.device or '?'} ({source.evidence})"
+        devices = Phrase(
+            "dst {destination} ({destination_evidence}), src {source} ({source_evidence})",
+            destination=_device_word(destination.device),
+            destination_evidence=destination.evidence,
+            source=_device_word(source.device),
+            source_evidence=source.evidence,
         )
-        decided = f"{devices}; {blocking}"
+        decided = Phrase("{devices}; {blocking}", devices=devices, blocking=blocking)
         if kind == "fsdp2-collectives":
             if verdict == "unknown":
                 verdict = "expected"
-                decided = f"FSDP2 copies between buffers on the training device; {devices}; {blocking}"
+                decided = Phrase(
+                    "FSDP2 copies between buffers on the training device; {devices}; {blocking}",
+                    devices=devices,
+                    blocking=blocking,
+                )
             return verdict, decided, RETEST[kind]
         if kind == "graph-replay":
             if verdict == "unknown":
                 verdict = "likely"
-                decided = f"replayed graph inputs are device tensors of the same dtype and shape; {devices}; {blocking}"
+                decided = Phrase(
+                    "replayed graph inputs are device tensors of the same dtype and shape; {devices}; {blocking}",
+                    devices=devices,
+                    blocking=blocking,
+                )
             return verdict, decided, RETEST[kind]
         if verdict == "no":
             return (
                 verdict,
-                f"{decided}: the copy takes the host-device path, which `non_blocking` controls",
-                RETEST_OTHER[0],
+                Phrase(
+                    "{decided}: the copy takes the host-device path, which `non_blocking` controls", decided=decided
+                ),
+                Phrase("the callers' tests (the host-device path does not change)"),
             )
         if in_test and verdict == "yes":
             return (
                 verdict,
                 decided,
-                (f"`pytest {self.path} -k {function.rsplit('.', 1)[-1]}`: synchronize before reading the destination"),
+                Phrase(
+                    "`pytest {path} -k {test}`: synchronize before reading the destination",
+                    path=self.path,
+                    test=function.rsplit(".", 1)[-1],
+                ),
             )
-        return verdict, decided, RETEST_OTHER[1]
+        return verdict, decided, Phrase("the callers' tests; synchronize before reading the destination on the host")
+
+
+def _device_word(device: Optional[str]) -> str:
+    """A device in a sentence: `?` when the code does not show it; "pinned cpu" has words to translate."""
+    if device is None:
+        return "?"
+    return Phrase("pinned cpu") if device == "pinned cpu" else device
 
 
 def audit_paths(
     candidates: Iterable, catalog: Catalog, contents: Optional[Mapping[str, Optional[bytes]]] = None
-) -> tuple[list[CallSite], list[str]]:
-    """(call sites sorted by path and line, error messages naming the files that could not be read).
+) -> tuple[list[CallSite], list[tuple[str, str]]]:
+    """(call sites sorted by path and line, (`path:line:column`, problem) of each file that could not be read or
+    parsed; the problem in English, as `check` words it).
 
     `contents`: display path -> the bytes to audit instead of the file's on disk (None: the file is gone)."""
     from fsdp_unpatch.analysis.source import parse_source
@@ -284,7 +321,7 @@ def audit_paths(
     from fsdp_unpatch.project.identity import module_name as module_name_of
 
     sites: list[CallSite] = []
-    errors: list[str] = []
+    errors: list[tuple[str, str]] = []
     for candidate in candidates:
         try:
             if contents is not None and candidate.display in contents:
@@ -298,7 +335,7 @@ def audit_paths(
                 continue
             module = parse_source(source)
         except SourceError as error:
-            errors.append(f"{candidate.display}:{error.line}:{error.column}: {error}")
+            errors.append((f"{candidate.display}:{error.line}:{error.column}", str(error)))
             continue
         name = module_name_of(Path(candidate.path), real=True)[0]
         sites.extend(_FileAudit(candidate.display, module, name, is_test_module(Path(candidate.path)), catalog).sites())

@@ -9,6 +9,7 @@ from typing import Optional
 
 import libcst as cst
 
+from fsdp_unpatch.i18n import Phrase
 from fsdp_unpatch.semantic.names import ImportTable
 
 # Calls whose result lives where their first tensor lives.
@@ -73,7 +74,7 @@ _FACTORIES = frozenset(
 class Operand:
     expression: str
     device: Optional[str]  # "npu", "cpu", "pinned cpu", "cuda", ... None: not visible in the code
-    evidence: str  # how the device was told (`.to("cpu")`), or why it could not be
+    evidence: str  # how the device was told (`.to("cpu")`), or why it could not be (a `Phrase` when it has words)
 
 
 def one_line(code: str, limit: int = 90) -> str:
@@ -108,13 +109,13 @@ class Devices:
 
     def of(self, node: cst.BaseExpression, depth: int = 0) -> tuple[Optional[str], str]:
         if depth > 6:
-            return None, "too many steps to follow"
+            return None, Phrase("too many steps to follow")
         if isinstance(node, (cst.List, cst.Tuple)):
             found = [self.of(e.value, depth + 1) for e in node.elements]
             devices = {d for d, _ in found}
             if len(devices) == 1 and None not in devices:
                 return found[0]
-            return None, "elements on different or unknown devices"
+            return None, Phrase("elements on different or unknown devices")
         if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             # `[f(t) for t in xs]`: for its device, `t` stands for the list `xs` it comes from.
             target = node.for_in.target
@@ -126,22 +127,23 @@ class Devices:
             values = self.assignments.get(node.value, [])
             if len(values) == 1:
                 return self.of(values[0], depth + 1)
-            return (
-                None,
-                f"`{node.value}` comes from outside this function"
-                if not values
-                else f"`{node.value}` is assigned more than once",
-            )
+            if not values:
+                return None, Phrase("`{name}` comes from outside this function", name=node.value)
+            return None, Phrase("`{name}` is assigned more than once", name=node.value)
         if isinstance(node, cst.Call):
             return self.of_call(node, depth)
-        return None, f"`{one_line(self.code(node), 40)}` (not visible here)"
+        return None, Phrase("`{code}` (not visible here)", code=one_line(self.code(node), 40))
 
     def of_call(self, call: cst.Call, depth: int) -> tuple[Optional[str], str]:
         keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         if "device" in keywords:
             device = device_text(keywords["device"], self.table)
             shown = one_line(self.code(keywords["device"]), 30)
-            return (device, f"`device={shown}`") if device else (None, f"`device={shown}` (not a literal)")
+            return (
+                (device, f"`device={shown}`")
+                if device
+                else (None, Phrase("`device={shown}` (not a literal)", shown=shown))
+            )
         pinned = keywords.get("pin_memory")
         if isinstance(pinned, cst.Name) and pinned.value == "True":
             return "pinned cpu", "`pin_memory=True`"
@@ -155,7 +157,7 @@ class Devices:
                     device = device_text(value, self.table)
                     if device:
                         return device, f"`.to({one_line(self.code(value), 30)})`"
-                return None, "`.to(...)` with a device not visible here"
+                return None, Phrase("`.to(...)` with a device not visible here")
             if method in _DEVICE_METHODS and qualified not in _FACTORIES:
                 return _DEVICE_METHODS[method], f"`.{method}()`"
             if method in _SAME_AS_RECEIVER_METHODS and qualified not in _SAME_AS_INPUT_FUNCTIONS:
@@ -164,8 +166,8 @@ class Devices:
         if qualified in _SAME_AS_INPUT_FUNCTIONS and call.args:
             return self.of(call.args[0].value, depth + 1)
         if qualified in _FACTORIES:
-            return "cpu", f"`{qualified}(...)` on the default device"
-        return None, f"`{one_line(self.code(call), 40)}` (not visible here)"
+            return "cpu", Phrase("`{function}(...)` on the default device", function=qualified)
+        return None, Phrase("`{code}` (not visible here)", code=one_line(self.code(call), 40))
 
 
 def assignments_in(scope: Optional[cst.CSTNode]) -> dict[str, list[cst.BaseExpression]]:

@@ -1,8 +1,12 @@
-"""The audit's reports: a Markdown table for a review, or JSON for programs."""
+"""The audit's reports: a Markdown table for a review, in the reader's language, or JSON for programs (English)."""
 
 from __future__ import annotations
 
-from fsdp_unpatch.audit.call_sites import KINDS, CallSite
+from fsdp_unpatch.audit.call_sites import FAST_PATH, KINDS, CallSite
+from fsdp_unpatch.i18n import N_, ngettext, translated
+from fsdp_unpatch.i18n import gettext as _
+
+COLUMNS = (N_("Call site"), N_("Kind"), N_("Same-device fast path"), N_("What decides it"), N_("Re-test"))
 
 
 def _cell(text: str) -> str:
@@ -11,18 +15,29 @@ def _cell(text: str) -> str:
 
 def markdown(sites: list[CallSite]) -> str:
     files = len({s.path for s in sites})
+    heading = ngettext(
+        "`torch._foreach_copy_` call sites: {count} in {files} file.",
+        "`torch._foreach_copy_` call sites: {count} in {files} files.",
+        files,
+    ).format(count=len(sites), files=files)
     lines = [
-        f"`torch._foreach_copy_` call sites: {len(sites)} in {files} file{'s' if files != 1 else ''}.",
+        heading,
         "",
-        "| Call site | Kind | Same-device fast path | What decides it | Re-test |",
-        "| --- | --- | --- | --- | --- |",
+        "| " + " | ".join(_(column) for column in COLUMNS) + " |",
+        "|" + " --- |" * len(COLUMNS),
     ]
     for site in sites:
-        where = f"`{site.path}:{site.line}` `{site.function}`: `{site.code}`"
-        lines.append(
-            f"| {_cell(where)} | {KINDS[site.kind]} | {site.fast_path} | {_cell(site.decided_by)} | "
-            f"{_cell(site.retest or '-')} |"
+        where = _("`{path}:{line}` `{function}`: `{code}`").format(
+            path=site.path, line=site.line, function=site.function, code=site.code
         )
+        cells = (
+            where,
+            _(KINDS[site.kind]),
+            _(FAST_PATH[site.fast_path]),
+            translated(site.decided_by),
+            translated(site.retest) if site.retest else "-",
+        )
+        lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
     return "\n".join(lines) + "\n"
 
 

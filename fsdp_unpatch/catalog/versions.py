@@ -23,7 +23,9 @@ class Version:
         """ "2.13", "2.13.0", "2.13.0+cpu" -> Version(2, 13)."""
         match = _VERSION.match(text)
         if match is None:
-            raise ValueError(f"not a torch version: {text!r} (expected MAJOR.MINOR, e.g. 2.13)")
+            from fsdp_unpatch.i18n import Phrase
+
+            raise ValueError(Phrase("not a torch version: {text} (expected MAJOR.MINOR, e.g. 2.13)", text=repr(text)))
         return cls(int(match.group(1)), int(match.group(2)))
 
     def __str__(self) -> str:

@@ -55,6 +55,10 @@ def foreach_copy(paths: tuple[str, ...], output_format: str) -> None:
     shown = show_progress(sys.stderr, os.environ, output_format == "json", False, len(candidates))
     sites, errors = audit_paths(tracked(candidates) if shown else candidates, load_catalog())
     sys.stdout.write(markdown(sites) if output_format == "markdown" else as_json(sites))
-    for message in errors:
-        click.echo("fsdp-unpatch: " + _("error: {message}").format(message=message), err=True)
+    if errors:
+        from fsdp_unpatch.reporting.localize import localized
+
+        for where, problem in errors:  # the problem as `check` says it (FSU9xx), in the reader's language
+            message = f"{where}: {localized(problem)}"
+            click.echo("fsdp-unpatch: " + _("error: {message}").format(message=message), err=True)
     sys.exit(EXIT_ERROR if errors else EXIT_OK)

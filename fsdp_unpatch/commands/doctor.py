@@ -9,6 +9,9 @@ from typing import Callable
 
 import click
 
+from fsdp_unpatch.i18n import N_, Phrase, translated
+from fsdp_unpatch.i18n import gettext as _
+
 STYLE = {"ok": "green", "warn": "yellow", "fail": "red bold", "skip": "dim"}
 
 
@@ -19,7 +22,8 @@ def _guarded(name: str, probe: Callable[[], list]) -> list:
     try:
         return probe()
     except Exception as exc:  # a probe is evidence, not a requirement: report and go on
-        return [Check(name, "warn", f"the probe could not run: {type(exc).__name__}: {exc}")]
+        error = f"{type(exc).__name__}: {exc}"
+        return [Check(name, "warn", Phrase("the probe could not run: {error}", error=error))]
 
 
 @click.command(
@@ -54,26 +58,28 @@ def doctor(paths, device, target_torch, output_format) -> None:
         try:
             Version.parse(target_torch)
         except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--target-torch") from None
+            raise click.BadParameter(translated(exc), param_hint="--target-torch") from None
 
     installed = probes.distribution_version("torch")
     checks = [probes.check_torch_installed(installed, target_torch)]
     version = target_torch or installed
-    source = "--target-torch" if target_torch else "installed torch"
+    source = "--target-torch" if target_torch else Phrase("installed torch")
 
     native = probes.native_since_table()
     if paths:
         try:
             found = probes.scan_overrides(paths, Version.parse(version) if version else Version(99, 0))
         except MissingPath as exc:
-            raise click.BadParameter(f"no such file or directory: {exc}", param_hint="PATH") from None
+            raise click.BadParameter(
+                _("no such file or directory: {path}").format(path=exc), param_hint="PATH"
+            ) from None
         requirements = probes.requirements_for(found, native)
         if not requirements:
             checks.append(
                 probes.Check(
-                    "overrides in the scanned tree",
+                    Phrase("overrides in the scanned tree"),
                     "ok",
-                    f"no override with a torch requirement found in {', '.join(paths)}",
+                    Phrase("no override with a torch requirement found in {paths}", paths=", ".join(paths)),
                 )
             )
     else:  # no tree to scan: the overrides the migration removes
@@ -87,16 +93,16 @@ def doctor(paths, device, target_torch, output_format) -> None:
         keys = [probes.dispatch_key_for(device)]
         if "PrivateUse1" not in keys:
             keys.append("PrivateUse1")  # where torch_npu's kernels live, whatever this machine is
-        checks += _guarded("native FSDP ops", lambda: probes.check_fsdp_kernels(keys))
-        checks += _guarded("kernel aten::_foreach_copy_", lambda: [probes.check_foreach_copy_kernel(device)])
+        checks += _guarded(Phrase("native FSDP ops"), lambda: probes.check_fsdp_kernels(keys))
+        checks += _guarded(Phrase("kernel aten::_foreach_copy_"), lambda: [probes.check_foreach_copy_kernel(device)])
     else:
         device = device or "cpu"
-        checks.append(probes.Check("native FSDP ops", "skip", "torch is not installed"))
+        checks.append(probes.Check(Phrase("native FSDP ops"), "skip", Phrase("torch is not installed")))
     checks += probes.check_plugins(probes.installed_plugins(), installed)
     if torch_importable:
-        checks += _guarded("_foreach_copy_ device-async probe", lambda: [probes.probe_foreach_copy_async(device)])
+        checks += _guarded(probes.ASYNC_PROBE, lambda: [probes.probe_foreach_copy_async(device)])
     else:
-        checks.append(probes.Check("_foreach_copy_ device-async probe", "skip", "torch is not installed"))
+        checks.append(probes.Check(probes.ASYNC_PROBE, "skip", Phrase("torch is not installed")))
 
     code = probes.exit_code(checks)
     counts = probes.summarize(checks)
@@ -119,25 +125,29 @@ def doctor(paths, device, target_torch, output_format) -> None:
     from rich.text import Text
 
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 132)
-    console.print(
-        f"[bold]fsdp-unpatch doctor[/bold]: torch {installed or 'not installed'}, device {device}"
-        + (f" (dispatch keys {', '.join(keys)})" if keys else ""),
-        soft_wrap=True,
+    # Text, not markup, for what the probes say: a message such as "pip install 'fsdp-unpatch[verify]'" must
+    # print as it is. The status words stay as `--help` and the JSON name them (ok, warn, fail, skip).
+    title = Text("fsdp-unpatch doctor", style="bold")
+    title.append(
+        _(": torch {torch}, device {device}").format(torch=installed or _("not installed"), device=device)
+        + (_(" (dispatch keys {keys})").format(keys=", ".join(keys)) if keys else "")
     )
+    console.print(title, soft_wrap=True)
     table = Table(show_header=True, header_style="bold")
-    table.add_column("status")
-    table.add_column("check", overflow="fold", max_width=52)
-    table.add_column("why", overflow="fold", ratio=1)
+    table.add_column(_("status"))
+    table.add_column(_("check"), overflow="fold", max_width=52)
+    table.add_column(_("why"), overflow="fold", ratio=1)
     for check in checks:
-        # Text, not markup: a message such as "pip install 'fsdp-unpatch[verify]'" must print as it is.
-        table.add_row(Text(check.status, style=STYLE[check.status]), Text(check.name), Text(check.message))
+        row = (Text(check.status, style=STYLE[check.status]), Text(translated(check.name)))
+        table.add_row(*row, Text(translated(check.message)))
     console.print(table)
-    console.print(
-        ", ".join(f"{counts[s]} {s}" for s in probes.STATUSES)
-        + (" -> [red bold]FAIL[/]" if code else " -> [green]OK[/]"),
-        soft_wrap=True,
-    )
+    summary = Text(_("{ok} ok, {warn} warn, {fail} fail, {skip} skip").format(**counts) + " -> ")
+    summary.append(_(VERDICTS[bool(code)]), style="red bold" if code else "green")
+    console.print(summary, soft_wrap=True)
     sys.exit(code)
+
+
+VERDICTS = {False: N_("OK"), True: N_("FAIL")}
 
 
 def _guarded_device(probes) -> str:

@@ -8,6 +8,7 @@ it is imported.
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Iterable, Optional
 
@@ -81,4 +82,22 @@ def translate_help_of(command: click.Command) -> click.Command:
     if isinstance(command, click.Group):
         for sub in command.commands.values():
             translate_help_of(sub)
+            _short_help_translated(sub)
     return command
+
+
+def _short_help_translated(command: click.Command) -> None:
+    """A group's list of commands shows each one's short help; without a `short_help`, click cuts the English
+    help to its first sentence, which the catalog does not hold: this takes the translated help's instead."""
+    english = command.get_short_help_str
+
+    def short_help(limit: int = 45) -> str:
+        if i18n.language() == i18n.ENGLISH or command.short_help or not command.help:
+            return english(limit)
+        text = inspect.cleandoc(command.help).partition("\f")[0]
+        translated = i18n.gettext(text)
+        if translated == text:
+            return english(limit)
+        return translated.split("。", 1)[0] + "。" if "。" in translated else translated
+
+    command.get_short_help_str = short_help  # type: ignore[method-assign]

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import click
 
-from fsdp_unpatch.i18n import N_
+from fsdp_unpatch.i18n import N_, translated
+from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.run.progress import Phases, phases_shown
 from fsdp_unpatch.verification.spec import InstallerSpec, RunSpec, SpecError, TrainingSpec, backend_for
 
@@ -25,12 +26,12 @@ def _installers(option: str, values: tuple[str, ...]) -> tuple[InstallerSpec, ..
         try:
             specs.append(InstallerSpec.parse(value))
         except SpecError as exc:
-            raise click.UsageError(f"{option}: {exc}") from None
+            raise click.UsageError(_("{option}: {problem}").format(option=option, problem=translated(exc))) from None
     return tuple(specs)
 
 
 def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
+    click.echo(_("error: {message}").format(message=translated(message)), err=True)
     sys.exit(2)
 
 
@@ -155,42 +156,44 @@ def verify(
     checks that the enhance targets the patched run installs are still installed in the migrated run.
     """
     if path is not None and (patch or migrated or patch_path or migrated_path):
-        raise click.UsageError("give either PATH or --patch/--migrated (with their paths), not both")
+        raise click.UsageError(_("give either PATH or --patch/--migrated (with their paths), not both"))
     patch_specs = _installers("--patch", patch)
     migrated_specs = _installers("--migrated", migrated)
     if path is None and not patch_specs and not migrated_specs:
         raise click.UsageError(
-            "give a project folder (PATH), or the old patch with --patch MODULE:FUNCTION "
-            "(and the migrated code with --migrated)"
+            _(
+                "give a project folder (PATH), or the old patch with --patch MODULE:FUNCTION "
+                "(and the migrated code with --migrated)"
+            )
         )
     if patch_path and not patch_specs:
-        raise click.UsageError("--patch-path without --patch")
+        raise click.UsageError(_("--patch-path without --patch"))
     if migrated_path and not migrated_specs:
-        raise click.UsageError("--migrated-path without --migrated")
+        raise click.UsageError(_("--migrated-path without --migrated"))
     if plot is not None:
         from fsdp_unpatch.verification.plot import PlotError, check_plot_target
 
         try:
             check_plot_target(plot)
         except PlotError as exc:
-            _fail(str(exc))
+            _fail(translated(exc))
 
     try:
         import torch  # noqa: F401
     except ImportError:
-        _fail(f"verify needs PyTorch, which is not installed. Install it with: {INSTALL_HINT}")
+        _fail(_("verify needs PyTorch, which is not installed. Install it with: {hint}").format(hint=INSTALL_HINT))
 
     from rich.console import Console
 
     from fsdp_unpatch.verification.compare import Tolerance, compare_results, compare_targets
     from fsdp_unpatch.verification.probes import detect_device
-    from fsdp_unpatch.verification.report import Verification, render, to_json
+    from fsdp_unpatch.verification.report import ERROR_KINDS, Verification, label, render, to_json
 
     device = device or detect_device()
     try:
         backend = backend_for(device, backend)
     except SpecError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(translated(exc)) from None
     training = TrainingSpec(world_size=world_size, device=device, backend=backend, steps=steps, seed=seed)
     workdir = Path(tempfile.mkdtemp(prefix="fsdp-unpatch-verify-"))
     keep = keep_workdir
@@ -208,11 +211,16 @@ def verify(
         failed = [o for o in outcomes if not o.ok]
         if failed or len(outcomes) != len(runs):
             for outcome in failed:
-                where = "" if outcome.error_kind == "setup" else f"\n(worker logs kept in {outcome.directory})"
-                click.echo(
-                    f"error: the {outcome.spec.label} run failed ({outcome.error_kind}): {outcome.error}{where}",
-                    err=True,
+                where = ""
+                if outcome.error_kind != "setup":
+                    where = "\n" + _("(worker logs kept in {directory})").format(directory=outcome.directory)
+                kind = outcome.error_kind or ""
+                failure = _("the {label} run failed ({kind}): {error}").format(
+                    label=label(outcome.spec.label),
+                    kind=_(ERROR_KINDS[kind]) if kind in ERROR_KINDS else kind,
+                    error=translated(outcome.error or ""),
                 )
+                click.echo(_("error: {message}").format(message=failure + where), err=True)
             keep = keep or any(o.error_kind != "setup" for o in failed)
             sys.exit(2)
         patched, other = outcomes
@@ -230,13 +238,21 @@ def verify(
             # a fixed width when piped, so that logs and the README show the tables unwrapped
             render(result, Console(highlight=False, width=None if sys.stdout.isatty() else 132))
             if keep:
-                click.echo(f"worker directory: {workdir}")
+                click.echo(_("worker directory: {path}").format(path=workdir))
         if plot is not None:
             from fsdp_unpatch.verification.plot import write_plot
 
-            write_plot(comparison, plot, (patched.spec.label, other.spec.label))
+            in_language = write_plot(comparison, plot, (patched.spec.label, other.spec.label))
             if output_format != "json":
-                click.echo(f"plot: {plot}")
+                click.echo(_("plot: {path}").format(path=plot))
+                if not in_language:
+                    click.echo(
+                        _(
+                            "the plot's words are in English: matplotlib knows no font with Chinese characters "
+                            "(install one, such as Noto Sans CJK SC)"
+                        ),
+                        err=True,
+                    )
         sys.exit(result.exit_code)
     finally:
         if not keep:
@@ -264,15 +280,21 @@ def _from_tree(path: str, workdir: Path, output_format: str):
         detected = detect(path)
         copies = migrated_copy(path, detected, workdir / "migrated-tree")
     except DetectError as exc:
-        _fail(str(exc))
+        _fail(translated(exc))
     patch_specs = tuple(i.spec for i in detected.enhance + detected.removed)
     migrated_specs = tuple(i.spec for i in detected.enhance)
     patch_paths = tuple(str(root) for root in detected.roots)
     migrated_paths = tuple(str(copies[root]) for root in detected.roots)
     if output_format != "json":
         click.echo(
-            f"fsdp-unpatch verify {path}: the old patch calls {', '.join(map(str, patch_specs))}; "
-            f"the migrated copy (made by `fsdp-unpatch fix` in {copies[detected.roots[0]]}) calls "
-            f"{', '.join(map(str, migrated_specs)) or 'nothing (plain torch)'}"
+            _(
+                "fsdp-unpatch verify {path}: the old patch calls {patch}; the migrated copy (made by "
+                "`fsdp-unpatch fix` in {copy}) calls {migrated}"
+            ).format(
+                path=path,
+                patch=", ".join(map(str, patch_specs)),
+                copy=copies[detected.roots[0]],
+                migrated=", ".join(map(str, migrated_specs)) or _("nothing (plain torch)"),
+            )
         )
     return patch_specs, patch_paths, migrated_specs, migrated_paths

@@ -24,7 +24,7 @@ from fsdp_unpatch.config.project import start_folder
 from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.config.settings import Settings, SettingsError, parse_codes, parse_per_file_ignores
 from fsdp_unpatch.files.regular import read_regular
-from fsdp_unpatch.i18n import N_
+from fsdp_unpatch.i18n import N_, translated
 from fsdp_unpatch.i18n import gettext as _
 
 SECTION = "fsdp-unpatch"
@@ -177,7 +177,7 @@ def checked(section: dict, source: str, table: str, catalog: Catalog) -> dict[st
             try:
                 Version.parse(value)
             except ValueError as error:
-                raise SettingsError(f"{where}: {error}") from None
+                raise SettingsError(f"{where}: {translated(error)}") from None
             values[key] = value
         elif key == "lang":
             from fsdp_unpatch.i18n import LanguageError, normalise

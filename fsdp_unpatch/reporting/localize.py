@@ -247,6 +247,13 @@ def _without_notes(message: str) -> tuple[str, list[str]]:
     return message, notes
 
 
+class FindingMessage(str):
+    """A finding's message as a field of an `i18n.Phrase`: translated as `localized` translates it."""
+
+    def translated(self) -> str:
+        return localized(self)
+
+
 def localized(message: str) -> str:
     """`message` (a finding's, in English) in the current language."""
     if i18n.language() == i18n.ENGLISH:

@@ -3,7 +3,9 @@ of the findings with links to their lines, and the fixes available.
 
 Links go to `ReportContext.link_base + path#Lline`: on GitHub Actions the CLI sets the base to the
 commit's files (`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA/`); elsewhere links are relative.
-Keep findings, which never fail a run, are folded away in a `<details>` block.
+Keep findings, which never fail a run, are folded away in a `<details>` block. A summary for people, it is
+written in the reader's language (the category and applicability words stay as `check` and `explain` print
+them); the Action's outputs come from the JSON, never from it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from collections import Counter
 from typing import get_args
 from urllib.parse import quote
 
+from fsdp_unpatch.i18n import N_, ngettext
+from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.model import Category, Finding, RunResult
 from fsdp_unpatch.quoting import printable
 from fsdp_unpatch.reporting import ReportContext
@@ -53,16 +57,20 @@ def _link(finding: Finding, context: ReportContext) -> str:
 
 
 def _fix(finding: Finding) -> str:
-    return fix_state(finding) or ""
+    state = fix_state(finding) or ""
+    return _(N_("held back")) if state == HELD_BACK else state  # safe, unsafe: as `explain` says them
 
 
 def _table(findings: list[Finding], context: ReportContext) -> list[str]:
-    lines = ["| | code | where | message | fix |", "| --- | --- | --- | --- | --- |"]
+    from fsdp_unpatch.reporting.localize import localized
+
+    columns = (N_("code"), N_("where"), N_("message"), N_("fix"))
+    lines = ["| | " + " | ".join(_(column) for column in columns) + " |", "| --- | --- | --- | --- | --- |"]
     for f in findings:
         name = context.catalog.rule(f.code).name if f.code in context.catalog.rules else ""
         lines.append(
             f"| {ICONS.get(f.category, '')} {f.category} | `{f.code}` {name} | {_link(f, context)} "
-            f"| {message_cell(f.message)} | {_fix(f)} |"
+            f"| {message_cell(localized(f.message))} | {_fix(f)} |"
         )
     return lines
 
@@ -76,44 +84,68 @@ def markdown_report(result: RunResult, context: ReportContext) -> str:
     files = len(result.files)
     out = ["## fsdp-unpatch", ""]
     failing = counts["remove"] + counts["review"] + counts["error"]
-    verdict = (
-        ":white_check_mark: nothing to fix"
-        if not failing
-        else f":x: {failing} finding{'s' if failing != 1 else ''} to act on"
+    if failing:
+        verdict = ":x: " + ngettext("{count} finding to act on", "{count} findings to act on", failing)
+    else:
+        verdict = ":white_check_mark: " + _("nothing to fix")
+    torch = ""
+    if context.target_torch:
+        from fsdp_unpatch.reporting.text import target_torch_said
+
+        torch = _(", target torch {target}").format(target=target_torch_said(context)[0])
+        if context.target_torch_judged_as:
+            torch += _(" (newer than every release known, {newest}: judged as {newest})").format(
+                newest=context.target_torch_judged_as
+            )
+    checked = ngettext(
+        "{verdict} ({total} in total, {files} file checked{torch}).",
+        "{verdict} ({total} in total, {files} files checked{torch}).",
+        files,
     )
-    torch = f", target torch {context.target_torch}" if context.target_torch else ""
-    if context.target_torch and context.target_torch_judged_as:
-        newest = context.target_torch_judged_as
-        torch += f" (newer than every release known, {newest}: judged as {newest})"
-    out += [f"{verdict} ({len(remaining)} in total, {files} file{'s' if files != 1 else ''} checked{torch}).", ""]
-    out += ["| category | findings | fixable | held back |", "| --- | ---: | ---: | ---: |"]
+    out += [checked.format(verdict=verdict.format(count=failing), total=len(remaining), files=files, torch=torch), ""]
+    columns = (N_("category"), N_("findings"), N_("fixable"), N_("held back"))
+    out += ["| " + " | ".join(_(column) for column in columns) + " |", "| --- | ---: | ---: | ---: |"]
     out += [f"| {ICONS[c]} {c} | {counts[c]} | {fixable[c]} | {held[c]} |" for c in CATEGORIES]
     acting = [f for f in remaining if f.category != "keep"]
     kept = [f for f in remaining if f.category == "keep"]
     if acting:
-        out += ["", "### Findings", ""] + _table(acting, context)
+        out += ["", "### " + _("Findings"), ""] + _table(acting, context)
     if kept:
-        out += ["", f"<details><summary>{len(kept)} kept on purpose (keep findings never fail a run)</summary>", ""]
+        summary = _("{count} kept on purpose (keep findings never fail a run)").format(count=len(kept))
+        out += ["", f"<details><summary>{summary}</summary>", ""]
         out += _table(kept, context) + ["", "</details>"]
     safe = sum(1 for f in remaining if f.fixable)
-    unsafe = sum(1 for _, state in states if state == "unsafe")
-    out += ["", "### Fixes available", ""]
+    unsafe = sum(1 for _state_category, state in states if state == "unsafe")
+    out += ["", "### " + _("Fixes available"), ""]
     if safe or unsafe or held:
         if safe:
             out.append(
-                f"- {safe} safe fix{'es' if safe != 1 else ''}: `fsdp-unpatch fix` "
-                "(preview with `fsdp-unpatch fix --diff`)"
+                "- "
+                + ngettext(
+                    "{count} safe fix: `fsdp-unpatch fix` (preview with `fsdp-unpatch fix --diff`)",
+                    "{count} safe fixes: `fsdp-unpatch fix` (preview with `fsdp-unpatch fix --diff`)",
+                    safe,
+                ).format(count=safe)
             )
         if unsafe:
             out.append(
-                f"- {unsafe} unsafe fix{'es' if unsafe != 1 else ''} (they change what a test suite checks): "
-                "`fsdp-unpatch fix --unsafe-fixes`"
+                "- "
+                + ngettext(
+                    "{count} unsafe fix (they change what a test suite checks): `fsdp-unpatch fix --unsafe-fixes`",
+                    "{count} unsafe fixes (they change what a test suite checks): `fsdp-unpatch fix --unsafe-fixes`",
+                    unsafe,
+                ).format(count=unsafe)
             )
         if held:
             count = sum(held.values())
             out.append(
-                f"- {count} fix{'es' if count != 1 else ''} held back: `fix` cannot write them now (see each finding)"
+                "- "
+                + ngettext(
+                    "{count} fix held back: `fix` cannot write them now (see each finding)",
+                    "{count} fixes held back: `fix` cannot write them now (see each finding)",
+                    count,
+                ).format(count=count)
             )
     else:
-        out.append("None.")
+        out.append(_("None."))
     return "\n".join(out) + "\n"

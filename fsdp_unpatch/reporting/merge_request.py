@@ -364,7 +364,7 @@ def _removed_names(also: list[Finding]) -> list[str]:
 def _retests(sites: Sequence[tuple[CallSite, str]]) -> list[str]:
     """What to re-test for the call sites (those removed with an override too: native FSDP2 copies there
     now), each once, in the reader's language."""
-    return list(dict.fromkeys(t.word(site.retest) for site, _change in sites if site.retest))
+    return list(dict.fromkeys(t.sentence(site.retest) for site, _change in sites if site.retest))
 
 
 def _call_sites(sites: Sequence[tuple[CallSite, str]]) -> list[str]:
@@ -386,8 +386,8 @@ def _call_sites(sites: Sequence[tuple[CallSite, str]]) -> list[str]:
             where,
             t.word(KINDS[site.kind]),
             t.word(site.fast_path),
-            site.decided_by,
-            t.word(site.retest) if site.retest else "-",
+            t.sentence(site.decided_by),
+            t.sentence(site.retest) if site.retest else "-",
             say(changes[change]),
         )
         out.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")

@@ -7,7 +7,7 @@ Each template is marked with `N_` where it is defined and translated with `gette
 
 from __future__ import annotations
 
-from fsdp_unpatch.i18n import N_, N_plural
+from fsdp_unpatch.i18n import N_, N_plural, Phrase
 from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.i18n import ngettext as _n
 
@@ -206,3 +206,9 @@ def say_count(templates: tuple[str, str], count: int, /, **fields: object) -> st
 def word(text: str) -> str:
     """A text marked for translation where it is made (the audit's labels), in the reader's language."""
     return _(text)
+
+
+def sentence(text: str) -> str:
+    """An audit's sentence (an `i18n.Phrase`: what decides a call site, what to re-test), in the reader's
+    language; its templates are looked up here, like every other text of the description."""
+    return text.translated(_) if isinstance(text, Phrase) else _(text)

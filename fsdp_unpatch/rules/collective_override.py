@@ -21,7 +21,7 @@ def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Option
     """A site whose verdict is a proven copy: deleted. Checked even when deselected: the replacement and
     installer deletions (FSU002, FSU003) require its fix."""
     if site.verdict is not None and site.verdict.kind == "proven":
-        yield report(site.install, site.verdict, options.releases)
+        yield report(site.install, site.verdict, options.proof_releases)
 
 
 COLLECTIVE_OVERRIDE = declare(

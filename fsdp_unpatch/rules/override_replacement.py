@@ -25,7 +25,7 @@ def check(replacement: Replacement, analysis: ModuleSubject, catalog: Catalog, o
     name, sites, also = replacement.name, replacement.sites, replacement.also
     first_target = sites[0][1].target
     matches = (
-        proof(_upstream(catalog.targets[first_target]), replacement.proof, options.releases)
+        proof(_upstream(catalog.targets[first_target]), replacement.proof, options.proof_releases)
         if replacement.proof and first_target is not None and first_target in catalog.targets
         else "is the upstream FSDP2 function plus the NPU tweak only"
     )

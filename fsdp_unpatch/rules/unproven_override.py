@@ -24,7 +24,7 @@ KINDS = ("unproven", "unknown", "reviewed", "outside_enhance")
 def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     """An override that is not proven safe to remove."""
     if site.verdict is not None and site.verdict.kind in KINDS:
-        yield report(site.install, site.verdict, options.releases)
+        yield report(site.install, site.verdict, options.proof_releases)
 
 
 def check_module(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:

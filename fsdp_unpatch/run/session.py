@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from fsdp_unpatch.i18n import gettext as _
+from fsdp_unpatch.i18n import translated
 
 if TYPE_CHECKING:
     from fsdp_unpatch.catalog import Catalog
@@ -74,7 +75,7 @@ def resolve_settings(request: Request, catalog: Catalog):
             catalog.newest_release,
         )
     except (SettingsError, ValueError) as error:
-        raise UsageError(str(error)) from None
+        raise UsageError(translated(error)) from None
     return settings, target, problems + warnings
 
 
@@ -102,6 +103,7 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
     """Everything a run needs, before any file is read. Missing paths are collected, not raised,
     unless every path is missing. `buffer`: the source when the path is `-` (standard input, an editor)."""
     from fsdp_unpatch.catalog import load_catalog
+    from fsdp_unpatch.catalog.versions import Version
     from fsdp_unpatch.config.discovery import MissingPath, discover
     from fsdp_unpatch.config.options import Options
     from fsdp_unpatch.config.project import Project
@@ -148,6 +150,7 @@ def prepare(request: Request, buffer: Optional[bytes] = None, catalog: Optional[
             keep=settings.keep,
             torch_releases=target.releases,
             deselected=frozenset(code for code in catalog.rules if not settings.is_selected(code)),
+            judged_as=Version.parse(target.judged_as) if target.judged_as else None,
         ),
         fix=request.fix,
         # A journal it may not act on: the tree may be half fixed by someone else's run; nothing is written.

@@ -16,6 +16,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsdp_unpatch.i18n import Phrase
 from fsdp_unpatch.verification.spec import InstallerSpec
 
 # never copied into the migrated tree
@@ -34,7 +35,7 @@ COPY_IGNORED = shutil.ignore_patterns(
 
 
 class DetectError(Exception):
-    """The tree does not say what to run; the message says what to give explicitly."""
+    """The tree does not say what to run; the message (a `Phrase`) says what to give explicitly."""
 
 
 @dataclass(frozen=True)
@@ -61,8 +62,12 @@ def _enclosing_function(path: Path, line: int) -> str:
         ):
             return node.name
     raise DetectError(
-        f"{path}:{line}: the install site is not inside a top-level function; "
-        "name the installers with --patch/--migrated and their folders with --patch-path/--migrated-path"
+        Phrase(
+            "{path}:{line}: the install site is not inside a top-level function; name the installers with "
+            "--patch/--migrated and their folders with --patch-path/--migrated-path",
+            path=str(path),
+            line=line,
+        )
     )
 
 
@@ -85,8 +90,12 @@ def detect(path: str) -> Detected:
     removed = [_installer(Path(f.path), f.span.line) for f in found if f.code == PATCH_INSTALLER.code]
     if not removed:
         raise DetectError(
-            f"no installer that the migration removes ({PATCH_INSTALLER.code}) under {path}: "
-            "name the old patch with --patch MODULE:FUNCTION and --patch-path DIR"
+            Phrase(
+                "no installer that the migration removes ({code}) under {path}: name the old patch with "
+                "--patch MODULE:FUNCTION and --patch-path DIR",
+                code=PATCH_INSTALLER.code,
+                path=path,
+            )
         )
     return Detected(tuple(dict.fromkeys(enhance)), tuple(dict.fromkeys(removed)))
 
@@ -103,8 +112,17 @@ def migrated_copy(path: str, detected: Detected, dest: Path) -> dict[Path, Path]
     result = fix_paths([str(copy / source.relative_to(base))])
     errors = [f for f in result.remaining if f.category == "error"]
     if errors:
+        from fsdp_unpatch.reporting.localize import FindingMessage
+
         first = errors[0]
+        where = f"{first.path}:{first.span.line}"
+        message = FindingMessage(first.message)
         raise DetectError(
-            f"fix could not migrate the copy: {first.path}:{first.span.line}: {first.code} {first.message}"
+            Phrase(
+                "fix could not migrate the copy: {where}: {code} {message}",
+                where=where,
+                code=first.code,
+                message=message,
+            )
         )
     return {root: copy / root.relative_to(base) for root in detected.roots}

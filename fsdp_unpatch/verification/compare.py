@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from fsdp_unpatch.i18n import N_, Phrase
+
 
 @dataclass(frozen=True)
 class Tolerance:
@@ -21,8 +23,9 @@ class Tolerance:
         return self.rtol is None and self.atol is None
 
     def describe(self) -> str:
+        """How runs are compared: English (the JSON's `comparison`), a `Phrase` when it has words."""
         if self.exact:
-            return "exact (torch.equal)"
+            return Phrase("exact (torch.equal)")
         return f"torch.allclose(rtol={self.rtol or 0:g}, atol={self.atol or 0:g})"
 
     def same(self, a: Any, b: Any) -> bool:
@@ -79,7 +82,7 @@ class StepRow:
 
 @dataclass
 class TensorSummary:
-    what: str  # "parameters (final)" or "gradients (last step)"
+    what: str  # PARAMETERS or GRADIENTS (English; the table translates it)
     config: str
     compared: int
     equal: int
@@ -120,6 +123,9 @@ def _compare_dicts(what: str, config: str, a: dict, b: dict, tol: Tolerance) -> 
     )
 
 
+PARAMETERS, GRADIENTS = N_("parameters (final)"), N_("gradients (last step)")
+
+
 def compare_results(a: list[dict], b: list[dict], tol: Tolerance = Tolerance()) -> Comparison:
     """`a` and `b` are the workers' results: one dict per reshard configuration."""
     rows: list[StepRow] = []
@@ -149,10 +155,10 @@ def compare_results(a: list[dict], b: list[dict], tol: Tolerance = Tolerance()) 
             if not row.match and not diverged:
                 row.first_divergence = diverged = True
             rows.append(row)
-        tensors.append(_compare_dicts("parameters (final)", config, conf_a["params"], conf_b["params"], tol))
+        tensors.append(_compare_dicts(PARAMETERS, config, conf_a["params"], conf_b["params"], tol))
         tensors.append(
             _compare_dicts(
-                "gradients (last step)",
+                GRADIENTS,
                 config,
                 conf_a["grads"][-1] if conf_a["grads"] else {},
                 conf_b["grads"][-1] if conf_b["grads"] else {},

@@ -7,6 +7,8 @@ Each probe returns `Check`s with a status:
 - fail: it does not hold: removing the patch here would change behaviour;
 - skip: the check does not apply (for example the device-async probe on a CPU-only machine).
 
+A check's name and message are `Phrase`s: English in the JSON form, in the reader's language in the table.
+
 Nothing here imports torch at module import time; torch's version is read from package metadata.
 The (target, native-since version) pairs that the version check compares against are passed in as
 data: the command builds them from the catalog and the overrides the engine finds in the scanned tree.
@@ -22,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Iterable, Optional, Sequence
 
 from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.i18n import Phrase
 
 STATUSES = ("ok", "warn", "fail", "skip")
 
@@ -72,16 +75,28 @@ def distribution_version(name: str) -> Optional[str]:
 # ---------------------------------------------------------------------------------------------
 # torch version against the native-since versions
 # ---------------------------------------------------------------------------------------------
+INSTALL_TORCH = "pip install 'fsdp-unpatch[verify]'"
+
+
 def check_torch_installed(installed: Optional[str], target_torch: Optional[str]) -> Check:
     if installed is None:
         if target_torch:
-            return Check("torch", "warn", f"not installed here; the version checks use --target-torch {target_torch}")
+            return Check(
+                "torch",
+                "warn",
+                Phrase("not installed here; the version checks use --target-torch {version}", version=target_torch),
+            )
         return Check(
-            "torch", "fail", "not installed: install the torch the project pins (pip install 'fsdp-unpatch[verify]')"
+            "torch", "fail", Phrase("not installed: install the torch the project pins ({hint})", hint=INSTALL_TORCH)
         )
-    message = f"{installed} (package metadata)"
     if target_torch:
-        message += f"; the version checks use --target-torch {target_torch}"
+        message = Phrase(
+            "{version} (package metadata); the version checks use --target-torch {target}",
+            version=installed,
+            target=target_torch,
+        )
+    else:
+        message = Phrase("{version} (package metadata)", version=installed)
     return Check("torch", "ok", message, {"version": installed})
 
 
@@ -89,35 +104,31 @@ def check_torch_versions(version: Optional[str], source: str, requirements: Sequ
     """One check per requirement: is `version` (from `source`) at least the native-since release?"""
     if version is None:
         return [
-            Check(f"torch >= {r.since} for {r.target}", "skip", "no torch version to compare (none installed)")
-            for r in requirements
+            Check(_requirement(r), "skip", Phrase("no torch version to compare (none installed)")) for r in requirements
         ]
     current = Version.parse(version)
     checks = []
     for r in requirements:
-        where = f" (overridden at {r.where})" if r.where else ""
+        where = Phrase(" (overridden at {where})", where=r.where) if r.where else ""
         details = {"target": r.target, "since": r.since, "torch": str(current), "source": source, "where": r.where}
-        name = f"torch >= {r.since} for {r.target}"
+        fields = {"source": source, "version": str(current), "since": r.since, "where": where}
         if current >= Version.parse(r.since):
-            checks.append(
-                Check(
-                    name,
-                    "ok",
-                    f"{source} {current}: the native path serves non-CUDA devices since {r.since}{where}",
-                    details,
-                )
+            message = Phrase(
+                "{source} {version}: the native path serves non-CUDA devices since {since}{where}", **fields
             )
+            checks.append(Check(_requirement(r), "ok", message, details))
         else:
-            checks.append(
-                Check(
-                    name,
-                    "fail",
-                    f"{source} {current} is older than {r.since}, where the native path starts serving "
-                    f"non-CUDA devices: keep this override on this branch{where}",
-                    details,
-                )
+            message = Phrase(
+                "{source} {version} is older than {since}, where the native path starts serving non-CUDA devices: "
+                "keep this override on this branch{where}",
+                **fields,
             )
+            checks.append(Check(_requirement(r), "fail", message, details))
     return checks
+
+
+def _requirement(requirement: Requirement) -> Phrase:
+    return Phrase("torch >= {since} for {target}", since=requirement.since, target=requirement.target)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +152,13 @@ def check_fsdp_kernels(keys: Sequence[str], ops: Sequence[str] = FSDP_OPS) -> li
         try:
             importlib.import_module("torch.distributed._composable.fsdp._fsdp_collectives")
         except ImportError as exc:
-            return [Check("native FSDP ops", "fail", f"this torch has no FSDP2 collectives module ({exc})")]
+            return [
+                Check(
+                    Phrase("native FSDP ops"),
+                    "fail",
+                    Phrase("this torch has no FSDP2 collectives module ({error})", error=str(exc)),
+                )
+            ]
     checks = []
     for key in keys:
         have: list[str] = []
@@ -152,22 +169,21 @@ def check_fsdp_kernels(keys: Sequence[str], ops: Sequence[str] = FSDP_OPS) -> li
                 (have if torch._C._dispatch_has_kernel_for_dispatch_key(op, key) else missing).append(op)
             except RuntimeError:  # the op is not defined in this torch
                 undefined.append(op)
-        name = f"native FSDP op kernels [{key}]"
+        name = Phrase("native FSDP op kernels [{key}]", key=key)
         details = {"key": key, "registered": have, "missing": missing, "undefined": undefined}
         if not missing and not undefined:
-            checks.append(Check(name, "ok", f"registered: {', '.join(have)}", details))
+            checks.append(Check(name, "ok", Phrase("registered: {ops}", ops=", ".join(have)), details))
             continue
-        problems = [f"no {key} kernel for {', '.join(missing)}"] if missing else []
-        problems += [f"not defined in this torch: {', '.join(undefined)}"] if undefined else []
-        checks.append(
-            Check(
-                name,
-                "fail",
-                "; ".join(problems) + ": native FSDP2 cannot run there (the override, or a registration of the "
-                "native kernel, is still needed)",
-                details,
-            )
+        no_kernel = Phrase("no {key} kernel for {ops}", key=key, ops=", ".join(missing)) if missing else None
+        not_defined = Phrase("not defined in this torch: {ops}", ops=", ".join(undefined)) if undefined else None
+        parts = [part for part in (no_kernel, not_defined) if part is not None]
+        problems = parts[0] if len(parts) == 1 else Phrase("{first}; {second}", first=parts[0], second=parts[1])
+        message = Phrase(
+            "{problems}: native FSDP2 cannot run there (the override, or a registration of the native kernel, is "
+            "still needed)",
+            problems=problems,
         )
+        checks.append(Check(name, "fail", message, details))
     return checks
 
 
@@ -176,16 +192,18 @@ def check_foreach_copy_kernel(device: str) -> Check:
     import torch
 
     key = dispatch_key_for(device)
-    name = f"kernel aten::_foreach_copy_ [{key}]"
+    name = Phrase("kernel aten::_foreach_copy_ [{key}]", key=key)
     if device.split(":")[0] == "cpu":
-        return Check(name, "skip", "does not apply on CPU: the copy runs on the host (composite kernel)")
+        return Check(name, "skip", Phrase("does not apply on CPU: the copy runs on the host (composite kernel)"))
     if torch._C._dispatch_has_kernel_for_dispatch_key("aten::_foreach_copy_", key):
-        return Check(name, "ok", "the backend registers its own _foreach_copy_ (the fast path exists)")
+        return Check(name, "ok", Phrase("the backend registers its own _foreach_copy_ (the fast path exists)"))
     return Check(
         name,
         "warn",
-        "only the composite fallback (per-tensor copy_ honouring non_blocking): no backend fast path to be "
-        "device-async",
+        Phrase(
+            "only the composite fallback (per-tensor copy_ honouring non_blocking): no backend fast path to be "
+            "device-async"
+        ),
     )
 
 
@@ -213,10 +231,12 @@ def check_plugins(plugins: dict[str, str], torch_version: Optional[str]) -> list
     if not plugins:
         return [
             Check(
-                "accelerator plugin",
+                Phrase("accelerator plugin"),
                 "warn",
-                "none installed (torch_npu not found): the backend side of the migration (the device-async "
-                "_foreach_copy_ fast path of the op-plugin release) cannot be checked on this machine",
+                Phrase(
+                    "none installed (torch_npu not found): the backend side of the migration (the device-async "
+                    "_foreach_copy_ fast path of the op-plugin release) cannot be checked on this machine"
+                ),
             )
         ]
     checks = []
@@ -229,10 +249,15 @@ def check_plugins(plugins: dict[str, str], torch_version: Optional[str]) -> list
                 pairs = Version.parse(version)
                 if pairs != Version.parse(torch_version):
                     status = "warn"
-                    message += f" is built for torch {pairs}, but torch {Version.parse(torch_version)} is installed"
+                    message = Phrase(
+                        "{plugin} is built for torch {pairs}, but torch {torch} is installed",
+                        plugin=message,
+                        pairs=str(pairs),
+                        torch=str(Version.parse(torch_version)),
+                    )
             except ValueError:
                 pass
-        checks.append(Check(f"accelerator plugin {name}", status, message, details))
+        checks.append(Check(Phrase("accelerator plugin {name}", name=name), status, message, details))
     return checks
 
 
@@ -242,26 +267,36 @@ def check_plugins(plugins: dict[str, str], torch_version: Optional[str]) -> list
 def classify_async(return_seconds: float, synced_seconds: float, minimum: float = 2e-4) -> tuple[str, str]:
     """Status and reason from the host-return time and the time until a forced synchronize."""
     ratio = return_seconds / synced_seconds if synced_seconds > 0 else 1.0
-    timing = f"host returned after {return_seconds * 1e3:.3f} ms, copy done after {synced_seconds * 1e3:.3f} ms"
+    timing = Phrase(
+        "host returned after {returned:.3f} ms, copy done after {done:.3f} ms",
+        returned=return_seconds * 1e3,
+        done=synced_seconds * 1e3,
+    )
     if synced_seconds < minimum:
-        return "warn", f"{timing}: too fast to tell, the probe is inconclusive"
+        return "warn", Phrase("{timing}: too fast to tell, the probe is inconclusive", timing=timing)
     if ratio < 0.5:
-        return "ok", f"{timing}: device-async (the host does not wait for the copy)"
-    return "fail", (
-        f"{timing}: the host waited for the copy. Without the Python patch's non_blocking=True, FSDP2's copy-in "
-        "would block the host: install the op-plugin release with the device-async fast path first"
+        return "ok", Phrase("{timing}: device-async (the host does not wait for the copy)", timing=timing)
+    return "fail", Phrase(
+        "{timing}: the host waited for the copy. Without the Python patch's non_blocking=True, FSDP2's copy-in "
+        "would block the host: install the op-plugin release with the device-async fast path first",
+        timing=timing,
     )
 
 
+ASYNC_PROBE = Phrase("_foreach_copy_ device-async probe")
+
+
 def probe_foreach_copy_async(device: str, megabytes: int = 256, tensors: int = 8, repeats: int = 5) -> Check:
-    name = "_foreach_copy_ device-async probe"
+    name = ASYNC_PROBE
     device_type = device.split(":")[0]
     if device_type == "cpu":
         return Check(
             name,
             "skip",
-            "does not apply on a CPU-only machine: a CPU copy is host work, there is no device queue to return "
-            "early from (run doctor on the accelerator machine)",
+            Phrase(
+                "does not apply on a CPU-only machine: a CPU copy is host work, there is no device queue to return "
+                "early from (run doctor on the accelerator machine)"
+            ),
         )
     import torch
 

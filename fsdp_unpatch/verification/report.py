@@ -1,4 +1,5 @@
-"""Render a verification: rich tables for people, a dict for `--output-format json`."""
+"""Render a verification: rich tables for people, in their language, and a dict for `--output-format json`
+(English)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from dataclasses import dataclass
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
+from fsdp_unpatch.i18n import N_, listed, translated
+from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.verification.compare import Comparison, TargetReport
 from fsdp_unpatch.verification.runner import RunOutcome
 from fsdp_unpatch.verification.spec import TrainingSpec
@@ -32,6 +35,20 @@ class Verification:
         return EXIT_MATCH if self.comparison.matched and self.targets.ok else EXIT_MISMATCH
 
 
+# The runs' labels (`RunSpec.label`: also the workers' folders and the JSON's keys) as a reader sees them.
+LABELS = {"patched": N_("patched"), "migrated": N_("migrated"), "native": N_("native")}
+ERROR_KINDS = {"setup": N_("setup"), "training": N_("training"), "timeout": N_("timeout"), "crash": N_("crash")}
+
+
+def label(name: str) -> str:
+    """A run's label in the reader's language."""
+    return _(LABELS[name]) if name in LABELS else name
+
+
+def _styled(style: str, text: str) -> str:
+    return f"[{style}]{text}[/{style}]"
+
+
 def _num(value: float) -> str:
     if math.isinf(value):
         return "inf"
@@ -45,7 +62,7 @@ def _loss(values: list[float]) -> str:
 
 
 def _short_config(config: str) -> str:
-    return "reshard on" if config.endswith("True") else "reshard off"
+    return _("reshard on") if config.endswith("True") else _("reshard off")
 
 
 def _overridden(outcome: RunOutcome, target: str) -> bool:
@@ -54,7 +71,7 @@ def _overridden(outcome: RunOutcome, target: str) -> bool:
 
 def _replacement(outcome: RunOutcome, target: str) -> str:
     current = (outcome.meta or {}).get("targets", {}).get(target, {}).get("current", "?")
-    return "(gone: its op packet was replaced by a function)" if current == "<missing>" else current
+    return _("(gone: its op packet was replaced by a function)") if current == "<missing>" else current
 
 
 def _display_path(path: str) -> str:
@@ -64,63 +81,80 @@ def _display_path(path: str) -> str:
 
 
 def _run_line(outcome: RunOutcome) -> str:
-    installers = ", ".join(str(s) for s in outcome.spec.installers) or "none (native torch)"
-    paths = f" [dim]from {', '.join(_display_path(p) for p in outcome.spec.paths)}[/dim]" if outcome.spec.paths else ""
-    return f"  [bold]{outcome.spec.label}[/bold]: {installers}{paths} ({outcome.seconds:.1f} s)"
+    installers = ", ".join(str(s) for s in outcome.spec.installers) or _("none (native torch)")
+    paths = ", ".join(_display_path(p) for p in outcome.spec.paths)
+    return "  " + _("{label}: {installers}{paths} ({seconds:.1f} s)").format(
+        label=f"[bold]{label(outcome.spec.label)}[/bold]",
+        installers=installers,
+        paths=_styled("dim", _(" from {paths}").format(paths=paths)) if paths else "",
+        seconds=outcome.seconds,
+    )
 
 
 def render(v: Verification, console: Console) -> None:
     t = v.training
-    a, b = v.patched.spec.label, v.migrated.spec.label
+    a, b = label(v.patched.spec.label), label(v.migrated.spec.label)
+    comparison = translated(v.comparison.tolerance.describe())
     console.print(
-        f"[bold]fsdp-unpatch verify[/bold]: world size {t.world_size}, device {t.device} ({t.backend}), "
-        f"{t.steps} steps x {len(t.reshard_after_forward)} configurations, seed {t.seed}, "
-        f"mixed precision param={t.param_dtype} reduce={t.reduce_dtype}; "
-        f"comparison: {v.comparison.tolerance.describe()}",
+        _(
+            "{command}: world size {world_size}, device {device} ({backend}), {steps} steps x {configurations} "
+            "configurations, seed {seed}, mixed precision param={param} reduce={reduce}; comparison: {comparison}"
+        ).format(
+            command="[bold]fsdp-unpatch verify[/bold]",
+            world_size=t.world_size,
+            device=t.device,
+            backend=t.backend,
+            steps=t.steps,
+            configurations=len(t.reshard_after_forward),
+            seed=t.seed,
+            param=t.param_dtype,
+            reduce=t.reduce_dtype,
+            comparison=comparison,
+        ),
         highlight=False,
         soft_wrap=True,
     )
     console.print(_run_line(v.patched), highlight=False, soft_wrap=True)
     console.print(_run_line(v.migrated), highlight=False, soft_wrap=True)
 
-    steps = Table(title="Per-step comparison", title_justify="left")
-    steps.add_column("config")
-    steps.add_column("step", justify="right")
-    steps.add_column(f"loss ({a})", justify="right")
-    steps.add_column(f"loss ({b})", justify="right")
-    steps.add_column("max abs diff", justify="right")
-    steps.add_column("status")
+    steps = Table(title=_("Per-step comparison"), title_justify="left")
+    steps.add_column(_("config"))
+    steps.add_column(_("step"), justify="right")
+    steps.add_column(_("loss ({label})").format(label=a), justify="right")
+    steps.add_column(_("loss ({label})").format(label=b), justify="right")
+    steps.add_column(_("max abs diff"), justify="right")
+    steps.add_column(_("status"))
     for row in v.comparison.rows:
         if row.match:
-            status = "[green]match[/green]"
+            status = _styled("green", _("match"))
         else:
-            what = ", ".join(w for w, ok in (("loss", row.loss_match), ("grads", row.grad_match)) if not ok)
-            label = "DIVERGED (first)" if row.first_divergence else "diverged"
-            status = f"[red]{label}[/red]: {what}"
+            what = listed(_(w) for w, ok in ((N_("loss"), row.loss_match), (N_("grads"), row.grad_match)) if not ok)
+            verdict = _("DIVERGED (first)") if row.first_divergence else _("diverged")
+            status = _("{verdict}: {what}").format(verdict=_styled("red", verdict), what=what)
         steps.add_row(
             _short_config(row.config), str(row.step), _loss(row.loss_a), _loss(row.loss_b), _num(row.max_diff), status
         )
     console.print(steps)
     console.print(
-        "  loss: mean over ranks; max abs diff: over every rank's loss and every gradient of the step",
+        "  " + _("loss: mean over ranks; max abs diff: over every rank's loss and every gradient of the step"),
         style="dim",
         highlight=False,
     )
 
-    tensors = Table(title="Parameters and gradients", title_justify="left")
+    tensors = Table(title=_("Parameters and gradients"), title_justify="left")
     columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("tensors", "left"),
-        ("config", "left"),
-        ("equal", "right"),
-        ("max abs diff", "right"),
-        ("worst", "left"),
+        (N_("tensors"), "left"),
+        (N_("config"), "left"),
+        (N_("equal"), "right"),
+        (N_("max abs diff"), "right"),
+        (N_("worst"), "left"),
     )
     for column, justify in columns:
-        tensors.add_column(column, justify=justify)
+        tensors.add_column(_(column), justify=justify)
     for s in v.comparison.tensors:
         equal = f"{s.equal}/{s.compared}"
         tensors.add_row(
-            s.what,
+            _(s.what),
             _short_config(s.config),
             f"[green]{equal}[/green]" if s.match else f"[red]{equal}[/red]",
             _num(s.max_diff),
@@ -129,10 +163,11 @@ def render(v: Verification, console: Console) -> None:
     console.print(tensors)
 
     r = v.targets
-    table = Table(title="Install targets (what each run's installers replaced)", title_justify="left")
-    table.add_column("target", no_wrap=True)
-    for column in ("kind", a, b, "check"):
+    table = Table(title=_("Install targets (what each run's installers replaced)"), title_justify="left")
+    table.add_column(_("target"), no_wrap=True)
+    for column in (_("kind"), a, b, _("check")):
         table.add_column(column, no_wrap=True)
+    replaced = _("replaced")
     for kind, targets, always in (
         ("remove", v.collective_watch, COLLECTIVE_TARGETS),
         ("keep", v.enhance_watch, ENHANCE_TARGETS),
@@ -140,59 +175,81 @@ def render(v: Verification, console: Console) -> None:
         for target in targets:
             if target not in always and not (_overridden(v.patched, target) or _overridden(v.migrated, target)):
                 continue  # other catalog targets are listed only when a run replaces them
-            cell_a = "replaced" if _overridden(v.patched, target) else "-"
-            cell_b = "replaced" if _overridden(v.migrated, target) else "-"
+            cell_a = replaced if _overridden(v.patched, target) else "-"
+            cell_b = replaced if _overridden(v.migrated, target) else "-"
             if kind == "keep":
                 if target in r.enhance_missing:
-                    check = "[red]MISSING[/red]"
+                    check = _styled("red", _("MISSING"))
                 else:
-                    check = "[green]installed[/green]" if target in r.enhance_b else "-"
+                    check = _styled("green", _("installed")) if target in r.enhance_b else "-"
             else:
                 check = (
-                    "[yellow]still replaced[/yellow]"
+                    _styled("yellow", _("still replaced"))
                     if target in r.collective_b
-                    else ("[green]native[/green]" if target in r.collective_a else "-")
+                    else (_styled("green", _("native")) if target in r.collective_a else "-")
                 )
             table.add_row(target, kind, cell_a, cell_b, check)
     console.print(table)
     for outcome in (v.patched, v.migrated):
-        replaced = [t for t in v.collective_watch if _overridden(outcome, t)]
-        if replaced:
-            console.print(f"  replacements in the {outcome.spec.label} run:", highlight=False)
-            for target in replaced:
+        found = [t for t in v.collective_watch if _overridden(outcome, t)]
+        if found:
+            console.print(
+                "  " + _("replacements in the {label} run:").format(label=label(outcome.spec.label)), highlight=False
+            )
+            for target in found:
                 console.print(f"    {target} -> {_replacement(outcome, target)}", highlight=False, soft_wrap=True)
-    for label, kernels in ((a, r.kernels_a), (b, r.kernels_b)):
+    for name, kernels in ((a, r.kernels_a), (b, r.kernels_b)):
         for op, keys in kernels.items():
             console.print(
-                f"  kernels of {op} re-registered in the {label} run for: {', '.join(keys)}",
+                "  "
+                + _("kernels of {op} re-registered in the {label} run for: {keys}").format(
+                    op=op, label=name, keys=", ".join(keys)
+                ),
                 highlight=False,
                 soft_wrap=True,
             )
 
     first = v.comparison.first_divergence
+    passed, failed = _styled("green bold", _("OK")), _styled("red bold", _("FAIL"))
     if v.exit_code == EXIT_MATCH:
+        still = ""
+        if r.migrated and r.enhance_b:
+            still = _("; enhance patch still installed ({count} targets)").format(count=len(r.enhance_b))
         console.print(
-            f"[green bold]OK[/green bold]: the {a} and {b} runs match "
-            f"({len(v.comparison.rows)} steps, {sum(s.compared for s in v.comparison.tensors)} tensors, "
-            f"{v.comparison.tolerance.describe()})"
-            + (f"; enhance patch still installed ({len(r.enhance_b)} targets)" if r.migrated and r.enhance_b else ""),
+            _("{verdict}: the {a} and {b} runs match ({steps} steps, {tensors} tensors, {comparison})").format(
+                verdict=passed,
+                a=a,
+                b=b,
+                steps=len(v.comparison.rows),
+                tensors=sum(s.compared for s in v.comparison.tensors),
+                comparison=comparison,
+            )
+            + still,
             highlight=False,
             soft_wrap=True,
         )
         return
     if first is not None:
         console.print(
-            f"[red bold]FAIL[/red bold]: the runs diverge, first at step {first.step} "
-            f"({first.config}): loss diff {_num(first.loss_diff)}, gradient diff {_num(first.grad_diff)}",
+            _(
+                "{verdict}: the runs diverge, first at step {step} ({config}): loss diff {loss}, gradient diff {grad}"
+            ).format(
+                verdict=failed,
+                step=first.step,
+                config=first.config,
+                loss=_num(first.loss_diff),
+                grad=_num(first.grad_diff),
+            ),
             highlight=False,
             soft_wrap=True,
         )
     elif not v.comparison.matched:
-        console.print("[red bold]FAIL[/red bold]: the final parameters or gradients differ", highlight=False)
+        console.print(_("{verdict}: the final parameters or gradients differ").format(verdict=failed), highlight=False)
     if r.enhance_missing:
         console.print(
-            f"[red bold]FAIL[/red bold]: the enhance patch is no longer installed in the {b} run: "
-            + ", ".join(r.enhance_missing),
+            _("{verdict}: the enhance patch is no longer installed in the {label} run: {targets}").format(
+                verdict=failed, label=b, targets=", ".join(r.enhance_missing)
+            ),
             highlight=False,
             soft_wrap=True,
         )

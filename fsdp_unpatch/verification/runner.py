@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from fsdp_unpatch.i18n import Phrase
 from fsdp_unpatch.verification.spec import RunSpec, TrainingSpec, WorkerConfig
 from fsdp_unpatch.verification.targets import WatchList
 
@@ -38,7 +39,7 @@ class RunOutcome:
     meta: Optional[dict] = None
     results: Optional[list] = None
     error_kind: Optional[str] = None  # "setup", "training", "timeout", "crash"
-    error: Optional[str] = None
+    error: Optional[str] = None  # a `Phrase` when it has words of this tool's
     seconds: float = 0.0
     returncodes: list = field(default_factory=list)
 
@@ -114,19 +115,31 @@ def _finish(job: _Job, timed_out: bool) -> RunOutcome:
             continue
     setup = [e for e in errors if e.get("kind") == "setup"]
     if setup:
-        outcome.error_kind, outcome.error = "setup", setup[0]["message"]
+        said = setup[0].get("phrase")
+        outcome.error_kind = "setup"
+        outcome.error = setup[0]["message"]
+        if isinstance(said, dict):
+            try:
+                outcome.error = Phrase.from_json(said)
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):  # written by another version
+                pass
     elif errors:
         first = errors[0]
         outcome.error_kind = "training"
         outcome.error = f"rank {first['rank']}: {first['message']}"
     elif timed_out:
         outcome.error_kind = "timeout"
-        outcome.error = f"the run did not finish in time; worker logs are in {directory}"
+        outcome.error = Phrase(
+            "the run did not finish in time; worker logs are in {directory}", directory=str(directory)
+        )
     elif any(code != 0 for code in outcome.returncodes):
         rank = next(i for i, code in enumerate(outcome.returncodes) if code != 0)
         outcome.error_kind = "crash"
-        outcome.error = f"rank {rank} exited with code {outcome.returncodes[rank]}:\n" + _tail(
-            directory / f"stderr.rank{rank}.log"
+        outcome.error = Phrase(
+            "rank {rank} exited with code {code}:\n{log}",
+            rank=rank,
+            code=outcome.returncodes[rank],
+            log=_tail(directory / f"stderr.rank{rank}.log"),
         )
     else:
         try:
@@ -134,7 +147,8 @@ def _finish(job: _Job, timed_out: bool) -> RunOutcome:
             outcome.results = torch.load(directory / "result.pt", weights_only=True)
         except Exception as exc:  # a worker that exited 0 without writing its results
             outcome.error_kind = "crash"
-            outcome.error = f"rank 0 wrote no usable results ({type(exc).__name__}: {exc})"
+            error = f"{type(exc).__name__}: {exc}"
+            outcome.error = Phrase("rank 0 wrote no usable results ({error})", error=error)
     return outcome
 
 

@@ -12,12 +12,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from fsdp_unpatch.i18n import Phrase
+
 # device type -> torch.distributed backend
 BACKENDS = {"cpu": "gloo", "cuda": "nccl", "npu": "hccl", "xpu": "xccl", "hpu": "hccl", "mlu": "cncl"}
 
 
 class SpecError(ValueError):
-    """A `MODULE:FUNCTION` spec that cannot be right, whatever is on sys.path."""
+    """A `MODULE:FUNCTION` spec that cannot be right, whatever is on sys.path (raised with a `Phrase`)."""
 
 
 def _is_dotted_identifier(text: str) -> bool:
@@ -36,20 +38,31 @@ class InstallerSpec:
     def parse(cls, text: str) -> InstallerSpec:
         module, sep, function = text.strip().partition(":")
         if not sep:
-            raise SpecError(f"{text!r} is not MODULE:FUNCTION (no ':' found)")
+            raise SpecError(Phrase("{text} is not MODULE:FUNCTION (no ':' found)", text=repr(text)))
         if not module:
-            raise SpecError(f"{text!r} is not MODULE:FUNCTION (the module is empty)")
+            raise SpecError(Phrase("{text} is not MODULE:FUNCTION (the module is empty)", text=repr(text)))
         if not function:
-            raise SpecError(f"{text!r} is not MODULE:FUNCTION (the function is empty)")
+            raise SpecError(Phrase("{text} is not MODULE:FUNCTION (the function is empty)", text=repr(text)))
         if module.endswith(".py") or "/" in module or "\\" in module:
             raise SpecError(
-                f"{text!r}: give a dotted module name, not a file path; put the directory that holds "
-                "the package in --patch-path / --migrated-path"
+                Phrase(
+                    "{text}: give a dotted module name, not a file path; put the directory that holds the package "
+                    "in --patch-path / --migrated-path",
+                    text=repr(text),
+                )
             )
         if not _is_dotted_identifier(module):
-            raise SpecError(f"{text!r}: {module!r} is not a dotted module name")
+            raise SpecError(
+                Phrase("{text}: {module} is not a dotted module name", text=repr(text), module=repr(module))
+            )
         if not _is_dotted_identifier(function):
-            raise SpecError(f"{text!r}: {function!r} is not a function name (dotted attributes allowed)")
+            raise SpecError(
+                Phrase(
+                    "{text}: {function} is not a function name (dotted attributes allowed)",
+                    text=repr(text),
+                    function=repr(function),
+                )
+            )
         return cls(module, function)
 
     def __str__(self) -> str:
@@ -152,4 +165,6 @@ def backend_for(device: str, override: Optional[str] = None) -> str:
     try:
         return BACKENDS[device.split(":")[0]]
     except KeyError:
-        raise SpecError(f"no known torch.distributed backend for device {device!r}; pass --backend") from None
+        raise SpecError(
+            Phrase("no known torch.distributed backend for device {device}; pass --backend", device=repr(device))
+        ) from None

@@ -23,6 +23,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from fsdp_unpatch.i18n import Phrase
 from fsdp_unpatch.verification.spec import InstallerSpec, RunSpec, TrainingSpec, WorkerConfig
 from fsdp_unpatch.verification.targets import FSDP2_ROOTS, WatchList
 
@@ -38,7 +39,8 @@ IN_DIM, DIM, HIDDEN, OUT_DIM, BLOCKS = 12, 16, 33, 5, 3
 
 
 class SetupError(Exception):
-    """An installer that cannot be imported, found, or run. Reported as a usage/setup error."""
+    """An installer that cannot be imported, found, or run. Reported as a usage/setup error, in the parent's
+    language: the message is a `Phrase`, which the error file carries in parts (`_write_error`)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -51,7 +53,7 @@ def fsdp2_root() -> str:
             return root
         except ImportError:
             continue
-    raise SetupError("this torch has no FSDP2 (fully_shard); verify needs torch >= 2.4")
+    raise SetupError(Phrase("this torch has no FSDP2 (fully_shard); verify needs torch >= 2.4"))
 
 
 def resolve(target: str, root: str) -> Any:
@@ -117,27 +119,48 @@ def _dispatch_table(op: str) -> dict[str, str]:
 # Installers
 # ---------------------------------------------------------------------------------------------
 def _import_installer(spec: InstallerSpec, option: str, paths: tuple[str, ...]) -> Any:
-    where = f" (looked first in {option}-path {', '.join(paths)})" if paths else f" (no {option}-path given)"
+    if paths:
+        where = Phrase(" (looked first in {option}-path {paths})", option=option, paths=", ".join(paths))
+    else:
+        where = Phrase(" (no {option}-path given)", option=option)
+    named = {"option": option, "spec": str(spec), "module": repr(spec.module)}
     try:
         module = importlib.import_module(spec.module)
     except ModuleNotFoundError as exc:
         missing = exc.name or ""
         if spec.module == missing or spec.module.startswith(missing + "."):
-            raise SetupError(f"{option} {spec}: no module named {missing!r}{where}") from None
-        raise SetupError(f"{option} {spec}: importing {spec.module!r} failed: ModuleNotFoundError: {exc}") from None
+            raise SetupError(
+                Phrase("{option} {spec}: no module named {missing}{where}", **named, missing=repr(missing), where=where)
+            ) from None
+        raise SetupError(
+            Phrase("{option} {spec}: importing {module} failed: ModuleNotFoundError: {error}", **named, error=str(exc))
+        ) from None
     except Exception as exc:
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        raise SetupError(f"{option} {spec}: importing {spec.module!r} raised {detail}") from None
+        raise SetupError(
+            Phrase("{option} {spec}: importing {module} raised {detail}", **named, detail=detail)
+        ) from None
     obj: Any = module
     for attr in spec.function.split("."):
         if not hasattr(obj, attr):
             raise SetupError(
-                f"{option} {spec}: module {spec.module!r} ({getattr(module, '__file__', '?')}) "
-                f"has no attribute {spec.function!r}"
+                Phrase(
+                    "{option} {spec}: module {module} ({file}) has no attribute {function}",
+                    **named,
+                    file=str(getattr(module, "__file__", "?")),
+                    function=repr(spec.function),
+                )
             )
         obj = getattr(obj, attr)
     if not callable(obj):
-        raise SetupError(f"{option} {spec}: {spec.function!r} is a {type(obj).__name__}, not a function")
+        raise SetupError(
+            Phrase(
+                "{option} {spec}: {function} is a {type}, not a function",
+                **named,
+                function=repr(spec.function),
+                type=type(obj).__name__,
+            )
+        )
     return module, obj
 
 
@@ -158,7 +181,16 @@ def install(run: RunSpec, option: str, watch: WatchList) -> dict:
             function()
         except Exception as exc:
             detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-            raise SetupError(f"{option} {spec} raised {type(exc).__name__}: {exc}\n{detail}") from None
+            error = f"{type(exc).__name__}: {exc}"
+            raise SetupError(
+                Phrase(
+                    "{option} {spec} raised {error}\n{detail}",
+                    option=option,
+                    spec=str(spec),
+                    error=error,
+                    detail=detail,
+                )
+            ) from None
         installers.append({"spec": str(spec), "file": getattr(module, "__file__", None)})
 
     targets = {}
@@ -300,7 +332,11 @@ def train(spec: TrainingSpec, store: str, rank: int) -> list[dict]:
 # Entry point
 # ---------------------------------------------------------------------------------------------
 def _write_error(outdir: Path, rank: int, kind: str, message: str) -> None:
-    (outdir / f"error.rank{rank}.json").write_text(json.dumps({"kind": kind, "rank": rank, "message": message}))
+    """The error file the parent reads (`runner.py`); a `Phrase` also in parts, for the parent to translate."""
+    error: dict[str, Any] = {"kind": kind, "rank": rank, "message": str(message)}
+    if isinstance(message, Phrase):
+        error["phrase"] = message.to_json()
+    (outdir / f"error.rank{rank}.json").write_text(json.dumps(error))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -313,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         meta = install(config.run, option, WatchList.from_json(config.watch))
     except SetupError as exc:
-        _write_error(outdir, rank, "setup", str(exc))
+        _write_error(outdir, rank, "setup", exc.args[0] if len(exc.args) == 1 else str(exc))
         return EXIT_SETUP
     try:
         results = train(config.training, config.store, rank)
