@@ -191,7 +191,10 @@ def _verdicts_both_ways(text: str, module: cst.Module, torches: tuple[str, ...])
             module.code_for_node,
             lambda function: positions[function].start.line - len(function.leading_lines),
         )
-        fallbacks = lambda torch, judge=libcst_judge: judge.never_running_fallbacks(torch) or Counter()  # noqa: E731
+
+        def fallbacks(torch, imports, judge=libcst_judge):
+            return judge.never_running_fallbacks(torch, imports) or Counter()
+
         ast_judge = AstJudge(model, "project.sub.patch", catalog, options, fallbacks)
         yield (
             target_torch,
