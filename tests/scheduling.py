@@ -111,7 +111,6 @@ COSTS: Mapping[str, float] = {
     "tests/test_semantic_verdicts.py::test_the_verdicts_from_the_ast_model_equal_the_planners_on_the_repositorys_sources": 2.9,
     "tests/test_ast_findings.py::test_each_other_way_to_a_finding_leaves_the_file_to_libcst": 2.8,
     "tests/test_i18n.py::test_the_locale_decides_when_nothing_else_does": 2.8,
-    "tests/test_lsp_server.py::test_the_bundled_example_is_fixed_as_fix_fixes_its_file": 2.7,
     "tests/test_example_migration.py::test_fix_gives_the_expected_tree": 2.7,
     "tests/test_cache_safety.py::test_a_cache_dir_that_holds_other_files_is_not_used_and_clean_keeps_them": 2.7,
     "tests/test_doctor.py::test_target_torch_older_than_native_since_fails": 2.5,

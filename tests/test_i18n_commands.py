@@ -449,7 +449,7 @@ def test_the_markdown_summary_in_chinese_and_in_english(tmp_path: Path) -> None:
     chinese = cli("check", "--no-cache", "--output-format", "markdown", ".", cwd=project, env=ZH_LOCALE)
     text = chinese.stdout.decode()
     lines = text.splitlines()
-    assert lines[2] == ":x: 9 个结果需要处理（共 16 个结果，检查了 8 个文件，目标 torch 2.8 到 2.13）。"
+    assert lines[2] == ":x: 9 个结果需要处理（共 16 个结果，检查了 8 个文件，目标 torch 2.8 到 2.14）。"
     assert lines[4] == "| 类别 | 结果 | 可修复 | 暂缓 |"
     assert "### 结果" in lines and "### 可用的修复" in lines and "| | 代码 | 位置 | 消息 | 修复 |" in lines
     assert "<details><summary>7 个有意保留的结果（keep 结果从不让运行失败）</summary>" in lines
@@ -459,7 +459,7 @@ def test_the_markdown_summary_in_chinese_and_in_english(tmp_path: Path) -> None:
     assert _prose_left(text) == []
     english = cli("check", "--no-cache", "--output-format", "markdown", ".", cwd=project, env=NO_LOCALE)
     lines = english.stdout.decode().splitlines()
-    assert lines[2] == ":x: 9 findings to act on (16 in total, 8 files checked, target torch 2.8 to 2.13)."
+    assert lines[2] == ":x: 9 findings to act on (16 in total, 8 files checked, target torch 2.8 to 2.14)."
     assert lines[4] == "| category | findings | fixable | held back |"
     assert "<details><summary>7 kept on purpose (keep findings never fail a run)</summary>" in lines
     assert lines[-1] == "- 9 safe fixes: `fsdp-unpatch fix` (preview with `fsdp-unpatch fix --diff`)"
