@@ -79,35 +79,9 @@ def _newer_than_tables(torch: Version, symbols: SymbolTables, releases: frozense
 
 
 def bindings_with_imports(module: cst.Module) -> Counter:
-    """`module_level_bindings` and the names imports bind, in the same blocks: every binding of a handler,
-    as the census (`fingerprint/census.py`) counts them. A fallback nested in a handler (`except ImportError:
+    """Every binding of a block, imports included: a fallback nested in a handler (`except ImportError:
     try: from <older home> import f` ...) never runs when its handler does not."""
-    found = module_level_bindings(module)
-
-    def walk(statements) -> None:
-        for statement in statements:
-            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-                continue
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-                        for alias in small.names:
-                            local = alias.asname.name if alias.asname is not None else alias.name
-                            name = dotted_name(local) or ""
-                            found[name if alias.asname is not None else name.split(".")[0]] += 1
-                continue
-            for attribute in ("body", "orelse", "finalbody", "handlers"):
-                child = getattr(statement, attribute, None)
-                if isinstance(child, (list, tuple)):
-                    for item in child:
-                        walk(body_statements(item.body) if hasattr(item, "body") else [item])
-                elif isinstance(child, cst.BaseSuite):
-                    walk(body_statements(child))
-                elif child is not None and hasattr(child, "body"):
-                    walk(body_statements(child.body) if isinstance(child.body, cst.BaseSuite) else [child])
-
-    walk(module.body)
-    return found
+    return module_level_bindings(module, imports=True)
 
 
 def resolved_fallbacks(

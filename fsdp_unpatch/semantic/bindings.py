@@ -8,6 +8,8 @@ from typing import Sequence
 
 import libcst as cst
 
+from fsdp_unpatch.semantic.names import dotted_name
+
 
 def body_statements(block: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
     if isinstance(block, cst.IndentedBlock):
@@ -15,9 +17,10 @@ def body_statements(block: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
     return ()
 
 
-def module_level_bindings(module: cst.Module) -> Counter:
+def module_level_bindings(module: cst.Module, imports: bool = False) -> Counter:
     """How often each name is bound at module level by a statement other than an import (`def`, `class`,
-    assignment), blocks of `if`/`try`/`with`/`for` included, function and class bodies not."""
+    assignment), blocks of `if`/`try`/`with`/`for` included, function and class bodies not. `imports`: count
+    the names imports bind too (every binding, as the census of `fingerprint/census.py` counts them)."""
     found: Counter = Counter()
 
     def targets(node: cst.CSTNode) -> None:
@@ -40,6 +43,11 @@ def module_level_bindings(module: cst.Module) -> Counter:
                             targets(target.target)
                     elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and small.value is not None:
                         targets(small.target)
+                    elif imports and isinstance(small, (cst.Import, cst.ImportFrom)):
+                        if not isinstance(small.names, cst.ImportStar):
+                            for alias in small.names:
+                                name = dotted_name(alias.asname.name if alias.asname is not None else alias.name)
+                                found[(name or "") if alias.asname is not None else (name or "").split(".")[0]] += 1
             else:
                 for attribute in ("body", "orelse", "finalbody", "handlers"):
                     child = getattr(statement, attribute, None)
