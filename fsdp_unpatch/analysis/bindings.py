@@ -13,6 +13,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import AbstractSet, Iterator, Optional
 
+from fsdp_unpatch.analysis import numbers
 from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.fingerprint.same_device import dotted_name
 from fsdp_unpatch.project.module_names import resolve_relative
@@ -204,6 +205,11 @@ def _walk(tree: ast.AST) -> Iterator[ast.AST]:
 
 
 def parse(data: bytes) -> Optional[ast.Module]:
+    """The module's tree, with its large displays of numbers held out (none of their elements binds or imports)."""
+    return numbers.parse_held(data, _parse)
+
+
+def _parse(data: bytes) -> Optional[ast.Module]:
     try:
         with warnings.catch_warnings(), no_cyclic_gc():
             warnings.simplefilter("ignore")  # invalid escapes and the like: the file's own business

@@ -53,6 +53,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
+from fsdp_unpatch.analysis import numbers
 from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.analysis.holes import HOLE, Excerpt, placeholder_for
 from fsdp_unpatch.analysis.screen import Detail, Scan, Screen, scan
@@ -104,10 +105,16 @@ def _may_start_statement(line: bytes) -> bool:
     return bool(line) and line[:1] not in b" \t\f\r\n#)]}" and not _CONTINUATION.match(line)
 
 
-def _pieces(data: bytes, starts: list[int]) -> Iterator[Optional[tuple[int, int, ast.AST]]]:
+def _pieces(
+    data: bytes, starts: list[int], original: Optional[bytes] = None
+) -> Iterator[Optional[tuple[int, int, ast.AST]]]:
     """The file as (first line index, end line index, syntax tree) pieces of whole top-level statements, one at a
     time (a whole file's tree is about 100 times its size); None, last, when a piece does not parse (a syntax
-    error, or syntax newer than this Python: the whole file is parsed as before)."""
+    error, or syntax newer than this Python: the whole file is parsed as before).
+
+    `data` may hold displays of numbers out (`numbers.hold`; `original`: the file, if given): a piece in which
+    a placeholder is not where the display was is None, or, given the file, parsed from the file's same lines."""
+    original_starts = None if original is None else _line_starts(original)
     count = len(starts) - 1
     candidates = [i for i in range(count) if _may_start_statement(data[starts[i] : starts[i] + 8])]
     candidates.append(count)
@@ -134,14 +141,30 @@ def _pieces(data: bytes, starts: list[int]) -> Iterator[Optional[tuple[int, int,
                 at += 1  # cut inside a string, a bracket or a statement: take the next cut
                 continue
             break
+        if numbers.PLACEHOLDER in chunk and not numbers.placed(tree, chunk):
+            # a display of numbers held out was in a string or a comment: these lines are read as they are
+            if original is None or original_starts is None:
+                yield None
+                return
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    own = original[original_starts[line] : original_starts[end]]
+                    tree = compile(own, "<piece>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+                yield None
+                return
         yield line, end, tree
         line = end
 
 
 def statements(data: bytes) -> Iterator[tuple[int, ast.stmt]]:
     """(lines before it, statement) for each top-level statement of a file, read in pieces, so that no tree of
-    the whole file is ever in memory; raises SyntaxError when a piece does not parse."""
-    for found in _pieces(data, _line_starts(data)):
+    the whole file is ever in memory; raises SyntaxError when a piece does not parse. Large displays of numbers
+    are held out (`numbers.hold`): a statement holding one has a placeholder name in its place."""
+    held = numbers.hold(data)
+    text = data if held is None else held.text
+    for found in _pieces(text, _line_starts(text), None if held is None else data):
         if found is None:
             raise SyntaxError("a top-level statement does not parse")
         base, _, tree = found
@@ -286,6 +309,19 @@ def _build(
         return None  # other encodings are declared on the first two lines, which a hole could take
     if _NOT_GIVEN_BACK.search(data):
         return None  # libcst would not give the file back byte for byte: the whole file's fix is refused
+    held = numbers.hold(data)
+    if held is not None:
+        built = _built(held.text, encoding, module_name, is_package, screen, seeds)
+        if built is not None:
+            built.literals = [(placeholder, original) for placeholder, original, _ in held.literals]
+            built.shifts = _shifts(built.text, built.literals)
+            return built
+    return _built(data, encoding, module_name, is_package, screen, seeds)
+
+
+def _built(
+    data: bytes, encoding: str, module_name: str, is_package: bool, screen: Screen, seeds: Iterable[str]
+) -> Optional[Excerpt]:
     found = _parts(data, encoding, module_name, is_package)
     if found is None:
         return None
@@ -321,6 +357,21 @@ def _build(
         parts[0].kept = True  # the byte order mark stays at the start of what libcst reads
     _close(parts)
     return _assemble(data, starts, parts, seeded)
+
+
+def _shifts(text: bytes, literals: list[tuple[bytes, bytes]]) -> dict[int, list[tuple[int, int]]]:
+    """`Excerpt.shifts` for the literals' placeholders in the excerpt's text (not those in a hole's statements)."""
+    shifts: dict[int, list[tuple[int, int]]] = {}
+    for placeholder, original in literals:
+        at = text.find(placeholder)
+        if at < 0:
+            continue
+        end = at + len(placeholder)
+        line = text.count(b"\n", 0, end) + 1
+        start = text.rfind(b"\n", 0, end) + 1
+        column = len(text[start:end].decode("utf-8", "replace").lstrip("\ufeff"))  # libcst: no column for a BOM
+        shifts.setdefault(line, []).append((column, numbers.end_shift(placeholder, original)))
+    return shifts
 
 
 def _close(parts: list[_Part]) -> None:

@@ -67,6 +67,8 @@ class FileAnalysis:
     # For an excerpt of a large file (`excerpt.py`): the file's line for a line of the excerpt, and the names
     # the statements held aside use, spell and assign.
     file_line: Optional[Callable[[int], int]] = None
+    file_column: Optional[Callable[[int, int], int]] = None  # (excerpt line, column) -> the file's column
+    file_text: Optional[Callable[[str], str]] = None  # the excerpt's text -> the file's (literals put back)
     hidden: Optional[Detail] = None
     # Positions given by hand to stand-in nodes (a name found inside a string literal), by id.
     _placed: dict[int, CodeRange] = field(default_factory=dict)
@@ -87,9 +89,11 @@ class FileAnalysis:
             where = self._positions[node]
         if self.file_line is None:
             return where
+        column = self.file_column or (lambda _, column: column)
+        start, end = where.start, where.end
         return CodeRange(
-            CodePosition(self.file_line(where.start.line), where.start.column),
-            CodePosition(self.file_line(where.end.line), where.end.column),
+            CodePosition(self.file_line(start.line), column(start.line, start.column)),
+            CodePosition(self.file_line(end.line), column(end.line, end.column)),
         )
 
     def locate(self, node: cst.CSTNode, where: CodeRange) -> None:

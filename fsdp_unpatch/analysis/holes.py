@@ -1,16 +1,16 @@
 """An excerpt (`excerpt.py`): the text libcst parses in place of a large file, in which a *hole*'s placeholder
-statements stand for a run of statements held aside, and how the fixed file is put back together from it."""
+statements stand for a run of statements held aside, and a *literal*'s placeholder name for a large display
+of numbers held out (`numbers.py`), and how the fixed file is put back together from it."""
 
 from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Optional, Protocol, Sequence
 
+from fsdp_unpatch.analysis.numbers import HOLE
 from fsdp_unpatch.analysis.screen import Detail
-
-HOLE = b"__fsdp_unpatch_hole_"
 
 
 class HeldAside(Protocol):
@@ -31,12 +31,27 @@ class Excerpt:
     anchors: list[tuple[int, int]]  # (excerpt line, file line) where a stretch of lines starts
     file_lines: int
     seeded: bool  # some statement can hold a finding (not only imports and the docstring)
+    # (placeholder, the original display): large displays of numbers held out (`numbers.py`); a placeholder
+    # goes with the statement it is in when a fix deletes that
+    literals: list[tuple[bytes, bytes]] = field(default_factory=list)
+    # excerpt line -> (column where a literal's placeholder ends, how many columns further its display ends)
+    shifts: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
 
     def file_line(self, line: int) -> int:
         """The line of the file where line `line` of the excerpt is (a placeholder: where its hole starts)."""
         at = bisect.bisect_right(self.anchors, (line, float("inf"))) - 1
         excerpt_start, file_start = self.anchors[max(at, 0)]
         return file_start + (line - excerpt_start)
+
+    def file_column(self, line: int, column: int) -> int:
+        """The file's column for a column of the excerpt's line `line` (after a literal's placeholder, further)."""
+        return column + sum(shift for end, shift in self.shifts.get(line, ()) if end <= column)
+
+    def file_text(self, text: str) -> str:
+        """`text` (a fix's replacement) with each literal's placeholder replaced by its display."""
+        for placeholder, original in self.literals:
+            text = text.replace(placeholder.decode(), original.decode())
+        return text
 
     def may_hide(self, names: Iterable[str]) -> bool:
         """Whether statements held aside may use one of `names`: they spell it, or the file imports it under
@@ -52,7 +67,8 @@ class Excerpt:
         return [(line, original) for line, (_, original) in zip(self.hole_lines, self.holes) if word in original]
 
     def splice(self, fixed: bytes) -> Optional[bytes]:
-        """The file for a fixed excerpt: each placeholder replaced by its statements; None when one is missing."""
+        """The file for a fixed excerpt: each hole's placeholder replaced by its statements (None when one is
+        missing), then each literal's by its display (none left when a fix deleted the statement it is in)."""
         out, position = [], 0
         for placeholder, original in self.holes:
             found = fixed.find(placeholder, position)
@@ -61,7 +77,10 @@ class Excerpt:
             out += [fixed[position:found], original]
             position = found + len(placeholder)
         out.append(fixed[position:])
-        return b"".join(out)
+        spliced = b"".join(out)
+        for placeholder, original in self.literals:
+            spliced = spliced.replace(placeholder, original)
+        return spliced
 
 
 # One placeholder statement per kind of statement a hole holds (`statement_shape.kind_of`), on one line each; the last one

@@ -52,6 +52,8 @@ def analyze_module(
     if excerpt is not None:  # uses in the statements held aside count (the import clean-up reads them)
         result.facts.name_uses.update(excerpt.hidden.uses)
         result.file_line = excerpt.file_line
+        result.file_column = excerpt.file_column
+        result.file_text = excerpt.file_text
         result.hidden = excerpt.hidden
 
     judge = site_judging.planner_judge(result, data, is_package, linked, catalog, options)

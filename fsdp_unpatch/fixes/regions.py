@@ -44,7 +44,19 @@ def file_regions(analysis: FileAnalysis, edits: Sequence[Edit], facts: NodeFacts
     file_line = analysis.file_line
     if file_line is None:
         return tuple(regions)
-    return tuple(replace(r, line=file_line(r.line), end_line=file_line(r.end_line)) for r in regions)
+    column = analysis.file_column or (lambda _, column: column)
+    text = analysis.file_text or (lambda text: text)
+    return tuple(
+        replace(
+            r,
+            line=file_line(r.line),
+            column=column(r.line, r.column - 1) + 1,  # a region's columns are 1-based
+            end_line=file_line(r.end_line),
+            end_column=column(r.end_line, r.end_column - 1) + 1,
+            content=text(r.content),
+        )
+        for r in regions
+    )
 
 
 def _spliced(module: cst.Module, layout: Layout, changed: dict[int, list[cst.BaseStatement]]) -> Optional[str]:

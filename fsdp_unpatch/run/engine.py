@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
+from fsdp_unpatch.analysis import numbers
 from fsdp_unpatch.analysis.byte_search import mentions
 from fsdp_unpatch.analysis.decisions import Decision, apply_all
 from fsdp_unpatch.analysis.dispatch import dispatch
@@ -123,7 +124,9 @@ class Run:
     def excerpt(self, source: SourceFile, name: str, is_package: bool) -> Optional[Excerpt]:
         """The excerpt to analyse a large file through; None: the whole file (small, or no excerpt is safe)."""
         data = source.data
-        if not self.options.excerpt_above <= len(data) <= MAX_PARSE_BYTES:
+        # a smaller file too, for the large displays of numbers it holds (`analysis/numbers.py`)
+        small = len(data) < self.options.excerpt_above
+        if len(data) > MAX_PARSE_BYTES or (small and not numbers.may_hold(data)):
             return None
         try:
             encoding = declared_encoding(data)
@@ -131,9 +134,10 @@ class Run:
             return None  # an unknown encoding: the whole file's parse says so
         seeds = frozenset(s for s in self.seeds if s.encode() in data)
         key = (source.display, data, name, is_package, seeds, self.options.excerpt_above)
-        return self.learned.excerpt(
+        built = self.learned.excerpt(
             key, lambda: build_excerpt(data, encoding, name, is_package, screen_for(self.catalog), seeds)
         )
+        return None if small and (built is None or not built.literals) else built
 
     def load(self, candidates: Iterable[Candidate]) -> None:
         for candidate in candidates:
