@@ -487,3 +487,94 @@ def test_the_merge_requests_audit_table_says_what_decides_in_chinese(tmp_path: P
         _where, _kind, _fast, decided, retest, _change = row.strip("| ").split(" | ")
         assert decided.startswith("FSDP2 在训练设备上的缓冲区之间拷贝；dst ?（") and _prose_left(decided) == [], row
         assert retest == "FSDP2 all-gather / fully_shard 分布式测试；混合精度（all-gather 输入）", row
+
+
+# --- what the other commands still said in English (issue 31, the last item) -------------------------------------
+
+FULL_WIDTH = "，。；：？！（）、“”［］"
+
+
+def _columns(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def test_a_chinese_help_paragraph_is_wrapped_without_stray_spaces_and_within_the_width() -> None:
+    import inspect
+
+    from fsdp_unpatch.commands.doctor import doctor
+
+    page = cli("doctor", "--help", cwd=ROOT, env=ZH_LOCALE).stdout.decode()
+    i18n.set_language(i18n.CHINESE)
+    paragraphs = i18n.gettext(inspect.cleandoc(doctor.help or "")).split("\n\n")
+    i18n.set_language(i18n.ENGLISH)
+    long = paragraphs[1]  # four lines in the catalog, each break between Chinese characters
+    assert long.count("\n") >= 2 and "\n（" in long
+    block = page.split("\n\n")[2]  # usage, the first paragraph, then this one
+    lines = block.splitlines()
+    assert all(line.startswith("  ") and not line.startswith("   ") for line in lines), block
+    assert "".join(line.strip() for line in lines) == long.replace("\n", "")  # nothing added, nothing lost
+    assert all(_columns(line) <= 80 for line in lines), block
+    assert not any(line.strip()[0] in "，。；：）、”" for line in lines), block  # no line starts with a comma
+    joined = block.replace("\n  ", "").strip()  # a break no longer stands for a space: none may be left either
+    assert not re.search(
+        rf"[\u4e00-\u9fff{FULL_WIDTH}] +[\u4e00-\u9fff{FULL_WIDTH}]|[{FULL_WIDTH}] | [{FULL_WIDTH}]", joined
+    )
+
+
+def test_clicks_notes_in_a_chinese_help_are_chinese() -> None:
+    verify = cli("verify", "--help", cwd=ROOT, env=ZH_LOCALE).stdout.decode()
+    assert re.search(r"--seed INTEGER +随机种子，两次运行相同。［默认：0］\n", verify), verify
+    assert re.search(r"--steps INTEGER RANGE +每种配置的训练步数。［默认：4；x>=1］\n", verify), verify
+    assert re.search(r"--output-format \[text\|json\] +［默认：text］\n", verify), verify
+    assert "[default" not in verify and "; x>=" not in verify
+    english = cli("verify", "--help", cwd=ROOT, env=NO_LOCALE).stdout.decode()
+    assert re.search(r"--steps INTEGER RANGE +Training steps per configuration\.  \[default: 4;\s+x>=1\]\n", english)
+    assert re.search(r"--output-format \[text\|json\] +\[default: text\]\n", english)
+
+
+def test_a_missing_option_ends_with_a_chinese_full_stop() -> None:
+    chinese = cli("upgrade", cwd=ROOT, env=ZH_LOCALE).stderr.decode()
+    assert chinese.endswith("\n错误：缺少选项 '--to'。\n"), chinese
+    assert cli("rule", cwd=ROOT, env=ZH_LOCALE).stderr.decode().endswith("\n错误：缺少参数 'NAME'。\n")
+    english = cli("upgrade", cwd=ROOT, env=NO_LOCALE).stderr.decode()
+    assert english.endswith("\nError: Missing option '--to'.\n"), english
+
+
+def test_check_says_its_configuration_and_declaration_problems_in_chinese(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("import os\n")
+    missing = cli("check", "--config", "nosuch.toml", ".", cwd=tmp_path, env=ZH_LOCALE).stderr.decode()
+    assert "fsdp-unpatch: 错误：--config nosuch.toml：没有这个文件\n" in missing
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n')
+    (tmp_path / "requirements.txt").write_text("torch>=2.8,,\n-r nosuch.txt\n")
+    warned = cli("check", "--no-cache", ".", cwd=tmp_path, env=ZH_LOCALE).stderr.decode().splitlines()
+    assert any(
+        line.startswith("fsdp-unpatch: 警告：requirements.txt:1：无法读取依赖 `torch>=2.8,,`（") for line in warned
+    )
+    assert "fsdp-unpatch: 警告：requirements.txt:2：`-r nosuch.txt`：没有这个文件，未使用" in warned
+    english = cli("check", "--no-cache", ".", cwd=tmp_path, env=NO_LOCALE).stderr.decode().splitlines()
+    assert "fsdp-unpatch: warning: requirements.txt:2: `-r nosuch.txt`: no such file; it is not used" in english
+
+
+def test_the_merge_request_reports_errors_in_chinese(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("import os\n")
+    (tmp_path / "doctor.json").write_text("[]")
+
+    def error(*args: str) -> str:
+        done = cli(*args, ".", cwd=tmp_path, env=ZH_LOCALE)
+        assert done.returncode == 2
+        return done.stderr.decode()
+
+    assert error("check", "--doctor-report", "doctor.json") == (
+        "fsdp-unpatch: 错误：--doctor-report 供合并请求的描述引用：请与 --report FILE.md 一起给出\n"
+    )
+    assert error("check", "--report", "mr.md") == (
+        "fsdp-unpatch: 错误：--report 描述的是一次修复：请与 `fix`、`check --fix` 或 `--diff` 一起使用\n"
+    )
+    assert error("fix", "--report", "mr.md", "--doctor-report", "doctor.json") == (
+        "fsdp-unpatch: 错误：--doctor-report doctor.json：不是 `fsdp-unpatch doctor --output-format json` 的报告\n"
+    )
+    assert error("fix", "--report", "mr.md", "--doctor-report", "nosuch.json").startswith(
+        "fsdp-unpatch: 错误：--doctor-report nosuch.json：无法读取（"
+    )

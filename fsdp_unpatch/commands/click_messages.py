@@ -10,6 +10,7 @@ English until it is listed here: nothing breaks, nothing is guessed.
 from __future__ import annotations
 
 import importlib
+import re
 
 from fsdp_unpatch import i18n
 from fsdp_unpatch.i18n import N_, N_plural
@@ -69,3 +70,26 @@ def install() -> None:
             module._ = i18n.gettext  # type: ignore[attr-defined]
         if hasattr(module, "ngettext"):
             module.ngettext = i18n.ngettext  # type: ignore[attr-defined]
+    _full_stop_after_missing()
+
+
+# "Missing option '--to'." : click writes the period itself, after the translated words and the option's name
+_MISSING = re.compile(r"^(?P<head>[^.'\s]*(?: '[^']*'(?: / '[^']*')*)?)\. ?")
+
+
+def _full_stop_after_missing() -> None:
+    """A missing parameter's message ends its first sentence with `。` in Chinese, not click's `.`."""
+    import click
+
+    original = click.MissingParameter.format_message
+    if getattr(original, "full_stop", False):
+        return
+
+    def format_message(self) -> str:
+        text = original(self)
+        if i18n.language() != i18n.CHINESE:
+            return text
+        return _MISSING.sub(lambda match: match.group("head") + "。", text, count=1)
+
+    format_message.full_stop = True  # type: ignore[attr-defined]
+    click.MissingParameter.format_message = format_message  # type: ignore[method-assign]

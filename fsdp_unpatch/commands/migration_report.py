@@ -9,6 +9,7 @@ from typing import Optional, Sequence
 from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.config.request import Request
 from fsdp_unpatch.config.settings import Settings
+from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.model import RunResult
 from fsdp_unpatch.reporting import ReportContext
 from fsdp_unpatch.reporting.evidence import Doctor, EvidenceError, Verified, load_doctor, load_verify
@@ -28,23 +29,39 @@ def evidence_for(request: Request) -> Evidence:
     shaped = [f for f, v in (("--template", request.report_template), ("--design-doc", request.design_doc)) if v]
     if request.report is None:
         if cited:
-            raise ReportError(f"{cited[0]} is cited by the merge-request description: give it with --report FILE.md")
+            raise ReportError(
+                _("{option} is cited by the merge-request description: give it with --report FILE.md").format(
+                    option=cited[0]
+                )
+            )
         if shaped:
-            raise ReportError(f"{shaped[0]} shapes the merge-request description: give it with --report FILE.md")
+            raise ReportError(
+                _("{option} shapes the merge-request description: give it with --report FILE.md").format(
+                    option=shaped[0]
+                )
+            )
         return None, None
     if not request.fix:
-        raise ReportError("--report describes a fix: use it with `fix`, `check --fix` or `--diff`")
+        raise ReportError(_("--report describes a fix: use it with `fix`, `check --fix` or `--diff`"))
     if request.from_buffer:
-        raise ReportError("--report describes a fix of files on disk; it cannot be combined with standard input")
+        raise ReportError(_("--report describes a fix of files on disk; it cannot be combined with standard input"))
     folder = os.path.dirname(os.path.abspath(request.report))
     if os.path.isdir(request.report) or not (
         os.access(request.report, os.W_OK)
         if os.path.exists(request.report)
         else os.path.isdir(folder) and os.access(folder, os.W_OK)
     ):
-        raise ReportError(f"--report {request.report}: cannot write it (a folder, no such folder, or not writable)")
+        raise ReportError(
+            _("--report {path}: cannot write it (a folder, no such folder, or not writable)").format(
+                path=request.report
+            )
+        )
     if request.design_doc is not None and not (request.design_doc.strip() and request.design_doc.isprintable()):
-        raise ReportError(f"--design-doc {request.design_doc!r}: give the design document's link on one line")
+        raise ReportError(
+            _("--design-doc {value}: give the design document's link on one line").format(
+                value=repr(request.design_doc)
+            )
+        )
     try:
         doctor = load_doctor(request.doctor_report) if request.doctor_report else None
         verified = load_verify(request.verify_report) if request.verify_report else None
@@ -77,5 +94,9 @@ def write_report(
         with open(request.report, "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as error:
-        written = "; the fixes were written" if request.writes and result.changed else ""
-        raise ReportError(f"--report {request.report}: cannot write it ({error.strerror or error}){written}") from None
+        written = _("; the fixes were written") if request.writes and result.changed else ""
+        raise ReportError(
+            _("--report {path}: cannot write it ({error}){written}").format(
+                path=request.report, error=error.strerror or error, written=written
+            )
+        ) from None

@@ -14,13 +14,17 @@ from typing import Optional
 
 import click
 
+from fsdp_unpatch.i18n import N_, translated
 from fsdp_unpatch.i18n import gettext as _
 
 EXIT_OK, EXIT_BREAKS, EXIT_ERROR = 0, 1, 2
+# `catalog list`'s origin of a release shipped with the tool, in the reader's language (a learnt one's: its file)
+BUNDLED = N_("bundled")
 
 
 def _fail(message: str) -> None:
-    click.echo("fsdp-unpatch: " + _("error: {message}").format(message=message), err=True)
+    """Exit 2 with `message` (a `Phrase` is said in the reader's language)."""
+    click.echo("fsdp-unpatch: " + _("error: {message}").format(message=translated(message)), err=True)
     sys.exit(EXIT_ERROR)
 
 
@@ -53,10 +57,10 @@ def upgrade(paths, to_version, from_version, output_format, report, catalog_dir,
     try:
         result = run_upgrade(paths or (".",), to_version, from_version, catalog_dir, config, isolated)
     except UpgradeError as error:
-        _fail(str(error))
+        _fail(translated(error))
         return
     for warning in result.warnings:
-        click.echo("fsdp-unpatch: " + _("warning: {message}").format(message=warning), err=True)
+        click.echo("fsdp-unpatch: " + _("warning: {message}").format(message=translated(warning)), err=True)
     if output_format == "json":
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
     else:
@@ -87,7 +91,7 @@ def catalog_add(source: str, catalog_dir: Optional[str]) -> None:
     try:
         version, path = add(Path(source), _catalog_folder(catalog_dir))
     except (SourceError, SyntaxError, UnicodeDecodeError, OSError) as error:
-        _fail(str(error))
+        _fail(translated(error))
         return
     click.echo(_("Learnt torch {version} into {path}").format(version=version, path=path))
 
@@ -101,7 +105,7 @@ def catalog_list(catalog_dir: Optional[str]) -> None:
 
     extra, errors = learnt(_catalog_folder(catalog_dir))
     for version, release in all_releases(extra).items():
-        click.echo(f"{version}\t{release.origin}")
+        click.echo(f"{version}\t{_(BUNDLED) if release.origin == 'bundled' else release.origin}")
     for message in errors:
-        click.echo("fsdp-unpatch: " + _("error: {message}").format(message=message), err=True)
+        click.echo("fsdp-unpatch: " + _("error: {message}").format(message=translated(message)), err=True)
     sys.exit(EXIT_ERROR if errors else EXIT_OK)

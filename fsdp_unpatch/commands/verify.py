@@ -90,7 +90,7 @@ def _fail(message: str) -> None:
 @click.option(
     "--steps", type=click.IntRange(min=1), default=4, show_default=True, help="Training steps per configuration."
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="The random seed, the same in both runs.")
 @click.option(
     "--rtol",
     type=click.FloatRange(min=0),

@@ -30,6 +30,7 @@ from packaging.version import Version as PackageVersion
 
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.files.regular import read_regular
+from fsdp_unpatch.i18n import gettext as _
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -120,7 +121,9 @@ class Reader:
         for unusable in found if usable else ():  # a source that allows nothing is a mistake, not a choice
             if not unusable.releases:
                 self.problems.append(
-                    f"{unusable.where}: {unusable.texts} allows no torch release the catalog knows; it is not used"
+                    _("{where}: {texts} allows no torch release the catalog knows; it is not used").format(
+                        where=unusable.where, texts=unusable.texts
+                    )
                 )
         found = usable or found
         return Declared(frozenset().union(*(d.releases for d in found)), tuple(x for d in found for x in d.lines))
@@ -135,7 +138,11 @@ class Reader:
             requirement = Requirement(text)
         except InvalidRequirement as error:
             why = str(error).splitlines()[0]  # packaging adds the text and a caret below
-            self.problems.append(f"{where}: cannot read the requirement `{text}` ({why}); it is not used")
+            self.problems.append(
+                _("{where}: cannot read the requirement `{text}` ({why}); it is not used").format(
+                    where=where, text=text, why=why
+                )
+            )
             return None
         if canonicalize_name(requirement.name) not in TORCH_NAMES or not requirement.specifier:
             return None
@@ -175,7 +182,9 @@ class Reader:
         try:  # a FIFO or a device found by the `requirements*.txt` glob would block or never end
             return read_regular(path).decode("utf-8")
         except (OSError, UnicodeDecodeError) as error:
-            self.problems.append(f"{self.relative(path)}: cannot be read ({error}); it is not used")
+            self.problems.append(
+                _("{path}: cannot be read ({error}); it is not used").format(path=self.relative(path), error=error)
+            )
             return None
 
     def lines_of(self, path: Path, texts: Iterable[str], source: str) -> list[Line]:
@@ -201,7 +210,11 @@ class Reader:
         try:
             project = tomllib.loads(source).get("project", {})
         except tomllib.TOMLDecodeError as error:
-            self.problems.append(f"pyproject.toml: not valid TOML ({error}); its dependencies are not used")
+            self.problems.append(
+                _("{path}: not valid TOML ({error}); its dependencies are not used").format(
+                    path="pyproject.toml", error=error
+                )
+            )
             return None
         core = self.lines_of(path, _strings(project.get("dependencies")), source)
         optional = project.get("optional-dependencies")
@@ -235,7 +248,11 @@ class Reader:
                 if target.is_file():
                     yield from self.requirements(target, seen, constraint or text.startswith(("-c", "--c")))
                 else:
-                    self.problems.append(f"{self.relative(path)}:{number}: `{text}`: no such file; it is not used")
+                    self.problems.append(
+                        _("{where}: `{text}`: no such file; it is not used").format(
+                            where=f"{self.relative(path)}:{number}", text=text
+                        )
+                    )
                 continue
             if not text or text.startswith("-"):
                 continue  # pip options (`-e .`, `--index-url`)
@@ -252,11 +269,15 @@ class Reader:
         try:
             parser.read_string(source)
         except configparser.Error as error:
-            self.problems.append(f"setup.cfg: cannot be read ({' '.join(str(error).split())}); it is not used")
+            self.problems.append(
+                _("{path}: cannot be read ({error}); it is not used").format(
+                    path="setup.cfg", error=" ".join(str(error).split())
+                )
+            )
             return None
         core = self.lines_of(path, _cfg_list(parser.get("options", "install_requires", fallback="")), source)
         extras = (
-            [self.lines_of(path, _cfg_list(value), source) for _, value in parser.items("options.extras_require")]
+            [self.lines_of(path, _cfg_list(value), source) for _option, value in parser.items("options.extras_require")]
             if parser.has_section("options.extras_require")
             else []
         )
@@ -270,7 +291,11 @@ class Reader:
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError) as error:
-            self.problems.append(f"setup.py: does not parse ({error}); its requirements are not used")
+            self.problems.append(
+                _("{path}: does not parse ({error}); its requirements are not used").format(
+                    path="setup.py", error=error
+                )
+            )
             return None
         literals = {
             target.id: node.value
@@ -320,7 +345,9 @@ class Reader:
                 if literal is not None:
                     return self.own_version(literal, f"torch_npu/version.py:{number}")
                 self.problems.append(
-                    f"torch_npu/version.py:{number}: `__version__` is computed, not a string literal; it is not used"
+                    _("{where}: `__version__` is computed, not a string literal; it is not used").format(
+                        where=f"torch_npu/version.py:{number}"
+                    )
                 )
         plain = self.root / "version.txt"
         if plain.is_file():
@@ -334,7 +361,9 @@ class Reader:
         try:
             release = Version.parse(text)
         except ValueError:
-            self.problems.append(f"{where}: `{text}` is not a torch-npu version; it is not used")
+            self.problems.append(
+                _("{where}: `{text}` is not a torch-npu version; it is not used").format(where=where, text=text)
+            )
             return None
         return Line(where, f"torch-npu {text}", "", frozenset({release}))
 

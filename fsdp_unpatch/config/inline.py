@@ -36,7 +36,7 @@ def _toml(value: str) -> dict:
     except tomllib.TOMLDecodeError as error:
         if "=" not in value:  # a path that is not there (or not a file), most likely
             problem = _("a folder, not a configuration file") if os.path.isdir(value) else _("no such file")
-            raise SettingsError(f"--config {value}: {problem}") from None
+            raise SettingsError(_("--config {value}: {problem}").format(value=value, problem=problem)) from None
         raise SettingsError(
             _("{option}: neither a file nor a valid `KEY = VALUE` TOML setting ({error})").format(
                 option=label(value), error=error

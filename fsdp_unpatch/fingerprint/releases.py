@@ -22,6 +22,7 @@ from typing import Iterable, Mapping, Optional
 
 from fsdp_unpatch.catalog import learnt
 from fsdp_unpatch.catalog.learnt import version_key
+from fsdp_unpatch.i18n import Phrase
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "upstream_releases.json"
 FORMAT = 1
@@ -171,18 +172,27 @@ def from_json(data: object, origin: str, where: str) -> list[Release]:
     """The releases of a data file; BadReleaseData naming `where` when it is not one."""
     try:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise BadReleaseData(f"{where}: not FSDP2 release data of format {FORMAT}")
+            raise BadReleaseData(
+                Phrase("{where}: not FSDP2 release data of format {format}", where=where, format=FORMAT)
+            )
         bodies, name_sets = data["bodies"], data["names"]
         out = []
         for version in data["releases"]:
             functions = {f: bodies[vs[version]] for f, vs in data["functions"].items() if version in vs}
             names = {m: frozenset(name_sets[vs[version]]) for m, vs in data["modules"].items() if version in vs}
             if not all(isinstance(t, str) for t in functions.values()):
-                raise BadReleaseData(f"{where}: a function text is not a string")
+                raise BadReleaseData(Phrase("{where}: a function text is not a string", where=where))
             out.append(Release(str(version), functions, names, origin))
         return out
     except (KeyError, TypeError, AttributeError) as error:
-        raise BadReleaseData(f"{where}: malformed FSDP2 release data ({type(error).__name__}: {error})") from None
+        raise BadReleaseData(
+            Phrase(
+                "{where}: malformed FSDP2 release data ({kind}: {error})",
+                where=where,
+                kind=type(error).__name__,
+                error=str(error),
+            )
+        ) from None
 
 
 def bundled() -> list[Release]:
@@ -200,9 +210,9 @@ def learnt_releases(folder: Optional[Path] = None) -> tuple[list[Release], list[
         try:
             releases.extend(from_json(learnt.read(path), str(path), str(path)))
         except BadReleaseData as error:
-            errors.append(str(error))
+            errors.append(error.args[0] if isinstance(error.args[0], Phrase) else str(error))
         except (OSError, ValueError) as error:  # UnicodeDecodeError and json.JSONDecodeError are ValueErrors
-            errors.append(f"{path}: cannot read the release data ({error})")
+            errors.append(Phrase("{path}: cannot read the release data ({error})", path=str(path), error=str(error)))
     return releases, errors
 
 
@@ -282,11 +292,12 @@ def short(statement: str, width: int = 70) -> str:
 
 
 def named_changes(removed: list[str], added: list[str], shown: int = 3) -> str:
-    """`+ a; + b; - c (and 2 more)`: what a newer text adds (+) and drops (-), three of each at most."""
+    """`+ a; + b; - c (and 2 more)`: what a newer text adds (+) and drops (-), three of each at most (a `Phrase`
+    when some are left out: the count's words are translated where it is printed)."""
     named = "; ".join(f"+ {short(s)}" for s in added[:shown]) + ("; " if added and removed else "")
     named += "; ".join(f"- {short(s)}" for s in removed[:shown])
     more = len(added) + len(removed) - min(shown, len(added)) - min(shown, len(removed))
-    return named + (f" (and {more} more)" if more > 0 else "")
+    return Phrase("{named} (and {more} more)", named=named, more=more) if more > 0 else named
 
 
 def closest_release(override: ast.FunctionDef | ast.AsyncFunctionDef, target: str, releases: Mapping[str, Release]):

@@ -38,6 +38,7 @@ from fsdp_unpatch.files.regular import open_regular
 from fsdp_unpatch.files.signals import signals_deferred
 from fsdp_unpatch.files.signing import sign, user_secret
 from fsdp_unpatch.files.writing import BACKUP_SUFFIX, alive, flushed_copy, fsync_folder, remove_leftovers, write_all
+from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.quoting import printable, quoted_path
 
 PREFIX = ".fsdp-unpatch-journal."
@@ -314,13 +315,17 @@ def repair(folders: Iterable[str], finish: bool = True) -> Repair:
             pending = _pending(entries)
         except _Refused as why:
             outcome.problems.append(
-                f"{quoted_path(journal)}: not acted on: {printable(str(why))}; inspect it, then delete it"
+                _("{journal}: not acted on: {why}; inspect it, then delete it").format(
+                    journal=quoted_path(journal), why=printable(str(why))
+                )
             )
             continue
         if not finish:
             outcome.interrupted.append(
-                f"a fix was interrupted mid-group (journal {quoted_path(journal)}); its files {_files(entries)} "
-                "may be half written: `fsdp-unpatch fix` will finish it"
+                _(
+                    "a fix was interrupted mid-group (journal {journal}); its files {files} may be half written: "
+                    "`fsdp-unpatch fix` will finish it"
+                ).format(journal=quoted_path(journal), files=_files(entries))
             )
             continue
         try:
@@ -332,14 +337,20 @@ def repair(folders: Iterable[str], finish: bool = True) -> Repair:
                 remove(_copies(journal, entries))
         except OSError as error:
             outcome.problems.append(
-                f"{quoted_path(journal)}: cannot finish the interrupted fix ({error.strerror or error}); journal kept"
+                _("{journal}: cannot finish the interrupted fix ({error}); journal kept").format(
+                    journal=quoted_path(journal), error=error.strerror or error
+                )
             )
             continue
         _drop_backups(journal, entries)
         for folder in _folders(entries):
             remove_leftovers(folder)  # the killed run's temporaries: their content is on disk now
-        written = _files(pending) or "nothing left to write"
-        outcome.done.append(f"finished a fix that was killed mid-group (journal {quoted_path(journal)}): {written}")
+        written = _files(pending) or _("nothing left to write")
+        outcome.done.append(
+            _("finished a fix that was killed mid-group (journal {journal}): {written}").format(
+                journal=quoted_path(journal), written=written
+            )
+        )
     return outcome
 
 

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from fsdp_unpatch.i18n import gettext as _
+
 # The name of doctor's check that times a same-device `_foreach_copy_` (verification/probes.py).
 ASYNC_PROBE = "_foreach_copy_ device-async probe"
 
@@ -63,11 +65,21 @@ def _load(path: str, option: str, command: str) -> dict:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
     except OSError as error:
-        raise EvidenceError(f"{option} {path}: cannot read it ({error.strerror or error})") from None
+        raise EvidenceError(
+            _("{option} {path}: cannot read it ({error})").format(
+                option=option, path=path, error=error.strerror or error
+            )
+        ) from None
     except (ValueError, UnicodeDecodeError) as error:
-        raise EvidenceError(f"{option} {path}: not JSON ({error})") from None
+        raise EvidenceError(
+            _("{option} {path}: not JSON ({error})").format(option=option, path=path, error=error)
+        ) from None
     if not isinstance(data, dict):
-        raise EvidenceError(f"{option} {path}: not a report of `{command} --output-format json`")
+        raise EvidenceError(
+            _("{option} {path}: not a report of `{command} --output-format json`").format(
+                option=option, path=path, command=command
+            )
+        )
     return data
 
 
@@ -75,7 +87,9 @@ def _field(data: dict, key: str, kind: type, path: str, option: str, command: st
     value = data.get(key)
     if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
         raise EvidenceError(
-            f"{option} {path}: no `{key}` ({kind.__name__}): not a report of `{command} --output-format json`"
+            _("{option} {path}: no `{key}` ({kind}): not a report of `{command} --output-format json`").format(
+                option=option, path=path, key=key, kind=kind.__name__, command=command
+            )
         )
     return value
 
@@ -86,7 +100,9 @@ def load_doctor(path: str) -> Doctor:
     checks = []
     for item in _field(data, "checks", list, path, option, command):
         if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("name", "status", "message")):
-            raise EvidenceError(f"{option} {path}: a check without a name, status and message")
+            raise EvidenceError(
+                _("{option} {path}: a check without a name, status and message").format(option=option, path=path)
+            )
         checks.append(Check(item["name"], item["status"], item["message"]))
     summary = _field(data, "summary", dict, path, option, command)
     torch = data.get("torch")

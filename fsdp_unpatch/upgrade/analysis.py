@@ -20,6 +20,7 @@ from fsdp_unpatch.fingerprint.releases import (
     statement_changes,
 )
 from fsdp_unpatch.fingerprint.releases import function_node as _function
+from fsdp_unpatch.i18n import Phrase
 
 # Severity order of the kinds (worst first); a "break" or a dropped change makes `upgrade` exit 1.
 KINDS = ("gone", "signature", "attribute", "name", "drops", "inherits", "unchanged")
@@ -30,7 +31,7 @@ FSDP2_PACKAGES = ("torch.distributed.fsdp._fully_shard.", "torch.distributed._co
 @dataclass(frozen=True)
 class Change:
     kind: str  # one of KINDS
-    message: str
+    message: str  # a `Phrase`: English in JSON, the reader's language in the text and the checklist
     line: Optional[int] = None  # in the override's file
 
 
@@ -159,14 +160,23 @@ def _signature_changes(override, old_fn, new_fn, role: str, offset: int) -> list
             out.append(
                 Change(
                     "signature",
-                    f"reads positional argument {index} (`{was}`), which is `{now}` in the new release",
+                    Phrase(
+                        "reads positional argument {index} (`{was}`), which is `{now}` in the new release",
+                        index=index,
+                        was=was,
+                        now=now,
+                    ),
                     line + offset,
                 )
             )
     for name, line in keywords:
         if name in keyword_parameters(old_fn) and name not in keyword_parameters(new_fn):
             out.append(
-                Change("signature", f"reads keyword `{name}`, which the new release no longer takes", line + offset)
+                Change(
+                    "signature",
+                    Phrase("reads keyword `{name}`, which the new release no longer takes", name=name),
+                    line + offset,
+                )
             )
     if role == "copy" and not override.args.vararg:
         mine = parameters(override)
@@ -174,7 +184,11 @@ def _signature_changes(override, old_fn, new_fn, role: str, offset: int) -> list
             out.append(
                 Change(
                     "signature",
-                    f"takes ({', '.join(mine)}); the new release's callers pass ({', '.join(new_params)})",
+                    Phrase(
+                        "takes ({mine}); the new release's callers pass ({new})",
+                        mine=", ".join(mine),
+                        new=", ".join(new_params),
+                    ),
                     override.lineno + offset,
                 )
             )
@@ -182,8 +196,11 @@ def _signature_changes(override, old_fn, new_fn, role: str, offset: int) -> list
         out.append(
             Change(
                 "signature",
-                f"spells out the old parameters ({', '.join(old_params)}); the new release takes "
-                f"({', '.join(new_params)})",
+                Phrase(
+                    "spells out the old parameters ({old}); the new release takes ({new})",
+                    old=", ".join(old_params),
+                    new=", ".join(new_params),
+                ),
                 override.lineno + offset,
             )
         )
@@ -223,14 +240,22 @@ def judge(
     if new_text is None:
         module = target.split(".")[0]
         moved = [f for f in new.functions if f.rsplit(".", 1)[-1] == short_name and f != target]
-        where = f"; {', '.join(sorted(moved))} has that name now" if moved else ""
-        gone = f"{target} is not in torch {new.version}{where}: the install raises or patches a name nobody calls"
-        if module not in new.names:
-            gone += f" (module {module} is gone)"
+        where = Phrase("; {names} has that name now", names=", ".join(sorted(moved))) if moved else ""
+        module_gone = Phrase(" (module {module} is gone)", module=module) if module not in new.names else ""
+        gone = Phrase(
+            "{target} is not in torch {version}{where}: the install raises or patches a name nobody calls{module_gone}",
+            target=target,
+            version=new.version,
+            where=where,
+            module_gone=module_gone,
+        )
         verdict.changes.append(Change("gone", gone, line))
         return verdict
     if old_text is None:
-        verdict.changes.append(Change("inherits", f"{target} is new in torch {new.version}: nothing to compare", line))
+        new_target = Phrase(
+            "{target} is new in torch {version}: nothing to compare", target=target, version=new.version
+        )
+        verdict.changes.append(Change("inherits", new_target, line))
         return verdict
     old_fn, new_fn = _function(old_text), _function(new_text)
     if role == "copy" and override is not None:
@@ -247,13 +272,24 @@ def judge(
                     verdict.changes.append(
                         Change(
                             "attribute",
-                            f"reads self.{attr}, which {cls} no longer sets in torch {new.version}",
+                            Phrase(
+                                "reads self.{attr}, which {cls} no longer sets in torch {version}",
+                                attr=attr,
+                                cls=cls,
+                                version=new.version,
+                            ),
                             at + offset,
                         )
                     )
     if old_text != new_text and _without_annotations(old_text) == _without_annotations(new_text):
         verdict.changes.append(
-            Change("unchanged", f"{target} changed only in its annotations in torch {new.version}", line)
+            Change(
+                "unchanged",
+                Phrase(
+                    "{target} changed only in its annotations in torch {version}", target=target, version=new.version
+                ),
+                line,
+            )
         )
     elif old_text != new_text:
         removed, added = statement_changes(old_text, new_text)
@@ -261,16 +297,30 @@ def judge(
         if not added and not removed:  # the same statements: the `def` line (parameters, annotations) moved
             named = f"`{_def_line(old_text)}` -> `{_def_line(new_text)}`"
         if role == "copy":
-            verdict.changes.append(
-                Change("drops", f"the copy drops what torch {new.version} changed in {target}: {named}", line)
+            drops = Phrase(
+                "the copy drops what torch {version} changed in {target}: {named}",
+                version=new.version,
+                target=target,
+                named=named,
             )
+            verdict.changes.append(Change("drops", drops, line))
         else:
-            verdict.changes.append(
-                Change("inherits", f"the wrapper inherits what torch {new.version} changed in {target}: {named}", line)
+            inherits = Phrase(
+                "the wrapper inherits what torch {version} changed in {target}: {named}",
+                version=new.version,
+                target=target,
+                named=named,
             )
+            verdict.changes.append(Change("inherits", inherits, line))
     elif not verdict.changes:
         verdict.changes.append(
-            Change("unchanged", f"{target} is the same in torch {old.version} and {new.version}", line)
+            Change(
+                "unchanged",
+                Phrase(
+                    "{target} is the same in torch {old} and {new}", target=target, old=old.version, new=new.version
+                ),
+                line,
+            )
         )
     verdict.changes.sort(key=lambda c: KINDS.index(c.kind))
     return verdict
@@ -281,5 +331,11 @@ def private_name_changes(imports: list[tuple[str, str, int]], old: Release, new:
     out = []
     for module, name, line in imports:
         if name in old.names.get(module, frozenset()) and name not in new.names.get(module, frozenset()):
-            out.append(Change("name", f"imports {module}.{name}, which torch {new.version} no longer defines", line))
+            message = Phrase(
+                "imports {module}.{name}, which torch {version} no longer defines",
+                module=module,
+                name=name,
+                version=new.version,
+            )
+            out.append(Change("name", message, line))
     return out

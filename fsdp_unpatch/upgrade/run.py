@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from fsdp_unpatch.fingerprint.releases import Release, all_releases, pick
+from fsdp_unpatch.i18n import Phrase
 from fsdp_unpatch.upgrade.analysis import Verdict, judge, private_name_changes
 
 
 class UpgradeError(ValueError):
-    """Bad input: the message says what."""
+    """Bad input: the message (a `Phrase`, or text already in the reader's language) says what."""
 
 
 @dataclass
@@ -19,7 +20,7 @@ class UpgradeResult:
     old: Release
     new: Release
     verdicts: list[Verdict]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # `Phrase`s (a learnt release file that cannot be used)
     chosen_by: str = "--from"  # where `--from` came from without the flag: the target torch `check` resolves
 
     @property
@@ -67,13 +68,19 @@ def run_upgrade(
     except UsageError as error:
         raise UpgradeError(str(error)) from None
     if plan.missing:
-        raise UpgradeError(f"{plan.missing[0]}: no such file or directory")
+        raise UpgradeError(Phrase("{path}: no such file or directory", path=plan.missing[0]))
     old = pick(releases, from_version or str(plan.target_torch.lowest))
     new = pick(releases, to_version)
     known = ", ".join(releases)
     for wanted, found in ((from_version or str(plan.target_torch.lowest), old), (to_version, new)):
         if found is None:
-            raise UpgradeError(f"torch {wanted} is not known (known: {known}; teach it with `catalog add`)")
+            raise UpgradeError(
+                Phrase(
+                    "torch {wanted} is not known (known: {known}; teach it with `catalog add`)",
+                    wanted=wanted,
+                    known=known,
+                )
+            )
     assert old is not None and new is not None
     findings = execute(plan, 1).remaining
     verdicts = []

@@ -22,12 +22,13 @@ from fsdp_unpatch.data import read_data
 from fsdp_unpatch.fingerprint import upstream
 from fsdp_unpatch.fingerprint.releases import Release, learnt_releases, read_package, to_json
 from fsdp_unpatch.fingerprint.upstream import FSDP2_DIRS
+from fsdp_unpatch.i18n import Phrase
 
 __all__ = ["ENVIRONMENT", "SourceError", "add", "catalog_folder", "learnt", "read_source"]
 
 
 class SourceError(ValueError):
-    """A SOURCE that holds no torch with FSDP2; the message names it."""
+    """A SOURCE that holds no torch with FSDP2; the message (a `Phrase`) names it."""
 
 
 def _version_from_metadata(text: str) -> Optional[str]:
@@ -44,7 +45,9 @@ def _read_unpacked(root: Path) -> tuple[str, tuple]:
     """(version, package data) of a folder holding `torch/` (an unpacked wheel or a site-packages)."""
     package = next((root / rel for rel in FSDP2_DIRS if (root / rel / "_fsdp_collectives.py").is_file()), None)
     if package is None:
-        raise SourceError(f"{root}: no torch with FSDP2 here (expected torch/distributed/fsdp/_fully_shard/)")
+        raise SourceError(
+            Phrase("{root}: no torch with FSDP2 here (expected torch/distributed/fsdp/_fully_shard/)", root=str(root))
+        )
     version = None
     for info in sorted(root.glob("torch-*.dist-info")):
         metadata = info / "METADATA"
@@ -55,7 +58,12 @@ def _read_unpacked(root: Path) -> tuple[str, tuple]:
         found = re.search(r"""^__version__\s*=\s*["']([^"']+)""", (root / "torch" / "version.py").read_text(), re.M)
         version = found.group(1).split("+")[0] if found else None
     if version is None:
-        raise SourceError(f"{root}: the torch version is unknown (no torch-*.dist-info/METADATA, no torch/version.py)")
+        raise SourceError(
+            Phrase(
+                "{root}: the torch version is unknown (no torch-*.dist-info/METADATA, no torch/version.py)",
+                root=str(root),
+            )
+        )
     return version, (*read_package(package), _proof_part(version, package))
 
 
@@ -71,7 +79,7 @@ def read_source(source: Path) -> tuple[str, tuple]:
     if source.is_dir():
         return _read_unpacked(source.parent if source.name == "torch" else source)
     if not source.is_file():
-        raise SourceError(f"{source}: no such file or directory")
+        raise SourceError(Phrase("{path}: no such file or directory", path=str(source)))
     try:
         with zipfile.ZipFile(source) as wheel, tempfile.TemporaryDirectory() as tmp:
             wanted = [
@@ -86,7 +94,9 @@ def read_source(source: Path) -> tuple[str, tuple]:
                 wheel.extract(name, tmp)
             return _read_unpacked(Path(tmp))
     except (zipfile.BadZipFile, OSError) as error:
-        raise SourceError(f"{source}: not a torch wheel ({error})") from None
+        raise SourceError(
+            Phrase("{source}: not a torch wheel ({error})", source=str(source), error=str(error))
+        ) from None
 
 
 def add(source: Path, folder: Path) -> tuple[str, Path]:
