@@ -33,7 +33,11 @@ What a kept statement's analysis may read elsewhere in the file, and how the exc
   indentation: a placeholder for statements that end in an indented block ends in one too, indented as
   theirs is, and the one for the file's first indented block is indented as that block is.
 
-The excerpt is used for files of `model.EXCERPT_ABOVE` bytes and more (`RunOptions.excerpt_above`);
+Inside the statements kept, large displays of numbers are held out too (`numbers.py`): the excerpt is built
+from the file with their placeholders, which are put back after the holes' statements.
+
+The excerpt is used for files of `model.EXCERPT_ABOVE` bytes and more (`RunOptions.excerpt_above`), and for a
+smaller file that holds such a display;
 `tests/test_excerpts.py` runs every fixture, the examples, the installed torch sources and the real
 releases through excerpts and through whole files and compares every finding and every fixed byte.
 Anything unusual (a piece that CPython does not parse, a placeholder name already in the file, a tree too
