@@ -43,7 +43,7 @@ def test_a_display_in_code_is_held_out_on_its_lines() -> None:
     [
         f'"""A docstring that quotes a table: [{NUMBERS}]"""\n',
         f"x = 1  # [{NUMBERS}]\n",
-        f"s = '''\n[{NUMBERS}]\n'''\n",
+        f"s = '''\nvalues = [{NUMBERS}]\n'''\n",
     ],
     ids=["docstring", "comment", "string"],
 )
@@ -124,3 +124,18 @@ def test_fix_writes_the_display_back_byte_for_byte(tmp_path: Path) -> None:
     assert numbers.PLACEHOLDER not in after
     check = CliRunner().invoke(main, ["check", "--no-cache", "--output-format", "json", str(folder)])
     assert [f["code"] for f in json.loads(check.output) if f["category"] != "keep"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        (f"def table():\n    return [{NUMBERS}]\n", True),
+        (f"x = y if z else ({NUMBERS})\n", True),
+        (f"x = a[{NUMBERS}]\n", False),  # a subscript
+        (f"x = f({NUMBERS})\n", False),  # a call's arguments
+        (f"x = f() [{NUMBERS}]\n", False),
+    ],
+    ids=["after return", "after else", "subscript", "call", "subscript of a call"],
+)
+def test_only_displays_are_held_out(text: str, held: bool) -> None:
+    assert (numbers.hold(text.encode()) is not None) is held

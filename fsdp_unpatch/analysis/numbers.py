@@ -15,6 +15,7 @@ where the display was: anything else, and the text is parsed as it is.
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 import sys
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ _NUMBER = rb"[-+]?\d(?:[eE][-+]|[\w.])*+"
 _FLAT = rb"\[\s*+N(?:\s*+,\s*+N)*+\s*+,?\s*+\]|\(\s*+N(?:\s*+,\s*+N)++\s*+,?\s*+\)"
 _ELEMENT = rb"(?:N|" + _FLAT + rb")"
 _DISPLAY = re.compile(_FLAT.replace(b"N", _ELEMENT).replace(b"N", _NUMBER)) if sys.version_info >= (3, 11) else None
+# What ends an operand (or a keyword) just before a bracket.
+_BEFORE = re.compile(rb"(?:(\w+)|[)\]}'\"])\s*\Z")
 # Cheap gate: a display of ABOVE bytes is a run that long of these bytes, brackets aside.
 _RUN = re.compile(rb"[-+\w.,\s]{%d}" % (ABOVE - 2))
 
@@ -69,7 +72,7 @@ def _hold(data: bytes) -> Optional[Held]:
     assert _DISPLAY is not None
     for match in _DISPLAY.finditer(data):
         start, end = match.span()
-        if end - start < ABOVE:
+        if end - start < ABOVE or _after_an_operand(data, start):
             continue
         original = data[start:end]
         placeholder = placeholder_for(len(literals), original)
@@ -80,6 +83,16 @@ def _hold(data: bytes) -> Optional[Held]:
         return None
     out.append(data[position:])
     return Held(b"".join(out), literals)
+
+
+def _after_an_operand(data: bytes, start: int) -> bool:
+    """Whether the bracket at `start` follows an operand, so that it subscripts or calls it (`a[0, 1]`,
+    `f(0, 1)`): no display. After a keyword (`return [0, 1]`, `in (0, 1)`) it opens one."""
+    found = _BEFORE.search(data, max(0, start - 256), start)
+    if found is None:
+        return False
+    word = found.group(1)
+    return word is None or not keyword.iskeyword(word.decode()) or word in (b"None", b"True", b"False")
 
 
 def placeholder_for(number: int, original: bytes) -> bytes:
