@@ -5,25 +5,34 @@ section of the docs' rule reference.
 Writes `fsdp_unpatch/rules/<name>.py` (the declaration, a `check` that yields nothing yet, one `VALID` and
 one `INVALID` example), `tests/rules/<CODE>/<case>/example.py` and `tests/rules/<CODE>/ok_<case>/example.py`,
 then regenerates the README's rules table and docs/rules.md's rule reference (`scripts/gen_readme_rules.py`).
-`--candidates WORDS` declares what makes a file a candidate for the rule (the prefilter, the ast screen and the
-ast findings keep such files for the parse). Nothing else is touched: the registry finds the module by walking
-the package, and the dispatcher calls its
+Nothing else is touched: the registry finds the module by walking the package, and the dispatcher calls its
 `check` for each subject of its kind (`--subject`, by default `module` for `--phase file`: each analysed
 module, and `run` for `--phase run`: the analysed files of the whole run, once; `site`: each install site
-with its verdict; the other kinds of `registry.SUBJECT_KINDS` as `analysis/subjects.py` types them). The new
-rule's cases and examples fail until its `check` is written and the snapshots are reviewed
-(docs/development.md, "Adding a rule").
+with its verdict; the other kinds of `registry.SUBJECT_KINDS` as `analysis/subjects.py` types them).
+
+The declaration says what makes a file a candidate for the rule (`candidates=`, `registry.Candidate`): the
+gates that spare files a parse are compiled from the registered rules' declarations, so a file reaches the
+new rule's check when it holds one of its shapes. The kinds whose subjects come from install sites (`site`,
+`patches`, `replacement`, `installer`, `installer-calls`) declare `shape("fsdp2-store")` and
+`shape("fsdp2-patch")`, `copy` declares `shape("same-device-copy")`; `--candidates` adds more,
+comma-separated: `fully_shard(` a call of that callee (`call("fully_shard")`), `fully_shard` the word anywhere
+in the file (`word("fully_shard")`), or a shape of `registry.SHAPES` by name (`kernel-registration`). A
+`module` or `run` rule declares what it reads: nothing reaches it otherwise. The new rule's cases and examples
+fail until its `check` is written and the snapshots are reviewed (docs/development.md, "Adding a rule").
 
 Usage::
 
     python scripts/add_rule.py FSU108 patched-hook --category review --fix none --phase file \\
         --summary "An FSDP2 hook replaced by hand"
     python scripts/add_rule.py FSU109 wrapped-hook --category review --fix none --phase file --subject site
+    python scripts/add_rule.py FSU110 sharded-call --category review --fix none --phase file \\
+        --candidates "fully_shard("
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -42,7 +51,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator{sequence}
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import {registry_names}
 
 if TYPE_CHECKING:
 {check_imports}
@@ -144,11 +153,53 @@ FIRING_CASE = "# TODO: a project where {code} fires (README, Rule cases and snap
 OK_CASE = "# TODO: a project where {code} must not fire.\nx = 1\n"
 
 
-def _candidates_line(words: str) -> str:
-    """The declaration's `candidates=(...)` line, or nothing."""
-    found = tuple(word.strip() for word in words.split(",") if word.strip())
-    spelled = ", ".join(f'"{word}"' for word in found) + ("," if len(found) == 1 else "")  # as ruff writes it
-    return f"    candidates=({spelled}),\n" if found else ""
+# What a rule of each kind of subject declares makes a file its candidate, before `--candidates`: the subjects
+# of these kinds come from install sites (a `patches` or `installer-calls` check is called for every analysed
+# module, with what its sites patch and the installers that go), or from same-device copies.
+INSTALLS = ("fsdp2-store", "fsdp2-patch")
+KIND_CANDIDATES = {
+    "site": INSTALLS,
+    "patches": INSTALLS,
+    "replacement": INSTALLS,
+    "installer": INSTALLS,
+    "installer-calls": INSTALLS,
+    "copy": ("same-device-copy",),
+}
+
+
+def candidates_of(subject: str, spelled: str) -> list[str]:
+    """The declaration's candidates, as Python: the kind's own, then `--candidates` (`fully_shard(` a call,
+    a shape of `registry.SHAPES` by name, anything else a word)."""
+    found = [f'shape("{name}")' for name in KIND_CANDIDATES.get(subject, ())]
+    for item in (part.strip() for part in spelled.split(",")):
+        if not item:
+            continue
+        if item.endswith("("):
+            registry.call(item[:-1].strip())  # refuses a callee that is no identifier
+            code = f'call("{item[:-1].strip()}")'
+        elif item in registry.SHAPES and item not in registry.NAMED_SHAPES:
+            code = f'shape("{item}")'
+        else:
+            code = f"word({json.dumps(item, ensure_ascii=False)})"  # a Python string literal, as ruff quotes it
+        if code not in found:
+            found.append(code)
+    return found
+
+
+def _candidates_line(found: list[str]) -> str:
+    """The declaration's `candidates=(...)` line, or nothing (as ruff formats it)."""
+    if not found:
+        return ""
+    spelled = ", ".join(found) + ("," if len(found) == 1 else "")
+    line = f"    candidates=({spelled}),\n"
+    if len(line) <= 121:
+        return line
+    return "    candidates=(\n" + "".join(f"        {code},\n" for code in found) + "    ),\n"
+
+
+def registry_names(found: list[str]) -> str:
+    """What the module imports from the registry, sorted as ruff's isort sorts it."""
+    return ", ".join(sorted({"declare"} | {code.split("(")[0] for code in found}))
 
 
 def module_name(name: str) -> str:
@@ -196,8 +247,9 @@ def main() -> int:
     parser.add_argument(
         "--candidates",
         default="",
-        help="comma-separated words whose presence makes a file a candidate for the rule (`fully_shard`): the "
-        "gates that spare files a parse keep such files; without them, only files that touch FSDP2 patches reach it",
+        help="comma-separated shapes that make a file a candidate for the rule, beyond its kind's own: "
+        "`fully_shard(` a call of that callee, `fully_shard` the word, or a shape of registry.SHAPES by name; "
+        "the gates that spare files a parse keep such files, and only files that hold a declared shape reach it",
     )
     args = parser.parse_args()
     found = problems(args.code, args.name)
@@ -208,6 +260,11 @@ def main() -> int:
     summary = args.summary.replace('"', "'")
     subject = args.subject or SUBJECTS[args.phase]
     check, check_imports, typing_names = check_of(subject)
+    try:
+        candidates = candidates_of(subject, args.candidates)
+    except ValueError as error:
+        print(f"--candidates: {error}", file=sys.stderr)
+        return 2
     write_new(
         REPO / "fsdp_unpatch" / "rules" / f"{module}.py",
         MODULE.format(
@@ -223,7 +280,8 @@ def main() -> int:
             sequence=typing_names,
             check_imports=check_imports,
             check=check,
-            candidates=_candidates_line(args.candidates),
+            candidates=_candidates_line(candidates),
+            registry_names=registry_names(candidates),
         ),
     )
     cases = REPO / "tests" / "rules" / args.code

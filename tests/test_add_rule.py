@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from fsdp_unpatch.rules.registry import SUBJECT_KINDS
+
 REPO = Path(__file__).resolve().parent.parent
 NEW = ["FSU199", "patched-hook", "--category", "review", "--fix", "none", "--phase", "file"]
 
@@ -210,42 +212,147 @@ def test_a_site_rule_is_scaffolded_and_dispatched_with_each_site_and_its_verdict
     assert "FSU198" not in ignored.stdout and ignored.stdout.strip(), ignored.stdout + ignored.stderr
 
 
-# A module rule's `check` filled in by hand: every call of `fully_shard`, in a file with no install site at all.
-EVERY_FULLY_SHARD_CALL = """\
-    import libcst as cst
-
+# Issue 32 item 2: a rule of each kind the scaffold writes, with a candidate declaration, fires from the command
+# line with no other file edited. Its check, filled in by hand, reports where each subject it is handed lies:
+# the subject's own node, or the first statement of the module for the kinds handed every analysed module.
+WHERE = {
+    "site": "site.install.report",
+    "replacement": "replacement.function",
+    "installer": "installer.function",
+    "copy": "copy.node",
+    "patches": "analysis.module.body[0]",
+    "installer-calls": "analysis.module.body[0]",
+    "module": "analysis.module.body[0]",
+}
+REPORTS = """\
     from fsdp_unpatch.analysis.planned import Planned
 
-    calls = []
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Name) and node.func.value == "fully_shard":
-                calls.append(node)
-
-    analysis.module.visit(Calls())
-    for call in calls:
-        yield Planned(SHARDED_CALL.code, call, SHARDED_CALL.message(placeholders="fully_shard"))
+    yield Planned(SHARDED_CALL.code, {where}, SHARDED_CALL.message(placeholders="{kind}"))
 """
+REPORTS_EACH_MODULE = """\
+    from fsdp_unpatch.analysis.decisions import Add
+    from fsdp_unpatch.analysis.planned import Planned
+
+    for analysis in analyses:
+        yield Add(analysis, Planned(SHARDED_CALL.code, analysis.module.body[0], SHARDED_CALL.message(placeholders="run")))
+"""
+# A call of `fully_shard`, in a file that patches nothing: only a declaration brings it to a rule.
 SHARDING = "from torch.distributed.fsdp import fully_shard\n\n\ndef shard(model):\n    fully_shard(model)\n"
+# `fully_shard(` in a docstring only: the call shape is tested on the syntax tree, so no rule is handed it.
+NOTES = '"""Shard each block: call fully_shard(block) before the model."""\n\nBLOCKS = 4\n'
+# An override that stays (FSU101, review), through a dotted path: the `ast` model decides such a file alone.
+HOOKS = """\
+\"\"\"Logs each post-backward of an FSDP2 parameter group.\"\"\"
+import torch
 
 
-@pytest.mark.parametrize("declared", [True, False])
-def test_a_rule_that_declares_its_candidates_fires_from_the_cli(tmp_path: Path, declared: bool) -> None:
-    """Issue 32 item 2: the gates that spare files a parse are built from the rules' declarations, so a
-    scaffolded rule fires with no other file edited; without the declaration such a file never reaches it."""
+def _post_backward_and_log(self, *args, **kwargs):
+    print("post-backward")
+
+
+torch.distributed.fsdp._fully_shard._fsdp_param_group.FSDPParamGroup.post_backward = _post_backward_and_log
+"""
+# A proven copy installed by an installer that is called: a replacement and an installer that go.
+INSTALLED_COPY = """\
+import torch
+import torch.distributed as dist
+from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+
+# @upstream _fsdp_param_group.FSDPParamGroup.finalize_backward _sharded_finalize_backward npu-stream
+
+
+def install():
+    FSDPParamGroup.finalize_backward = _sharded_finalize_backward
+
+
+install()
+"""
+
+
+def _project(kind: str) -> dict[str, str]:
+    """The files of the small project each case checks: a module that calls `fully_shard`, one that only
+    names it in a docstring, and what gives the kind its subjects."""
+    files = {"model.py": SHARDING, "notes.py": NOTES}
+    if kind in ("site", "patches", "installer-calls"):
+        files["hooks.py"] = HOOKS
+    elif kind in ("replacement", "installer"):
+        from tests.upstream import expand
+
+        files["adapter.py"] = expand(INSTALLED_COPY)
+    elif kind == "copy":
+        files["buffers.py"] = (REPO / "tests/rules/FSU005/special_case_in_a_helper/buffers.py").read_text()
+    return files
+
+
+def _reported(stdout: str) -> set[str]:
+    """`path:line:column` of each FSU198 finding."""
+    return {line.split(": FSU198")[0] for line in stdout.splitlines() if ": FSU198 [review]" in line}
+
+
+# (kind, --candidates, where FSU198 fires): every kind with the `fully_shard(` call declared (the kinds whose
+# subjects come from install sites or copies declare those too, as the scaffold writes them); a `module` and
+# a `run` rule that declare plain stores, handed the file the `ast` model would otherwise decide alone; and a
+# `module` rule that declares nothing, which no file reaches.
+FIRES = {
+    "site": {"project/hooks.py:9:1"},
+    "patches": {"project/model.py:1:1", "project/hooks.py:1:1"},
+    "replacement": {"project/adapter.py:6:1"},
+    "installer": {"project/adapter.py:28:1"},
+    "copy": {"project/buffers.py:6:5"},
+    "installer-calls": {"project/model.py:1:1", "project/hooks.py:1:1"},
+    "module": {"project/model.py:1:1"},
+    "run": {"project/model.py:1:1"},
+}
+CASES = [(kind, "fully_shard(", FIRES[kind]) for kind in SUBJECT_KINDS] + [
+    ("module", "fsdp2-store", {"project/hooks.py:1:1"}),
+    ("run", "fsdp2-store", {"project/hooks.py:1:1"}),
+    ("module", "", set()),
+]
+
+
+def test_every_kind_the_scaffold_writes_has_a_case() -> None:
+    assert set(FIRES) == set(SUBJECT_KINDS)
+
+
+@pytest.mark.parametrize(("kind", "candidates", "fires"), CASES, ids=[f"{k}-{c or 'none'}" for k, c, _ in CASES])
+def test_a_scaffolded_rule_of_each_kind_fires_from_the_cli_on_what_it_declares(
+    tmp_path: Path, kind: str, candidates: str, fires: set[str]
+) -> None:
+    """The gates that spare files a parse (the prefilter, the `ast` screen, the `ast` findings) are compiled
+    from what the registered rules declare, so the scaffold's rule is handed the files that hold its shapes,
+    and only those (`notes.py` spells `fully_shard(` in a docstring), with nothing but its module edited."""
     copy = copy_of_repo(tmp_path)
-    extra = ["--candidates", "fully_shard"] if declared else []
-    done = run(copy, "scripts/add_rule.py", "FSU198", "sharded-call", "--category", "review", "--fix", "none",
-               "--phase", "file", *extra)  # fmt: skip
+    files = {"hooks.py": HOOKS, "notes.py": NOTES} if candidates == "fsdp2-store" else _project(kind)
+    before = tree(copy)
+    phase = "run" if kind == "run" else "file"
+    args = ["FSU198", "sharded-call", "--category", "review", "--fix", "none", "--phase", phase, "--subject", kind]
+    done = run(copy, "scripts/add_rule.py", *args, *(["--candidates", candidates] if candidates else []))
     assert done.returncode == 0, done.stderr
     module = copy / "fsdp_unpatch" / "rules" / "sharded_call.py"
+    changed = {name for name, data in tree(copy).items() if before.get(name) != data}
+    assert changed == {
+        "fsdp_unpatch/rules/sharded_call.py",
+        "tests/rules/FSU198/fires/example.py",
+        "tests/rules/FSU198/ok_fires/example.py",
+        "README.md",
+        "docs/rules.md",
+    }
     text = module.read_text(encoding="utf-8")
-    assert ('candidates=("fully_shard",)' in text) is declared
-    module.write_text(text.replace("    yield from ()\n", EVERY_FULLY_SHARD_CALL), encoding="utf-8")
+    declared = {"fully_shard(": 'call("fully_shard")', "fsdp2-store": 'shape("fsdp2-store")', "": None}[candidates]
+    assert declared is None or declared in text.split("candidates=(")[1].split("    doc=")[0], text
+    assert text.count("    yield from ()\n") == 1
+    body = REPORTS_EACH_MODULE if kind == "run" else REPORTS.format(where=WHERE[kind], kind=kind)
+    module.write_text(text.replace("    yield from ()\n", body), encoding="utf-8")
     project = copy / "project"
     project.mkdir()
-    (project / "model.py").write_text(SHARDING, encoding="utf-8")
-    args = ("-m", "fsdp_unpatch", "check", "--no-cache", "--isolated", "--output-format", "concise")
-    fired = run(copy, *args, "--target-torch", "2.13", "project")
-    assert ("model.py:5:5: FSU198 [review]" in fired.stdout) is declared, fired.stdout + fired.stderr
+    for name, source in files.items():
+        (project / name).write_text(source, encoding="utf-8")
+    check = ("-m", "fsdp_unpatch", "check", "--no-cache", "--isolated", "--output-format", "concise")
+    fired = run(copy, *check, "--target-torch", "2.13", "project")
+    assert fired.returncode in (0, 1), fired.stdout + fired.stderr
+    assert _reported(fired.stdout) == fires, fired.stdout + fired.stderr
+    # the other rules' findings are those of a run that does not check it at all
+    ignored = run(copy, *check, "--target-torch", "2.13", "--ignore", "FSU198", "project")
+    others = [line for line in fired.stdout.splitlines() if ": FSU198 [review]" not in line and ":" in line]
+    assert others == [line for line in ignored.stdout.splitlines() if ":" in line and "Found" not in line]

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
 from fsdp_unpatch import api
 from fsdp_unpatch.rules import registry
+
+REPO = Path(__file__).resolve().parent.parent
 
 # Hooks of an FSDP2 class wrapped in a loop: which ones are overridden is known only at run time (FSU105).
 LOOPED_SETATTR = """\
@@ -113,21 +116,54 @@ def test_a_site_rule_is_dispatched_and_skipped_when_deselected(monkeypatch) -> N
     assert calls == []
 
 
-def test_each_new_kind_of_subject_has_its_rules() -> None:
-    from fsdp_unpatch.analysis.dispatch import rules_for
-    from fsdp_unpatch.catalog.versions import Version
-    from fsdp_unpatch.config.options import Options
+def _spy_every_check(monkeypatch) -> list[tuple[str, str]]:
+    """Every check of every registered rule, recording (its kind of subject, the rule's code) at each call."""
+    calls: list[tuple[str, str]] = []
 
-    everything = Options(target_torch=Version.parse("2.13"))
-    by_kind = {kind: [r.code for r in rules_for(kind, everything)] for kind in registry.SUBJECT_KINDS}
-    assert by_kind["site"] == ["FSU001", "FSU101", "FSU102", "FSU104", "FSU201"]
-    assert by_kind["patches"] == ["FSU401", "FSU402", "FSU403", "FSU404"]
-    assert (by_kind["replacement"], by_kind["installer"], by_kind["copy"]) == (["FSU002"], ["FSU003"], ["FSU005"])
-    assert by_kind["installer-calls"] == ["FSU004"]
-    # Deselected, a rule whose findings others read still runs; one that feeds nothing does not.
-    without = Options(target_torch=Version.parse("2.13"), deselected=frozenset({"FSU001", "FSU101", "FSU402"}))
-    assert [r.code for r in rules_for("site", without)] == ["FSU001", "FSU102", "FSU104", "FSU201"]
-    assert [r.code for r in rules_for("patches", without)] == ["FSU401", "FSU403", "FSU404"]
+    def spying(kind: str, code: str, check):
+        def spy(*args):
+            calls.append((kind, code))
+            return check(*args)
+
+        return spy
+
+    rules = {}
+    for code, rule in registry.all_rules().items():
+        checks = {kind: spying(kind, code, check) for kind, check in rule.checks()}
+        own = checks.pop(rule.subject) if rule.subject is not None else None  # type: ignore[call-overload]
+        rules[code] = dataclasses.replace(rule, check=own, also=tuple(checks.items()))
+    monkeypatch.setattr(registry, "all_rules", lambda: rules)
+    return calls
+
+
+def _every_kind_of_subject(**selection) -> None:
+    """Sources that give a subject of every kind: a proven copy with its installer and the installer's call
+    (site, patches, replacement, installer, installer calls, the module, the run), a same-device copy."""
+    from tests.upstream import expand
+
+    copy = (REPO / "tests/rules/FSU005/special_case_in_a_helper/buffers.py").read_text(encoding="utf-8")
+    for source, path in ((expand(INSTALLED_COPY), "adapter/patch.py"), (copy, "adapter/buffers.py")):
+        api.check_source(source, path, isolated=True, target_torch="2.13", **selection)
+
+
+def test_each_kind_of_subject_is_handed_to_every_rule_the_registry_says_checks_it(monkeypatch) -> None:
+    """The rules of each kind are the registry's (`check=`/`subject=`, `also=`), not a list kept here: each
+    subject is handed to every one of them, and to no other rule. Deselected, only those whose findings
+    other rules read (`feeds_others`) are still called."""
+    declared = {
+        kind: {code for code, r in registry.all_rules().items() if r.subject == kind or kind in dict(r.also)}
+        for kind in registry.SUBJECT_KINDS
+    }
+    assert all(declared.values()), f"every kind has a rule: {declared}"
+    calls = _spy_every_check(monkeypatch)
+    _every_kind_of_subject()
+    called = {kind: {code for k, code in calls if k == kind} for kind in registry.SUBJECT_KINDS}
+    assert called == declared
+    calls.clear()
+    _every_kind_of_subject(ignore=sorted(registry.all_rules()))
+    feeding = {kind: {c for c in codes if registry.rule(c).feeds_others} for kind, codes in declared.items()}
+    assert {kind: {code for k, code in calls if k == kind} for kind in registry.SUBJECT_KINDS} == feeding
+    assert any(feeding.values()) and any(feeding[kind] != declared[kind] for kind in declared), "both are seen"
 
 
 # A proven copy installed by an installer that is called: FSU001, FSU002, FSU003 and FSU004 together.

@@ -9,11 +9,17 @@ as `plan.analyze_module` gives them, and no fix.
 
 This holds only when the model shows that nothing else can happen in the file; anything else, and the
 answer is None (undecided: parse it with libcst, which is always correct):
-- every clause of the ast tier but attribute stores is clear, and every store that may reach FSDP2 is a
-  plain install site of the model (`owner.attr = value`), so no other rule can fire (indirect installs,
-  test patches, kernels, subclasses, module entries, same-device copies, patch names, suppressions);
+- of the shapes the registered rules declare make a file their candidate (`registry.Candidate`, tested by
+  the ast tier as it compiles them), the file may hold plain stores only: every clause of the ast tier but
+  attribute stores is clear, and every store that may reach FSDP2 is a plain install site of the model
+  (`owner.attr = value`), so no rule that looks for another shape can fire (indirect installs, test
+  patches, kernels, subclasses, module entries, same-device copies, patch names, suppressions, the words
+  and calls rules declare);
+- no rule that declares plain stores (`fsdp2-store`) checks only whole modules or runs, which the model does
+  not run (`Screen.model_stands_in`): a rule the scaffold makes so is handed every such file by libcst;
 - no site swaps a `__code__`, none is proven or too old (those get fixes), no site rule's finding has edits;
-- the rules that check a file's patches together find nothing (they would read libcst facts);
+- the rules that check a file's patches together, or its calls of the installers that go (none goes here),
+  find nothing (they would read libcst facts);
 - no module-level name of a module outside torch binds an FSDP2 module or class (other files could patch
   FSDP2 through it: `run/module_aliases.py`); the model has no module-level fallbacks to resolve.
 What other files of the run change stays with the engine: it parses such a file after all when the run
@@ -102,6 +108,8 @@ def findings_on_ast(data: bytes, path: Path, catalog: Catalog, options: Options)
     """The findings of the file `data` (read from `path`, analysed alone) when it gets no fix and the model
     decides all of them; None when undecided."""
     screen = screen_for(catalog)
+    if not screen.model_stands_in:
+        return None  # a rule of a kind the model does not run declares plain stores: libcst runs it
     if len(data) > MAX_PARSE_BYTES or b"\0" in data or any(name in data for name in screen.patch_names):
         return None
     lowered = data.lower()
@@ -195,4 +203,7 @@ def _decide(
     patches = Patches(patched, {}, [])  # type: ignore[arg-type]
     if any(True for _ in dispatch("patches", patches, subject, catalog, options=options)):
         return None  # a completeness finding: its rules read libcst facts
+    # no installer goes (a proven site, which frees one, is left to libcst above): the calls of none
+    if any(True for _ in dispatch("installer-calls", subject, {}, catalog, options=options)):
+        return None
     return AstFindings(planned, frozenset(p.target for p in patched))

@@ -40,7 +40,9 @@ def plan_installers(state: PlanState) -> None:
             ]
             subject = InstallerToGo(function, sites)
             for planned in dispatch("installer", subject, state.result, state.catalog, options=state.options):
-                installer.finding = state.add(planned)
+                state.add(planned)
+                if planned.edits and planned.edits[0].node is function:
+                    installer.finding = planned  # the finding whose fix deletes it (FSU003's), not another's
         state.result.installers.append(installer)
 
 

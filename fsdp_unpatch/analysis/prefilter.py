@@ -1,19 +1,27 @@
-"""Which files are worth parsing: two cheap tests on the raw bytes, both derived from the catalog.
+"""Which files are worth parsing: two cheap tests on the raw bytes, compiled from what the rules declare.
 
 Parsing is what costs (libcst takes ~1 s per MB and ~580x the source in memory), so a file is parsed
-only when it could hold a finding. Both stages over-approximate; they never reject a file that could:
+only when it could hold a finding: when it holds a shape that makes it a candidate for a registered rule
+(`registry.Candidate`; the union of the rules' `candidates=`). Each shape compiles into the tokens of stage 1
+and the tests of stage 2 below, its names read from the catalog (the FSDP2 shapes, the patch parts) or from
+the declaration (`word(...)`, `call(...)`); a shape no rule declares is not looked for. Both stages
+over-approximate; they never reject a file that holds a declared shape:
 
-1. **tokens** — a byte search (on the lower-cased text) for the names every finding goes through: an
-   override reaches its target through a dotted path that the file spells (`..._fully_shard._fsdp_collectives`,
+1. **tokens** — a byte search (on the lower-cased text) for the names every declared shape goes through: an
+   FSDP2 shape reaches its target through a dotted path that the file spells (`..._fully_shard._fsdp_collectives`,
    `torch.ops.fsdp`), so the last segment of each FSDP2 root, the target modules, the op namespaces and
-   op names are enough; plus the names of the known patch parts (patch modules, installers, replacement
-   functions), the rule code prefix for suppression comments, and the catalog's own `tokens`. A file inside
-   an FSDP2 or patch package is always kept: relative imports reach the targets without spelling them.
-2. **shape** — a regular-expression test that the file could hold an install site (an assignment, `setattr`,
-   `mock.patch`, `patch.object` whose owner is a name bound by an import or alias that mentions FSDP2, or a
-   dotted chain that spells it), a `sys.modules` entry under `torch.distributed`, a class named like an
-   FSDP2 class or deriving from one, a kernel registration for an FSDP op, a reference to a known patch
-   part, a same-device `_foreach_copy_` special case, or a suppression comment for this tool's codes.
+   op names are enough, with the catalog's own `tokens`; the names of the known patch parts (patch modules,
+   installers, replacement functions) for `patch-part`, the rule code prefix for `suppression`, and the
+   names of the declared words and calls. A file inside an FSDP2 or patch package is kept when it may
+   install (`fsdp2-store`, `fsdp2-patch`): relative imports reach the targets without spelling them.
+2. **shape** — a regular-expression test that the file could hold a declared shape: an install site (an
+   assignment, `setattr`, `mock.patch`, `patch.object` whose owner is a name bound by an import or alias that
+   mentions FSDP2, or a dotted chain that spells it: one test for `fsdp2-store` and `fsdp2-patch`, which the
+   bytes do not tell apart cheaply), a `sys.modules` entry under `torch.distributed`, a class
+   named like an FSDP2 class or deriving from one, a kernel registration or op definition for an FSDP op, a
+   reference to a known patch part, a same-device `_foreach_copy_` special case, a suppression comment for
+   this tool's codes, a declared word or a call of a declared callee (`fully_shard(`); and, for `unparsable`,
+   a file that names FSDP2 but does not parse.
 
 `tests/test_prefilter.py` proves soundness on every fixture that yields a finding. Cross-file work (calls of
 an installer removed elsewhere, references to a removed replacement) is driven by explicit names: `mentions`."""
@@ -60,7 +68,11 @@ class Vocabulary:
     patch_names: frozenset[str]  # patch module segments, installers, replacement functions
     rule_prefix: str
     extra: tuple[str, ...]  # the catalog's own `tokens` (`_foreach_copy_`, spellings of FSDP)
-    rule_words: frozenset[str]  # what rules declare makes a file their candidate (`Rule.candidates`)
+    # What the registered rules declare makes a file their candidate (`Rule.candidates`): the shapes the
+    # catalog spells out (`fsdp2-store`, ...), and the words and callees the rules spell themselves.
+    shapes: frozenset[str]
+    words: frozenset[str]
+    calls: frozenset[str]
 
     @classmethod
     def from_catalog(cls, catalog: Catalog) -> Vocabulary:
@@ -85,6 +97,9 @@ class Vocabulary:
         for code in codes:
             while not code.startswith(prefix):
                 prefix = prefix[:-1]
+        prefix = prefix.rstrip("0123456789")  # `FSU`: what the suppression test follows with a digit
+        # each a `registry.Candidate` (read by attribute: the registry is a layer above this one)
+        declared = {candidate for rule in catalog.rules.values() for candidate in rule.candidates}
         return cls(
             roots=frozenset(root.rsplit(".", 1)[-1] for root in catalog.fsdp2_roots),
             packages=tuple(catalog.fsdp2_roots)
@@ -98,24 +113,44 @@ class Vocabulary:
             patch_names=frozenset(patch_names),
             rule_prefix=prefix,
             extra=tuple(catalog.tokens),
-            rule_words=frozenset(word for rule in catalog.rules.values() for word in rule.candidates),
+            shapes=frozenset(c.shape for c in declared if c.shape not in ("word", "call")),
+            words=frozenset(c.name for c in declared if c.shape == "word"),
+            calls=frozenset(c.name for c in declared if c.shape == "call"),
         )
+
+    def declares(self, *shapes: str) -> bool:
+        """Whether a registered rule declares one of these shapes."""
+        return any(shape in self.shapes for shape in shapes)
+
+    def fsdp2_shapes(self) -> bool:
+        """Whether a registered rule declares a shape that reaches FSDP2 through the names the file spells."""
+        return self.declares(*FSDP2_SHAPES)
 
     def tokens(self) -> tuple[bytes, ...]:
-        """Stage 1: at least one of these (lower-cased) is in every file that can hold a finding."""
-        return _minimal(
-            [
-                *self.roots,
-                *self.modules,
-                *self.op_names,
-                *self.patch_names,
-                self.rule_prefix,
-                "fsdp-unpatch",
-                *self.extra,
-                *self.rule_words,
-            ]
-        )
+        """Stage 1: at least one of these (lower-cased) is in every file that holds a declared shape."""
+        found: list[str] = [*self.words, *self.calls]
+        if self.fsdp2_shapes():
+            found += [*self.roots, *self.modules, *self.op_names, *self.extra]
+        if self.declares("patch-part"):
+            found += self.patch_names
+        if self.declares("suppression"):
+            found += [self.rule_prefix, "fsdp-unpatch"]
+        return _minimal(found)
 
+
+# The shapes found through the FSDP2 names a file spells (stage 1's FSDP2 tokens); `unparsable` is looked
+# for in a file that spells one.
+FSDP2_SHAPES = (
+    "fsdp2-store",
+    "fsdp2-patch",
+    "kernel-registration",
+    "op-definition",
+    "fsdp2-class",
+    "fsdp2-subclass",
+    "module-entry",
+    "same-device-copy",
+    "unparsable",
+)
 
 _WORD = re.compile(rb"\w+")
 _WORD_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -220,6 +255,27 @@ class _RegisteredOp:
         return False
 
 
+class _CallOf:
+    """`search(data)`: a call of a callee spelled with the last name `name` (`name(`, `x.name (`, with spaces,
+    line breaks, backslash continuations or a comment before the bracket), found from the name (a literal the
+    search skips ahead to) and checked around it: no identifier character before it, an opening bracket
+    after it. A superset of the ast screen's test (`screen.Scan.called`): the name followed by a bracket in a
+    string or a comment is kept too."""
+
+    def __init__(self, name: bytes) -> None:
+        self.name = name
+        self._open = re.compile(rb"(?:[ \t\\\r\n]|#[^\r\n]*)*\(")
+
+    def search(self, data: bytes) -> bool:
+        position = data.find(self.name)
+        while position >= 0:
+            end = position + len(self.name)
+            if (position == 0 or data[position - 1] not in _WORD_CHARS) and self._open.match(data, end):
+                return True
+            position = data.find(self.name, position + 1)
+        return False
+
+
 def _in_string_call(data: bytes, start: int) -> bool:
     """Whether data[start] lies in a one-line string literal that is the first argument of `patch(`, `setattr(`,
     `object(`, `multiple(`, `dict(` or `import_module(` (with a string prefix and spaces allowed):
@@ -251,7 +307,10 @@ class Prefilter:
         words = Vocabulary.from_catalog(catalog)
         self.vocabulary = words
         self.tokens = words.tokens()
-        self.folders = tuple("/" + "/".join(chain) + "/" for chain in words.root_paths)
+        # what the shapes below look for, compiled only for the shapes some registered rule declares
+        self.installs = words.declares("fsdp2-store", "fsdp2-patch")
+        self.unparsable = words.declares("unparsable")
+        self.folders = tuple("/" + "/".join(chain) + "/" for chain in words.root_paths) if self.installs else ()
         self.classes = frozenset(c.encode() for c in words.classes)
         self.mention_words = frozenset(w.encode() for w in words.roots | words.modules)
         # the shortest literals every mention contains (`fsdp`, `_fully_shard`); whole words are checked after
@@ -268,56 +327,67 @@ class Prefilter:
         self._from_import = re.compile(rb"from[ \t]+([.\w]+)[ \t\\]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)")
         self._import = re.compile(rb"import[ \t]+((?:[^\n\\;#]|\\\r?\n)*)")
         # (literal that must be present, then the exact test) for the tests that need no name binding
-        direct: list[tuple[tuple[bytes, ...], Optional[re.Pattern | _RegisteredOp]]] = []
-        for namespace in sorted(words.op_namespaces):
-            direct.append(
-                (
-                    (b"Library",),
-                    re.compile(
-                        rb"Library\s*\(\s*(?:ns\s*=\s*)?"
-                        + _STRING_PREFIX
-                        + rb"[\"']"
-                        + re.escape(namespace.encode())
-                        + rb"[\"']"
-                    ),
+        direct: list[tuple[tuple[bytes, ...], Optional[re.Pattern | _RegisteredOp | _CallOf]]] = []
+        if words.declares("kernel-registration", "op-definition"):
+            for namespace in sorted(words.op_namespaces):
+                direct.append(
+                    (
+                        (b"Library",),
+                        re.compile(
+                            rb"Library\s*\(\s*(?:ns\s*=\s*)?"
+                            + _STRING_PREFIX
+                            + rb"[\"']"
+                            + re.escape(namespace.encode())
+                            + rb"[\"']"
+                        ),
+                    )
                 )
-            )
-            direct.append(((namespace.encode() + b"::",), None))
-        for op in sorted(words.op_names):
-            direct.append(
-                (
-                    (op.encode(),),
-                    _RegisteredOp(op.encode()),
+                direct.append(((namespace.encode() + b"::",), None))
+        if words.declares("kernel-registration"):
+            for op in sorted(words.op_names):
+                direct.append(
+                    (
+                        (op.encode(),),
+                        _RegisteredOp(op.encode()),
+                    )
                 )
-            )
-        direct += [((word.encode(),), None) for word in sorted(words.rule_words)]  # present: a candidate
-        for name in sorted(words.patch_names):
-            direct.append(((name.encode(),), re.compile(re.escape(name.encode()) + rb"\b")))
-        if words.rule_prefix:
-            direct.append(((words.rule_prefix.encode(),), re.compile(re.escape(words.rule_prefix.encode()) + rb"\d")))
-        direct.append(((b"fsdp-unpatch",), re.compile(rb"fsdp-unpatch\s*:")))
-        # a class named like an FSDP2 class or deriving from one (FSU203, FSU106); `class` alone is everywhere
-        for name in sorted(words.classes):
+        direct += [((word.encode(),), None) for word in sorted(words.words)]  # present: a candidate
+        direct += [((name.encode(),), _CallOf(name.encode())) for name in sorted(words.calls)]
+        if words.declares("patch-part"):
+            for name in sorted(words.patch_names):
+                direct.append(((name.encode(),), re.compile(re.escape(name.encode()) + rb"\b")))
+        if words.declares("suppression"):
+            if words.rule_prefix:
+                prefix = words.rule_prefix.encode()
+                direct.append(((prefix,), re.compile(re.escape(prefix) + rb"\d")))
+            direct.append(((b"fsdp-unpatch",), re.compile(rb"fsdp-unpatch\s*:")))
+        # a class named like an FSDP2 class (FSU203) or deriving from one (FSU106); `class` alone is everywhere
+        named, deriving = words.declares("fsdp2-class"), words.declares("fsdp2-subclass")
+        for name in sorted(words.classes) if named or deriving else ():
             spelled = re.escape(name.encode())
-            pattern = rb"\bclass[ \t]+(?:" + spelled + rb"\b|\w+[ \t]*\([^)]*\b" + spelled + rb"\b)"
+            alternatives = [spelled + rb"\b"] if named else []
+            alternatives += [rb"\w+[ \t]*\([^)]*\b" + spelled + rb"\b"] if deriving else []
+            pattern = rb"\bclass[ \t]+(?:" + b"|".join(alternatives) + rb")"
             direct.append(((name.encode(), b"class"), re.compile(pattern)))
         # a `sys.modules` entry under torch.distributed replaced: `sys.modules["torch...."] = m`,
         # `monkeypatch.setitem(sys.modules, "torch....", m)`, `mock.patch.dict(sys.modules, {"torch....": m})`
-        direct.append(
-            (
-                (b"modules", b"torch.distributed."),
-                re.compile(rb"modules[\"']?\s*(?:\[|,\s*\{?)[^()\[\]]{0,300}?[\"']torch\.distributed\."),
+        if words.declares("module-entry"):
+            direct.append(
+                (
+                    (b"modules", b"torch.distributed."),
+                    re.compile(rb"modules[\"']?\s*(?:\[|,\s*\{?)[^()\[\]]{0,300}?[\"']torch\.distributed\."),
+                )
             )
-        )
-        first_device = rb"\[\s*0\s*\]" + _DOT + rb"device\b"
-        direct.append(
-            (
-                (b"_foreach_copy_", b"device"),
-                re.compile(  # `if dst[0].device == src[0].device:`
-                    first_device + rb"[ \t\\\r\n)]*[=!]=[\s\S]{0,300}?" + first_device
-                ),
+        if words.declares("same-device-copy"):
+            first_device = rb"\[\s*0\s*\]" + _DOT + rb"device\b"
+            direct.append(
+                (
+                    (b"_foreach_copy_", b"device"),
+                    re.compile(  # `if dst[0].device == src[0].device:`
+                        first_device + rb"[ \t\\\r\n)]*[=!]=[\s\S]{0,300}?" + first_device
+                    ),
+                )
             )
-        )
         self._direct = direct
 
     # stage 1 ----------------------------------------------------------------------------------------
@@ -335,6 +405,8 @@ class Prefilter:
         for literals, pattern in self._direct:
             if all(literal in data for literal in literals) and (pattern is None or pattern.search(data)):
                 return True  # a kernel registration, a patch part's name, a suppression, a same-device copy
+        if not self.installs:
+            return False  # what follows looks for install sites
         spots = self.mentions_of_fsdp2(data)
         if not spots:
             return False
@@ -442,10 +514,10 @@ class Prefilter:
     def worth_parsing(self, data: bytes, path: Optional[str] = None, named: Optional[bool] = None) -> bool:
         """Both stages: False only for a file that cannot hold a finding (`named`: `has_token`, if known)."""
         if path is not None and self.in_package(path):
-            return self.could_hold_finding(data) or patches_relatively(data) or not _parses(data)
+            return self.could_hold_finding(data) or patches_relatively(data) or (self.unparsable and not _parses(data))
         if not (self.has_token(data) if named is None else named):
             return False
-        return self.could_hold_finding(data) or not _parses(data)
+        return self.could_hold_finding(data) or (self.unparsable and not _parses(data))
 
 
 def _parses(data: bytes) -> bool:

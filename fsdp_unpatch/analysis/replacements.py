@@ -44,7 +44,9 @@ def plan_replacement(
     """Delete the replacement with its install sites (and `also`: the fixes that delete its other uses)."""
     replacement = Replacement(name, function, sites, state.proofs.get(id(function)), also)
     for planned in dispatch("replacement", replacement, state.result, state.catalog, options=state.options):
-        state.result.replacements[name] = state.add(planned)
+        state.add(planned)
+        if planned.edits and planned.edits[0].node is function:
+            state.result.replacements[name] = planned  # the finding whose fix deletes it (FSU002's), not another's
 
 
 def plan_freed_replacements(state: PlanState) -> None:

@@ -8,8 +8,11 @@ libcst tier (parse, `collect`, the rules, positions) run on it. On the installed
 only reads FSDP2 names).
 
 `holds_no_finding` answers True only when every rule is ruled out; False means "undecided: use libcst".
-It over-approximates what the libcst tier finds in a file analysed on its own (`engine.Run` over that
-file): every finding goes through one of these, each checked with a superset of the libcst tier's test:
+It is compiled, as the prefilter is, from what the registered rules declare makes a file their candidate
+(`registry.Candidate`): a file is undecided when it may hold one of the declared shapes, each tested here on
+the syntax tree (a shape no rule declares is not looked for). It over-approximates what the libcst tier
+finds in a file analysed on its own (`engine.Run` over that file): every finding goes through one of these
+shapes, each checked with a superset of the libcst tier's test:
 
 - an install site (`analysis/collect.py`: an attribute store, `setattr`) or a test patch / kernel
   registration call (`analysis/registrations.py`) whose owner or dotted string resolves into an FSDP2 root, a
@@ -28,15 +31,19 @@ file): every finding goes through one of these, each checked with a superset of 
   cross-file phase's `together`): the file spells one of the catalog's patch names.
 - a suppression or `noqa` comment for this tool (FSU501, `skip-file`): the file spells `fsu` or
   `fsdp-unpatch`, in any case.
+- a word a rule declares (`word("...")`: the file spells it), or a call of a callee a rule declares
+  (`call("fully_shard")`: a call whose callee's last name is it, `Scan.called`).
 - an error: the file is undecided unless it is within the parse limit, has no NUL byte, decodes in its
   declared encoding and CPython parses it; and unless its syntax tree is shallow enough that libcst's
-  recursive visitors cannot run out of stack on it (`MAX_DEPTH`).
+  recursive visitors cannot run out of stack on it (`MAX_DEPTH`). This holds whatever the rules declare:
+  without a tree no shape can be ruled out.
 
 Cross-file keys (`model.Outcome`) of a file it decides are empty: they too come from install sites,
 installers, replacements and patch names. `tests/test_tiers.py` runs both tiers (this one on and off) over
 every fixture, the examples, the installed torch sources and the real torch-npu releases, and compares the
-findings field by field. A new rule whose findings come from anything else must be added here (or make
-the screen undecided), or that test fails for its fixtures.
+findings field by field. A new rule whose findings come from a file that holds none of these shapes
+declares a word or a call (`candidates=`); a new kind of shape is added to `registry.Shape`, here and to
+the prefilter, or that test fails for its fixtures.
 """
 
 from __future__ import annotations
@@ -65,6 +72,8 @@ CALLEES = frozenset({"setattr", "patch", "object", "impl", "register_kernel", "s
 KERNEL_CALLEES = frozenset({"impl", "register_kernel"})  # `registrations.kernel_registrations`
 DEFINING_CALLEES = frozenset({"define", "custom_op"})  # op definitions of a vendored copy (`registrations.defined_ops`)
 _FOREACH_COPY, _FOREACH_COPY_QUALIFIED = "_foreach_copy_", "torch._foreach_copy_"
+# The kinds of subject whose checks the `ast` findings never run (`Screen.model_stands_in`).
+MODEL_ABSENT_KINDS = frozenset({"module", "run"})
 
 
 def _last_name(node: ast.AST) -> Optional[str]:
@@ -113,7 +122,9 @@ class Scan:
 
     bindings: dict[str, set[str]] = field(default_factory=dict)  # local name -> every module it is bound to
     aliases: list[tuple[str, str]] = field(default_factory=list)  # `local = a.b.c`
-    stores: list[tuple[str, str]] = field(default_factory=list)  # (owner, attribute)
+    stores: list[tuple[str, str]] = field(default_factory=list)  # (owner, attribute) of `owner.attribute = ...`
+    # (owner, key) of `vars(owner)["key"] = ...`, `owner.__dict__["key"] = ...`
+    namespace_stores: list[tuple[str, str]] = field(default_factory=list)
     calls: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (dotted arguments, strings)
     # (dotted names, strings) handed over together: decorator arguments, rows of a `for` (indirect_installs.py)
     handed: list[tuple[list[str], list[str]]] = field(default_factory=list)
@@ -122,6 +133,7 @@ class Scan:
     bases: list[str] = field(default_factory=list)  # dotted base classes of class definitions
     classes: list[str] = field(default_factory=list)  # names of class definitions
     definitions: list[tuple[str, list[str]]] = field(default_factory=list)  # `define` / `custom_op`: strings
+    called: set[str] = field(default_factory=set)  # last names of the callees of every call (`call(...)` shapes)
     kernel_call: bool = False  # an `impl` / `register_kernel` call
     too_deep: bool = False  # deeper than MAX_DEPTH: libcst's recursive visitors may fail on it
 
@@ -227,7 +239,7 @@ def scan(
                         namespace = namespace.value
                     owner = dotted_name(namespace)
                     if owner is not None:
-                        found.stores.append((owner, node.slice.value))
+                        found.namespace_stores.append((owner, node.slice.value))
         elif kind is ast.For:
             assert isinstance(node, ast.For)
             if isinstance(node.iter, (ast.List, ast.Tuple)):  # rows of (owner, name, function)
@@ -260,6 +272,8 @@ def scan(
                 if callee is not None:
                     found.branch_calls.append(callee)
             last = _last_name(node.func)
+            if last is not None:
+                found.called.add(last)
             if last in CALLEES:
                 found.kernel_call = found.kernel_call or last in KERNEL_CALLEES
                 arguments = [*node.args, *(k.value for k in node.keywords)]
@@ -294,9 +308,36 @@ class Screen:
 
         words = Vocabulary.from_catalog(catalog)
         # patch parts, and the words a rule declares its candidates by: undecided here, parsed
-        self.patch_names = tuple(sorted(n.encode() for n in words.patch_names | words.rule_words))
+        parts = words.patch_names if words.declares("patch-part") else frozenset()
+        self.patch_names = tuple(sorted(n.encode() for n in parts | words.words))
+        self.declared_calls = words.calls  # a call of one of these callees (by last name): undecided
         self.namespaces = tuple(sorted(n.encode() for n in words.op_namespaces))
-        self.comment_words = tuple(w.lower().encode() for w in (words.rule_prefix, "fsdp-unpatch") if w)
+        comments = (words.rule_prefix, "fsdp-unpatch") if words.declares("suppression") else ()
+        self.comment_words = tuple(w.lower().encode() for w in comments if w)
+        # the shapes looked for on the tree, as the registered rules declare them
+        self.stores = words.declares("fsdp2-store")
+        self.patches = words.declares("fsdp2-patch")
+        self.kernels = words.declares("kernel-registration")
+        self.definitions = words.declares("op-definition")
+        self.named_classes = words.declares("fsdp2-class")
+        self.subclasses = words.declares("fsdp2-subclass")
+        self.entries = words.declares("module-entry")
+        self.copies = words.declares("same-device-copy")
+        # the calls of `CALLEES` that may set, patch or register into FSDP2 (`setattr`, `patch.object`,
+        # `setitem(sys.modules, ...)`, `impl`): their owners and strings
+        self.patching_calls = self.patches or self.entries or self.kernels
+        # Whether the `ast` findings (`ast_findings.py`) may stand in for libcst on a file whose only shape is
+        # plain stores (`fsdp2-store`): they run the checks of subjects `site`, `patches` and `installer-calls`
+        # on the model and leave to libcst every file that gives another kind a subject (a proven or too-old
+        # site: `replacement`, `installer`; a same-device copy: `copy`, a shape of its own), but they run no
+        # check of a whole `module` or `run`. So a rule that declares plain stores and checks only those is
+        # handed every such file by libcst.
+        self.model_stands_in = not any(
+            any(c.shape == "fsdp2-store" for c in rule.candidates)
+            and {kind for kind, _ in rule.checks()} <= MODEL_ABSENT_KINDS
+            for rule in catalog.rules.values()
+            if rule.checks()
+        )
         self.roots = tuple(catalog.fsdp2_roots)
         self.fsdp2_classes = frozenset(catalog.classes)
         self.prefixes = self.roots + tuple(catalog.family_modules.values()) + ("torch.ops",)
@@ -347,9 +388,9 @@ class Screen:
         if module_name == "torch" or module_name.startswith("torch."):
             found.bases.clear()  # torch's own subclasses and classes define FSDP2 (FSU106, FSU203 skip them too)
             found.definitions.clear()
-        elif any(name in self.fsdp2_classes for name in found.classes):
+        elif self.named_classes and any(name in self.fsdp2_classes for name in found.classes):
             return None  # may be a vendored copy of an FSDP2 module (FSU203)
-        if self.defines_ops(found, data):
+        if self.definitions and self.defines_ops(found, data):
             return None  # may be a vendored copy of FSDP2's ops (FSU203)
         return found, bindings, self.spells_namespace(data) and not native
 
@@ -402,24 +443,30 @@ class Screen:
         return None
 
     def hits(self, found: Scan, bindings: dict[str, set[str]], kernels_count: bool) -> bool:
-        """Whether what `scan` found may give a finding, its names qualified through `bindings`."""
-        if found.kernel_call and kernels_count:
+        """Whether what `scan` found may give a finding (may hold a declared shape), its names qualified
+        through `bindings`."""
+        if self.declared_calls and not self.declared_calls.isdisjoint(found.called):
+            return True  # a call a rule declares makes the file its candidate (`call("fully_shard")`)
+        if found.kernel_call and kernels_count and self.kernels:
             return True  # may register a kernel for an FSDP op (FSU103)
-        for callee in found.branch_calls:
+        for callee in found.branch_calls if self.copies else ():
             if callee.endswith(_FOREACH_COPY) or _FOREACH_COPY_QUALIFIED in self._qualify(callee, bindings):
                 return True
-        if any(self.reaches(key) for key in found.keys):
+        if self.entries and any(self.reaches(key) for key in found.keys):
             return True  # may replace an FSDP2 module in `sys.modules` (FSU107)
-        for base in found.bases:
+        for base in found.bases if self.subclasses else ():
             if any(self.reaches(q) for q in self._qualify(base, bindings)):
                 return True  # may subclass an FSDP2 class (FSU106)
-        for owner, attribute in found.stores:
+        for owner, attribute in found.stores if self.stores else ():
             if self.store_reaches(owner, attribute, bindings):
                 return True
-        for dotted, strings in found.handed:  # an owner and an attribute name: `(FSDPParamGroup, "x", f)`
+        for owner, attribute in found.namespace_stores if self.patches else ():
+            if self.store_reaches(owner, attribute, bindings):
+                return True  # `vars(owner)["x"] = f`, `owner.__dict__["x"] = f`
+        for dotted, strings in found.handed if self.patches else ():  # an owner and an attribute name
             if any(self.reaches(f"{q}.{s}") for d in dotted for q in self._qualify(d, bindings) for s in strings):
-                return True
-        for dotted, strings in found.calls:
+                return True  # `(FSDPParamGroup, "x", f)`
+        for dotted, strings in found.calls if self.patching_calls else ():
             if any(self.reaches(s) for s in strings):
                 return True
             for argument in dotted:
@@ -436,12 +483,14 @@ class Screen:
         return {f"{h}.{rest}" if rest else h for h in heads}
 
 
-_SCREENS: dict[int, tuple[Catalog, Screen]] = {}
+_SCREENS: dict[int, tuple[Catalog, object, Screen]] = {}
 
 
 def screen_for(catalog: Catalog) -> Screen:
-    """One screen per catalog object (catalogs are loaded once and cached)."""
+    """One screen per catalog object (catalogs are loaded once and cached) and registry of rules (the
+    registry is built once; a test may stand another in)."""
     found = _SCREENS.get(id(catalog))
-    if found is None or found[0] is not catalog:
-        found = _SCREENS[id(catalog)] = (catalog, Screen(catalog))
-    return found[1]
+    rules = catalog.rules
+    if found is None or found[0] is not catalog or found[1] is not rules:
+        found = _SCREENS[id(catalog)] = (catalog, rules, Screen(catalog))
+    return found[2]

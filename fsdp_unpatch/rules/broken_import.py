@@ -39,6 +39,7 @@ BROKEN_IMPORT = declare(
     category="review",
     fix="none",
     phase="run",
+    # no `candidates`: it reads the imports of every file of the project itself, after the fixes are planned
     summary="An import of a name that its module, an FSDP patch module of the project, does not bind",
     messages="`{name}` is imported from `{module}` ({path}), which does not bind it: this import fails",
     doc="""

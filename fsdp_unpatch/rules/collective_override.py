@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.collect import RawInstall
@@ -36,6 +36,7 @@ COLLECTIVE_OVERRIDE = declare(
     targets="remove",
     check=check,
     subject="site",
+    candidates=(shape("fsdp2-store"), shape("fsdp2-patch")),
     feeds_others=True,
     doc="""
     ## What it does

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
@@ -70,6 +70,7 @@ COMPUTED_SETATTR = declare(
     "computed at run time: no rule can tell which internal it overrides; spell each override out",
     check=check,
     subject="module",
+    candidates=(shape("fsdp2-patch"),),
     doc="""
     ## What it does
     Reports `setattr(X, name, value)` where X is an FSDP2 private module or class and `name` is not a

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.collect import RawInstall
@@ -36,6 +36,7 @@ ENHANCE_PATCH = declare(
     targets="keep",
     check=check,
     subject="site",
+    candidates=(shape("fsdp2-store"), shape("fsdp2-patch")),
     doc="""
     ## What it does
     Reports the install sites of the enhance patch (FSDPMemCache, the allocate overrides, the

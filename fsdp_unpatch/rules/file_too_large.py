@@ -13,6 +13,7 @@ FILE_TOO_LARGE = declare(
     category="error",
     fix="none",
     phase="file",
+    # no `candidates`: it reports a file another rule's shape brought to the parse
     summary="The file is too large to check safely",
     messages="{problem}",
     doc="""

@@ -13,6 +13,7 @@ FIX_NOT_WRITTEN = declare(
     category="error",
     fix="none",
     phase="file",
+    # no `candidates`: it reports a write that failed, in a file another rule's fix changes
     summary="A fix was computed but not written",
     messages="{problem}",
     doc="""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Mapping, Optional
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
@@ -62,6 +62,7 @@ INSTALLER_CALL = declare(
     targets="remove",
     check=check,
     subject="installer-calls",
+    candidates=(shape("fsdp2-store"), shape("fsdp2-patch"), shape("patch-part")),
     feeds_others=True,
     doc="""
     ## What it does

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Optional
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
@@ -88,6 +88,7 @@ KERNEL_REGISTRATION = declare(
     targets="ops",
     check=check,
     subject="module",
+    candidates=(shape("kernel-registration"), shape("fsdp2-patch")),
     doc="""
     ## What it does
     Reports `@torch.library.impl(lib, "all_gather_copy_in", "PrivateUse1")`, `lib.impl("op", kernel,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
@@ -45,6 +45,7 @@ MODULE_REPLACEMENT = declare(
     "each of its names is overridden; review what the stand-in changes",
     check=check,
     subject="module",
+    candidates=(shape("module-entry"),),
     doc="""
     ## What it does
     Reports `sys.modules["<FSDP2 module>"] = value` outside test modules, for every FSDP2 module the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.collect import RawInstall
@@ -38,6 +38,7 @@ NATIVE_PATH_TOO_OLD = declare(
     },
     check=check,
     subject="site",
+    candidates=(shape("fsdp2-store"), shape("fsdp2-patch")),
     doc="""
     ## What it does
     Reports an override that would be removable (FSU001), when in the target torch version native FSDP2

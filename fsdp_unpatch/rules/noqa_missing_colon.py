@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.analysis.suppression import NOQA_WITHOUT_COLON, NOT_SILENCED_WITHOUT_COLON, OWN_PREFIX
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
@@ -58,6 +58,7 @@ NOQA_MISSING_COLON = declare(
     "write `# noqa: {fixed}`",
     check=check,
     subject="module",
+    candidates=(shape("suppression"),),
     doc="""
     ## What it does
     Reports a `# noqa` comment that names FSU codes without the colon (`# noqa FSU101`). Like flake8 and

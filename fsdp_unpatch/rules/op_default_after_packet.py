@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.patched import Patched
@@ -51,6 +51,7 @@ OP_DEFAULT_AFTER_PACKET = declare(
     "replacement function, not on the op's overload; assign `.default` first",
     check=check,
     subject="patches",
+    candidates=(shape("fsdp2-store"), shape("fsdp2-patch")),
     doc="""
     ## What it does
     Reports `torch.ops.<ns>.<op>.default = f` that comes after `torch.ops.<ns>.<op> = f` in the file; not when

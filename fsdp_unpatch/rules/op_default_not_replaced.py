@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.patched import Patched
@@ -54,6 +54,7 @@ OP_DEFAULT_NOT_REPLACED = declare(
     "`torch.{packet}.default` (traced and compiled graphs) still run the original op",
     check=check,
     subject="patches",
+    candidates=(shape("fsdp2-store"), shape("fsdp2-patch")),
     doc="""
     ## What it does
     Reports the replacement of an op packet `torch.ops.<ns>.<op>` when the file does not also replace its

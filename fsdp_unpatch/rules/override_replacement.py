@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.decisions import Add
@@ -135,6 +135,7 @@ OVERRIDE_REPLACEMENT = declare(
     exports=("deleted-names",),
     check=check,
     subject="replacement",
+    candidates=(shape("fsdp2-store"), shape("fsdp2-patch"), shape("patch-part")),
     feeds_others=True,
     doc="""
     ## What it does

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 # The kind of `SourceError` (analysis/source.py) this rule reports (`rules/registry.py`, `error_finding`).
 SOURCE_ERROR = "parse"
@@ -16,6 +16,7 @@ PARSE_ERROR = declare(
     phase="file",
     summary="The file is not valid Python source",
     messages="{problem}",
+    candidates=(shape("unparsable"),),
     doc="""
     ## What it does
     Reports a file that could not be parsed: a syntax error (placed by CPython's parser, which also names

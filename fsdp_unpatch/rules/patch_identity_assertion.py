@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
@@ -34,6 +34,7 @@ PATCH_IDENTITY_ASSERTION = declare(
     summary="Assertion that a removed collectives patch is installed",
     messages="asserts that the collectives patch is installed ({names}); the migration removes it: delete the "
     "assertion",
+    candidates=(shape("patch-part"),),
     doc="""
     ## What it does
     Reports `assert X is _patched_Y`, `assert X == _patched_Y`, `self.assertIs(X, _patched_Y)` (and their

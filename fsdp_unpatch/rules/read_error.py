@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 # The kind of `SourceError` (analysis/source.py) this rule reports (`rules/registry.py`, `error_finding`).
 SOURCE_ERROR = "read"
@@ -15,6 +15,7 @@ READ_ERROR = declare(
     phase="file",
     summary="The file could not be read or decoded",
     messages="{problem}",
+    candidates=(shape("unparsable"),),
     doc="""
     ## What it does
     Reports a file that could not be read (permissions, a broken or looping symbolic link, not a regular

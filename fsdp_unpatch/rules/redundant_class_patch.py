@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.patched import Patched
@@ -68,6 +68,7 @@ REDUNDANT_CLASS_PATCH = declare(
     messages="`{later}` is the same class attribute as `{earlier}` (line {line}): patching it again is redundant",
     check=check,
     subject="patches",
+    candidates=(shape("fsdp2-store"), shape("fsdp2-patch")),
     doc="""
     ## What it does
     Reports the second of two assignments that set the same attribute of an FSDP2 class through two

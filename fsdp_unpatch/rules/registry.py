@@ -69,6 +69,83 @@ SUBJECT_KINDS: tuple[str, ...] = get_args(SubjectKind)
 # A rule's check: `check(subject, catalog, options)`; typed in the rule module (`analysis/subjects.py`).
 Check = Callable[..., Iterable[Any]]
 
+# What makes a file a candidate for a rule: each rule declares its shapes next to its subject kind
+# (`candidates=`: `shape(...)`, `word(...)`, `call(...)`), and the gates that spare files a parse are compiled
+# from the union of what the registered rules declare: the prefilter (`analysis/prefilter.py`) into a byte
+# search and a shape test on the bytes, the ast screen (`analysis/screen.py`) into a test on CPython's syntax
+# tree; the `ast` findings (`analysis/ast_findings.py`, `run/on_ast.py`) stand in for libcst only on a file
+# whose one declared shape is plain stores, and not at all when a rule that declares those checks only
+# modules or runs. A file that holds no declared shape is never parsed: no check sees it. The shapes the
+# catalog spells out:
+# "fsdp2-store": an attribute of an FSDP2 module, class or op stored into (`X.attr = f`, X bound by any import
+#   or alias, or imported relatively inside an FSDP2 or patch package): the install sites the `ast` model
+#   decides on its own (`analysis/ast_findings.py`), and what the planner's subjects come from;
+# "fsdp2-patch": an attribute of FSDP2 set any other way: `setattr(X, ...)`, `mock.patch("torch....")`,
+#   `patch.object(X, ...)`, `monkeypatch.setattr`, `X.__dict__["attr"] = f`, `vars(X)[...] = f`, rows of
+#   `(X, "attr", f)`, `@install_over(X, "attr")`, a registration handed an op's packet;
+# "kernel-registration": a kernel registered for an FSDP op (`impl`, `register_kernel`, `Library("fsdp", ...)`);
+# "op-definition": an op of an FSDP op namespace defined (`define("fsdp::...")`, `custom_op`), outside torch;
+# "fsdp2-class": a class named like an FSDP2 class, outside torch;
+# "fsdp2-subclass": a class deriving from an FSDP2 class, outside torch;
+# "module-entry": a `sys.modules` entry under torch.distributed stored or patched;
+# "same-device-copy": a same-device special case around `torch._foreach_copy_`;
+# "patch-part": a name of a patch part the catalog knows (a patch module, an installer, a replacement);
+# "suppression": a noqa or `fsdp-unpatch:` comment naming this tool's codes;
+# "unparsable": a file that names FSDP2 and that CPython cannot parse or decode.
+# The shapes a rule spells itself: "word" (`word("fully_shard")`: the word anywhere in the file's bytes) and
+# "call" (`call("fully_shard")`: a call whose callee is spelled with that last name, `fully_shard(m)`,
+# `fsdp.fully_shard(m)`; an alias the file binds for it is not followed, declare the word for those).
+Shape = Literal[
+    "fsdp2-store",
+    "fsdp2-patch",
+    "kernel-registration",
+    "op-definition",
+    "fsdp2-class",
+    "fsdp2-subclass",
+    "module-entry",
+    "same-device-copy",
+    "patch-part",
+    "suppression",
+    "unparsable",
+    "word",
+    "call",
+]
+SHAPES: tuple[str, ...] = get_args(Shape)
+NAMED_SHAPES = frozenset({"word", "call"})  # the shapes a rule spells itself, with a name
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One shape that makes a file a candidate for a rule (see `Shape`): `shape("fsdp2-store")`, `call("fully_shard")`."""
+
+    shape: Shape
+    name: str = ""  # the word, or the callee's last name, of a "word" or "call"
+
+    def __post_init__(self) -> None:
+        if self.shape not in SHAPES:
+            raise ValueError(f"{self.shape!r} is no candidate shape (registry.SHAPES)")
+        if (self.shape in NAMED_SHAPES) != bool(self.name):
+            raise ValueError(f"a {self.shape!r} candidate {'needs' if self.name == '' else 'takes no'} name")
+        if self.shape == "call" and not self.name.isidentifier():
+            raise ValueError(f"call({self.name!r}): a callee's last name is an identifier")
+
+
+def shape(name: Shape) -> Candidate:
+    """A shape the catalog spells out (`shape("fsdp2-store")`): a file that holds one is a candidate."""
+    if name in NAMED_SHAPES:
+        raise ValueError(f"a {name!r} candidate has a name: `{name}(...)`")
+    return Candidate(name)
+
+
+def word(text: str) -> Candidate:
+    """A file whose bytes spell `text` anywhere is a candidate."""
+    return Candidate("word", text)
+
+
+def call(name: str) -> Candidate:
+    """A file that calls a callee spelled with the last name `name` (`name(...)`, `x.name(...)`) is a candidate."""
+    return Candidate("call", name)
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -93,9 +170,9 @@ class Rule:
     # findings): its checks run even when the run deselects it, so that deselecting it changes no other
     # rule's findings; only its own are left out of the output, as for any deselected rule.
     feeds_others: bool = False
-    # Words whose presence in a file's bytes makes the file a candidate for this rule: the gates that spare
-    # files a parse (`analysis/prefilter.py`, `analysis/screen.py`, `analysis/ast_findings.py`) keep it.
-    candidates: tuple[str, ...] = ()
+    # The shapes that make a file a candidate for this rule (`Candidate`): the gates that spare files a parse
+    # keep every file that holds a shape some registered rule declares (the union over `all_rules()`).
+    candidates: tuple[Candidate, ...] = ()
 
     def checks(self) -> tuple[tuple[SubjectKind, Check], ...]:
         """Every (kind of subject, check) of the rule."""
@@ -130,12 +207,14 @@ def declare(
     subject: Optional[SubjectKind] = None,
     also: Mapping[SubjectKind, Check] | None = None,
     feeds_others: bool = False,
-    candidates: tuple[str, ...] = (),
+    candidates: tuple[Candidate, ...] = (),
 ) -> Rule:
     """Record a rule; called once per rule, at the import of its module. A `check` needs its `subject`;
-    `also`: checks of other kinds of subject."""
+    `also`: checks of other kinds of subject; `candidates`: the shapes that make a file a candidate for it."""
     if (check is None) != (subject is None):
         raise ValueError(f"rule {code}: a check and its subject kind go together")
+    if not all(isinstance(c, Candidate) for c in candidates):
+        raise ValueError(f"rule {code}: candidates are `Candidate`s (`shape(...)`, `word(...)`, `call(...)`)")
     extra = tuple((also or {}).items())
     if subject in dict(extra) or not set(dict(extra)) <= set(SUBJECT_KINDS):
         raise ValueError(f"rule {code}: one check per kind of subject, of a known kind")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -37,6 +37,7 @@ REMOVED_FUNCTION_TEST = declare(
     summary="Test whose purpose is to exercise a removed patch function",
     messages="{kind} `{name}` tests {names}, which the migration removes; delete it",
     exports=("deleted-names",),
+    candidates=(shape("patch-part"),),
     doc="""
     ## What it does
     Reports a test function, method or class (in a `test_*.py` / `*_test.py` module) that calls or

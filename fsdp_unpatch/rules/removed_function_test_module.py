@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -36,6 +36,7 @@ REMOVED_FUNCTION_TEST_MODULE = declare(
     phase="run",
     summary="Test module that holds only tests of removed patch functions",
     messages="every test in this module tests patch functions the migration removes; delete the file",
+    candidates=(shape("patch-part"),),
     doc="""
     ## What it does
     Reports a test module whose every test is a FSU303 test, and whose rest is imports, docstrings, a

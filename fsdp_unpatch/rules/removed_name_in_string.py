@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterable, Mapping, Union
 
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -132,6 +132,7 @@ REMOVED_NAME_IN_STRING = declare(
     summary="A removed patch name inside a string literal (code run by `python -c`, `exec`, a mock target)",
     messages="this string names `{name}`, which the migration removes ({replacement}); code in strings is not "
     "rewritten: update it by hand",
+    candidates=(shape("patch-part"),),
     doc="""
     ## What it does
     Reports a string literal that names a patch function or installer the migration removes. The finding

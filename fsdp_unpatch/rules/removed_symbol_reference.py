@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -164,6 +164,7 @@ REMOVED_SYMBOL_REFERENCE = declare(
         "({why}: rewrite by hand)",
         "del": "`del {spelled}` deletes `{name}`, which the migration removes; the deletion goes with it",
     },
+    candidates=(shape("patch-part"),),
     doc="""
     ## What it does
     Reports code that names a replacement function of the collectives patch (for example

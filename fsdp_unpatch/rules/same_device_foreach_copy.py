@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
@@ -43,6 +43,7 @@ SAME_DEVICE_COPY = declare(
     targets="remove",
     check=check,
     subject="copy",
+    candidates=(shape("same-device-copy"),),
     feeds_others=True,
     doc="""
     ## What it does

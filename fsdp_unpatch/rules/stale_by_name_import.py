@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.decisions import Drop
@@ -84,6 +84,7 @@ STALE_BY_NAME_IMPORT = declare(
     check=check,
     subject="run",
     also={"patches": check_file},
+    candidates=(shape("fsdp2-store"), shape("fsdp2-patch")),
     feeds_others=True,
     doc="""
     ## What it does

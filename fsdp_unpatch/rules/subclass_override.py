@@ -21,7 +21,7 @@ import json
 from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -157,6 +157,7 @@ SUBCLASS_OVERRIDE = declare(
     },
     check=check,
     subject="module",
+    candidates=(shape("fsdp2-subclass"),),
     doc="""
     ## What it does
     Reports each method of a subclass of an FSDP2 class (`FSDPParam`, `FSDPParamGroup`,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Optional
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -116,6 +116,7 @@ TEST_PATCH = declare(
     summary="A test patches an FSDP2 internal (`mock.patch`, `patch.object`, `monkeypatch.setattr`)",
     check=check,
     subject="module",
+    candidates=(shape("fsdp2-patch"), shape("module-entry")),
     messages="`{call}` patches FSDP2 internal `{target}` for the span of a test; reported for information, "
     "never changed",
     doc="""

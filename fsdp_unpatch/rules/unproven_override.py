@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.collect import RawInstall
@@ -70,6 +70,7 @@ UNPROVEN_OVERRIDE = declare(
     check=check,
     subject="site",
     also={"module": check_module},
+    candidates=(shape("fsdp2-store"), shape("fsdp2-patch")),
     doc="""
     ## What it does
     Reports a statement that replaces an FSDP2 private symbol when the replacement is a wrapper that calls

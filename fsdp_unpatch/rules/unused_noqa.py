@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from fsdp_unpatch.analysis.suppression import OWN_PREFIX
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.suppression import NoqaCode
@@ -53,6 +53,7 @@ UNUSED_NOQA = declare(
         "default": "unused `# noqa` code `{code}`: no {code} finding on this line; remove it",
         "unknown": "`# noqa` names unknown rule code `{code}`; remove it",
     },
+    candidates=(shape("suppression"),),
     doc="""
     ## What it does
     Like ruff's RUF100: reports a code in a `# noqa: FSU...` comment on a line where no finding with that

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
-from fsdp_unpatch.rules.registry import declare
+from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -88,6 +88,7 @@ VENDORED_FSDP2 = declare(
     "classes are its own definitions, not overrides (reported for information)",
     check=check,
     subject="module",
+    candidates=(shape("fsdp2-class"), shape("op-definition")),
     doc="""
     ## What it does
     Reports once, at its first definition, a file outside torch that defines FSDP2's `fsdp::` ops
