@@ -1,7 +1,8 @@
 """The planner decides install sites on the `ast` model (`analysis/site_judging.py`) and places nodes one
 top-level statement at a time (`analysis/positions.py`): no libcst codegen of a function for the comparison
 with upstream, no position pass over the whole module. The rule cases, tier and excerpt tests prove the
-findings unchanged; these tests prove the work is not done the old way, and that the fallback holds."""
+findings unchanged; these tests prove the work is not done the old way, and that a file the model cannot
+judge gets no fix."""
 
 from __future__ import annotations
 
@@ -57,22 +58,55 @@ def test_install_sites_are_judged_without_generating_function_code_or_whole_modu
     monkeypatch.setattr(cst.Module, "code_for_node", spy_code)
     monkeypatch.setattr(MetadataWrapper, "resolve", refuse)
     analysis = _analyse(text, text.encode())
-    assert analysis.judged_on_libcst is None
+    assert analysis.unjudged is None
     assert _findings(analysis) == reference
     assert any(code in ("FSU001", "FSU101") for code, *_ in reference)
     assert "FunctionDef" not in generated
 
 
-def test_a_model_that_does_not_pair_with_the_libcst_facts_falls_back_to_the_libcst_judge() -> None:
+def _reviewed_only(analysis: plan.FileAnalysis, why: str) -> None:
+    """Every finding of the file is FSU101 with `why`, and none has an edit."""
+    assert analysis.planned
+    for planned in analysis.planned:
+        assert planned.code == "FSU101" and not planned.edits, planned
+        assert f"no site of this file is judged ({why})" in planned.message
+
+
+def test_a_file_whose_model_does_not_pair_or_cannot_be_built_gets_review_never_remove() -> None:
     text = expand(PROVEN.read_text(encoding="utf-8"))
+    assert [code for code, *_ in _findings(_analyse(text, text.encode()))].count("FSU001") == 1
     # The model is built from the bytes given: one more install site than the parsed tree holds.
     analysis = _analyse(text, (text + "\nFSDPParamGroup.other = _npu_finalize_backward\n").encode())
     sites = len(analysis.facts.installs)
-    assert analysis.judged_on_libcst == f"{sites + 1} install sites in the ast model, {sites} in the libcst facts"
-    assert _findings(analysis) == _findings(_analyse(text))
+    why = f"{sites + 1} install sites in the ast model, {sites} in the libcst facts"
+    assert analysis.unjudged == why
+    _reviewed_only(analysis, why)
+    assert not analysis.replacements  # the replacement stays with its site
     broken = _analyse(text, b"def (:\n")
-    assert (broken.judged_on_libcst or "").startswith("the ast model could not be built: SyntaxError")
-    assert _findings(broken) == _findings(_analyse(text))
+    assert (broken.unjudged or "").startswith("the ast model could not be built: SyntaxError")
+    _reviewed_only(broken, broken.unjudged or "")
+
+
+def test_an_unjudged_file_gets_no_fix_from_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the planner's model cannot be built, `check` says FSU101 with the reason and `fix` leaves the
+    file as it is."""
+    from fsdp_unpatch.analysis import site_judging
+    from fsdp_unpatch.cli import main
+    from tests.helpers import cli_runner
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise SyntaxError("refused by the test")
+
+    monkeypatch.setattr(site_judging, "build", refuse)
+    text = expand(PROVEN.read_text(encoding="utf-8"))
+    path = tmp_path / "npu_adapter.py"
+    path.write_text(text, encoding="utf-8")
+    checked = cli_runner().invoke(main, ["check", "--target-torch", "2.9", "--no-cache", str(path)])
+    assert "FSU101" in checked.output and "no site of this file is judged" in checked.output, checked.output
+    assert "refused by the test" in checked.output and "FSU001" not in checked.output
+    fixed = cli_runner().invoke(main, ["fix", "--unsafe-fixes", "--target-torch", "2.9", "--no-cache", str(path)])
+    assert fixed.exit_code in (0, 1), fixed.output
+    assert path.read_text(encoding="utf-8") == text
 
 
 def _sources() -> list[Path]:
@@ -124,6 +158,6 @@ def test_sites_are_placed_from_the_files_bytes_as_libcst_places_them(data: bytes
     module = parse_source(SourceFile(Path("x.py"), "x.py", data, 0, len(data)))
     analysis = plan.analyze_module(module, "project.x", False, load_catalog(), Options(Version.parse("2.9")), data=data)
     whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    assert analysis.judged_on_libcst is None
+    assert analysis.unjudged is None
     assert analysis.planned
     assert [analysis.position(p.node) for p in analysis.planned] == [whole[p.node] for p in analysis.planned]

@@ -1,25 +1,27 @@
 """The verdict on an install site is made once, as data, below the rules (`fsdp_unpatch/semantic/`).
 
-`SiteJudge.verdict` decides what a site is; FSU001, FSU101, FSU102 and FSU201 each say the verdicts of
-their kinds (`report(site, verdict)`). The sources here are small patch modules written for these tests;
+`Judge.verdict` (`AstJudge`, on the `ast` model) decides what a site is; FSU001, FSU101, FSU102 and FSU201
+each say the verdicts of their kinds (`report(site, verdict)`). The sources here are small patch modules
+written for these tests;
 `# @upstream` lines expand to a copy of the installed torch's function, as in the rule cases."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-from typing import Iterator, Optional
+from typing import Optional
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, PositionProvider
 
-from fsdp_unpatch.analysis.collect import collect
-from fsdp_unpatch.analysis.libcst_judge import SiteJudge
+from fsdp_unpatch.analysis import fallbacks
 from fsdp_unpatch.catalog import load_catalog
+from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.options import Options
-from fsdp_unpatch.semantic.names import ImportTable
+from fsdp_unpatch.semantic.ast_sites import AstJudge
+from fsdp_unpatch.semantic.bindings import module_level_bindings
+from fsdp_unpatch.semantic.model import build
 from fsdp_unpatch.semantic.verdicts import SiteVerdict
 from tests.upstream import expand
 
@@ -31,20 +33,16 @@ FINALIZE = "_fsdp_param_group.FSDPParamGroup.finalize_backward"
 def verdicts(
     source: str, target_torch: str = "2.9", keep: frozenset[str] = frozenset(), releases: tuple[str, ...] = ()
 ) -> list[Optional[SiteVerdict]]:
-    module = cst.parse_module(expand(source))
-    facts = collect(module, ImportTable("project.patch", False))
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    text = expand(source)
+    model, catalog = build(text, "project.patch"), load_catalog()
     options = Options(Version.parse(target_torch), keep, tuple(Version.parse(r) for r in releases))
-    judge = SiteJudge(
-        module,
-        "project.patch",
-        facts,
-        load_catalog(),
-        options,
-        module.code_for_node,
-        lambda function: positions[function].start.line - len(function.leading_lines),
-    )
-    return [judge.verdict(install) for install in facts.installs]
+
+    def never_running(torch: Version, imports: bool):
+        count = fallbacks.bindings_with_imports if imports else module_level_bindings
+        return fallbacks.resolved_fallbacks(cst.parse_module(text), catalog, load_symbols(), torch, count)
+
+    judge = AstJudge(model, "project.patch", catalog, options, never_running)
+    return [judge.verdict(site) for site in model.installs]
 
 
 def only(source: str, **kwargs) -> SiteVerdict:
@@ -165,58 +163,3 @@ def test_the_semantic_model_loads_no_rule(module: str) -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
-
-
-def _verdicts_both_ways(text: str, module: cst.Module, torches: tuple[str, ...]) -> Iterator[tuple[str, list, list]]:
-    """Under each target torch, every site's verdict on `text` (parsed: `module`) from the libcst facts (as the
-    planner decides) and from the `ast` model. The tree, its facts and positions and the `ast` model do not
-    depend on the target torch (the judges take it as an option): built once per file, the judges per torch."""
-    from collections import Counter
-
-    from fsdp_unpatch.semantic.ast_sites import AstJudge
-    from fsdp_unpatch.semantic.model import build
-
-    facts = collect(module, ImportTable("project.sub.patch", False))
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    model = build(text, "project.sub.patch")
-    catalog = load_catalog()
-    for target_torch in torches:
-        options = Options(Version.parse(target_torch))
-        libcst_judge = SiteJudge(
-            module,
-            "project.sub.patch",
-            facts,
-            catalog,
-            options,
-            module.code_for_node,
-            lambda function: positions[function].start.line - len(function.leading_lines),
-        )
-
-        def fallbacks(torch, imports, judge=libcst_judge):
-            return judge.never_running_fallbacks(torch, imports) or Counter()
-
-        ast_judge = AstJudge(model, "project.sub.patch", catalog, options, fallbacks)
-        yield (
-            target_torch,
-            [libcst_judge.verdict(i) for i in facts.installs],
-            [ast_judge.verdict(i) for i in model.installs],
-        )
-
-
-def test_the_verdicts_from_the_ast_model_equal_the_planners_on_the_repositorys_sources() -> None:
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parent.parent
-    kinds: set[str] = set()
-    for folder in ("tests/rules", "tests/fixtures", "examples"):
-        for path in sorted((root / folder).rglob("*.py")):
-            try:
-                text = expand(path.read_text(encoding="utf-8"))
-                compile(text, str(path), "exec")
-                module = cst.parse_module(text)
-            except (UnicodeDecodeError, SyntaxError, ValueError, cst.ParserSyntaxError):
-                continue  # cases about unreadable or broken files
-            for target_torch, from_libcst, from_ast in _verdicts_both_ways(text, module, ("2.9", "2.6")):
-                assert from_ast == from_libcst, (path, target_torch)
-                kinds.update(v.kind for v in from_ast if v is not None)
-    assert kinds >= {"proven", "too_old", "unproven", "unknown", "reviewed", "outside_enhance", "enhance"}

@@ -48,7 +48,6 @@ from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.files.reading import declared_encoding, decode_error
 from fsdp_unpatch.project.identity import module_name as module_name_of
 from fsdp_unpatch.semantic import ast_scoping
-from fsdp_unpatch.semantic.ast_scoping import Undecided
 from fsdp_unpatch.semantic.ast_sites import AstJudge
 from fsdp_unpatch.semantic.model import InstallSite, SemanticModel, Span, build
 from fsdp_unpatch.semantic.names import target_id
@@ -64,6 +63,10 @@ class AstFindings:
 
     planned: list[tuple[Planned, Span]]
     patched: frozenset[str]
+
+
+class Undecided(Exception):
+    """The model does not hold what a rule reads: the file is left to the planner."""
 
 
 class _Node:
@@ -175,8 +178,6 @@ def _decide(
     """`install_sites.plan_install_sites` and `other_overrides.plan_completeness` on the model."""
     judge = AstJudge(model, module_name, catalog, options, _never)
     scoped = ast_scoping.verdicts(model, text, catalog, load_symbols(), judge.fsdp2_target)
-    if scoped is None:
-        return None
     subject = _Subject(module_name)
     planned: list[tuple[Planned, Span]] = []
     patched: list[_Patched] = []

@@ -58,8 +58,9 @@ class FileAnalysis:
     # Where the top-level statements start (`SemanticModel.statement_lines`): nodes are placed one statement
     # at a time (`positions.py`); None: by a pass over the whole module.
     statement_lines: Optional[list[int]] = None
-    # Why the install sites were judged on the libcst facts, not on the `ast` model (`site_judging.py`).
-    judged_on_libcst: Optional[str] = None
+    # Why no install site was judged: the `ast` model cannot be built or does not pair with the libcst facts
+    # (`site_judging.Unjudged`); each FSDP2 override of the file is then left for review.
+    unjudged: Optional[str] = None
     _positions: Optional[Positions] = None
     # Positions the `ast` model gave (install sites, their values, aliases, function names), by id, in the
     # parsed text's lines (`site_judging.planner_judge`).

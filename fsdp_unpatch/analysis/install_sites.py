@@ -14,25 +14,26 @@ from typing import Mapping
 
 import libcst as cst
 
-from fsdp_unpatch.analysis import indirect_installs, scoping
+from fsdp_unpatch.analysis import indirect_installs
 from fsdp_unpatch.analysis.collect import RawInstall
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.plan_state import PlanState
 from fsdp_unpatch.analysis.planned import Edit, Planned
 from fsdp_unpatch.analysis.subjects import Site
-from fsdp_unpatch.catalog.symbols import load_symbols
+from fsdp_unpatch.semantic.scope_verdict import Verdict
 
 
 def plan_install_sites(state: PlanState) -> None:
     """Every site that overrides something (new attributes and restores of saved originals do not:
-    `scoping.py`), with what scoping adds to its message (the releases it overrides in, its restores)."""
-    state.verdicts = scoping.verdicts(state.facts, state.catalog, load_symbols(), state.judge.fsdp2_target, state.line)
+    `semantic/ast_scoping.py`), with what scoping adds to its message (the releases it overrides in, its
+    restores). In a file the model does not judge (`site_judging.Unjudged`) every site counts as an override."""
+    state.verdicts = state.judge.scoping(state.facts.installs)
     elsewhere: dict[str, tuple[str, int]] = {}
     if state.facts.installs:
         for found in indirect_installs.found_in(state.result, state.catalog):
             elsewhere.setdefault(found.target, (found.how, state.line(found.node)))
     for install in state.facts.installs:
-        verdict = state.verdicts.get(id(install), scoping.Verdict(True))
+        verdict = state.verdicts.get(id(install), Verdict(True))
         if not verdict.override:
             continue
         before = len(state.result.planned)

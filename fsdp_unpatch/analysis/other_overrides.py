@@ -5,18 +5,18 @@ FSU202.)"""
 
 from __future__ import annotations
 
-from fsdp_unpatch.analysis import scoping
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.patched import Patched
 from fsdp_unpatch.analysis.plan_state import PlanState
 from fsdp_unpatch.analysis.subjects import Patches
+from fsdp_unpatch.semantic.scope_verdict import Verdict
 
 
 def plan_completeness(state: PlanState) -> None:
     """What the file's overrides patch (the run's completeness rules read it), and what the rules say of
     it here."""
     for install in state.facts.installs:
-        if install.attribute == "__code__" or not state.verdicts.get(id(install), scoping.Verdict(True)).override:
+        if install.attribute == "__code__" or not state.verdicts.get(id(install), Verdict(True)).override:
             continue
         qualified, target = state.judge.resolve_target(install)
         if qualified is not None and target is not None:

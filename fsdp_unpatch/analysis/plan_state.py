@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from fsdp_unpatch.analysis import scoping
 from fsdp_unpatch.analysis.collect import Facts, RawInstall
 from fsdp_unpatch.analysis.file_analysis import FileAnalysis
 from fsdp_unpatch.analysis.planned import Planned
@@ -19,6 +18,7 @@ from fsdp_unpatch.analysis.site_judging import AnyJudge
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.fingerprint import Evidence
+from fsdp_unpatch.semantic.scope_verdict import Verdict
 
 # Install sites by the name of the replacement they install, each with its finding.
 Sites = dict[str, list[tuple[RawInstall, Planned]]]
@@ -35,7 +35,7 @@ class PlanState:
     proofs: dict[int, Evidence] = field(default_factory=dict)
     # Replacement functions whose install sites stay: their body is left exactly as it is.
     kept_replacements: set[int] = field(default_factory=set)
-    verdicts: dict[int, scoping.Verdict] = field(default_factory=dict)  # id(install) -> override or not
+    verdicts: dict[int, Verdict] = field(default_factory=dict)  # id(install) -> override or not
     # The proven sites, by the replacement they install: the replacement may go with them.
     pending: Sites = field(default_factory=dict)
     # Replacements whose install sites all go but that the file names elsewhere too.

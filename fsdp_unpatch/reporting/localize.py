@@ -17,7 +17,7 @@ from typing import Optional
 from fsdp_unpatch import i18n
 from fsdp_unpatch.i18n import N_
 
-# Notes the analysis and the run add after a rule's message, each after "; " (`analysis/scoping.py`,
+# Notes the analysis and the run add after a rule's message, each after "; " (`semantic/scope_verdict.py`,
 # `run/engine.py`, `run/linking.py`): taken off the end of a message before its template is matched.
 NOTE_TEMPLATES = (
     N_("an override in torch {releases} only (no other release defines `{name}`)"),

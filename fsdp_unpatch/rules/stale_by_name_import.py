@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare, shape
@@ -44,18 +44,40 @@ def check_file(patches: Patches, analysis: ModuleSubject, catalog: Catalog, opti
     items = incomplete_by_name(patches.patched, catalog, options.releases)
     if not items:
         return  # (the `ast` model asks this too: no libcst-based module is loaded for nothing)
-    from fsdp_unpatch.analysis import scoping
     from fsdp_unpatch.analysis.planned import Planned
 
     def line(node: Any) -> int:
         return analysis.position(node).start.line
 
     for item in items:
-        if scoping.reloaded_after(analysis.facts, catalog, item.site.install, item.missing, line):
+        if reloaded_after(analysis.facts, catalog, item.site.install, item.missing, line):
             continue  # the reload copied the patch into the by-name binding
         planned = Planned(STALE_BY_NAME_IMPORT.code, item.site.install.report, item.message, item.site.target)
         patches.incomplete.append((item, planned))
         yield planned
+
+
+RELOADERS = ("importlib.reload", "imp.reload")
+
+
+def reloaded_after(facts: Any, catalog: Catalog, install: Any, missing: str, line_of: Callable[[Any], int]) -> bool:
+    """Whether `missing` (a by-name copy, "module.name") is refreshed by `importlib.reload(module)` after
+    `install`, in the same function (or both at module level): reloading M re-runs its `from .source import
+    name`, so M's by-name copy then holds the patch too. `facts`: the file's (`collect.Facts`)."""
+    from fsdp_unpatch.semantic.names import target_id
+
+    module = missing.split(".")[0]
+    if not any(e.module == module and f"{e.module}.{e.name}" == missing for e in catalog.by_name_imports):
+        return False  # reloading the source module would re-define the original, not copy the patch
+    for call, function in facts.reloads:
+        if function is not install.function or not call.args:
+            continue
+        if facts.table.qualify(call.func) not in RELOADERS:
+            continue
+        reloaded = facts.table.qualify(call.args[0].value)
+        if reloaded and target_id(reloaded, catalog) == module and line_of(call) > line_of(install.report):
+            return True
+    return False
 
 
 def check(analyses: Sequence[Any], catalog: Catalog, options: Options) -> Iterator[Drop]:

@@ -66,6 +66,8 @@ UNPROVEN_OVERRIDE = declare(
         "the override in place; review both",
         "installed-indirectly": "`{spelled}` overrides FSDP2 internal `{target}` {how}; an override installed "
         "this way is never proven nor deleted: review it",
+        "unjudged": "`{spelled}` overrides FSDP2 internal `{target}`; no site of this file is judged ({why}): "
+        "review it",
     },
     check=check,
     subject="site",
@@ -87,7 +89,8 @@ UNPROVEN_OVERRIDE = declare(
     tuple, stored through `vars()` or `__dict__`, on an owner looked up in `sys.modules`, through
     `importlib.import_module` or `getattr`, or by a decorator handed an FSDP2 owner and a name); and a proven
     copy's site when the file also installs the same target that way: deleting it would leave the override
-    installed.
+    installed. In a file whose sites cannot be judged (CPython's `ast` does not parse it, or its model does
+    not pair with the libcst tree), every override is reported with the reason and none is removed.
 
     ## Why
     Such an override may add behaviour native FSDP2 lacks; deleting it without reading it could change
@@ -155,6 +158,8 @@ def report(site: RawInstall, verdict: SiteVerdict, torch: Sequence[Version] = ()
         else:
             described = described or "native FSDP2 has no counterpart for what it may add"
             message = UNPROVEN_OVERRIDE.message("outside-enhance", spelled=spelled, target=target, described=described)
+    elif verdict.reason == "unjudged":
+        message = UNPROVEN_OVERRIDE.message("unjudged", spelled=spelled, target=target, why=verdict.why)
     else:
         assert verdict.kind == "unproven" and entry is not None
         message, detail = _obstacle(verdict, entry)

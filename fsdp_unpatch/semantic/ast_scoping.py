@@ -1,14 +1,21 @@
-"""Which install sites of the `ast` model are overrides, and where a patch's original is restored: what
-`analysis/scoping.py` decides on the libcst facts (read its docstring for the rules), decided on the model.
+"""Which assignments to FSDP2 names are overrides, and how far a patch reaches, decided on the `ast` model.
 
-The two agree on every install site of every rule case, fixture and example (a test compares them); where
-the model would need a fact it does not hold in the same form (an f-string stored into a naming dunder), the
-answer is None: undecided, use the libcst facts.
+- A name no supported torch release defines on that module or class (a sentinel flag, a debug hook,
+  the original saved under a new name) is a new attribute, not an override (`symbols.py`). A name only
+  some releases define is an override in those only, and the finding says so.
+- A patch/unpatch pair: the original is saved (`orig = X.f`, `X._orig_f = X.f`, `self._orig = X.f`,
+  `orig = getattr(X, "f")`, or reached later through a `functools.wraps` wrapper's `__wrapped__`), the
+  patch installed, and the saved original put back (`X.f = orig` in a `finally:`, an `__exit__`, a fixture's
+  teardown, an undo function). The restore overrides nothing; the install is reported once, as scoped.
+- A string stored into a naming attribute (`FSDPModule.__module__ = "..."`, literals side by side included)
+  renames for display and overrides nothing; a lone f-string there is an override like any other value.
 """
 
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from typing import Callable, Optional, Union
 
 from fsdp_unpatch.catalog import Catalog
@@ -19,10 +26,6 @@ from fsdp_unpatch.semantic.names import target_id
 from fsdp_unpatch.semantic.scope_verdict import NAMING_DUNDERS, Verdict
 
 TargetOf = Callable[[InstallSite], Optional[str]]  # an install site's canonical target id
-
-
-class Undecided(Exception):
-    """The model does not hold what the libcst facts would decide this from."""
 
 
 class _Bound:
@@ -36,7 +39,7 @@ Value = Union[ast.expr, _Bound]
 
 
 def _is_name(node: Value) -> Optional[str]:
-    """The name a plain name spells (`None`, `True`, `False` are names to libcst)."""
+    """The name a plain name spells (`None`, `True`, `False` count as names, as the install sites spell them)."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, bool)):
@@ -45,14 +48,14 @@ def _is_name(node: Value) -> Optional[str]:
 
 
 def _arguments(call: ast.Call) -> list[ast.expr]:
-    """The values of a call's arguments in source order, as libcst's `Call.args` holds them."""
+    """The values of a call's arguments in source order, keywords included."""
     every: list[ast.AST] = [*call.args, *call.keywords]
     every.sort(key=lambda a: (a.lineno, a.col_offset))  # type: ignore[attr-defined]
     return [a.value if isinstance(a, (ast.keyword, ast.Starred)) else a for a in every]  # type: ignore[misc]
 
 
 def _literal(node: ast.expr, text: str) -> Optional[str]:
-    """A string literal written as one token (libcst's `SimpleString`); None for anything else."""
+    """A string literal written as one token; None for anything else (literals side by side, an f-string)."""
     if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
         return None
     return node.value if one_string_token(ast.get_source_segment(text, node) or "") else None
@@ -66,7 +69,12 @@ def _parameters(node: ast.AST) -> set[str]:
 
 
 class _Originals:
-    """`analysis/scoping._Originals` on the model: where the file keeps the originals of FSDP2 names."""
+    """Where a file keeps the originals of FSDP2 names (each as the target id it holds).
+
+    A read of `X.f` holds the original only if no install over `X.f` comes before it in the file:
+    `_fsdp_param_group.foreach_reduce = _fsdp_collectives.foreach_reduce` after patching the latter
+    copies the patch, it restores nothing.
+    """
 
     def __init__(self, model: SemanticModel, text: str, catalog: Catalog, target_of: TargetOf) -> None:
         self.model, self.text, self.catalog, self.target_of = model, text, catalog, target_of
@@ -90,8 +98,7 @@ class _Originals:
 
     @staticmethod
     def _value(install: InstallSite) -> ast.expr:
-        if install.value_node is None:
-            raise Undecided("an install site without its value")
+        assert install.value_node is not None  # the model's builder sets it on every site
         return install.value_node
 
     def _target(self, qualified: Optional[str]) -> Optional[str]:
@@ -102,6 +109,10 @@ class _Originals:
         return None if spelled is None else self.table.qualify_dotted(spelled)
 
     def _binding(self, name: str, scope: Optional[int]) -> Optional[Value]:
+        """What a name read in `scope` (a function's index, None at module level) was bound to (`orig = X.f`,
+        `orig = getattr(X, "f")`); None when it is a function of the file, a parameter, or bound to more than
+        one thing: then it is no saved original. As in Python, the name is the innermost enclosing function's
+        that binds it (a parameter included), else the module's: another function's `orig` is another name."""
         values: list[Value] = []
         while True:
             if scope is not None and name in _parameters(self.model.functions[scope].node):
@@ -121,7 +132,8 @@ class _Originals:
         return values[0]
 
     def _read(self, value: Value, scope: Optional[int]) -> Optional[tuple[str, int]]:
-        """(target id, the line of what reads it), as `scoping._Originals._read`."""
+        """(target id, the line of what reads it) for `X.f`, `getattr(X, "f")`, or a name bound to one where
+        `value` is read (`scope`)."""
         name = None if isinstance(value, _Bound) else _is_name(value)
         if name is not None and name in self.table.sources:
             imports = self.table.sources[name]
@@ -163,6 +175,7 @@ class _Originals:
         )
 
     def held(self, value: ast.expr, scope: Optional[int]) -> Optional[str]:
+        """The target id whose original `value`, read in `scope`, holds, if it holds one."""
         if isinstance(value, ast.Attribute) and value.attr == "__wrapped__":
             inner = value.value
             if isinstance(inner, ast.Name) and inner.id in self.wrapped:
@@ -174,27 +187,36 @@ class _Originals:
         return self._direct(value, scope)
 
 
-def _is_string(value: ast.expr) -> bool:
-    """libcst's `SimpleString` or `ConcatenatedString`; an f-string is undecided here."""
+def _is_string(value: ast.expr, text: str) -> bool:
+    """A string literal, or literals side by side (f-strings among them); a lone f-string is not one."""
     if isinstance(value, ast.JoinedStr):
-        raise Undecided("an f-string stored into a naming attribute")
+        return _string_pieces(ast.get_source_segment(text, value) or "") > 1
     return isinstance(value, ast.Constant) and isinstance(value.value, (str, bytes))
+
+
+def _string_pieces(source: str) -> int:
+    """How many string literals stand side by side in `source` (an f-string's inner strings not counted)."""
+    pieces = depth = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            name = tokenize.tok_name[token.type]
+            if name == "FSTRING_START":  # Python 3.12+: an f-string is several tokens
+                pieces += depth == 0
+                depth += 1
+            elif name == "FSTRING_END":
+                depth -= 1
+            elif token.type == tokenize.STRING and depth == 0:
+                pieces += 1
+    except (tokenize.TokenError, SyntaxError):
+        return 0
+    return pieces
 
 
 def verdicts(
     model: SemanticModel, text: str, catalog: Catalog, symbols: SymbolTables, target_of: TargetOf
-) -> Optional[list[Optional[Verdict]]]:
-    """Each install site's verdict (None: its target is no FSDP2 name), in the model's order, as
-    `analysis/scoping.verdicts` gives it for the libcst facts; None when the model cannot decide."""
-    try:
-        return _verdicts(model, text, catalog, symbols, target_of)
-    except Undecided:
-        return None
-
-
-def _verdicts(
-    model: SemanticModel, text: str, catalog: Catalog, symbols: SymbolTables, target_of: TargetOf
 ) -> list[Optional[Verdict]]:
+    """Each install site's verdict (None: its target is no FSDP2 name), in the model's order; `text`: what
+    the model was built from."""
     originals = _Originals(model, text, catalog, target_of)
     out: list[Optional[Verdict]] = [None] * len(model.installs)
     restores: list[tuple[int, str]] = []
@@ -203,7 +225,7 @@ def _verdicts(
         if target is None or install.attribute == "__code__":
             continue
         value = originals._value(install)
-        if install.attribute in NAMING_DUNDERS and _is_string(value):
+        if install.attribute in NAMING_DUNDERS and _is_string(value, text):
             out[index] = Verdict(False)  # renames for display: runs no other code
             continue
         held = originals.held(value, install.function)

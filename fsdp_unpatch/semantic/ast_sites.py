@@ -1,6 +1,5 @@
-"""The decision about install sites from the `ast` model (`semantic/model.py`) instead of the libcst tree.
-
-The same `Judge` as the planner's: only the facts come from elsewhere. One fact still comes from libcst:
+"""The decision about install sites from the `ast` model (`semantic/model.py`): the one judge of install sites
+(the planner applies it to its libcst nodes, `analysis/site_judging.py`). One fact still comes from libcst:
 what a module's fallbacks bind when they never run on a release (`analysis/fallbacks.py`), asked of
 `fallbacks` only for a module with a `try` at module level.
 """

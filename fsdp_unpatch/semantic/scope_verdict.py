@@ -1,5 +1,5 @@
-"""What scoping says of one install site (`analysis/scoping.py` on the libcst facts, `semantic/ast_scoping.py`
-on the `ast` model): an override or not, the releases it overrides in, and where its original is restored."""
+"""What scoping says of one install site (`semantic/ast_scoping.py`, on the `ast` model): an override or not,
+the releases it overrides in, and where its original is restored."""
 
 from __future__ import annotations
 

@@ -6,8 +6,7 @@ target torch, a review target or the enhance patch. The rules say what each verd
 (`report(site, verdict)` in FSU001, FSU101, FSU102 and FSU201); nothing here imports them.
 
 `Judge` decides from the facts a fact source gives it: `semantic/ast_sites.py` from the `ast` model
-(`semantic/model.py`; what the planner uses, `analysis/site_judging.py`), `analysis/libcst_judge.py` from the libcst
-tree (the planner's fallback where the model does not pair with the libcst facts, and the tests' reference).
+(`semantic/model.py`), the one judge, which the planner applies to its libcst nodes (`analysis/site_judging.py`).
 """
 
 from __future__ import annotations

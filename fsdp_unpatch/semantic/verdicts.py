@@ -26,7 +26,8 @@ Kind = Literal[
     "configured_keep",  # any other target the configuration's `keep` declares intentional (FSU201)
 ]
 # Why a removable target's replacement is not proven (kind "unproven").
-Reason = Literal["not-a-function", "bound-twice", "wraps-original", "differs", "installed-elsewhere"]
+# "unjudged": the file's `ast` model cannot be built or does not pair with the libcst facts (`why` says which).
+Reason = Literal["not-a-function", "bound-twice", "wraps-original", "differs", "installed-elsewhere", "unjudged"]
 # How a replacement relates to upstream, for a site that is never removed ("reviewed", "outside_enhance"), or
 # for one of a target no proof covers ("unknown" too): "release", its body against every known release.
 RelationKind = Literal["factory", "wraps-original", "differs", "matches", "release"]
@@ -75,6 +76,7 @@ class SiteVerdict:
     releases: tuple[Version, ...] = ()  # kind "too_old": every release the project allows, oldest first
     elsewhere: Optional[tuple[str, int]] = None  # reason "installed-elsewhere": how and at which line the file
     # also installs the target
+    why: str = ""  # reason "unjudged": why no site of the file is judged
 
     @property
     def replacement_kept(self) -> bool:
