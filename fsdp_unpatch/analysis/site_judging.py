@@ -73,6 +73,11 @@ class PlannerJudge:
         """id(install) -> its scoping verdict, for the install sites whose target is an FSDP2 name."""
         model = self.judge.model
         found = ast_scoping.verdicts(model, self.text, self.judge.catalog, load_symbols(), self.judge.fsdp2_target)
+        file_line = self.judge.file_line
+        if file_line is not None:  # an excerpt's restores are said at the file's lines
+            for verdict in found:
+                if verdict is not None:
+                    verdict.restored_at[:] = [file_line(line) for line in verdict.restored_at]
         return {id(install): v for install, v in zip(installs, found) if v is not None}
 
 
