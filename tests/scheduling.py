@@ -28,6 +28,8 @@ WORKER_GROUPS = {
     "tests/test_examples_ci.py": "dists",
     # each release is migrated once per process (`migrate`, `_MIGRATIONS`)
     "tests/realworld/test_releases.py": "realworld",
+    # each release's `check` is made once per process for its two tests (`_CHECKED`)
+    "tests/realworld/test_merge_request_release.py": "merge-request-release",
     # the first `fix` of each case is kept for the test after it (`_FIXED_ONCE`)
     "tests/test_fixed_point.py": "fixed-point",
     # each tree's plain fix is made once per process (`_PLAIN`)
@@ -54,6 +56,9 @@ COSTS: Mapping[str, float] = {
     "dists": 31.6,
     "fix-alone-releases": 30.3,
     "tests/test_ast_findings.py::test_fixtures_and_examples_are_reported_alike": 29.4,
+    # measured apart (2026-12-03, `-n 0`, CPU user+sys with its subprocesses, load about 2): the group's four
+    # `check`/`fix --diff --report` pairs of torch-npu 2.10.0.post7 and 2.9.1, checks made once per release
+    "merge-request-release": 99.3,
     # measured apart (2026-12-02, load about 2): 62 checks of mutants of a release's patch module
     "tests/realworld/test_proof_mutants.py::test_no_behaviour_changing_mutant_is_removed": 25.0,
     "tests/test_excerpts.py::test_real_releases": 28.9,

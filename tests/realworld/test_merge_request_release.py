@@ -38,10 +38,23 @@ def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "fsdp_unpatch", *args], cwd=cwd, capture_output=True)
 
 
+# release -> `check --output-format json` of a fresh working copy of it: two tests of each release ask for the
+# same check of the same files (the release's extracted sources do not change during a session), made once per
+# process; the file's tests run on one worker (tests/scheduling.py).
+_CHECKED: dict[str, subprocess.CompletedProcess] = {}
+
+
+def _checked(version: str, repo: Path) -> subprocess.CompletedProcess:
+    """`check --no-cache --output-format json .` of `repo`, a fresh `working_copy` of `version`."""
+    if version not in _CHECKED:
+        _CHECKED[version] = _cli(repo, "check", "--no-cache", "--output-format", "json", ".")
+    return _CHECKED[version]
+
+
 def test_the_description_of_a_real_release_follows_its_findings(tmp_path: Path) -> None:
     _fetch(RELEASE)
     repo = working_copy(RELEASE, tmp_path / "repo")
-    checked = _cli(repo, "check", "--no-cache", "--output-format", "json", ".")
+    checked = _checked(RELEASE, repo)
     assert checked.returncode == 1, checked.stderr
     findings = json.loads(checked.stdout)
     report = tmp_path / "mr.md"
@@ -75,7 +88,7 @@ def test_the_description_of_a_real_release_follows_its_findings(tmp_path: Path) 
 def test_the_description_of_a_real_release_in_chinese(tmp_path: Path) -> None:
     _fetch(RELEASE)
     repo = working_copy(RELEASE, tmp_path / "repo")
-    findings = json.loads(_cli(repo, "check", "--no-cache", "--output-format", "json", ".").stdout)
+    findings = json.loads(_checked(RELEASE, repo).stdout)
     report = tmp_path / "mr.md"
     preview = _cli(
         repo, "fix", "--diff", "--no-cache", "--lang", "zh-CN", "--template", "plain", "--report", str(report), "."
@@ -100,7 +113,7 @@ def test_torch_npu_2_9_1_lists_each_finding_once_with_its_proof(tmp_path: Path, 
     writes the plain sections, Chinese the Ascend ones (its default), with the `_foreach_copy_` audit table."""
     _fetch("2.9.1")
     repo = working_copy("2.9.1", tmp_path / "repo")
-    findings = json.loads(_cli(repo, "check", "--no-cache", "--output-format", "json", ".").stdout)
+    findings = json.loads(_checked("2.9.1", repo).stdout)
     sites = {(f["path"], f["line"], f["target"]) for f in findings if f["category"] == "keep"}
     assert len(sites) < sum(1 for f in findings if f["category"] == "keep")  # the release has the double finding
     report = tmp_path / "mr.md"
