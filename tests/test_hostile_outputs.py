@@ -151,10 +151,12 @@ def test_a_replacement_in_syntax_this_python_cannot_compile_is_one_finding(tmp_p
         out, err = run.stdout.decode(), run.stderr.decode()
         assert "Traceback" not in err, err
         assert run.returncode == 1, out + err
-        assert "FSU101" in out and "`_patched_inputs` differs" in out
+        assert "FSU101" in out
+        if sys.version_info < (3, 12):  # no model of the module: no site of it is judged
+            assert "syntax Python 3.1" in out and "cannot parse" in out
+        else:
+            assert "`_patched_inputs` differs" in out
         assert target.read_text() == text + TAIL  # unproven: never removed
-    if sys.version_info < (3, 12):
-        assert "syntax Python 3.1" in out and "cannot parse" in out
 
 
 def _cached_run(tmp_path: Path, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:

@@ -11,6 +11,7 @@ site of the file is judged: each FSDP2 override is left for review with the reas
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from typing import Callable, Mapping, Optional, Union
 
@@ -212,7 +213,10 @@ def semantic_model(
     try:
         text = module.code if data is None else data.decode(declared_encoding(data))
         return build(text, module_name, is_package, linked), text
-    except (SyntaxError, ValueError, RecursionError) as error:  # ValueError: a NUL byte, an encoding
+    except SyntaxError as error:  # libcst reads syntax newer than the running Python's parser
+        version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        return f"its module uses syntax Python {version} cannot parse: {error.msg}, line {error.lineno}"
+    except (ValueError, RecursionError) as error:  # ValueError: a NUL byte, an encoding
         return f"the ast model could not be built: {type(error).__name__}: {error}"
 
 
