@@ -62,6 +62,7 @@ from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.analysis.holes import HOLE, Excerpt, placeholder_for
 from fsdp_unpatch.analysis.screen import Detail, Scan, Screen, scan
 from fsdp_unpatch.analysis.statement_shape import DEFINITION_TYPES, block_facts, kind_of, module_level_targets
+from fsdp_unpatch.files.lines import line_starts
 
 _PIECE = 64 * 1024  # bytes CPython parses at a time
 _CONTINUATION = re.compile(rb"(?:else|elif|except|finally)\b")
@@ -96,14 +97,6 @@ class _Part:
     kept: bool = False
 
 
-def _line_starts(data: bytes) -> list[int]:
-    """Offset of each line's first byte, and of the end (lines end in "\\n", "\\r\\n" or "\\r", as for CPython)."""
-    starts = [0]
-    for line in data.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-    return starts
-
-
 def _may_start_statement(line: bytes) -> bool:
     """A line at column 0 that is neither blank, a comment, a closing bracket nor a clause of a statement above."""
     return bool(line) and line[:1] not in b" \t\f\r\n#)]}" and not _CONTINUATION.match(line)
@@ -118,7 +111,7 @@ def _pieces(
 
     `data` may hold displays of numbers out (`numbers.hold`; `original`: the file, if given): a piece in which
     a placeholder is not where the display was is None, or, given the file, parsed from the file's same lines."""
-    original_starts = None if original is None else _line_starts(original)
+    original_starts = None if original is None else line_starts(original)
     count = len(starts) - 1
     candidates = [i for i in range(count) if _may_start_statement(data[starts[i] : starts[i] + 8])]
     candidates.append(count)
@@ -168,7 +161,7 @@ def statements(data: bytes) -> Iterator[tuple[int, ast.stmt]]:
     are held out (`numbers.hold`): a statement holding one has a placeholder name in its place."""
     held = numbers.hold(data)
     text = data if held is None else held.text
-    for found in _pieces(text, _line_starts(text), None if held is None else data):
+    for found in _pieces(text, line_starts(text), None if held is None else data):
         if found is None:
             raise SyntaxError("a top-level statement does not parse")
         base, _, tree = found
@@ -225,7 +218,7 @@ def _note(part: _Part, node: ast.AST) -> None:
 
 
 def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Optional[tuple[list[_Part], list[int]]]:
-    starts = _line_starts(data)
+    starts = line_starts(data)
     parts: list[_Part] = []
     for piece_found in _pieces(data, starts):
         if piece_found is None:

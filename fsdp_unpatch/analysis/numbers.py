@@ -21,6 +21,8 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from fsdp_unpatch.files.lines import line_starts
+
 HOLE = b"__fsdp_unpatch_hole_"
 PLACEHOLDER = HOLE + b"literal_"
 ABOVE = 4096
@@ -118,9 +120,7 @@ def placed(tree: ast.AST, text: bytes) -> bool:
     spelled = {match.start() for match in re.finditer(re.escape(PLACEHOLDER), text)}
     if not spelled:
         return True
-    starts = [0]
-    for line in text.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+    starts = line_starts(text)
     prefix = PLACEHOLDER.decode()
     found = {
         starts[node.lineno - 1] + node.col_offset

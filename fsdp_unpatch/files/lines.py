@@ -15,3 +15,11 @@ def python_lines(text: str) -> list[str]:
     if lines[-1] == "":
         lines.pop()  # the break ending the last line starts no line
     return lines
+
+
+def line_starts(data: bytes) -> list[int]:
+    """Offset of each line's first byte, and of the end (lines end in "\\n", "\\r\\n" or "\\r", as for CPython)."""
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
