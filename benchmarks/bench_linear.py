@@ -36,6 +36,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_scan import machine  # noqa: E402
 from bench_size import FILLER, PATCH, measure  # noqa: E402
 
+from fsdp_unpatch.run.cache import CACHE_DIR  # noqa: E402
+
 GOAL_SECONDS, GOAL_MIB = 30.0, 1024
 ORDINARY = '''"""An ordinary module of package {package}."""
 
@@ -166,7 +168,7 @@ def main() -> int:
             one = packages(work / "one", 1, 1)
             many = packages(work / "many", copies, loose)
             cold = ["check", *concise, "."]
-            cache = ".fsdp-unpatch-cache"
+            cache = CACHE_DIR  # cleared for a cold run
 
             def cold_check(folder: Path) -> tuple[float, float, float, int]:
                 shutil.rmtree(folder / cache, ignore_errors=True)

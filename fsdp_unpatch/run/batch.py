@@ -410,17 +410,26 @@ def _linked(items: Sequence[_Item], prefilter) -> list[list[int]]:
 def _alias_links(items: Sequence[_Item], prefilter) -> list[tuple[int, list[int]]]:
     """Files that may bind names to FSDP2 modules or classes, with the files of their package that may import
     them (`engine.Run.link_module_aliases` decides exactly). Only the project's own modules (not torch), and
-    only importers that hold an FSDP token, as the engine: a file the unchanged index skips stays unread."""
+    only importers that hold an FSDP token, as the engine: a file the unchanged index skips stays unread.
+
+    Near-linear in the files: the importers are searched among the files under the package's folder (a range
+    of the sorted paths, not every file), once per (folder, module's last name, names): a thousand copies of
+    one patch module beside each other share one search."""
+    from bisect import bisect_left
+
     from fsdp_unpatch.analysis.byte_search import imports_from
     from fsdp_unpatch.project.identity import module_name as module_name_of
 
     def data_of(item: _Item) -> Optional[bytes]:
         return item.source.data if item.source is not None else _reread(item.candidate)
 
+    readable = [i for i, item in enumerate(items) if item.named_fsdp and item.error is None]
+    placed = sorted((os.path.abspath(items[j].candidate.path), j) for j in readable)
+    paths = [path for path, _ in placed]
+    searched: dict[tuple[str, str, frozenset], list[int]] = {}
     links = []
-    for i, item in enumerate(items):
-        if not item.named_fsdp or item.error is not None:
-            continue
+    for i in readable:
+        item = items[i]
         module = module_name_of(item.candidate.path, real=True)[0]
         if not module or module == "torch" or module.startswith("torch."):
             continue
@@ -428,16 +437,19 @@ def _alias_links(items: Sequence[_Item], prefilter) -> list[tuple[int, list[int]
         names = prefilter.fsdp2_bindings(data) if data is not None else set()
         if not names:
             continue
-        base = _package_folder(item.candidate.path, module)
-        importers = []
-        for j, other in enumerate(items):
-            if j == i or not other.named_fsdp or other.error is not None:
-                continue
-            if base not in Path(os.path.abspath(other.candidate.path)).parents:
-                continue
-            other_data = data_of(other)
-            if other_data is not None and imports_from(other_data, module.rsplit(".", 1)[-1], names):
-                importers.append(j)
+        base = os.path.join(str(_package_folder(item.candidate.path, module)), "")
+        key = (base, module.rsplit(".", 1)[-1], frozenset(names))
+        if key not in searched:
+            found = []
+            for index in range(bisect_left(paths, base), len(paths)):
+                if not paths[index].startswith(base):
+                    break
+                j = placed[index][1]
+                other_data = data_of(items[j])
+                if other_data is not None and imports_from(other_data, key[1], names):
+                    found.append(j)
+            searched[key] = sorted(found)
+        importers = [j for j in searched[key] if j != i]
         if importers:
             links.append((i, importers))
     return links
