@@ -3,6 +3,7 @@
     python benchmarks/bench_linear.py                  # the sizes of issue 34; --repeat N (3)
     python benchmarks/bench_linear.py --scale 0.05     # every size times 0.05: a quick loop for profiling
     python benchmarks/bench_linear.py --only list,small,many
+    python benchmarks/bench_linear.py --only many --cold-repeat 1   # the 1,000-package cold check once
 
 Corpora, generated at run time in a temporary folder (each with a `pyproject.toml`, so the cache lives there):
 - `list`: the example's patch module whose installer also builds one list of 1.2 million elements (3.6 MB);
@@ -115,6 +116,9 @@ def medians(runs: int, once: Callable[[], tuple[float, float, float, int]]) -> t
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--cold-repeat", type=int, help="repetitions of the many-packages cold check (each is minutes; --repeat)"
+    )
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every size (quick loops: 0.05)")
     parser.add_argument("--only", default="list,small,many", help="comma-separated: list, small, many")
     parser.add_argument("--keep", action="store_true", help="keep the generated corpora")
@@ -176,7 +180,7 @@ def main() -> int:
 
             single = medians(arguments.repeat, lambda: cold_check(one))
             row("one package", "cold check", single, "")
-            cold_many = medians(arguments.repeat, lambda: cold_check(many))
+            cold_many = medians(arguments.cold_repeat or arguments.repeat, lambda: cold_check(many))
             bound = 10 * single[1] * copies
             row(
                 f"{copies} packages",
