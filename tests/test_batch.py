@@ -318,3 +318,56 @@ def test_the_pool_is_used_only_with_work_enough_and_a_free_cpu(monkeypatch: pyte
     assert pool.idle_cpus() == 2
     monkeypatch.setattr(pool.os, "getloadavg", lambda: (2.5, 0.0, 0.0))
     assert pool.idle_cpus() == 1
+
+
+def _naive_alias_links(items, prefilter) -> list:
+    """`_alias_links` as its docstring defines it, every pair of files compared (what it was before it was
+    made near-linear): the reference the fast search must equal."""
+    import os
+
+    from fsdp_unpatch.analysis.byte_search import imports_from
+    from fsdp_unpatch.project.identity import module_name
+    from fsdp_unpatch.run.batch import _package_folder
+
+    links = []
+    for i, item in enumerate(items):
+        module = module_name(item.candidate.path, real=True)[0]
+        if not item.named_fsdp or not module or module.split(".")[0] == "torch":
+            continue
+        names = prefilter.fsdp2_bindings(item.source.data)
+        if not names:
+            continue
+        base = _package_folder(item.candidate.path, module)
+        importers = [
+            j
+            for j, other in enumerate(items)
+            if j != i
+            and other.named_fsdp
+            and base in Path(os.path.abspath(other.candidate.path)).parents
+            and imports_from(other.source.data, module.rsplit(".", 1)[-1], names)
+        ]
+        if importers:
+            links.append((i, importers))
+    return links
+
+
+def test_alias_links_equal_the_pairwise_search(tmp_path: Path) -> None:
+    """Copies of one alias module side by side share a search, and a folder whose name extends the package
+    folder's (`a` and `a2`) is outside it: the fast search finds exactly the pairs of the plain one."""
+    from fsdp_unpatch.analysis.prefilter import prefilter_for
+    from fsdp_unpatch.files.reading import read_source
+    from fsdp_unpatch.run.batch import _alias_links, _Item
+
+    case = ROOT / "tests" / "rules" / "FSU101" / "module_alias_from_another_file"
+    for copy in ("proj/a", "proj/b", "proj2/c", "proj/nested/d"):
+        shutil.copytree(case, tmp_path / copy)
+    (tmp_path / "proj" / "a2").mkdir()  # `proj/a2/` is not inside `proj/a/`
+    (tmp_path / "proj" / "a2" / "hooks_outside.py").write_bytes((case / "npu_stack" / "hooks.py").read_bytes())
+    prefilter = prefilter_for(load_catalog())
+    items = []
+    for index, candidate in enumerate(discover([str(tmp_path / "proj"), str(tmp_path / "proj2")])):
+        source = read_source(candidate.path, candidate.display)
+        items.append(_Item(index, candidate, source, named_fsdp=prefilter.has_token(source.data)))
+    found = _alias_links(items, prefilter)
+    assert len(found) >= 4, "every copy's compat.py links its hooks.py"
+    assert found == _naive_alias_links(items, prefilter)

@@ -526,8 +526,10 @@ def _parses(data: bytes) -> bool:
     import ast
     import warnings
 
+    from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
+
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), no_cyclic_gc():  # the tree is dropped at once: nothing to collect
             warnings.simplefilter("ignore")
             compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # a decoding error is a SyntaxError too
