@@ -400,17 +400,16 @@ def test_the_rule_import_finder_finds_each_spelling() -> None:
 
 def test_no_module_outside_the_rules_and_the_dispatcher_imports_a_rule_module() -> None:
     """The run hands each subject to `dispatch(kind, ...)`; what it needs to know of a rule (which code is
-    the installer's deletion) it asks the registry (`registry.with_role`), which walks the rule modules."""
-    paths = [
-        p
-        for p in sorted(PACKAGE.rglob("*.py"))
-        if "__pycache__" not in p.parts and not p.is_relative_to(PACKAGE / "rules")
-    ]
-    assert len(paths) > 100, "the code was read"
+    the installer's deletion) it asks the registry (`registry.with_role`), which walks the rule modules.
+    The shipped code counts: `fsdp_unpatch/` and `codemods/`."""
+    codemods = PACKAGE.parent / "codemods"  # shipped as `fsdp_unpatch.codemods` (package-dir)
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py") if not p.is_relative_to(PACKAGE / "rules")}
+    modules.update({f"fsdp_unpatch.codemods.{p.stem}": p for p in codemods.glob("*.py")})
+    assert len(modules) > 100 and "fsdp_unpatch.codemods.unpatch" in modules, "the code was read"
     found = [
         hit
-        for path in paths
-        if _module_name(path) != DISPATCHER
-        for hit in _rule_module_imports(_module_name(path), ast.parse(path.read_bytes()))
+        for name, path in sorted(modules.items())
+        if name != DISPATCHER and "__pycache__" not in path.parts
+        for hit in _rule_module_imports(name, ast.parse(path.read_bytes()))
     ]
     assert found == []
