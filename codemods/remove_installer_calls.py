@@ -13,14 +13,15 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from fsdp_unpatch.analysis.plan import FileAnalysis
-from fsdp_unpatch.rules.installer_call import INSTALLER_CALL, installer_calls
+from fsdp_unpatch.rules.installer_call import installer_calls
+from fsdp_unpatch.rules.registry import with_role
 
 from ._base import UnpatchCodemod
 
 
 class RemoveInstallerCalls(UnpatchCodemod):
     DESCRIPTION = "Delete calls and imports of removed FSDP2 patch installers."
-    CODES = frozenset({INSTALLER_CALL.code})
+    CODES = frozenset({with_role("installer-call").code})
 
     def __init__(self, context: CodemodContext, installer: Sequence[str] = ()) -> None:
         super().__init__(context)

@@ -121,6 +121,7 @@ def _unused(analysis: FileAnalysis, name: str) -> bool:
 OVERRIDE_REPLACEMENT = declare(
     "FSU002",
     "override-replacement",
+    role="replacement",
     category="remove",
     fix="safe",
     phase="file",

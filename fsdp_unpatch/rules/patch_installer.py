@@ -85,6 +85,7 @@ def _is_empty(function: cst.FunctionDef) -> bool:
 PATCH_INSTALLER = declare(
     "FSU003",
     "patch-installer",
+    role="installer",
     category="remove",
     fix="safe",
     phase="file",

@@ -69,6 +69,33 @@ SUBJECT_KINDS: tuple[str, ...] = get_args(SubjectKind)
 # A rule's check: `check(subject, catalog, options)`; typed in the rule module (`analysis/subjects.py`).
 Check = Callable[..., Iterable[Any]]
 
+# What a rule is to the code that runs it and reports on it (`role=`): the steps of the run and the reports
+# read these rules' findings by code (an installer's deletion, a call of one), and ask the registry for the
+# rule that plays the role (`with_role("installer").code`), never its module: no module outside `rules/` and
+# the dispatcher imports a rule module. One rule per role:
+# "proven-override": an install site of a proven copy, deleted (what a migration's description is about);
+# "replacement": a replacement function deleted with its install sites;
+# "installer": an installer deleted, left with nothing to do;
+# "installer-call": a call (or import) of a removed installer, deleted;
+# "same-device-copy": a same-device special case collapsed to the native call;
+# "enhance-installer": an enhance patch's installer (the optional patches, kept);
+# "reference-rewrite": a reference to a removed symbol, rewritten to the native one;
+# "parse-error": a file CPython cannot parse; "fix-not-written": a fix that could not be written;
+# "stale-by-name-import": a name another FSDP2 module imports by name, patched in one module only.
+Role = Literal[
+    "proven-override",
+    "replacement",
+    "installer",
+    "installer-call",
+    "same-device-copy",
+    "enhance-installer",
+    "reference-rewrite",
+    "parse-error",
+    "fix-not-written",
+    "stale-by-name-import",
+]
+ROLES: tuple[str, ...] = get_args(Role)
+
 # What makes a file a candidate for a rule: each rule declares its shapes next to its subject kind
 # (`candidates=`: `shape(...)`, `word(...)`, `call(...)`), and the gates that spare files a parse are compiled
 # from the union of what the registered rules declare: the prefilter (`analysis/prefilter.py`) into a byte
@@ -173,6 +200,7 @@ class Rule:
     # The shapes that make a file a candidate for this rule (`Candidate`): the gates that spare files a parse
     # keep every file that holds a shape some registered rule declares (the union over `all_rules()`).
     candidates: tuple[Candidate, ...] = ()
+    role: Optional[Role] = None  # what the run and the reports read it as (`Role`, `with_role`)
 
     def checks(self) -> tuple[tuple[SubjectKind, Check], ...]:
         """Every (kind of subject, check) of the rule."""
@@ -208,6 +236,7 @@ def declare(
     also: Mapping[SubjectKind, Check] | None = None,
     feeds_others: bool = False,
     candidates: tuple[Candidate, ...] = (),
+    role: Optional[Role] = None,
 ) -> Rule:
     """Record a rule; called once per rule, at the import of its module. A `check` needs its `subject`;
     `also`: checks of other kinds of subject; `candidates`: the shapes that make a file a candidate for it."""
@@ -215,6 +244,8 @@ def declare(
         raise ValueError(f"rule {code}: a check and its subject kind go together")
     if not all(isinstance(c, Candidate) for c in candidates):
         raise ValueError(f"rule {code}: candidates are `Candidate`s (`shape(...)`, `word(...)`, `call(...)`)")
+    if role is not None and role not in ROLES:
+        raise ValueError(f"rule {code}: {role!r} is no role (registry.ROLES)")
     extra = tuple((also or {}).items())
     if subject in dict(extra) or not set(dict(extra)) <= set(SUBJECT_KINDS):
         raise ValueError(f"rule {code}: one check per kind of subject, of a known kind")
@@ -237,6 +268,7 @@ def declare(
         extra,
         feeds_others,
         tuple(candidates),
+        role,
     )
     if code in _DECLARED and _DECLARED[code] != rule:
         raise ValueError(f"rule {code} is declared twice")
@@ -292,6 +324,20 @@ def codes(
         and (category is None or r.category == category)
         and (phase is None or r.phase == phase)
     )
+
+
+def with_role(role: Role) -> Rule:
+    """The one rule that declares `role` (`with_role("installer").code`)."""
+    found = [r for r in all_rules().values() if r.role == role]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} rules declare the role {role!r}: one does")
+    return found[0]
+
+
+def role_of(code: str) -> Optional[Role]:
+    """The role the rule of `code` declares, if any."""
+    found = all_rules().get(code)
+    return found.role if found is not None else None
 
 
 def checking(kind: SubjectKind) -> list[Rule]:

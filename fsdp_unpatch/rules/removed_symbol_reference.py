@@ -154,6 +154,7 @@ def plan_rewrite(analysis: ModuleSubject, reference: Reference, catalog: Catalog
 REMOVED_SYMBOL_REFERENCE = declare(
     "FSU301",
     "removed-symbol-reference",
+    role="reference-rewrite",
     category="remove",
     fix="safe",
     phase="run",

@@ -32,9 +32,8 @@ from fsdp_unpatch.analysis.references import FileReferences, find_references
 from fsdp_unpatch.analysis.test_modules import inside, is_test_module
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.project.identity import module_name as module_name_of
-from fsdp_unpatch.rules.installer_call import INSTALLER_CALL, installer_calls
-from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
-from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
+from fsdp_unpatch.rules.installer_call import installer_calls
+from fsdp_unpatch.rules.registry import role_of
 from fsdp_unpatch.rules.removed_name_in_string import plan_strings
 from fsdp_unpatch.rules.removed_symbol_reference import plan_rewrite
 from fsdp_unpatch.run.orphans import plan_orphans
@@ -235,7 +234,7 @@ class _Linker:
         if not tests.deleted:
             return
         for planned in list(analysis.planned):
-            if planned.code != INSTALLER_CALL.code:
+            if role_of(planned.code) != "installer-call":
                 continue
             deletion = inside(planned.node, tests.deleted)
             if deletion is None:
@@ -280,7 +279,7 @@ class _Linker:
                 deleted = {
                     p.node.value
                     for p in analysis.planned
-                    if p.code in (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code) and isinstance(p.node, cst.Name)
+                    if role_of(p.code) in ("replacement", "installer") and isinstance(p.node, cst.Name)
                 }
                 kept = set(analysis.facts.functions) - deleted
                 here = {name: why for name, why in removed.items() if name not in kept}

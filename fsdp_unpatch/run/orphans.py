@@ -21,7 +21,7 @@ from fsdp_unpatch.analysis.patterns import descendants, top_level_function
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.rules import override_replacement, patch_installer
-from fsdp_unpatch.rules.same_device_foreach_copy import SAME_DEVICE_COPY
+from fsdp_unpatch.rules.registry import role_of
 
 
 def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Decision]:
@@ -56,5 +56,5 @@ def _leave_body_alone(analysis: FileAnalysis, function: cst.CSTNode) -> Iterator
     """The function goes as a whole, or stays as it is (as in the run that removed its install sites):
     no same-device collapse (FSU005) inside it."""
     inside = {id(node) for node in descendants(function)}
-    for planned in [p for p in analysis.planned if p.code == SAME_DEVICE_COPY.code and id(p.node) in inside]:
+    for planned in [p for p in analysis.planned if role_of(p.code) == "same-device-copy" and id(p.node) in inside]:
         yield Drop(analysis, planned)
