@@ -61,7 +61,8 @@ DOC_SECTIONS = ("## What it does", "## Why", "## Example")
 # "replacement": a replacement function the planner decided goes, with its install sites and proof;
 # "installer": an installer the planner decided goes, with the install sites it held;
 # "copy": a same-device special case the planner found outside the code that stays;
-# "installer-calls": a file's calls of the installers the run removes;
+# "installer-calls": a file's calls of the installers the run removes (its own module's, then those of the
+#   run's other files, `run/linking.py`);
 # "module": one analysed file; "run": the analysed files of a whole run (a run check yields decisions on
 # findings, `analysis/decisions.py`, which the engine applies).
 SubjectKind = Literal["site", "patches", "replacement", "installer", "copy", "installer-calls", "module", "run"]

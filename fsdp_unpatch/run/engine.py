@@ -190,7 +190,7 @@ class Run:
             for unit in self.units:
                 if unit.analysis is None and unit.error is None and mentions(unit.source.data, names):  # type: ignore[union-attr]
                     self.analyze(unit)
-            self.decide(linking.calls_of_installers(self.units, installers))
+            self.decide(linking.calls_of_installers(self.units, installers, self.catalog, self.options.analysis))
         # An installer that code the fix leaves still names stays, with its calls.
         self.decide(linking.keep_installers_still_used(self.units))
         # References, tests and strings that name what the run removes; replacements still needed stay.

@@ -26,13 +26,13 @@ import libcst as cst
 
 from fsdp_unpatch.analysis.byte_search import mentions
 from fsdp_unpatch.analysis.decisions import Add, Decision, Drop, KeepInstaller, Require
+from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.patterns import child_nodes, nodes_in
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.analysis.references import FileReferences, find_references
 from fsdp_unpatch.analysis.test_modules import inside, is_test_module
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.project.identity import module_name as module_name_of
-from fsdp_unpatch.rules.installer_call import installer_calls
 from fsdp_unpatch.rules.registry import role_of
 from fsdp_unpatch.rules.removed_name_in_string import plan_strings
 from fsdp_unpatch.rules.removed_symbol_reference import plan_rewrite
@@ -138,16 +138,18 @@ def _mentions(unit: Unit, names: Sequence[bytes]) -> bool:
     return unit.source is not None and mentions(unit.source.data, names)
 
 
-def calls_of_installers(units: Sequence[Unit], installers: Mapping[str, Optional[Planned]]) -> Iterator[Decision]:
+def calls_of_installers(
+    units: Sequence[Unit], installers: Mapping[str, Optional[Planned]], catalog: Catalog, options: Options
+) -> Iterator[Decision]:
     """Calls of the installers the run removes, in the files other than the installer's own module (which
-    planned its calls itself; a package's `__init__` is not its own)."""
+    planned its calls itself; a package's `__init__` is not its own): the `installer-calls` checks."""
     for unit in units:
         analysis = unit.analysis
         if analysis is None:
             continue
         own = analysis.module_name
         foreign = {q: f for q, f in installers.items() if q.rsplit(".", 1)[0] != own}
-        for planned in installer_calls(analysis, foreign):
+        for planned in dispatch("installer-calls", analysis, foreign, catalog, options=options):
             yield Add(analysis, planned)
 
 
@@ -198,7 +200,8 @@ class _Linker:
     def plan_file(self, unit: Unit) -> Iterator[Decision]:
         analysis = unit.analysis
         assert analysis is not None
-        for call in installer_calls(analysis, {**self.known.installers, **self.orphan_installers}):
+        installers = {**self.known.installers, **self.orphan_installers}
+        for call in dispatch("installer-calls", analysis, installers, self.catalog, options=self.options):
             yield Add(analysis, call)
         references = find_references(analysis, self.symbols)
         tests = plan_tests(
