@@ -15,7 +15,7 @@ its finding and edits.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Optional, Protocol
+from typing import TYPE_CHECKING, Mapping, Optional, Protocol, Sequence
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from fsdp_unpatch.analysis.collect import Facts, RawInstall
     from fsdp_unpatch.analysis.patched import Incomplete, Patched
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.references import Reference
+    from fsdp_unpatch.analysis.test_modules import TestFacts
     from fsdp_unpatch.fingerprint import Evidence
     from fsdp_unpatch.semantic.names import ImportTable
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
@@ -106,3 +108,38 @@ class Copy:
     node: cst.If
     native: cst.BaseStatement  # the statement put in its place
     native_call: cst.CSTNode  # the call as a message spells it
+
+
+# The subjects of the run's linking (`run/linking.py`), once each file was analysed on its own: what names a
+# removed patch part elsewhere.
+
+
+@dataclass(frozen=True)
+class RemovedReference:
+    """A reference to a patch function the run removes (`analysis/references.py`), outside the tests that
+    go; `names`: every name the file spells (a native spelling must not take one)."""
+
+    reference: Reference
+    names: set[str]
+
+
+@dataclass(frozen=True)
+class Tests:
+    """A file's tests of the removed patch functions and its identity assertions of them
+    (`analysis/test_modules.py`: `facts.going`, the tests that go, `facts.assertions`, `facts.module_left_empty`).
+    The checks run in code order and record what their fixes delete: `deleted`, each test deleted whole with
+    its finding (a test module left empty requires them); `covered`, id(reference node) -> the finding whose
+    fix deletes that reference (no other fix rewrites it)."""
+
+    facts: TestFacts
+    deleted: list[tuple[cst.CSTNode, Planned]] = field(default_factory=list)
+    covered: dict[int, Planned] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Strings:
+    """A file's string literals may name what the run removes: `removed`, each removed name -> what
+    replaces it (in words); `skipped`, nodes whose strings are not read (code another fix deletes whole)."""
+
+    removed: Mapping[str, str]
+    skipped: Sequence[cst.CSTNode]

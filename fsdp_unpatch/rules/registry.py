@@ -65,7 +65,22 @@ DOC_SECTIONS = ("## What it does", "## Why", "## Example")
 #   run's other files, `run/linking.py`);
 # "module": one analysed file; "run": the analysed files of a whole run (a run check yields decisions on
 # findings, `analysis/decisions.py`, which the engine applies).
-SubjectKind = Literal["site", "patches", "replacement", "installer", "copy", "installer-calls", "module", "run"]
+# The run's linking (`run/linking.py`), once every file was analysed, hands over what names a removed patch
+# part in each file that spells one:
+# "reference": a reference to a removed patch function outside the tests that go (`RemovedReference`);
+# "strings": the names the run removes, for a file's string literals (`Strings`).
+SubjectKind = Literal[
+    "site",
+    "patches",
+    "replacement",
+    "installer",
+    "copy",
+    "installer-calls",
+    "module",
+    "run",
+    "reference",
+    "strings",
+]
 SUBJECT_KINDS: tuple[str, ...] = get_args(SubjectKind)
 # A rule's check: `check(subject, catalog, options)`; typed in the rule module (`analysis/subjects.py`).
 Check = Callable[..., Iterable[Any]]

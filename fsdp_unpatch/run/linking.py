@@ -8,11 +8,12 @@ place (`Run.decide`). Called once by the runner, after each file was analysed on
    files, what the catalog says they lose (`removals.py`);
 2. parse the files that name one of those but had no FSDP token for the prefilter;
 3. per file: calls of a known installer (FSU004), tests of removed functions (FSU302/303/305), other
-   references rewritten to native (FSU301);
+   references rewritten to native (FSU301), each handed to the dispatcher (`installer-calls`, `tests`,
+   `reference`);
 4. a replacement function of the run goes only when every reference elsewhere is rewritten or deleted by
    a fix: its deletion then requires those fixes (so it is unsafe when one of them is); otherwise it stays,
    as it did when another file named it;
-5. removed names left inside string literals (FSU304).
+5. removed names left inside string literals (FSU304, `strings`).
 """
 
 from __future__ import annotations
@@ -30,12 +31,11 @@ from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.patterns import child_nodes, nodes_in
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.analysis.references import FileReferences, find_references
+from fsdp_unpatch.analysis.subjects import RemovedReference, Strings
 from fsdp_unpatch.analysis.test_modules import inside, is_test_module
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.project.identity import module_name as module_name_of
 from fsdp_unpatch.rules.registry import role_of
-from fsdp_unpatch.rules.removed_name_in_string import plan_strings
-from fsdp_unpatch.rules.removed_symbol_reference import plan_rewrite
 from fsdp_unpatch.run.orphans import plan_orphans
 from fsdp_unpatch.run.removals import Removals, RemovedSymbol, from_catalog, from_run
 from fsdp_unpatch.run.test_plans import TestPlan, plan_tests
@@ -221,13 +221,18 @@ class _Linker:
                 # rewriting the value would only assign the native function to itself.
                 self.blocked.add(reference.symbol.qualified)
                 continue
-            planned = tests.covered.get(id(reference.node))
-            if planned is None:
-                planned = plan_rewrite(analysis, reference, self.catalog, references.names)
-                yield Add(analysis, planned)
-            if planned.edits:
-                self.covering[reference.symbol.qualified].append(planned)
+            covered = tests.covered.get(id(reference.node))
+            if covered is not None:
+                found = [covered]
             else:
+                subject = RemovedReference(reference, references.names)
+                found = list(dispatch("reference", subject, analysis, self.catalog, options=self.options))
+                for planned in found:
+                    yield Add(analysis, planned)
+            fixed = [planned for planned in found if planned.edits]
+            if fixed:  # the symbol may go with these fixes
+                self.covering[reference.symbol.qualified] += fixed
+            else:  # no fix rewrites this reference: the symbol stays
                 self.blocked.add(reference.symbol.qualified)
         self.block_unresolved(analysis, references)
         self.deleted_code[id(analysis)] = [node for node, _ in tests.deleted]
@@ -286,7 +291,8 @@ class _Linker:
                 }
                 kept = set(analysis.facts.functions) - deleted
                 here = {name: why for name, why in removed.items() if name not in kept}
-                for planned in plan_strings(analysis, here, skipped):
+                strings = Strings(here, skipped)
+                for planned in dispatch("strings", strings, analysis, self.catalog, options=self.options):
                     yield Add(analysis, planned)
 
 
