@@ -68,6 +68,8 @@ DOC_SECTIONS = ("## What it does", "## Why", "## Example")
 # The run's linking (`run/linking.py`), once every file was analysed, hands over what names a removed patch
 # part in each file that spells one:
 # "reference": a reference to a removed patch function outside the tests that go (`RemovedReference`);
+# "tests": a file's tests and identity assertions of removed patch functions (`Tests`: the checks record
+#   the tests they delete and the references their fixes delete, which the linking and later checks read);
 # "strings": the names the run removes, for a file's string literals (`Strings`).
 SubjectKind = Literal[
     "site",
@@ -79,6 +81,7 @@ SubjectKind = Literal[
     "module",
     "run",
     "reference",
+    "tests",
     "strings",
 ]
 SUBJECT_KINDS: tuple[str, ...] = get_args(SubjectKind)

@@ -207,6 +207,8 @@ class _Linker:
         tests = plan_tests(
             analysis,
             references,
+            self.catalog,
+            self.options,
             test_module=is_test_module(unit.candidate.path),
             installer_calls=self.installer_calls(analysis),
             used_elsewhere=self.used_elsewhere(unit),
