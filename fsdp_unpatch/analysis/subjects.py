@@ -15,7 +15,7 @@ its finding and edits.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, AbstractSet, Mapping, Optional, Protocol, Sequence
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.analysis.references import Reference
     from fsdp_unpatch.analysis.test_modules import TestFacts
+    from fsdp_unpatch.catalog import PatchModule
     from fsdp_unpatch.fingerprint import Evidence
     from fsdp_unpatch.semantic.names import ImportTable
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
@@ -112,6 +113,19 @@ class Copy:
 
 # The subjects of the run's linking (`run/linking.py`), once each file was analysed on its own: what names a
 # removed patch part elsewhere.
+
+
+@dataclass(frozen=True)
+class Remains:
+    """A patch module the catalog knows (`[patch_modules]`), for what an earlier, safe-only fix left of it in
+    a file: a replacement kept while tests named it, an installer emptied while its calls waited.
+    `installed`: ids of the nodes the file's findings report, as the step began; `patch_file`: the file may
+    be where a patch lived (it has a patch module's name, or defines one of its replacements or enhance
+    installers): an empty function of an installer's name in any other file is a stub of its own."""
+
+    module: PatchModule
+    installed: AbstractSet[int]
+    patch_file: bool
 
 
 @dataclass(frozen=True)

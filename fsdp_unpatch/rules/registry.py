@@ -68,6 +68,8 @@ DOC_SECTIONS = ("## What it does", "## Why", "## Example")
 # The run's linking (`run/linking.py`), once every file was analysed, hands over what names a removed patch
 # part in each file that spells one:
 # "reference": a reference to a removed patch function outside the tests that go (`RemovedReference`);
+# "remains": a patch module the catalog knows, for what an earlier, safe-only fix left of it in a file
+#   (`Remains`; a remains check yields decisions, as a run check does);
 # "tests": a file's tests and identity assertions of removed patch functions (`Tests`: the checks record
 #   the tests they delete and the references their fixes delete, which the linking and later checks read);
 # "strings": the names the run removes, for a file's string literals (`Strings`).
@@ -80,6 +82,7 @@ SubjectKind = Literal[
     "installer-calls",
     "module",
     "run",
+    "remains",
     "reference",
     "tests",
     "strings",
