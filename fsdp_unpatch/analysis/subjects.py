@@ -15,7 +15,7 @@ its finding and edits.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, AbstractSet, Mapping, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, AbstractSet, Callable, Mapping, Optional, Protocol, Sequence
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from fsdp_unpatch.analysis.patched import Incomplete, Patched
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.analysis.references import Reference
+    from fsdp_unpatch.analysis.suppression import NoqaCode
     from fsdp_unpatch.analysis.test_modules import TestFacts
     from fsdp_unpatch.catalog import PatchModule
     from fsdp_unpatch.fingerprint import Evidence
@@ -157,3 +158,16 @@ class Strings:
 
     removed: Mapping[str, str]
     skipped: Sequence[cst.CSTNode]
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """A file once the run has planned every finding (the engine's results, `run/noqa_findings.py`): `found`,
+    line -> the codes planned on it (before suppression); `comments()`, the codes its `# noqa` comments name,
+    read when first asked (a large file is tokenized through its excerpt); `selected(code)`, whether the run
+    reports that code for this file. Its checks yield findings (`model.Finding`) at `display`."""
+
+    display: str
+    found: Mapping[int, AbstractSet[str]]
+    comments: Callable[[], Sequence[NoqaCode]]
+    selected: Callable[[str], bool]

@@ -73,6 +73,9 @@ DOC_SECTIONS = ("## What it does", "## Why", "## Example")
 # "tests": a file's tests and identity assertions of removed patch functions (`Tests`: the checks record
 #   the tests they delete and the references their fixes delete, which the linking and later checks read);
 # "strings": the names the run removes, for a file's string literals (`Strings`).
+# Then the engine's results, once the run has planned every finding:
+# "planned": a file with the codes planned on each of its lines and its `# noqa` comments (`PlannedFile`);
+#   its checks yield findings (`model.Finding`).
 SubjectKind = Literal[
     "site",
     "patches",
@@ -86,6 +89,7 @@ SubjectKind = Literal[
     "reference",
     "tests",
     "strings",
+    "planned",
 ]
 SUBJECT_KINDS: tuple[str, ...] = get_args(SubjectKind)
 # A rule's check: `check(subject, catalog, options)`; typed in the rule module (`analysis/subjects.py`).
