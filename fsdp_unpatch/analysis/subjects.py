@@ -15,7 +15,7 @@ its finding and edits.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, AbstractSet, Callable, Mapping, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Mapping, Optional, Protocol, Sequence
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from fsdp_unpatch.analysis.test_modules import TestFacts
     from fsdp_unpatch.catalog import PatchModule
     from fsdp_unpatch.fingerprint import Evidence
+    from fsdp_unpatch.model import Finding, RunOptions
     from fsdp_unpatch.semantic.names import ImportTable
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
@@ -171,3 +172,29 @@ class PlannedFile:
     found: Mapping[int, AbstractSet[str]]
     comments: Callable[[], Sequence[NoqaCode]]
     selected: Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class ProjectImports:
+    """The files of a run, for the imports in them, once the fixes are planned (the engine and the batch layer
+    hand them over): `paths[i]`, `displays[i]`, `buffers[i]` (an editor's bytes for file i, when the caller has
+    them), the run's options (its selection, its noqa handling, its project), `cache`: the run cache
+    (`run/cache.py`), which keeps what a check learns of each file, or None. Its checks yield `FileFinding`s."""
+
+    paths: Sequence[str]
+    displays: Sequence[str]
+    buffers: Mapping[int, bytes]
+    run: RunOptions
+    cache: Any = None
+
+
+@dataclass(frozen=True)
+class FileFinding:
+    """A finding of a whole-run check, with the index of its file among the subject's."""
+
+    index: int
+    finding: Finding
+
+    @property
+    def code(self) -> str:
+        return self.finding.code

@@ -75,7 +75,9 @@ DOC_SECTIONS = ("## What it does", "## Why", "## Example")
 # "strings": the names the run removes, for a file's string literals (`Strings`).
 # Then the engine's results, once the run has planned every finding:
 # "planned": a file with the codes planned on each of its lines and its `# noqa` comments (`PlannedFile`);
-#   its checks yield findings (`model.Finding`).
+#   its checks yield findings (`model.Finding`);
+# "imports": the files of the run, for the imports in them (`ProjectImports`); its checks yield findings
+#   with the index of their file (`FileFinding`).
 SubjectKind = Literal[
     "site",
     "patches",
@@ -90,6 +92,7 @@ SubjectKind = Literal[
     "tests",
     "strings",
     "planned",
+    "imports",
 ]
 SUBJECT_KINDS: tuple[str, ...] = get_args(SubjectKind)
 # A rule's check: `check(subject, catalog, options)`; typed in the rule module (`analysis/subjects.py`).
