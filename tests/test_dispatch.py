@@ -136,14 +136,34 @@ def _spy_every_check(monkeypatch) -> list[tuple[str, str]]:
     return calls
 
 
+# What names the replacement of INSTALLED_COPY elsewhere in its project: a reference and a string with a
+# `# noqa` (reference, strings, planned), a test module that tests it (tests).
+ELSEWHERE = {
+    "adapter/__init__.py": "",
+    "adapter/user.py": "from adapter.patch import _adapter_finalize_backward\n\n"
+    "STEP = _adapter_finalize_backward  # noqa: FSU101\n"
+    'TARGET = "adapter.patch._adapter_finalize_backward"\n',
+    "tests/test_patch.py": "from adapter.patch import _adapter_finalize_backward\n\n\n"
+    "def test_finalize():\n    _adapter_finalize_backward(None)\n",
+}
+
+
 def _every_kind_of_subject(**selection) -> None:
     """Sources that give a subject of every kind: a proven copy with its installer and the installer's call
-    (site, patches, replacement, installer, installer calls, the module, the run), a same-device copy."""
+    (site, patches, replacement, installer, installer calls, the module, the run, remains, imports), a
+    same-device copy, and the copy's project, where other files name it (reference, tests, strings, planned)."""
+    import tempfile
+
     from tests.upstream import expand
 
     copy = (REPO / "tests/rules/FSU005/special_case_in_a_helper/buffers.py").read_text(encoding="utf-8")
     for source, path in ((expand(INSTALLED_COPY), "adapter/patch.py"), (copy, "adapter/buffers.py")):
         api.check_source(source, path, isolated=True, target_torch="2.13", **selection)
+    with tempfile.TemporaryDirectory() as folder:
+        for name, text in {**ELSEWHERE, "adapter/patch.py": expand(INSTALLED_COPY)}.items():
+            (Path(folder) / name).parent.mkdir(parents=True, exist_ok=True)
+            (Path(folder) / name).write_text(text, encoding="utf-8")
+        api.check_paths([folder], isolated=True, target_torch="2.13", **selection)
 
 
 def test_each_kind_of_subject_is_handed_to_every_rule_the_registry_says_checks_it(monkeypatch) -> None:
