@@ -5,7 +5,8 @@ the subject of its kind, so that no rule (and not the registry) imports the plan
 `analysis/plan.py`'s `FileAnalysis` is a `ModuleSubject`; the planner's steps hand over a `Site`, the file's
 `Patches`, a `Replacement`, an `InstallerToGo`, a `Copy` (each with the `ModuleSubject` it is in, then the
 catalog and the options); a run check is handed the run's `FileAnalysis` objects and yields decisions
-(`analysis/decisions.py`).
+(`analysis/decisions.py`). The run's linking hands over `Remains`, a `RemovedReference`, a file's `Tests`
+and `Strings` (each with its module); the engine's results a `PlannedFile` and the run's `ProjectImports`.
 
 A subject carries what the planner decided (which sites are proven, which replacement goes with which
 sites, until nothing new is freed): the engine's decisions stay in the engine, and a rule turns one into
