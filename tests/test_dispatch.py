@@ -228,3 +228,23 @@ def test_a_deselected_fsu001_changes_no_other_rules_findings_or_fixes() -> None:
     fixed = api.fix_source(source, "adapter/patch.py", isolated=True, target_torch="2.13", ignore="FSU001")
     assert fixed.source == source.encode()
     assert [f.code for f in fixed.remaining] == ["FSU002", "FSU003", "FSU004"]
+
+
+@pytest.mark.parametrize("code", ["FSU301", "FSU302", "FSU303", "FSU304", "FSU305", "FSU306", "FSU501"])
+def test_a_deselected_rule_of_the_linking_changes_no_other_rules_findings(tmp_path: Path, code: str) -> None:
+    """The rules the run's linking and results hand their subjects to: deselected, their own findings go and
+    every other finding stays as it was (FSU301, FSU302 and FSU303 still run: their fixes decide what else
+    goes)."""
+    from tests.upstream import expand
+
+    for name, text in {**ELSEWHERE, "adapter/patch.py": expand(INSTALLED_COPY)}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+
+    def found(**selection):
+        findings = api.check_paths([str(tmp_path)], isolated=True, target_torch="2.13", **selection)
+        return [(f.code, f.path, f.span.line, f.message) for f in findings]
+
+    everything = found()
+    assert {"FSU301", "FSU303", "FSU304", "FSU305", "FSU501"} <= {c for c, *_ in everything}, everything
+    assert found(ignore=code) == [f for f in everything if f[0] != code]
