@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from fsdp_unpatch.rules.same_device_foreach_copy import SAME_DEVICE_COPY
+from fsdp_unpatch.rules.registry import with_role
 
 from ._base import UnpatchCodemod
 
 
 class CollapseSameDeviceForeachCopy(UnpatchCodemod):
     DESCRIPTION = "Collapse same-device non_blocking foreach copies into the native call."
-    CODES = frozenset({SAME_DEVICE_COPY.code})
+    CODES = frozenset({with_role("same-device-copy").code})

@@ -3,10 +3,7 @@ functions (FSU002), the installer left with nothing to do (FSU003) and its calls
 
 from __future__ import annotations
 
-from fsdp_unpatch.rules.collective_override import COLLECTIVE_OVERRIDE
-from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
-from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
-from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
+from fsdp_unpatch.rules.registry import with_role
 
 from ._base import UnpatchCodemod
 
@@ -14,5 +11,5 @@ from ._base import UnpatchCodemod
 class RemoveCollectiveOverrides(UnpatchCodemod):
     DESCRIPTION = "Delete FSDP2 collectives overrides that native FSDP2 now covers."
     CODES = frozenset(
-        rule.code for rule in (COLLECTIVE_OVERRIDE, OVERRIDE_REPLACEMENT, PATCH_INSTALLER, INSTALLER_CALL)
+        with_role(role).code for role in ("proven-override", "replacement", "installer", "installer-call")
     )

@@ -12,15 +12,18 @@ from typing import Sequence
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from fsdp_unpatch.analysis.plan import FileAnalysis
-from fsdp_unpatch.rules.installer_call import INSTALLER_CALL, installer_calls
+from fsdp_unpatch.analysis.dispatch import dispatch
+from fsdp_unpatch.analysis.plan import FileAnalysis, Options
+from fsdp_unpatch.catalog import load_catalog
+from fsdp_unpatch.catalog.versions import target_torch
+from fsdp_unpatch.rules.registry import with_role
 
 from ._base import UnpatchCodemod
 
 
 class RemoveInstallerCalls(UnpatchCodemod):
     DESCRIPTION = "Delete calls and imports of removed FSDP2 patch installers."
-    CODES = frozenset({INSTALLER_CALL.code})
+    CODES = frozenset({with_role("installer-call").code})
 
     def __init__(self, context: CodemodContext, installer: Sequence[str] = ()) -> None:
         super().__init__(context)
@@ -47,5 +50,8 @@ class RemoveInstallerCalls(UnpatchCodemod):
     def analyze(self, tree: cst.Module) -> FileAnalysis:
         analysis = super().analyze(tree)
         own = analysis.module_name + "."
-        analysis.planned.extend(installer_calls(analysis, {q: None for q in self.installers if not q.startswith(own)}))
+        installers = {q: None for q in self.installers if not q.startswith(own)}
+        catalog = load_catalog()
+        options = Options(target_torch=target_torch(None, catalog.newest_torch)[0])
+        analysis.planned.extend(dispatch("installer-calls", analysis, installers, catalog, options=options))
         return analysis

@@ -14,7 +14,9 @@ The declaration says what makes a file a candidate for the rule (`candidates=`, 
 gates that spare files a parse are compiled from the registered rules' declarations, so a file reaches the
 new rule's check when it holds one of its shapes. The kinds whose subjects come from install sites (`site`,
 `patches`, `replacement`, `installer`, `installer-calls`) declare `shape("fsdp2-store")` and
-`shape("fsdp2-patch")`, `copy` declares `shape("same-device-copy")`; `--candidates` adds more,
+`shape("fsdp2-patch")`, `copy` declares `shape("same-device-copy")`, the kinds the run's linking hands over
+(`reference`, `tests`, `strings`, `remains`) `shape("patch-part")`, `planned` `shape("suppression")`, and
+`imports` nothing (its check reads every file of the run); `--candidates` adds more,
 comma-separated: `fully_shard(` a call of that callee (`call("fully_shard")`), `fully_shard` the word anywhere
 in the file (`word("fully_shard")`), or a shape of `registry.SHAPES` by name (`kernel-registration`). A
 `module` or `run` rule declares what it reads: nothing reaches it otherwise. The new rule's cases and examples
@@ -55,8 +57,6 @@ from fsdp_unpatch.rules.registry import {registry_names}
 
 if TYPE_CHECKING:
 {check_imports}
-    from fsdp_unpatch.catalog import Catalog
-    from fsdp_unpatch.config.options import Options
 
 
 {check}
@@ -94,7 +94,12 @@ INVALID = [Invalid("x = 1  # TODO: code the rule fires on\\n")]
 # The subject kind a rule's check takes by default, by phase.
 SUBJECTS = {"file": "module", "run": "run"}
 SUBJECT_IMPORT = "    from fsdp_unpatch.analysis.subjects import ModuleSubject"
-PLANNED_IMPORT = "    from fsdp_unpatch.analysis.planned import Planned\n"
+PLANNED_IMPORT = "    from fsdp_unpatch.analysis.planned import Planned"
+# What every check is typed with, after what its kind needs.
+CONTEXT_IMPORTS = [
+    "    from fsdp_unpatch.catalog import Catalog",
+    "    from fsdp_unpatch.config.options import Options",
+]
 # A check that takes one subject in a file: (its parameters before the catalog, what it is handed).
 IN_A_FILE = {
     "module": ("analysis: ModuleSubject", "one analysed file"),
@@ -113,6 +118,20 @@ IN_A_FILE = {
         "analysis: ModuleSubject, installers: Mapping[str, Optional[Planned]]",
         "a file's calls of the installers the run removes",
     ),
+    "reference": (
+        "subject: RemovedReference, analysis: ModuleSubject",
+        "one reference to a patch function the run removes, outside the tests that go (`subject.reference`: "
+        "its node, the removed symbol and its native counterpart), handed over when the run links its files",
+    ),
+    "tests": (
+        "tests: Tests, analysis: ModuleSubject",
+        "a file's tests and identity assertions of the patch functions the run removes (`tests.facts`); record "
+        "in `tests.covered` the references a fix of this rule deletes, which are then not rewritten",
+    ),
+    "strings": (
+        "strings: Strings, analysis: ModuleSubject",
+        "the names the run removes (`strings.removed`), for the string literals of a file that spells one",
+    ),
 }
 TYPES = {
     "site": "Site",
@@ -120,6 +139,9 @@ TYPES = {
     "replacement": "Replacement",
     "installer": "InstallerToGo",
     "copy": "Copy",
+    "reference": "RemovedReference",
+    "tests": "Tests",
+    "strings": "Strings",
 }
 FILE_CHECK = """{signature}
 {docstring}
@@ -132,14 +154,53 @@ RUN_CHECK = '''def check(analyses: Sequence[ModuleSubject], catalog: Catalog, op
     yield from ()'''
 
 
+# The kinds whose check yields something else than the findings of one file: (its code, what it imports).
+OTHER_CHECKS = {
+    "remains": (
+        '''def check(remains: Remains, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Add]:
+    """This rule's decisions on what an earlier, safe-only fix left of a known patch module (`remains.module`)
+    in one analysed file: `Add(analysis, Planned(...))` for a finding (`analysis/decisions.py`)."""
+    # TODO: yield an `Add` for each finding (import libcst and the analysis here, not above).
+    yield from ()''',
+        [
+            "    from fsdp_unpatch.analysis.decisions import Add",
+            "    from fsdp_unpatch.analysis.subjects import ModuleSubject, Remains",
+        ],
+    ),
+    "planned": (
+        '''def check(planned: PlannedFile, catalog: Catalog, options: Options) -> Iterator[Finding]:
+    """This rule's findings on a file once the run planned every finding (`planned.found`: the codes planned
+    on each line; `planned.comments()`: its `# noqa` codes): `Finding(..., path=planned.display)`."""
+    # TODO: yield a `Finding` for each finding (import the analysis here, not above).
+    yield from ()''',
+        ["    from fsdp_unpatch.analysis.subjects import PlannedFile", "    from fsdp_unpatch.model import Finding"],
+    ),
+    "imports": (
+        '''def check(imports: ProjectImports, catalog: Catalog, options: Options) -> Iterator[FileFinding]:
+    """This rule's findings on the run's files, for the imports in them (`imports.paths`, `.displays`,
+    `.buffers`): `FileFinding(index, Finding(...))`, with the index of its file; the run's selection and its
+    noqa comments (`imports.run`) are the check's to apply."""
+    # TODO: yield a `FileFinding` for each finding (import the analysis here, not above).
+    yield from ()''',
+        ["    from fsdp_unpatch.analysis.subjects import FileFinding, ProjectImports"],
+    ),
+}
+
+
 def check_of(subject: str) -> tuple[str, str, str]:
     """The check the scaffold writes for a kind of subject: (its code, its type-only imports, more names
     from `typing`)."""
     if subject == "run":
-        return RUN_CHECK, "    from fsdp_unpatch.analysis.decisions import Decision\n" + SUBJECT_IMPORT, ", Sequence"
+        imports = ["    from fsdp_unpatch.analysis.decisions import Decision", SUBJECT_IMPORT]
+        return RUN_CHECK, "\n".join(sorted(imports + CONTEXT_IMPORTS)), ", Sequence"
+    if subject in OTHER_CHECKS:
+        code, imports = OTHER_CHECKS[subject]
+        return code, "\n".join(sorted(imports + CONTEXT_IMPORTS)), ""
     parameters, handed = IN_A_FILE[subject]
     names = sorted(["ModuleSubject", *([TYPES[subject]] if subject in TYPES else [])])
-    imports = PLANNED_IMPORT + SUBJECT_IMPORT.replace("ModuleSubject", ", ".join(names))
+    imports = "\n".join(
+        sorted([PLANNED_IMPORT, SUBJECT_IMPORT.replace("ModuleSubject", ", ".join(names)), *CONTEXT_IMPORTS])
+    )
     signature = f"def check({parameters}, catalog: Catalog, options: Options) -> Iterator[Planned]:"
     if len(signature) > 120:  # as ruff format breaks it
         signature = f"def check(\n    {parameters}, catalog: Catalog, options: Options\n) -> Iterator[Planned]:"
@@ -155,7 +216,10 @@ OK_CASE = "# TODO: a project where {code} must not fire.\nx = 1\n"
 
 # What a rule of each kind of subject declares makes a file its candidate, before `--candidates`: the subjects
 # of these kinds come from install sites (a `patches` or `installer-calls` check is called for every analysed
-# module, with what its sites patch and the installers that go), or from same-device copies.
+# module, with what its sites patch and the installers that go), or from same-device copies; the run's
+# linking hands over what names a removed patch part, in the files that spell one (`patch-part`: the parts
+# the catalog knows); a file with a `# noqa` comment reaches a `planned` check (`suppression`); an `imports`
+# check reads every file of the run itself.
 INSTALLS = ("fsdp2-store", "fsdp2-patch")
 KIND_CANDIDATES = {
     "site": INSTALLS,
@@ -164,6 +228,11 @@ KIND_CANDIDATES = {
     "installer": INSTALLS,
     "installer-calls": INSTALLS,
     "copy": ("same-device-copy",),
+    "reference": ("patch-part",),
+    "tests": ("patch-part",),
+    "strings": ("patch-part",),
+    "remains": ("patch-part",),
+    "planned": ("suppression",),
 }
 
 

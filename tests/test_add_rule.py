@@ -223,6 +223,9 @@ WHERE = {
     "patches": "analysis.module.body[0]",
     "installer-calls": "analysis.module.body[0]",
     "module": "analysis.module.body[0]",
+    "reference": "subject.reference.node",
+    "tests": "analysis.module.body[0]",
+    "strings": "analysis.module.body[0]",
 }
 REPORTS = """\
     from fsdp_unpatch.analysis.planned import Planned
@@ -236,6 +239,31 @@ REPORTS_EACH_MODULE = """\
     for analysis in analyses:
         yield Add(analysis, Planned(SHARDED_CALL.code, analysis.module.body[0], SHARDED_CALL.message(placeholders="run")))
 """
+# The kinds whose check yields no `Planned`: a decision on what an earlier fix left (remains), a finding of a
+# file once every finding is planned (planned), findings on the run's files (imports).
+REPORTS_OTHER = {
+    "remains": """\
+    from fsdp_unpatch.analysis.decisions import Add
+    from fsdp_unpatch.analysis.planned import Planned
+
+    yield Add(analysis, Planned(SHARDED_CALL.code, analysis.module.body[0], SHARDED_CALL.message(placeholders="remains")))
+""",
+    "planned": """\
+    from fsdp_unpatch.model import Finding, Span
+
+    message = SHARDED_CALL.message(placeholders="planned")
+    yield Finding(code=SHARDED_CALL.code, category="review", path=planned.display, span=Span(1, 1, 1, 1), message=message)
+""",
+    "imports": """\
+    from fsdp_unpatch.analysis.subjects import FileFinding
+    from fsdp_unpatch.model import Finding, Span
+
+    message = SHARDED_CALL.message(placeholders="imports")
+    for index, display in enumerate(imports.displays):
+        found = Finding(code=SHARDED_CALL.code, category="review", path=display, span=Span(1, 1, 1, 1), message=message)
+        yield FileFinding(index, found)
+""",
+}
 # A call of `fully_shard`, in a file that patches nothing: only a declaration brings it to a rule.
 SHARDING = "from torch.distributed.fsdp import fully_shard\n\n\ndef shard(model):\n    fully_shard(model)\n"
 # `fully_shard(` in a docstring only: the call shape is tested on the syntax tree, so no rule is handed it.
@@ -268,6 +296,15 @@ def install():
 
 install()
 """
+# What names the replacement of INSTALLED_COPY in the other files of its project: a reference and a string,
+# on lines with a `# noqa` comment, and a test module that tests it.
+ELSEWHERE = {
+    "adapter/__init__.py": "",
+    "adapter/user.py": "from adapter.patch import _sharded_finalize_backward  # noqa: FSU101\n\n"
+    'STEP = _sharded_finalize_backward\nTARGET = "adapter.patch._sharded_finalize_backward"\n',
+    "tests/test_patch.py": "from adapter.patch import _sharded_finalize_backward\n\n\n"
+    "def test_finalize():\n    _sharded_finalize_backward(None)\n",
+}
 
 
 def _project(kind: str) -> dict[str, str]:
@@ -282,6 +319,10 @@ def _project(kind: str) -> dict[str, str]:
         files["adapter.py"] = expand(INSTALLED_COPY)
     elif kind == "copy":
         files["buffers.py"] = (REPO / "tests/rules/FSU005/special_case_in_a_helper/buffers.py").read_text()
+    elif kind in ("reference", "tests", "strings", "remains", "planned", "imports"):
+        from tests.upstream import expand
+
+        files.update({**ELSEWHERE, "adapter/patch.py": expand(INSTALLED_COPY)})
     return files
 
 
@@ -303,6 +344,18 @@ FIRES = {
     "installer-calls": {"project/model.py:1:1", "project/hooks.py:1:1"},
     "module": {"project/model.py:1:1"},
     "run": {"project/model.py:1:1"},
+    # the run's linking: the reference outside the test that goes; the files that spell the removed name
+    "reference": {"project/adapter/user.py:3:8"},
+    "tests": {"project/adapter/patch.py:1:1", "project/adapter/user.py:1:1", "project/tests/test_patch.py:1:1"},
+    "strings": {"project/adapter/patch.py:1:1", "project/adapter/user.py:1:1", "project/tests/test_patch.py:1:1"},
+    # every file analysed when the linking begins (the test module is parsed later, for the name it spells)
+    "remains": {"project/model.py:1:1", "project/adapter/patch.py:1:1", "project/adapter/user.py:1:1"},
+    "planned": {"project/adapter/user.py:1:1"},  # the file with a `# noqa` comment
+    "imports": {  # every file of the run
+        f"project/{name}:1:1"
+        for name in ("model.py", "notes.py", "adapter/__init__.py", "adapter/patch.py", "adapter/user.py")
+    }
+    | {"project/tests/test_patch.py:1:1"},
 }
 CASES = [(kind, "fully_shard(", FIRES[kind]) for kind in SUBJECT_KINDS] + [
     ("module", "fsdp2-store", {"project/hooks.py:1:1"}),
@@ -342,11 +395,15 @@ def test_a_scaffolded_rule_of_each_kind_fires_from_the_cli_on_what_it_declares(
     declared = {"fully_shard(": 'call("fully_shard")', "fsdp2-store": 'shape("fsdp2-store")', "": None}[candidates]
     assert declared is None or declared in text.split("candidates=(")[1].split("    doc=")[0], text
     assert text.count("    yield from ()\n") == 1
-    body = REPORTS_EACH_MODULE if kind == "run" else REPORTS.format(where=WHERE[kind], kind=kind)
+    if kind in REPORTS_OTHER:
+        body = REPORTS_OTHER[kind]
+    else:
+        body = REPORTS_EACH_MODULE if kind == "run" else REPORTS.format(where=WHERE[kind], kind=kind)
     module.write_text(text.replace("    yield from ()\n", body), encoding="utf-8")
     project = copy / "project"
     project.mkdir()
     for name, source in files.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(source, encoding="utf-8")
     check = ("-m", "fsdp_unpatch", "check", "--no-cache", "--isolated", "--output-format", "concise")
     fired = run(copy, *check, "--target-torch", "2.13", "project")

@@ -136,14 +136,34 @@ def _spy_every_check(monkeypatch) -> list[tuple[str, str]]:
     return calls
 
 
+# What names the replacement of INSTALLED_COPY elsewhere in its project: a reference and a string with a
+# `# noqa` (reference, strings, planned), a test module that tests it (tests).
+ELSEWHERE = {
+    "adapter/__init__.py": "",
+    "adapter/user.py": "from adapter.patch import _adapter_finalize_backward\n\n"
+    "STEP = _adapter_finalize_backward  # noqa: FSU101\n"
+    'TARGET = "adapter.patch._adapter_finalize_backward"\n',
+    "tests/test_patch.py": "from adapter.patch import _adapter_finalize_backward\n\n\n"
+    "def test_finalize():\n    _adapter_finalize_backward(None)\n",
+}
+
+
 def _every_kind_of_subject(**selection) -> None:
     """Sources that give a subject of every kind: a proven copy with its installer and the installer's call
-    (site, patches, replacement, installer, installer calls, the module, the run), a same-device copy."""
+    (site, patches, replacement, installer, installer calls, the module, the run, remains, imports), a
+    same-device copy, and the copy's project, where other files name it (reference, tests, strings, planned)."""
+    import tempfile
+
     from tests.upstream import expand
 
     copy = (REPO / "tests/rules/FSU005/special_case_in_a_helper/buffers.py").read_text(encoding="utf-8")
     for source, path in ((expand(INSTALLED_COPY), "adapter/patch.py"), (copy, "adapter/buffers.py")):
         api.check_source(source, path, isolated=True, target_torch="2.13", **selection)
+    with tempfile.TemporaryDirectory() as folder:
+        for name, text in {**ELSEWHERE, "adapter/patch.py": expand(INSTALLED_COPY)}.items():
+            (Path(folder) / name).parent.mkdir(parents=True, exist_ok=True)
+            (Path(folder) / name).write_text(text, encoding="utf-8")
+        api.check_paths([folder], isolated=True, target_torch="2.13", **selection)
 
 
 def test_each_kind_of_subject_is_handed_to_every_rule_the_registry_says_checks_it(monkeypatch) -> None:
@@ -208,3 +228,23 @@ def test_a_deselected_fsu001_changes_no_other_rules_findings_or_fixes() -> None:
     fixed = api.fix_source(source, "adapter/patch.py", isolated=True, target_torch="2.13", ignore="FSU001")
     assert fixed.source == source.encode()
     assert [f.code for f in fixed.remaining] == ["FSU002", "FSU003", "FSU004"]
+
+
+@pytest.mark.parametrize("code", ["FSU301", "FSU302", "FSU303", "FSU304", "FSU305", "FSU306", "FSU501"])
+def test_a_deselected_rule_of_the_linking_changes_no_other_rules_findings(tmp_path: Path, code: str) -> None:
+    """The rules the run's linking and results hand their subjects to: deselected, their own findings go and
+    every other finding stays as it was (FSU301, FSU302 and FSU303 still run: their fixes decide what else
+    goes)."""
+    from tests.upstream import expand
+
+    for name, text in {**ELSEWHERE, "adapter/patch.py": expand(INSTALLED_COPY)}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+
+    def found(**selection):
+        findings = api.check_paths([str(tmp_path)], isolated=True, target_torch="2.13", **selection)
+        return [(f.code, f.path, f.span.line, f.message) for f in findings]
+
+    everything = found()
+    assert {"FSU301", "FSU303", "FSU304", "FSU305", "FSU501"} <= {c for c, *_ in everything}, everything
+    assert found(ignore=code) == [f for f in everything if f[0] != code]

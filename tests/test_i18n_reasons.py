@@ -103,8 +103,9 @@ def test_an_unproven_overrides_reason_in_chinese(tmp_path: Path) -> None:
 
 
 def test_every_review_targets_fsu101_message_reads_in_chinese() -> None:
+    from fsdp_unpatch.catalog import first_sentence
     from fsdp_unpatch.reporting.localize import localized
-    from fsdp_unpatch.rules.unproven_override import UNPROVEN_OVERRIDE, first_sentence
+    from fsdp_unpatch.rules.unproven_override import UNPROVEN_OVERRIDE
 
     i18n.set_language(i18n.CHINESE)
     left = {}

@@ -352,3 +352,64 @@ def test_only_the_project_model_computes_module_names() -> None:
         if "__pycache__" not in p.parts and _spells_init_file(ast.parse(p.read_bytes()))
     }
     assert computing == {MODULE_NAMES}
+
+
+# Issue 32 item 2: every rule runs through one dispatcher. A module outside `rules/` and the dispatcher knows
+# the rules through the registry's metadata (`all_rules`, `codes`, `rule`, `with_role`, `error_finding`) only.
+DISPATCHER = "fsdp_unpatch.analysis.dispatch"
+
+
+def _rule_module_imports(module: str, tree: ast.Module) -> list[str]:
+    """Imports of a rule module (any module of `fsdp_unpatch.rules` but the registry), at any depth of the
+    module (in a function, under `if TYPE_CHECKING:`), absolute or relative."""
+    package = module.split(".")
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # `from ..rules import x` inside the package
+                base = ".".join(package[: len(package) - node.level] + ([base] if base else []))
+            names = [f"{base}.{alias.name}" for alias in node.names] if base == RULES else [base]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        for name in names:
+            if name.startswith(RULES + ".") and not name.startswith(f"{RULES}.registry"):
+                found.append(f"{module}:{node.lineno}: {name}")
+    return found
+
+
+def test_the_rule_import_finder_finds_each_spelling() -> None:
+    source = (
+        "from fsdp_unpatch.rules.registry import rule\n"
+        "from fsdp_unpatch.rules import registry\n"
+        "from fsdp_unpatch.rules.unused_noqa import UNUSED_NOQA\n"
+        "def f():\n"
+        "    from fsdp_unpatch.rules import broken_import, registry\n"
+        "    import fsdp_unpatch.rules.parse_error\n"
+        "    from ..rules import fix_not_written\n"
+    )
+    assert _rule_module_imports("fsdp_unpatch.run.probe", ast.parse(source)) == [
+        "fsdp_unpatch.run.probe:3: fsdp_unpatch.rules.unused_noqa",
+        "fsdp_unpatch.run.probe:5: fsdp_unpatch.rules.broken_import",
+        "fsdp_unpatch.run.probe:6: fsdp_unpatch.rules.parse_error",
+        "fsdp_unpatch.run.probe:7: fsdp_unpatch.rules.fix_not_written",
+    ]
+
+
+def test_no_module_outside_the_rules_and_the_dispatcher_imports_a_rule_module() -> None:
+    """The run hands each subject to `dispatch(kind, ...)`; what it needs to know of a rule (which code is
+    the installer's deletion) it asks the registry (`registry.with_role`), which walks the rule modules.
+    The shipped code counts: `fsdp_unpatch/` and `codemods/`."""
+    codemods = PACKAGE.parent / "codemods"  # shipped as `fsdp_unpatch.codemods` (package-dir)
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py") if not p.is_relative_to(PACKAGE / "rules")}
+    modules.update({f"fsdp_unpatch.codemods.{p.stem}": p for p in codemods.glob("*.py")})
+    assert len(modules) > 100 and "fsdp_unpatch.codemods.unpatch" in modules, "the code was read"
+    found = [
+        hit
+        for name, path in sorted(modules.items())
+        if name != DISPATCHER and "__pycache__" not in path.parts
+        for hit in _rule_module_imports(name, ast.parse(path.read_bytes()))
+    ]
+    assert found == []

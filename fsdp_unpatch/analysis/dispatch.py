@@ -4,10 +4,12 @@ A rule declares the kind of subject its check takes (`registry.declare(..., chec
 are `registry.SUBJECT_KINDS`, typed in `analysis/subjects.py`). The planner's steps hand over each install
 site with its verdict (`"site"`), a file's patches together, each replacement and installer they decided
 goes, each same-device copy, a file's installer calls and the analysed module; the engine the run's
-analysed files (a run check yields decisions, `analysis/decisions.py`, which the engine applies). This is
-the only module of `analysis/` that knows the rules (through the registry, which finds them by walking
-the package): as ruff dispatches by node kind and pyupgrade by `register(ast.Call)`, nothing else lists
-them.
+analysed files (a run check yields decisions, `analysis/decisions.py`, which the engine applies); the run's
+linking what names a removed patch part elsewhere (references, tests, strings, the remains of an earlier
+fix); the engine's results each file once its findings are planned, and the run's files for their imports.
+No rule is called by name. This is the only module outside `rules/` that imports the rules (through the
+registry, which finds them by walking the package): as ruff dispatches by node kind and pyupgrade by
+`register(ast.Call)`, nothing else lists them. The checks of one kind are called in code order.
 
 A rule the run deselects everywhere (`--select`, `--ignore`: `Options.deselected`) is not checked at all:
 its work is skipped, not only its output; unless other rules read what it plans (`feeds_others`: FSU002

@@ -5,7 +5,8 @@ the subject of its kind, so that no rule (and not the registry) imports the plan
 `analysis/plan.py`'s `FileAnalysis` is a `ModuleSubject`; the planner's steps hand over a `Site`, the file's
 `Patches`, a `Replacement`, an `InstallerToGo`, a `Copy` (each with the `ModuleSubject` it is in, then the
 catalog and the options); a run check is handed the run's `FileAnalysis` objects and yields decisions
-(`analysis/decisions.py`).
+(`analysis/decisions.py`). The run's linking hands over `Remains`, a `RemovedReference`, a file's `Tests`
+and `Strings` (each with its module); the engine's results a `PlannedFile` and the run's `ProjectImports`.
 
 A subject carries what the planner decided (which sites are proven, which replacement goes with which
 sites, until nothing new is freed): the engine's decisions stay in the engine, and a rule turns one into
@@ -15,7 +16,7 @@ its finding and edits.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Optional, Protocol
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Mapping, Optional, Protocol, Sequence
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -24,7 +25,12 @@ if TYPE_CHECKING:
     from fsdp_unpatch.analysis.collect import Facts, RawInstall
     from fsdp_unpatch.analysis.patched import Incomplete, Patched
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.references import Reference
+    from fsdp_unpatch.analysis.suppression import NoqaCode
+    from fsdp_unpatch.analysis.test_modules import TestFacts
+    from fsdp_unpatch.catalog import PatchModule
     from fsdp_unpatch.fingerprint import Evidence
+    from fsdp_unpatch.model import Finding, RunOptions
     from fsdp_unpatch.semantic.names import ImportTable
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
@@ -106,3 +112,90 @@ class Copy:
     node: cst.If
     native: cst.BaseStatement  # the statement put in its place
     native_call: cst.CSTNode  # the call as a message spells it
+
+
+# The subjects of the run's linking (`run/linking.py`), once each file was analysed on its own: what names a
+# removed patch part elsewhere.
+
+
+@dataclass(frozen=True)
+class Remains:
+    """A patch module the catalog knows (`[patch_modules]`), for what an earlier, safe-only fix left of it in
+    a file: a replacement kept while tests named it, an installer emptied while its calls waited.
+    `installed`: ids of the nodes the file's findings report, as the step began; `patch_file`: the file may
+    be where a patch lived (it has a patch module's name, or defines one of its replacements or enhance
+    installers): an empty function of an installer's name in any other file is a stub of its own."""
+
+    module: PatchModule
+    installed: AbstractSet[int]
+    patch_file: bool
+
+
+@dataclass(frozen=True)
+class RemovedReference:
+    """A reference to a patch function the run removes (`analysis/references.py`), outside the tests that
+    go; `names`: every name the file spells (a native spelling must not take one)."""
+
+    reference: Reference
+    names: set[str]
+
+
+@dataclass(frozen=True)
+class Tests:
+    """A file's tests of the removed patch functions and its identity assertions of them
+    (`analysis/test_modules.py`: `facts.going`, the tests that go, `facts.assertions`, `facts.module_left_empty`).
+    The checks run in code order and record what their fixes delete: `deleted`, each test deleted whole with
+    its finding (a test module left empty requires them); `covered`, id(reference node) -> the finding whose
+    fix deletes that reference (no other fix rewrites it)."""
+
+    facts: TestFacts
+    deleted: list[tuple[cst.CSTNode, Planned]] = field(default_factory=list)
+    covered: dict[int, Planned] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Strings:
+    """A file's string literals may name what the run removes: `removed`, each removed name -> what
+    replaces it (in words); `skipped`, nodes whose strings are not read (code another fix deletes whole)."""
+
+    removed: Mapping[str, str]
+    skipped: Sequence[cst.CSTNode]
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """A file once the run has planned every finding (the engine's results, `run/noqa_findings.py`): `found`,
+    line -> the codes planned on it (before suppression); `comments()`, the codes its `# noqa` comments name,
+    read when first asked (a large file is tokenized through its excerpt); `selected(code)`, whether the run
+    reports that code for this file. Its checks yield findings (`model.Finding`) at `display`."""
+
+    display: str
+    found: Mapping[int, AbstractSet[str]]
+    comments: Callable[[], Sequence[NoqaCode]]
+    selected: Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class ProjectImports:
+    """The files of a run, for the imports in them, once the fixes are planned (the engine and the batch layer
+    hand them over): `paths[i]`, `displays[i]`, `buffers[i]` (an editor's bytes for file i, when the caller has
+    them), the run's options (its selection, its noqa handling, its project), `cache`: the run cache
+    (`run/cache.py`), which keeps what a check learns of each file, or None. Its checks yield `FileFinding`s."""
+
+    paths: Sequence[str]
+    displays: Sequence[str]
+    buffers: Mapping[int, bytes]
+    run: RunOptions
+    cache: Any = None
+
+
+@dataclass(frozen=True)
+class FileFinding:
+    """A finding of a whole-run check, with the index of its file among the subject's."""
+
+    index: int
+    finding: Finding
+
+    @property
+    def code(self) -> str:
+        return self.finding.code

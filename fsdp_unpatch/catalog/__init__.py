@@ -159,3 +159,11 @@ def load_catalog(path: Path = CATALOG_PATH) -> Catalog:
     from fsdp_unpatch.data import read_data
 
     return _parse(read_data(path))
+
+
+def first_sentence(text: str) -> str:
+    """A target's `why`, first sentence, to follow a semicolon (FSU101's message, and its translation)."""
+    sentence = " ".join(text.split()).split(". ")[0].rstrip(".")
+    if sentence[:1].isupper() and not sentence[1:2].isupper():
+        sentence = sentence[0].lower() + sentence[1:]
+    return sentence

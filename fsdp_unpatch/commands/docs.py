@@ -179,12 +179,12 @@ def _explain_target(catalog, target_id: str) -> str:
     twins = [f"{b.module}.{b.name}" for b in catalog.by_name_imports if f"{b.source}.{b.name}" == target_id]
     twins += [f"{b.source}.{b.name}" for b in catalog.by_name_imports if f"{b.module}.{b.name}" == target_id]
     if twins:
-        from fsdp_unpatch.rules.stale_by_name_import import STALE_BY_NAME_IMPORT
+        from fsdp_unpatch.rules.registry import with_role
 
         twins_text = ", ".join(sorted(set(twins)))
         lines.append(
             _("Also bound by name as: {twins} (patch both; see {code})").format(
-                twins=twins_text, code=STALE_BY_NAME_IMPORT.code
+                twins=twins_text, code=with_role("stale-by-name-import").code
             )
         )
     lines += ["", i18n.reason(target.why)]

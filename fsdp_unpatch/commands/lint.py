@@ -67,9 +67,10 @@ def _execute(request: Request) -> int:
 def _unparsed(findings) -> list:
     """The findings of files that do not parse (FSU901): reported, and they fail the run as findings do (exit
     1, as ruff exits for a syntax error), not as an input error."""
-    from fsdp_unpatch.rules.parse_error import PARSE_ERROR
+    from fsdp_unpatch.rules.registry import with_role
 
-    return [f for f in findings if f.code == PARSE_ERROR.code]
+    code = with_role("parse-error").code
+    return [f for f in findings if f.code == code]
 
 
 def _error(message: str) -> None:

@@ -28,11 +28,7 @@ from fsdp_unpatch.integrations.lsp_text import (
     position,
     split_lines,
 )
-from fsdp_unpatch.rules.collective_override import COLLECTIVE_OVERRIDE
-from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
-from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
-from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
-from fsdp_unpatch.rules.removed_symbol_reference import REMOVED_SYMBOL_REFERENCE
+from fsdp_unpatch.rules.registry import role_of
 
 SOURCE = "fsdp-unpatch"
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.{SOURCE}"  # `source.fixAll.fsdp-unpatch`
@@ -158,13 +154,14 @@ def _wanted(kind: str, only: Optional[Sequence[str]]) -> bool:
 
 
 # What each rule's quick fix does to the code the finding spans (`{subject}`: a function's name, an install
-# site's target); the titles name it, so that the fixes of one rule in a menu are told apart.
+# site's target), by the rule's role (`registry.Role`); the titles name it, so that the fixes of one rule in a
+# menu are told apart.
 QUICK_FIX_TITLES = {
-    COLLECTIVE_OVERRIDE.code: N_("Delete the override `{subject}` ({code})"),
-    OVERRIDE_REPLACEMENT.code: N_("Delete `{subject}` with its install sites ({code})"),
-    PATCH_INSTALLER.code: N_("Delete the installer `{subject}` ({code})"),
-    INSTALLER_CALL.code: N_("Delete `{subject}`, which calls a removed installer ({code})"),
-    REMOVED_SYMBOL_REFERENCE.code: N_("Rewrite `{subject}` to its native FSDP2 counterpart ({code})"),
+    "proven-override": N_("Delete the override `{subject}` ({code})"),
+    "replacement": N_("Delete `{subject}` with its install sites ({code})"),
+    "installer": N_("Delete the installer `{subject}` ({code})"),
+    "installer-call": N_("Delete `{subject}`, which calls a removed installer ({code})"),
+    "reference-rewrite": N_("Rewrite `{subject}` to its native FSDP2 counterpart ({code})"),
 }
 OTHER_FIX_TITLE = N_("Fix {code} at `{subject}`")
 SUBJECT_WIDTH = 60  # characters of a subject a title shows; longer ones keep their end (the attribute)
@@ -172,7 +169,8 @@ SUBJECT_WIDTH = 60  # characters of a subject a title shows; longer ones keep th
 
 def quick_fix_title(finding: Finding, lines: list[str]) -> str:
     """The title of a finding's quick fix: what it does, and to which function or target."""
-    template = QUICK_FIX_TITLES.get(finding.code, OTHER_FIX_TITLE)
+    role = role_of(finding.code)
+    template = QUICK_FIX_TITLES.get(role, OTHER_FIX_TITLE) if role is not None else OTHER_FIX_TITLE
     return _(template).format(code=finding.code, subject=_subject(finding, lines))
 
 

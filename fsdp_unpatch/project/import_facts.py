@@ -4,7 +4,7 @@ Per file, keyed by its path and trusted only while its stat is unchanged (as `ca
 findings): the names it imports from which modules (by the bytes, then by `ast` when it was parsed), and as
 an imported module, whether its bytes may bind a name and what its top level binds. Nothing here is a finding:
 the rule joins the facts of both sides afresh each run, so an edit to either side shows at once. The facts
-depend on the project's module names too; the entry's key hashes them (`broken_import.report`).
+depend on the project's module names too; the entry's key hashes them (`broken_import.check`).
 """
 
 from __future__ import annotations

@@ -193,8 +193,7 @@ def _templated(text: str) -> Optional[str]:
 @functools.cache
 def _reasons_first_sentences() -> dict[str, str]:
     """FSU101's `{described}` when it is the start of a target's reason: English first sentence -> translated one."""
-    from fsdp_unpatch.catalog import load_catalog
-    from fsdp_unpatch.rules.unproven_override import first_sentence
+    from fsdp_unpatch.catalog import first_sentence, load_catalog
 
     found = {}
     for target in load_catalog().targets.values():

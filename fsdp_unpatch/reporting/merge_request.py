@@ -27,13 +27,11 @@ from fsdp_unpatch.reporting import merge_request_text as t
 from fsdp_unpatch.reporting.evidence import Doctor, Verified
 from fsdp_unpatch.reporting.localize import localized
 from fsdp_unpatch.reporting.text import target_torch_said
-from fsdp_unpatch.rules.collective_override import COLLECTIVE_OVERRIDE
-from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
-from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
+from fsdp_unpatch.rules.registry import role_of
 
-OVERRIDE = COLLECTIVE_OVERRIDE.code  # an install site of a removed override: what the description is about
+OVERRIDE = "proven-override"  # the role of an install site of a removed override: what the description is about
 # A replacement function, an installer: deleted by name, which their message starts with
-REMOVES_A_FUNCTION = (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code)
+REMOVES_A_FUNCTION = ("replacement", "installer")
 say = t.say
 
 
@@ -107,8 +105,8 @@ class _Facts:
     def of(cls, result: RunResult) -> _Facts:
         findings = result.findings
         return cls(
-            removed=[f for f in findings if f.fixed and f.code == OVERRIDE],
-            also=[f for f in findings if f.fixed and f.code != OVERRIDE],
+            removed=[f for f in findings if f.fixed and role_of(f.code) == OVERRIDE],
+            also=[f for f in findings if f.fixed and role_of(f.code) != OVERRIDE],
             kept=_once([f for f in findings if not f.fixed and f.category == "keep"]),
             review=[f for f in findings if not f.fixed and f.category != "keep"],
             changed=result.changed,
@@ -354,7 +352,7 @@ def _removed_names(also: list[Finding]) -> list[str]:
     the function's name in backticks."""
     names = []
     for finding in also:
-        if finding.code in REMOVES_A_FUNCTION:
+        if role_of(finding.code) in REMOVES_A_FUNCTION:
             match = re.match(r"`([A-Za-z_][\w.]*)`", finding.message)
             if match:
                 names.append(match[1])

@@ -10,7 +10,8 @@ expression, a name is a suspect only when its module's bytes spell it nowhere as
 confirm. A miss of the byte test is a false negative, never a false positive: on real code the rule
 prefers saying nothing to saying something wrong.
 
-Found over the whole run after the fixes are planned (`report`, called by the engine and the batch layer).
+Found over the whole run after the fixes are planned (`imports`: the engine and the batch layer hand the
+run's files to the dispatcher).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import ast
 import hashlib
 import os
 import re
-from typing import Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import Bindings, Imported, bindings, imports, parse
 from fsdp_unpatch.analysis.prefilter import Prefilter, prefilter_for
@@ -33,12 +34,42 @@ from fsdp_unpatch.project.import_facts import FileFacts, Found, ImportFacts, sta
 from fsdp_unpatch.project.module_names import resolve_relative
 from fsdp_unpatch.rules.registry import declare
 
+if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.subjects import FileFinding, ProjectImports
+    from fsdp_unpatch.config.options import Options
+
+
+def check(subject: ProjectImports, catalog: Optional[Catalog], options: Options) -> Iterator[FileFinding]:
+    """FSU306 findings of a run, each with its file's index (README, Rules: broken-import), but where the run
+    does not report FSU306 or a noqa comment suppresses it; `subject.cache`: the run cache, which keeps what
+    the rule learns of each file (`project/import_facts.py`)."""
+    from fsdp_unpatch.analysis.subjects import FileFinding
+    from fsdp_unpatch.analysis.suppression import is_suppressed
+
+    run, paths, buffers, displays = subject.run, subject.paths, subject.buffers, subject.displays
+    if not any(run.selected(BROKEN_IMPORT.code, display) for display in displays):
+        return
+    read = [buffers.get(i) for i in range(len(paths))]
+    roots = roots_of(run, paths, [paths[i] for i in buffers])
+    for index, finding in findings(paths, displays, read, roots, subject.cache, catalog):
+        if not run.selected(finding.code, displays[index]):
+            continue
+        data = read[index]
+        if data is None:
+            data = _read(paths[index])
+        lines = python_lines(data.decode("utf-8", "replace"))
+        if run.ignore_noqa or not is_suppressed(lines, finding.span.line, finding.code):
+            yield FileFinding(index, finding)
+
+
 BROKEN_IMPORT = declare(
     "FSU306",
     "broken-import",
     category="review",
     fix="none",
     phase="run",
+    check=check,
+    subject="imports",
     # no `candidates`: it reads the imports of every file of the project itself, after the fixes are planned
     summary="An import of a name that its module, an FSDP patch module of the project, does not bind",
     messages="`{name}` is imported from `{module}` ({path}), which does not bind it: this import fails",
@@ -427,27 +458,6 @@ def _check_file(path, pairs, display, module, is_package, by_module, project, ta
 
 def _where(entry: ProjectFile) -> str:
     return shown_path(entry.paths[0])
-
-
-def report(files: Sequence, paths: Sequence[str], buffers: dict[int, bytes], options, cache=None, catalog=None) -> None:
-    """FSU306 findings of a `check` run, added to `files` (README, Rules: broken-import); `cache`: the run
-    cache, which keeps what the rule learns of each file (`project/import_facts.py`)."""
-    from fsdp_unpatch.analysis.suppression import is_suppressed
-
-    if not any(options.selected(BROKEN_IMPORT.code, f.display) for f in files):
-        return
-    read = [buffers.get(i) for i in range(len(paths))]
-    roots = roots_of(options, paths, [paths[i] for i in buffers])
-    for index, finding in findings(paths, [f.display for f in files], read, roots, cache, catalog):
-        result = files[index]
-        if not options.selected(finding.code, result.display):
-            continue
-        data = read[index]
-        if data is None:
-            data = _read(paths[index])
-        lines = python_lines(data.decode("utf-8", "replace"))
-        if options.ignore_noqa or not is_suppressed(lines, finding.span.line, finding.code):
-            result.findings.append(finding)
 
 
 def _read(path: str) -> bytes:

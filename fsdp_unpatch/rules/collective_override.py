@@ -27,6 +27,7 @@ def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Option
 COLLECTIVE_OVERRIDE = declare(
     "FSU001",
     "collective-override",
+    role="proven-override",
     category="remove",
     fix="safe",
     phase="file",

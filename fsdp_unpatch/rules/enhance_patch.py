@@ -25,6 +25,7 @@ def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Option
 ENHANCE_PATCH = declare(
     "FSU201",
     "enhance-patch",
+    role="enhance-installer",
     category="keep",
     fix="none",
     phase="file",

@@ -10,6 +10,7 @@ SOURCE_ERROR = "write"
 FIX_NOT_WRITTEN = declare(
     "FSU903",
     "fix-not-written",
+    role="fix-not-written",
     category="error",
     fix="none",
     phase="file",

@@ -54,6 +54,7 @@ def _short(text: str, limit: int = 60) -> str:
 INSTALLER_CALL = declare(
     "FSU004",
     "installer-call",
+    role="installer-call",
     category="remove",
     fix="safe",
     phase="run",

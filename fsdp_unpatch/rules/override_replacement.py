@@ -11,8 +11,8 @@ if TYPE_CHECKING:
     from fsdp_unpatch.analysis.decisions import Add
     from fsdp_unpatch.analysis.file_analysis import FileAnalysis
     from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.analysis.subjects import ModuleSubject, Replacement
-    from fsdp_unpatch.catalog import Catalog, PatchModule, Target
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Remains, Replacement
+    from fsdp_unpatch.catalog import Catalog, Target
     from fsdp_unpatch.config.options import Options
 
 
@@ -56,15 +56,12 @@ def _spelled(analysis: ModuleSubject, fixes: list[Planned]) -> str:
     )
 
 
-def orphans(
-    analysis: FileAnalysis, module: PatchModule, catalog: Catalog, options: Options, installed: set[int]
-) -> Iterator[Add]:
-    """What an earlier, safe-only fix left of a known patch module's replacements (a step of the run's
-    linking, `run/linking.py`): `fix` without `--unsafe-fixes` deletes the install sites but keeps a
-    replacement while tests still name it, and the next run sees no install site that ties it to its
-    target. A module-level function with the name of one of `module`'s replacements, that nothing in its
-    file uses and that is still upstream code plus the NPU tweak, is planned for deletion as before.
-    `installed`: ids of the nodes the file's findings report, as the step began."""
+def orphans(remains: Remains, analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Add]:
+    """What an earlier, safe-only fix left of a known patch module's replacements (`remains`, handed over by
+    the run's linking, `run/orphans.py`): `fix` without `--unsafe-fixes` deletes the install sites but keeps
+    a replacement while tests still name it, and the next run sees no install site that ties it to its
+    target. A module-level function with the name of one of the module's replacements, that nothing in its
+    file uses and that is still upstream code plus the NPU tweak, is planned for deletion as before."""
     from fsdp_unpatch import fingerprint
     from fsdp_unpatch.analysis.decisions import Add
     from fsdp_unpatch.analysis.patterns import top_level_function
@@ -72,7 +69,8 @@ def orphans(
     from fsdp_unpatch.analysis.registrations import registered_by_decorator
     from fsdp_unpatch.catalog.versions import Version
 
-    for name, target_id in module.replacements.items():
+    installed = remains.installed
+    for name, target_id in remains.module.replacements.items():
         function = top_level_function(analysis.module, name)
         target = catalog.targets.get(target_id)
         if function is None or name in analysis.replacements or not _unused(analysis, name) or target is None:
@@ -121,6 +119,7 @@ def _unused(analysis: FileAnalysis, name: str) -> bool:
 OVERRIDE_REPLACEMENT = declare(
     "FSU002",
     "override-replacement",
+    role="replacement",
     category="remove",
     fix="safe",
     phase="file",
@@ -135,6 +134,7 @@ OVERRIDE_REPLACEMENT = declare(
     exports=("deleted-names",),
     check=check,
     subject="replacement",
+    also={"remains": orphans},
     candidates=(shape("fsdp2-store"), shape("fsdp2-patch"), shape("patch-part")),
     feeds_others=True,
     doc="""

@@ -11,6 +11,7 @@ SOURCE_ERROR = "parse"
 PARSE_ERROR = declare(
     "FSU901",
     "parse-error",
+    role="parse-error",
     category="error",
     fix="none",
     phase="file",

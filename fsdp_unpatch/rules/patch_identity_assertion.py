@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Tests
     from fsdp_unpatch.analysis.test_modules import Assertion
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
+
+
+def check(tests: Tests, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """Each identity assertion outside the tests that go (those go whole), deleted: the references in it
+    are recorded in `tests.covered` (no rewrite of them). Checked even when deselected, for that record."""
+    from fsdp_unpatch.analysis.test_modules import subtree_ids
+
+    gone: set[int] = set()
+    for test, _, _ in tests.facts.going:
+        gone |= subtree_ids(test)
+    for assertion in tests.facts.assertions:
+        if id(assertion.statement) in gone:
+            continue
+        planned = finding(assertion)
+        for reference in assertion.references:
+            tests.covered[id(reference.node)] = planned
+        yield planned
 
 
 def finding(assertion: Assertion) -> Planned:
@@ -34,7 +54,10 @@ PATCH_IDENTITY_ASSERTION = declare(
     summary="Assertion that a removed collectives patch is installed",
     messages="asserts that the collectives patch is installed ({names}); the migration removes it: delete the "
     "assertion",
+    check=check,
+    subject="tests",
     candidates=(shape("patch-part"),),
+    feeds_others=True,
     doc="""
     ## What it does
     Reports `assert X is _patched_Y`, `assert X == _patched_Y`, `self.assertIs(X, _patched_Y)` (and their

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from fsdp_unpatch.analysis.decisions import Add
     from fsdp_unpatch.analysis.file_analysis import FileAnalysis
     from fsdp_unpatch.analysis.planned import Edit, Planned
-    from fsdp_unpatch.analysis.subjects import InstallerToGo, ModuleSubject
-    from fsdp_unpatch.catalog import Catalog, PatchModule
+    from fsdp_unpatch.analysis.subjects import InstallerToGo, ModuleSubject, Remains
+    from fsdp_unpatch.catalog import Catalog
     from fsdp_unpatch.config.options import Options
 
 
@@ -42,16 +42,18 @@ def deletion(analysis: ModuleSubject, function: cst.FunctionDef) -> list[Edit]:
     return [Edit(function), *(Edit(entry) for entry in entries)]
 
 
-def orphans(analysis: FileAnalysis, module: PatchModule) -> Iterator[Add]:
-    """What an earlier, safe-only fix left of a known patch module's installers (a step of the run's
-    linking, `run/linking.py`): one kept while its calls waited for the unsafe fixes, with nothing left in
-    its body, is planned for deletion as before."""
+def orphans(remains: Remains, analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Add]:
+    """What an earlier, safe-only fix left of a known patch module's installers (`remains`, handed over by
+    the run's linking, `run/orphans.py`): one kept while its calls waited for the unsafe fixes, with nothing
+    left in its body, is planned for deletion as before (in a file where a patch may have lived only)."""
     from fsdp_unpatch.analysis.decisions import Add
     from fsdp_unpatch.analysis.file_analysis import Installer
     from fsdp_unpatch.analysis.patterns import top_level_function
     from fsdp_unpatch.analysis.planned import Planned
 
-    for name in module.installers:
+    if not remains.patch_file:
+        return
+    for name in remains.module.installers:
         function = top_level_function(analysis.module, name)
         qualified = f"{analysis.module_name}.{name}"
         if function is None or not _is_empty(function):
@@ -85,6 +87,7 @@ def _is_empty(function: cst.FunctionDef) -> bool:
 PATCH_INSTALLER = declare(
     "FSU003",
     "patch-installer",
+    role="installer",
     category="remove",
     fix="safe",
     phase="file",
@@ -97,6 +100,7 @@ PATCH_INSTALLER = declare(
     exports=("deleted-names",),
     check=check,
     subject="installer",
+    also={"remains": orphans},
     candidates=(shape("fsdp2-store"), shape("fsdp2-patch"), shape("patch-part")),
     feeds_others=True,
     doc="""

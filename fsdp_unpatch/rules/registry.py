@@ -61,13 +61,69 @@ DOC_SECTIONS = ("## What it does", "## Why", "## Example")
 # "replacement": a replacement function the planner decided goes, with its install sites and proof;
 # "installer": an installer the planner decided goes, with the install sites it held;
 # "copy": a same-device special case the planner found outside the code that stays;
-# "installer-calls": a file's calls of the installers the run removes;
+# "installer-calls": a file's calls of the installers the run removes (its own module's, then those of the
+#   run's other files, `run/linking.py`);
 # "module": one analysed file; "run": the analysed files of a whole run (a run check yields decisions on
 # findings, `analysis/decisions.py`, which the engine applies).
-SubjectKind = Literal["site", "patches", "replacement", "installer", "copy", "installer-calls", "module", "run"]
+# The run's linking (`run/linking.py`), once every file was analysed, hands over what names a removed patch
+# part in each file that spells one:
+# "reference": a reference to a removed patch function outside the tests that go (`RemovedReference`);
+# "remains": a patch module the catalog knows, for what an earlier, safe-only fix left of it in a file
+#   (`Remains`; a remains check yields decisions, as a run check does);
+# "tests": a file's tests and identity assertions of removed patch functions (`Tests`: the checks record
+#   the tests they delete and the references their fixes delete, which the linking and later checks read);
+# "strings": the names the run removes, for a file's string literals (`Strings`).
+# Then the engine's results, once the run has planned every finding:
+# "planned": a file with the codes planned on each of its lines and its `# noqa` comments (`PlannedFile`);
+#   its checks yield findings (`model.Finding`);
+# "imports": the files of the run, for the imports in them (`ProjectImports`); its checks yield findings
+#   with the index of their file (`FileFinding`).
+SubjectKind = Literal[
+    "site",
+    "patches",
+    "replacement",
+    "installer",
+    "copy",
+    "installer-calls",
+    "module",
+    "run",
+    "remains",
+    "reference",
+    "tests",
+    "strings",
+    "planned",
+    "imports",
+]
 SUBJECT_KINDS: tuple[str, ...] = get_args(SubjectKind)
 # A rule's check: `check(subject, catalog, options)`; typed in the rule module (`analysis/subjects.py`).
 Check = Callable[..., Iterable[Any]]
+
+# What a rule is to the code that runs it and reports on it (`role=`): the steps of the run and the reports
+# read these rules' findings by code (an installer's deletion, a call of one), and ask the registry for the
+# rule that plays the role (`with_role("installer").code`), never its module: no module outside `rules/` and
+# the dispatcher imports a rule module. One rule per role:
+# "proven-override": an install site of a proven copy, deleted (what a migration's description is about);
+# "replacement": a replacement function deleted with its install sites;
+# "installer": an installer deleted, left with nothing to do;
+# "installer-call": a call (or import) of a removed installer, deleted;
+# "same-device-copy": a same-device special case collapsed to the native call;
+# "enhance-installer": an enhance patch's installer (the optional patches, kept);
+# "reference-rewrite": a reference to a removed symbol, rewritten to the native one;
+# "parse-error": a file CPython cannot parse; "fix-not-written": a fix that could not be written;
+# "stale-by-name-import": a name another FSDP2 module imports by name, patched in one module only.
+Role = Literal[
+    "proven-override",
+    "replacement",
+    "installer",
+    "installer-call",
+    "same-device-copy",
+    "enhance-installer",
+    "reference-rewrite",
+    "parse-error",
+    "fix-not-written",
+    "stale-by-name-import",
+]
+ROLES: tuple[str, ...] = get_args(Role)
 
 # What makes a file a candidate for a rule: each rule declares its shapes next to its subject kind
 # (`candidates=`: `shape(...)`, `word(...)`, `call(...)`), and the gates that spare files a parse are compiled
@@ -173,6 +229,7 @@ class Rule:
     # The shapes that make a file a candidate for this rule (`Candidate`): the gates that spare files a parse
     # keep every file that holds a shape some registered rule declares (the union over `all_rules()`).
     candidates: tuple[Candidate, ...] = ()
+    role: Optional[Role] = None  # what the run and the reports read it as (`Role`, `with_role`)
 
     def checks(self) -> tuple[tuple[SubjectKind, Check], ...]:
         """Every (kind of subject, check) of the rule."""
@@ -208,6 +265,7 @@ def declare(
     also: Mapping[SubjectKind, Check] | None = None,
     feeds_others: bool = False,
     candidates: tuple[Candidate, ...] = (),
+    role: Optional[Role] = None,
 ) -> Rule:
     """Record a rule; called once per rule, at the import of its module. A `check` needs its `subject`;
     `also`: checks of other kinds of subject; `candidates`: the shapes that make a file a candidate for it."""
@@ -215,6 +273,8 @@ def declare(
         raise ValueError(f"rule {code}: a check and its subject kind go together")
     if not all(isinstance(c, Candidate) for c in candidates):
         raise ValueError(f"rule {code}: candidates are `Candidate`s (`shape(...)`, `word(...)`, `call(...)`)")
+    if role is not None and role not in ROLES:
+        raise ValueError(f"rule {code}: {role!r} is no role (registry.ROLES)")
     extra = tuple((also or {}).items())
     if subject in dict(extra) or not set(dict(extra)) <= set(SUBJECT_KINDS):
         raise ValueError(f"rule {code}: one check per kind of subject, of a known kind")
@@ -237,6 +297,7 @@ def declare(
         extra,
         feeds_others,
         tuple(candidates),
+        role,
     )
     if code in _DECLARED and _DECLARED[code] != rule:
         raise ValueError(f"rule {code} is declared twice")
@@ -292,6 +353,20 @@ def codes(
         and (category is None or r.category == category)
         and (phase is None or r.phase == phase)
     )
+
+
+def with_role(role: Role) -> Rule:
+    """The one rule that declares `role` (`with_role("installer").code`)."""
+    found = [r for r in all_rules().values() if r.role == role]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} rules declare the role {role!r}: one does")
+    return found[0]
+
+
+def role_of(code: str) -> Optional[Role]:
+    """The role the rule of `code` declares, if any."""
+    found = all_rules().get(code)
+    return found.role if found is not None else None
 
 
 def checking(kind: SubjectKind) -> list[Rule]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from fsdp_unpatch.rules.registry import declare, shape
 
@@ -10,7 +10,23 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Tests
     from fsdp_unpatch.analysis.test_modules import TestFacts, TestNode
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
+
+
+def check(tests: Tests, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """Each test that goes, deleted whole: recorded in `tests.deleted` (a module left empty requires these
+    deletions), and the references inside it in `tests.covered` (no rewrite of them). Checked even when
+    deselected: those records decide what other rules plan."""
+    facts = tests.facts
+    for test, kind, calls in facts.going:
+        planned = finding(facts, test, kind, calls)
+        tests.deleted.append((test, planned))
+        for reference in facts.refs_in(test):
+            tests.covered[id(reference.node)] = planned
+        yield planned
 
 
 def finding(facts: TestFacts, test: TestNode, kind: str, calls: Sequence[cst.CSTNode] = ()) -> Planned:
@@ -37,7 +53,10 @@ REMOVED_FUNCTION_TEST = declare(
     summary="Test whose purpose is to exercise a removed patch function",
     messages="{kind} `{name}` tests {names}, which the migration removes; delete it",
     exports=("deleted-names",),
+    check=check,
+    subject="tests",
     candidates=(shape("patch-part"),),
+    feeds_others=True,
     doc="""
     ## What it does
     Reports a test function, method or class (in a `test_*.py` / `*_test.py` module) that calls or

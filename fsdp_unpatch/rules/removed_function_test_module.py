@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.registry import declare, shape
 
@@ -10,6 +10,16 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Tests
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
+
+
+def check(tests: Tests, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """A test module left with nothing once its tests go: their deletions are FSU303's, recorded in
+    `tests.deleted` (its check runs first: the dispatcher calls the checks of a kind in code order)."""
+    if tests.facts.module_left_empty:
+        yield finding(analysis.module, [planned for _, planned in tests.deleted])
 
 
 def finding(module: cst.Module, tests: list[Planned]) -> Planned:
@@ -36,6 +46,8 @@ REMOVED_FUNCTION_TEST_MODULE = declare(
     phase="run",
     summary="Test module that holds only tests of removed patch functions",
     messages="every test in this module tests patch functions the migration removes; delete the file",
+    check=check,
+    subject="tests",
     candidates=(shape("patch-part"),),
     doc="""
     ## What it does

@@ -3,13 +3,13 @@
 The tool does not rewrite code inside strings. It reports each occurrence (review) at the file line and
 column where the name stands inside the literal, computed from the literal's raw source text, so a
 triple-quoted block points at its own line. Docstrings are documentation, not code: skipped. Planned when
-the run links files (`run/linking.py`), for the names the run removes.
+the run links files (`run/linking.py`), which hands each file the names the run removes (`strings`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable, Mapping, Union
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Union
 
 from fsdp_unpatch.rules.registry import declare, shape
 
@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from libcst.metadata import CodePosition, CodeRange
 
     from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.analysis.subjects import ModuleSubject
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Strings
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
 
     StringPart = Union[cst.SimpleString, cst.FormattedStringText]
 
@@ -55,6 +57,11 @@ def occurrences(raw: str, start: CodePosition, pattern: re.Pattern) -> list[tupl
         name = match.group(1)
         found.append((name, CodeRange(CodePosition(line, column), CodePosition(line, column + len(name)))))
     return found
+
+
+def check(strings: Strings, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """Each removed name inside a string literal of the file, but in the code another fix deletes."""
+    yield from plan_strings(analysis, strings.removed, strings.skipped)
 
 
 def plan_strings(
@@ -132,6 +139,8 @@ REMOVED_NAME_IN_STRING = declare(
     summary="A removed patch name inside a string literal (code run by `python -c`, `exec`, a mock target)",
     messages="this string names `{name}`, which the migration removes ({replacement}); code in strings is not "
     "rewritten: update it by hand",
+    check=check,
+    subject="strings",
     candidates=(shape("patch-part"),),
     doc="""
     ## What it does

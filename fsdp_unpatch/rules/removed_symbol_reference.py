@@ -4,13 +4,14 @@
 becomes `torch.ops.fsdp.all_gather_copy_in(...)` (with `import torch`); `patch._patched_finalize_backward`
 becomes `FSDPParamGroup.finalize_backward` (with its import). The import of the removed name goes
 when nothing else uses it (`edits.unused_imports`); the new import is an `AddImport` edit. Planned when the
-run links files (`run/linking.py`), for each reference `analysis/references.py` finds.
+run links files (`run/linking.py`), which hands each reference `analysis/references.py` finds to the dispatcher
+(`reference`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from fsdp_unpatch.rules.registry import declare, shape
 
@@ -19,8 +20,9 @@ if TYPE_CHECKING:
 
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.analysis.references import Reference
-    from fsdp_unpatch.analysis.subjects import ModuleSubject
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, RemovedReference
     from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
     from fsdp_unpatch.semantic.names import ImportTable
 
 
@@ -104,6 +106,12 @@ def import_present(module: cst.Module, spelling: Spelling, top: ImportTable) -> 
     )
 
 
+def check(subject: RemovedReference, analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
+    """The reference, rewritten (or its `del`, deleted), or said to be rewritten by hand. Checked even when
+    deselected: a replacement function of the run goes only with the fixes of its references."""
+    yield plan_rewrite(analysis, subject.reference, catalog, subject.names)
+
+
 def plan_rewrite(analysis: ModuleSubject, reference: Reference, catalog: Catalog, names: set[str]) -> Planned:
     """The reference, rewritten to the native counterpart (no fix when no spelling fits)."""
     import libcst as cst
@@ -154,6 +162,7 @@ def plan_rewrite(analysis: ModuleSubject, reference: Reference, catalog: Catalog
 REMOVED_SYMBOL_REFERENCE = declare(
     "FSU301",
     "removed-symbol-reference",
+    role="reference-rewrite",
     category="remove",
     fix="safe",
     phase="run",
@@ -164,7 +173,10 @@ REMOVED_SYMBOL_REFERENCE = declare(
         "({why}: rewrite by hand)",
         "del": "`del {spelled}` deletes `{name}`, which the migration removes; the deletion goes with it",
     },
+    check=check,
+    subject="reference",
     candidates=(shape("patch-part"),),
+    feeds_others=True,
     doc="""
     ## What it does
     Reports code that names a replacement function of the collectives patch (for example

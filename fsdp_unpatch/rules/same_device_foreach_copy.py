@@ -34,6 +34,7 @@ def check(copy: Copy, analysis: ModuleSubject, catalog: Catalog, options: Option
 SAME_DEVICE_COPY = declare(
     "FSU005",
     "same-device-foreach-copy",
+    role="same-device-copy",
     category="review",
     fix="unsafe",
     phase="file",

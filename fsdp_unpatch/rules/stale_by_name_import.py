@@ -97,6 +97,7 @@ def check(analyses: Sequence[Any], catalog: Catalog, options: Options) -> Iterat
 STALE_BY_NAME_IMPORT = declare(
     "FSU401",
     "stale-by-name-import",
+    role="stale-by-name-import",
     category="review",
     fix="none",
     phase="file",

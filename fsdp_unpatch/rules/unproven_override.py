@@ -136,6 +136,7 @@ def report(site: RawInstall, verdict: SiteVerdict, torch: Sequence[Version] = ()
     """An override that stays for review: what it is, and how it differs from upstream when that is known
     (a copy's proof names the release of the run's target `torch` it matches)."""
     from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.catalog import first_sentence
     from fsdp_unpatch.semantic.text import short
 
     spelled, target, entry, detail = short(verdict.site), verdict.target, verdict.entry, None
@@ -260,11 +261,3 @@ def _difference(d: Difference, first_line: int) -> str:
         return f"missing `{d.text}`"
     rebound = " (reads like upstream, but a name in it is bound to something else)" if d.rebound else ""
     return f"line {first_line + d.line - 1}: `{d.text}`{rebound}"
-
-
-def first_sentence(text: str) -> str:
-    """The catalog's `why`, first sentence, to follow a semicolon."""
-    sentence = " ".join(text.split()).split(". ")[0].rstrip(".")
-    if sentence[:1].isupper() and not sentence[1:2].isupper():
-        sentence = sentence[0].lower() + sentence[1:]
-    return sentence

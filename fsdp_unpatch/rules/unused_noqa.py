@@ -1,24 +1,45 @@
 """The suppression rules (FSU5xx): `# noqa` comments that suppress nothing.
 
-Planned by the engine (`run/noqa_findings.py`, with `unused_noqa` below) from what
-`analysis/suppression.py` reads of the comments, once a file's other findings are known.
+Checked once a file's other findings are planned (`planned`: the engine's results hand each file over,
+`run/noqa_findings.py`), from what `analysis/suppression.py` reads of the comments.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, AbstractSet, Callable, Iterable, Iterator, Mapping
 
 from fsdp_unpatch.analysis.suppression import OWN_PREFIX
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.subjects import PlannedFile
     from fsdp_unpatch.analysis.suppression import NoqaCode
+    from fsdp_unpatch.catalog import Catalog
+    from fsdp_unpatch.config.options import Options
+    from fsdp_unpatch.model import Finding
+
+
+def check(planned: PlannedFile, catalog: Catalog, options: Options) -> Iterator[Finding]:
+    """FSU501 findings for the `# noqa` codes of a file that suppress nothing (none when the run does not
+    report FSU501 for it: its comments are then not read)."""
+    from fsdp_unpatch.model import Finding, Span
+
+    if not planned.selected(UNUSED_NOQA.code):
+        return
+    for noqa, message in unused_noqa(planned.comments(), planned.found, planned.selected, catalog.rules):
+        yield Finding(
+            code=UNUSED_NOQA.code,
+            category=UNUSED_NOQA.category,
+            path=planned.display,
+            span=Span(noqa.line, noqa.column, noqa.line, noqa.end_column),
+            message=message,
+        )
 
 
 def unused_noqa(
     comments: Iterable[NoqaCode],
-    found: Mapping[int, set[str]],
+    found: Mapping[int, AbstractSet[str]],
     selected: Callable[[str], bool],
     known: Iterable[str],
 ) -> list[tuple[NoqaCode, str]]:
@@ -53,6 +74,8 @@ UNUSED_NOQA = declare(
         "default": "unused `# noqa` code `{code}`: no {code} finding on this line; remove it",
         "unknown": "`# noqa` names unknown rule code `{code}`; remove it",
     },
+    check=check,
+    subject="planned",
     candidates=(shape("suppression"),),
     doc="""
     ## What it does

@@ -249,14 +249,13 @@ def run(
         transactions += [[group[i] for i in members] for members in linked]
     files = [item.outcome.result for item in items]  # type: ignore[union-attr]
     from fsdp_unpatch.project.identity import roots_of
-    from fsdp_unpatch.rules import broken_import
-    from fsdp_unpatch.run.import_net import guard
+    from fsdp_unpatch.run.import_net import guard, report_imports
 
     paths = [str(item.candidate.path) for item in items]
     buffers = {i: item.candidate.data for i, item in enumerate(items) if item.candidate.data is not None}
     if options.fix:  # the import net: no fix breaks an import (README, Safety)
         guard(files, transactions, paths, roots_of(options, paths, [paths[i] for i in buffers]))
-    broken_import.report(files, paths, buffers, options, cache if use_cache else None, catalog)
+    report_imports(files, paths, buffers, options, catalog, cache if use_cache else None)
     if options.fix and options.write:
         from fsdp_unpatch.fixes.transaction import commit_groups
 

@@ -40,11 +40,10 @@ from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
 from fsdp_unpatch.model import FileResult, Finding, Fix, FixApplicability, RunOptions, RunResult, Span  # noqa: F401
 from fsdp_unpatch.project.identity import module_name as module_name_of
 from fsdp_unpatch.project.identity import roots_of
-from fsdp_unpatch.rules import broken_import
 from fsdp_unpatch.rules.registry import error_finding
 from fsdp_unpatch.run import on_ast
 from fsdp_unpatch.run.holds import keep_called_installers, keep_named_outside
-from fsdp_unpatch.run.import_net import guard
+from fsdp_unpatch.run.import_net import guard, report_imports
 from fsdp_unpatch.run.learned import Learned
 from fsdp_unpatch.run.module_aliases import exported_aliases, exporters_imported_elsewhere, importers_of
 from fsdp_unpatch.run.noqa_findings import unused_noqa_findings
@@ -190,7 +189,7 @@ class Run:
             for unit in self.units:
                 if unit.analysis is None and unit.error is None and mentions(unit.source.data, names):  # type: ignore[union-attr]
                     self.analyze(unit)
-            self.decide(linking.calls_of_installers(self.units, installers))
+            self.decide(linking.calls_of_installers(self.units, installers, self.catalog, self.options.analysis))
         # An installer that code the fix leaves still names stays, with its calls.
         self.decide(linking.keep_installers_still_used(self.units))
         # References, tests and strings that name what the run removes; replacements still needed stay.
@@ -461,7 +460,7 @@ class Run:
             buffers = {i: u.candidate.data for i, u in enumerate(self.units) if u.candidate.data is not None}
             if self.options.fix:
                 guard(files, groups, paths, roots_of(self.options, paths, [paths[i] for i in buffers]))
-            broken_import.report(files, paths, buffers, self.options, catalog=self.catalog)
+            report_imports(files, paths, buffers, self.options, self.catalog)
         if self.options.write:
             commit_groups(files, groups)
         unsafe_left = sum(

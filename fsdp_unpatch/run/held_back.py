@@ -15,7 +15,7 @@ import hashlib
 from typing import Callable, Optional, Sequence
 
 from fsdp_unpatch.model import FileResult, Finding, RunResult
-from fsdp_unpatch.rules.fix_not_written import FIX_NOT_WRITTEN
+from fsdp_unpatch.rules.registry import role_of
 
 NOT_APPLIED = "`fix` would not apply it in this run"
 
@@ -26,7 +26,7 @@ def _safe(finding: Finding) -> bool:
 
 def _why(file: FileResult) -> Optional[str]:
     """The first reason a fix of this file was not written (its FSU903 finding), if any."""
-    return next((f.message for f in file.findings if f.code == FIX_NOT_WRITTEN.code), None)
+    return next((f.message for f in file.findings if role_of(f.code) == "fix-not-written"), None)
 
 
 def mark_fix_leftovers(result: RunResult) -> None:

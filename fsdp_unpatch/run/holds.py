@@ -9,9 +9,7 @@ from typing import Iterator, Sequence
 from fsdp_unpatch.analysis.decisions import Decision, Hold, is_held
 from fsdp_unpatch.config.discovery import outside_files
 from fsdp_unpatch.model import RunOptions
-from fsdp_unpatch.rules.installer_call import INSTALLER_CALL
-from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
-from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
+from fsdp_unpatch.rules.registry import role_of
 from fsdp_unpatch.run.unit import Unit
 
 
@@ -20,10 +18,10 @@ def keep_called_installers(units: Sequence[Unit], selected: set[int]) -> Iterato
     skipped = [u.source.data for u in units if u.skipped and u.source is not None]
     for unit in units:
         for planned in unit.analysis.planned if unit.analysis is not None else ():
-            deletes_installer = planned.code == PATCH_INSTALLER.code
+            deletes_installer = role_of(planned.code) == "installer"
             if deletes_installer and any(planned.node.value.encode() in data for data in skipped):  # type: ignore[attr-defined]
                 yield Hold(planned)
-            if planned.code == INSTALLER_CALL.code and id(planned) not in selected:
+            if role_of(planned.code) == "installer-call" and id(planned) not in selected:
                 for installer in list(planned.requires):
                     yield Hold(installer)
 
@@ -37,7 +35,7 @@ def keep_named_outside(units: Sequence[Unit], options: RunOptions) -> Iterator[D
         for unit in units
         if unit.analysis is not None
         for planned in unit.analysis.planned
-        if planned.code in (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code)
+        if role_of(planned.code) in ("replacement", "installer")
     ]
     if not deletions or options.project_root is None:
         return

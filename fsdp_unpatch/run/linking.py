@@ -8,11 +8,12 @@ place (`Run.decide`). Called once by the runner, after each file was analysed on
    files, what the catalog says they lose (`removals.py`);
 2. parse the files that name one of those but had no FSDP token for the prefilter;
 3. per file: calls of a known installer (FSU004), tests of removed functions (FSU302/303/305), other
-   references rewritten to native (FSU301);
+   references rewritten to native (FSU301), each handed to the dispatcher (`installer-calls`, `tests`,
+   `reference`);
 4. a replacement function of the run goes only when every reference elsewhere is rewritten or deleted by
    a fix: its deletion then requires those fixes (so it is unsafe when one of them is); otherwise it stays,
    as it did when another file named it;
-5. removed names left inside string literals (FSU304).
+5. removed names left inside string literals (FSU304, `strings`).
 """
 
 from __future__ import annotations
@@ -26,17 +27,15 @@ import libcst as cst
 
 from fsdp_unpatch.analysis.byte_search import mentions
 from fsdp_unpatch.analysis.decisions import Add, Decision, Drop, KeepInstaller, Require
+from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.patterns import child_nodes, nodes_in
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.analysis.references import FileReferences, find_references
+from fsdp_unpatch.analysis.subjects import RemovedReference, Strings
 from fsdp_unpatch.analysis.test_modules import inside, is_test_module
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.project.identity import module_name as module_name_of
-from fsdp_unpatch.rules.installer_call import INSTALLER_CALL, installer_calls
-from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
-from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
-from fsdp_unpatch.rules.removed_name_in_string import plan_strings
-from fsdp_unpatch.rules.removed_symbol_reference import plan_rewrite
+from fsdp_unpatch.rules.registry import role_of
 from fsdp_unpatch.run.orphans import plan_orphans
 from fsdp_unpatch.run.removals import Removals, RemovedSymbol, from_catalog, from_run
 from fsdp_unpatch.run.test_plans import TestPlan, plan_tests
@@ -139,16 +138,18 @@ def _mentions(unit: Unit, names: Sequence[bytes]) -> bool:
     return unit.source is not None and mentions(unit.source.data, names)
 
 
-def calls_of_installers(units: Sequence[Unit], installers: Mapping[str, Optional[Planned]]) -> Iterator[Decision]:
+def calls_of_installers(
+    units: Sequence[Unit], installers: Mapping[str, Optional[Planned]], catalog: Catalog, options: Options
+) -> Iterator[Decision]:
     """Calls of the installers the run removes, in the files other than the installer's own module (which
-    planned its calls itself; a package's `__init__` is not its own)."""
+    planned its calls itself; a package's `__init__` is not its own): the `installer-calls` checks."""
     for unit in units:
         analysis = unit.analysis
         if analysis is None:
             continue
         own = analysis.module_name
         foreign = {q: f for q, f in installers.items() if q.rsplit(".", 1)[0] != own}
-        for planned in installer_calls(analysis, foreign):
+        for planned in dispatch("installer-calls", analysis, foreign, catalog, options=options):
             yield Add(analysis, planned)
 
 
@@ -199,12 +200,15 @@ class _Linker:
     def plan_file(self, unit: Unit) -> Iterator[Decision]:
         analysis = unit.analysis
         assert analysis is not None
-        for call in installer_calls(analysis, {**self.known.installers, **self.orphan_installers}):
+        installers = {**self.known.installers, **self.orphan_installers}
+        for call in dispatch("installer-calls", analysis, installers, self.catalog, options=self.options):
             yield Add(analysis, call)
         references = find_references(analysis, self.symbols)
         tests = plan_tests(
             analysis,
             references,
+            self.catalog,
+            self.options,
             test_module=is_test_module(unit.candidate.path),
             installer_calls=self.installer_calls(analysis),
             used_elsewhere=self.used_elsewhere(unit),
@@ -219,13 +223,18 @@ class _Linker:
                 # rewriting the value would only assign the native function to itself.
                 self.blocked.add(reference.symbol.qualified)
                 continue
-            planned = tests.covered.get(id(reference.node))
-            if planned is None:
-                planned = plan_rewrite(analysis, reference, self.catalog, references.names)
-                yield Add(analysis, planned)
-            if planned.edits:
-                self.covering[reference.symbol.qualified].append(planned)
+            covered = tests.covered.get(id(reference.node))
+            if covered is not None:
+                found = [covered]
             else:
+                subject = RemovedReference(reference, references.names)
+                found = list(dispatch("reference", subject, analysis, self.catalog, options=self.options))
+                for planned in found:
+                    yield Add(analysis, planned)
+            fixed = [planned for planned in found if planned.edits]
+            if fixed:  # the symbol may go with these fixes
+                self.covering[reference.symbol.qualified] += fixed
+            else:  # no fix rewrites this reference: the symbol stays
                 self.blocked.add(reference.symbol.qualified)
         self.block_unresolved(analysis, references)
         self.deleted_code[id(analysis)] = [node for node, _ in tests.deleted]
@@ -235,7 +244,7 @@ class _Linker:
         if not tests.deleted:
             return
         for planned in list(analysis.planned):
-            if planned.code != INSTALLER_CALL.code:
+            if role_of(planned.code) != "installer-call":
                 continue
             deletion = inside(planned.node, tests.deleted)
             if deletion is None:
@@ -280,11 +289,12 @@ class _Linker:
                 deleted = {
                     p.node.value
                     for p in analysis.planned
-                    if p.code in (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code) and isinstance(p.node, cst.Name)
+                    if role_of(p.code) in ("replacement", "installer") and isinstance(p.node, cst.Name)
                 }
                 kept = set(analysis.facts.functions) - deleted
                 here = {name: why for name, why in removed.items() if name not in kept}
-                for planned in plan_strings(analysis, here, skipped):
+                strings = Strings(here, skipped)
+                for planned in dispatch("strings", strings, analysis, self.catalog, options=self.options):
                     yield Add(analysis, planned)
 
 

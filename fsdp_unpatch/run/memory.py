@@ -172,12 +172,11 @@ def removed_by(result: RunResult, catalog: Catalog, project: Path) -> Modules:
     """Per module, the replacement functions and installers this written fix deleted (modules the catalog
     already knows are left out: it remembers them itself), with the module's file relative to `project`."""
     from fsdp_unpatch.project.identity import module_name as module_name_of
-    from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
-    from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
+    from fsdp_unpatch.rules.registry import with_role
     from fsdp_unpatch.run.removals import called_target
 
     # What the record keeps of a fix's findings: a deleted replacement function and a deleted installer.
-    REPLACEMENT, INSTALLER = OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code
+    REPLACEMENT, INSTALLER = with_role("replacement").code, with_role("installer").code
     modules: Modules = {}
     for file in result.files:
         deleted = [f for f in file.findings if f.fixed and f.code in (REPLACEMENT, INSTALLER)]

@@ -1,15 +1,17 @@
-"""FSU501: `# noqa` codes on lines where the analysis found no such finding (the codes read through an
-excerpt and its holes for a large file)."""
+"""The `# noqa` codes of a file once its findings are planned, handed to the `planned` checks (FSU501: codes
+on lines where the analysis found no such finding; the codes read through an excerpt and its holes for a
+large file)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from fsdp_unpatch.analysis.dispatch import dispatch
+from fsdp_unpatch.analysis.subjects import PlannedFile
 from fsdp_unpatch.analysis.suppression import NoqaCode, is_suppressed, noqa_code_positions
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.files.lines import python_lines
-from fsdp_unpatch.model import Finding, RunOptions, Span
-from fsdp_unpatch.rules.unused_noqa import UNUSED_NOQA, unused_noqa
+from fsdp_unpatch.model import Finding, RunOptions
 from fsdp_unpatch.run.unit import Unit
 
 
@@ -33,32 +35,21 @@ def noqa_comments(unit: Unit, text: str) -> list[NoqaCode]:
 
 
 def unused_noqa_findings(unit: Unit, options: RunOptions, catalog: Catalog) -> list[Finding]:
-    """FSU501 findings for `# noqa` codes on lines where the analysis found no such finding."""
+    """What the `planned` checks find in a file with `# noqa` comments, but where a noqa comment of the
+    finding's own code suppresses it."""
     display = unit.candidate.display
     if unit.source is None or unit.skipped or unit.error is not None or b"noqa" not in unit.source.data:
-        return []
-    if not options.selected(UNUSED_NOQA.code, display):
         return []
     encoding = unit.analysis.module.encoding if unit.analysis is not None else "utf-8"
     text = unit.source.data.decode(encoding, "replace")
     found: dict[int, set[str]] = {}
     for planned in unit.analysis.planned if unit.analysis is not None else ():
         found.setdefault(unit.position(planned.node).start.line, set()).add(planned.code)
+    subject = PlannedFile(
+        display, found, lambda: noqa_comments(unit, text), lambda code: options.selected(code, display)
+    )
+    findings = list(dispatch("planned", subject, catalog, options=options.analysis))
+    if not findings:
+        return []
     lines = python_lines(text)
-    rule = catalog.rule(UNUSED_NOQA.code)
-    return [
-        Finding(
-            code=UNUSED_NOQA.code,
-            category=rule.category,
-            path=display,
-            span=Span(noqa.line, noqa.column, noqa.line, noqa.end_column),
-            message=message,
-        )
-        for noqa, message in unused_noqa(
-            noqa_comments(unit, text),
-            found,
-            lambda code: options.selected(code, display),
-            catalog.rules,
-        )
-        if not is_suppressed(lines, noqa.line, UNUSED_NOQA.code)
-    ]
+    return [f for f in findings if not is_suppressed(lines, f.span.line, f.code)]

@@ -3,10 +3,10 @@ linking, `run/linking.py`).
 
 `fix` without `--unsafe-fixes` deletes the install sites, but keeps a replacement function while tests
 still name it, and an installer whose calls wait for them. The next run no longer sees an install site
-that ties them to FSDP2: each rule recognises its own part by the catalog's `[patch_modules]` (FSU002:
-`override_replacement.orphans`, FSU003: `patch_installer.orphans`), so that `fix --unsafe-fixes` finishes
-the migration a safe run began. It yields decisions (`analysis/decisions.py`), which the engine applies as
-they come.
+that ties them to FSDP2: each rule recognises its own part by the catalog's `[patch_modules]`, handed to
+it for each analysed file as a `remains` subject (FSU002: a replacement, FSU003: an installer), so that
+`fix --unsafe-fixes` finishes the migration a safe run began. It yields decisions
+(`analysis/decisions.py`), which the engine applies as they come.
 """
 
 from __future__ import annotations
@@ -16,24 +16,24 @@ from typing import Iterator
 import libcst as cst
 
 from fsdp_unpatch.analysis.decisions import Add, Decision, Drop
+from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.file_analysis import FileAnalysis
 from fsdp_unpatch.analysis.patterns import descendants, top_level_function
+from fsdp_unpatch.analysis.subjects import Remains
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.options import Options
-from fsdp_unpatch.rules import override_replacement, patch_installer
-from fsdp_unpatch.rules.same_device_foreach_copy import SAME_DEVICE_COPY
+from fsdp_unpatch.rules.registry import role_of
 
 
 def plan_orphans(analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Decision]:
     installed = {id(p.node) for p in analysis.planned}
     remains = _holds_patch_remains(analysis, catalog)
     for module in catalog.patch_modules.values():
-        for decision in override_replacement.orphans(analysis, module, catalog, options, installed):
+        for decision in dispatch("remains", Remains(module, installed, remains), analysis, catalog, options=options):
             yield decision
             assert isinstance(decision, Add)
-            yield from _leave_body_alone(analysis, decision.planned.edits[0].node)
-        if remains:  # an empty function of an installer's name elsewhere is a stub of its own, no remains
-            yield from patch_installer.orphans(analysis, module)
+            if role_of(decision.planned.code) == "replacement":
+                yield from _leave_body_alone(analysis, decision.planned.edits[0].node)
 
 
 def _holds_patch_remains(analysis: FileAnalysis, catalog: Catalog) -> bool:
@@ -56,5 +56,5 @@ def _leave_body_alone(analysis: FileAnalysis, function: cst.CSTNode) -> Iterator
     """The function goes as a whole, or stays as it is (as in the run that removed its install sites):
     no same-device collapse (FSU005) inside it."""
     inside = {id(node) for node in descendants(function)}
-    for planned in [p for p in analysis.planned if p.code == SAME_DEVICE_COPY.code and id(p.node) in inside]:
+    for planned in [p for p in analysis.planned if role_of(p.code) == "same-device-copy" and id(p.node) in inside]:
         yield Drop(analysis, planned)

@@ -13,8 +13,7 @@ from fsdp_unpatch.analysis.plan import Planned
 from fsdp_unpatch.analysis.source import round_trips
 from fsdp_unpatch.files.reading import SourceError
 from fsdp_unpatch.project.identity import top_package
-from fsdp_unpatch.rules.override_replacement import OVERRIDE_REPLACEMENT
-from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
+from fsdp_unpatch.rules.registry import role_of
 from fsdp_unpatch.run.groups import Groups
 from fsdp_unpatch.run.unit import Unit
 
@@ -51,7 +50,7 @@ def write_groups(
         deleted += [
             (p.node.value.encode(), here)
             for p in applied
-            if p.code in (OVERRIDE_REPLACEMENT.code, PATCH_INSTALLER.code) and isinstance(p.node, cst.Name)
+            if role_of(p.code) in ("replacement", "installer") and isinstance(p.node, cst.Name)
         ]
     blockers = {position[key]: why for key, why in blocked.items()}
     for index, unit in enumerate(units):

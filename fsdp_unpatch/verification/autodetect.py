@@ -82,8 +82,9 @@ def _installer(path: Path, line: int) -> Installer:
 def detect(path: str) -> Detected:
     """The installers under `path`, from the same analysis as `check` (its configuration applies)."""
     from fsdp_unpatch.api import check_paths
-    from fsdp_unpatch.rules.enhance_patch import ENHANCE_PATCH
-    from fsdp_unpatch.rules.patch_installer import PATCH_INSTALLER
+    from fsdp_unpatch.rules.registry import with_role
+
+    ENHANCE_PATCH, PATCH_INSTALLER = with_role("enhance-installer"), with_role("installer")
 
     found = check_paths([path], select=[PATCH_INSTALLER.code, ENHANCE_PATCH.code])
     enhance = [_installer(Path(f.path), f.span.line) for f in found if f.code == ENHANCE_PATCH.code]
