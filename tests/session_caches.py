@@ -6,12 +6,17 @@ files' state is part of the key, as in `default_upstream`'s cache), and the fixt
 replacements many times over: the engine's calls are answered from a memo. A call with `upstream_dirs` (a
 test's own upstream folder) is never memoised.
 
+Whether CPython parses a file (`prefilter._parses`, a function of its bytes alone) is answered from a memo too:
+the prefilter compiles every file that names FSDP2 but cannot hold a finding, in every run over the installed
+torch and the real releases.
+
 The import net's searches of the real releases (`imports_searched_once`) are kept too, keyed on everything they
 read: the tier and excerpt comparisons of a release plan the same fixes several times over.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from contextlib import contextmanager
 from typing import Callable, Iterator, Optional
@@ -45,6 +50,20 @@ def memoised(compare: Callable[..., Evidence]) -> Callable[..., Evidence]:
 
     compare_to_upstream.memo = memo  # type: ignore[attr-defined]  # for tests/test_session_caches.py
     return compare_to_upstream
+
+
+def memoised_parses(parses: Callable[[bytes], bool]) -> Callable[[bytes], bool]:
+    """`parses` (`prefilter._parses`) answering bytes it has seen from a memo (keyed on a digest of the bytes)."""
+    memo: dict[tuple[int, bytes], bool] = {}
+
+    def _parses(data: bytes) -> bool:
+        key = (len(data), hashlib.blake2b(data, digest_size=32).digest())
+        if key not in memo:
+            memo[key] = parses(data)
+        return memo[key]
+
+    _parses.memo = memo  # type: ignore[attr-defined]  # for tests/test_session_caches.py
+    return _parses
 
 
 def _disk_state(roots) -> tuple:

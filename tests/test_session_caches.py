@@ -108,3 +108,20 @@ def test_the_import_search_memo_searches_again_when_a_rewrite_or_a_file_under_th
         broken = import_net.breakages(one, [str(tmp_path)])
         assert len(searched) == 3 and [b.index for b in broken] == [0] and "imports VALUE" in broken[0].reason
     assert import_net.breakages is counted
+
+
+def test_the_parse_memo_answers_only_the_same_bytes() -> None:
+    from fsdp_unpatch.analysis import prefilter
+    from tests.session_caches import memoised_parses
+
+    seen: list[bytes] = []
+    real = prefilter._parses
+
+    def counted(data: bytes) -> bool:
+        seen.append(data)
+        return real(data)
+
+    parses = memoised_parses(counted)
+    assert parses(b"x = 1\n") and parses(b"x = 1\n") and seen == [b"x = 1\n"]
+    assert not parses(b"def f(:\n") and not parses(b"def f(:\n") and len(seen) == 2
+    assert parses(b"x = 2\n") and len(seen) == 3
