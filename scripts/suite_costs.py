@@ -33,7 +33,8 @@ def costs(junit: Path, floor: float) -> dict[str, float]:
     for case in ElementTree.parse(junit).iter("testcase"):
         path = case.get("classname", "").replace(".", "/") + ".py"
         function = case.get("name", "").split("[", 1)[0]
-        seconds[WORKER_GROUPS.get(path, f"{path}::{function}")] += float(case.get("time", 0))
+        unit = f"{path}::{function}"
+        seconds[WORKER_GROUPS.get(unit, WORKER_GROUPS.get(path, unit))] += float(case.get("time", 0))
     return {unit: round(value, 1) for unit, value in seconds.most_common() if value >= floor}
 
 

@@ -61,12 +61,15 @@ def pytest_xdist_make_scheduler(config, log):
 
 @pytest.fixture(scope="session", autouse=True)
 def memoised_upstream_comparison():
-    """The engine's comparisons with upstream answered from one memo per session (tests/session_caches.py)."""
+    """The engine's comparisons with upstream, and the prefilter's parse test of a file's bytes, answered from
+    one memo per session (tests/session_caches.py)."""
     from fsdp_unpatch import fingerprint
-    from tests.session_caches import memoised
+    from fsdp_unpatch.analysis import prefilter
+    from tests.session_caches import memoised, memoised_parses
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fingerprint, "compare_to_upstream", memoised(fingerprint.compare_to_upstream))
+        patch.setattr(prefilter, "_parses", memoised_parses(prefilter._parses))
         yield fingerprint.compare_to_upstream
 
 

@@ -8,11 +8,12 @@ does not end with one worker busy alone on a training or a release migration tha
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from typing import Mapping
+from typing import Mapping, Optional
 
-# The tests of these files stay on one worker, each group run as one unit. Every other test goes to whichever
-# worker is free. Given by file here, not with `xdist_group` marks: pytest-xdist 3.8 tags a marked test by
-# renaming `item._nodeid`, which pytest 9.2 no longer reads, and the marks would be ignored.
+# The tests of these files (or test functions, `FILE::NAME`) stay on one worker, each group run as one unit.
+# Every other test goes to whichever worker is free. Given by file here, not with `xdist_group` marks:
+# pytest-xdist 3.8 tags a marked test by renaming `item._nodeid`, which pytest 9.2 no longer reads, and the
+# marks would be ignored.
 WORKER_GROUPS = {
     # the trainings: train.py picks its gloo port with free_port() before rank 0 binds it, and a training
     # on the other worker could take it meanwhile; also the module's trainings (`train_runs`, `probe_reports`)
@@ -40,6 +41,10 @@ WORKER_GROUPS = {
     # module-scoped fixtures
     "tests/test_no_torch.py": "test_no_torch",
     "tests/test_prefilter_search.py": "test_prefilter_search",
+    # a test function (all its parameters): the tier and excerpt comparisons of the real releases plan the same
+    # fixes, whose search for broken importers is made once per process (`imports_searched_once`)
+    "tests/test_tiers.py::test_real_releases": "real-release-equivalence",
+    "tests/test_excerpts.py::test_real_releases": "real-release-equivalence",
 }
 
 # Seconds that a group or a test function (all its parameters) took in a measured full run on two workers
@@ -194,9 +199,14 @@ COSTS: Mapping[str, float] = {
 DEFAULT_COST = 0.3
 
 
+def group_of(nodeid: str) -> Optional[str]:
+    """The group of `WORKER_GROUPS` a test belongs to (by its function, else by its file), or None."""
+    return WORKER_GROUPS.get(_function(nodeid), WORKER_GROUPS.get(nodeid.split("::", 1)[0]))
+
+
 def unit_of(nodeid: str) -> str:
-    """The unit of work a test belongs to: its file's group, or the test alone."""
-    return WORKER_GROUPS.get(nodeid.split("::", 1)[0], nodeid)
+    """The unit of work a test belongs to: its function's or its file's group, or the test alone."""
+    return group_of(nodeid) or nodeid
 
 
 def _function(nodeid: str) -> str:

@@ -27,6 +27,7 @@ from fsdp_unpatch.files.lines import line_starts
 from fsdp_unpatch.model import EXCERPT_ABOVE, RunOptions, RunResult
 from fsdp_unpatch.run.batch import run
 from fsdp_unpatch.run.engine import run_together
+from tests.session_caches import imports_searched_once
 from tests.test_tiers import _release, _torch_sources
 from tests.upstream import expanded_copy
 
@@ -60,10 +61,11 @@ def _both(runner, tree: Path, **options) -> tuple[list, list]:
     catalog = load_catalog()
     options.setdefault("analysis", Options(target_torch=Version.parse("2.13")))
     options.setdefault("replacements", True)
-    results = [
-        _fields(runner(discover([str(tree)]), catalog, RunOptions(excerpt_above=above, **options)))
-        for above in (0, 1 << 40)
-    ]
+    with imports_searched_once():  # the same fixes through an excerpt and whole: one search for importers
+        results = [
+            _fields(runner(discover([str(tree)]), catalog, RunOptions(excerpt_above=above, **options)))
+            for above in (0, 1 << 40)
+        ]
     return results[0], results[1]
 
 

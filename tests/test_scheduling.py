@@ -109,10 +109,21 @@ def test_unit_costs_follow_the_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     }
 
 
+def test_a_test_function_of_a_group_goes_with_it_and_the_rest_of_its_file_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scheduling, "WORKER_GROUPS", {"tests/a.py::test_r": "shared", "tests/b.py::test_s": "shared"})
+    assert scheduling.unit_of("tests/a.py::test_r[1]") == scheduling.unit_of("tests/b.py::test_s[2]") == "shared"
+    assert scheduling.unit_of("tests/a.py::test_other") == "tests/a.py::test_other"
+
+
 def test_every_figure_and_group_names_what_exists() -> None:
     """A renamed or deleted test file, test or group leaves no stale entry behind."""
-    for path in scheduling.WORKER_GROUPS:
-        assert (ROOT / path).is_file(), path
+    for key in scheduling.WORKER_GROUPS:
+        path, _, name = key.partition("::")
+        assert (ROOT / path).is_file(), key
+        if name:
+            assert re.search(rf"^def {re.escape(name)}\(", (ROOT / path).read_text(), re.MULTILINE), key
     groups = set(scheduling.WORKER_GROUPS.values())
     for key in scheduling.COSTS:
         if key in groups:

@@ -70,3 +70,58 @@ def test_the_engine_asks_the_session_memo(tmp_path: Path) -> None:
     assert memo, "the run compared no replacement: the memo was bypassed"
     second = check_tree(root)
     assert [(f.code, f.message) for f in second.findings] == [(f.code, f.message) for f in first.findings]
+
+
+def test_the_import_search_memo_searches_again_when_a_rewrite_or_a_file_under_the_roots_changes(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """`imports_searched_once` answers only the same search of the same files: a rewrite that differs in one
+    byte, or an importer written meanwhile, is searched afresh (and finds what it must)."""
+    import os
+
+    from fsdp_unpatch.run import import_net
+    from fsdp_unpatch.run.import_net import Rewrite
+    from tests.session_caches import imports_searched_once
+
+    searched: list[int] = []
+    real = import_net.breakages
+
+    def counted(rewrites, roots, extra=(), exempt=frozenset()):
+        searched.append(1)
+        return real(rewrites, roots, extra, exempt)
+
+    monkeypatch.setattr(import_net, "breakages", counted)
+    (tmp_path / "pyproject.toml").write_text("")
+    patch = tmp_path / "patch.py"
+    patch.write_text("VALUE = 1\n")
+    before = patch.read_bytes()
+    user = tmp_path / "user.py"
+    user.write_text("import os\n")
+    with imports_searched_once():
+        one = [Rewrite(0, str(patch), before, b"OTHER = 1\n")]
+        assert import_net.breakages(one, [str(tmp_path)]) == []
+        assert import_net.breakages(list(one), [str(tmp_path)]) == [] and len(searched) == 1
+        assert import_net.breakages([Rewrite(0, str(patch), before, b"OTHER = 2\n")], [str(tmp_path)]) == []
+        assert len(searched) == 2
+        user.write_text("from patch import VALUE\n")
+        os.utime(user, ns=(1, 1))  # another time than the first search saw, even on a coarse clock
+        broken = import_net.breakages(one, [str(tmp_path)])
+        assert len(searched) == 3 and [b.index for b in broken] == [0] and "imports VALUE" in broken[0].reason
+    assert import_net.breakages is counted
+
+
+def test_the_parse_memo_answers_only_the_same_bytes() -> None:
+    from fsdp_unpatch.analysis import prefilter
+    from tests.session_caches import memoised_parses
+
+    seen: list[bytes] = []
+    real = prefilter._parses
+
+    def counted(data: bytes) -> bool:
+        seen.append(data)
+        return real(data)
+
+    parses = memoised_parses(counted)
+    assert parses(b"x = 1\n") and parses(b"x = 1\n") and seen == [b"x = 1\n"]
+    assert not parses(b"def f(:\n") and not parses(b"def f(:\n") and len(seen) == 2
+    assert parses(b"x = 2\n") and len(seen) == 3

@@ -36,6 +36,7 @@ from fsdp_unpatch.run import alone, batch, noqa_findings
 from fsdp_unpatch.run.batch import run
 from fsdp_unpatch.run.engine import run_together
 from tests.realworld.packages import MIGRATED, PATCHED, Unavailable, sources
+from tests.session_caches import imports_searched_once
 from tests.upstream import expanded_copy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +55,8 @@ def _both(runner, tree: Path, **options) -> tuple[list, list]:
     made once (`_phase_one_once`), through the plain engine as two full runs."""
     catalog = load_catalog()
     options.setdefault("analysis", Options(target_torch=Version.parse("2.13")))
-    with _phase_one_once() if runner is run else _noqa_comments_read_once():
+    # the tiers' fixes are searched for broken importers once when they are the same (`imports_searched_once`)
+    with _phase_one_once() if runner is run else _noqa_comments_read_once(), imports_searched_once():
         on, off = (
             runner(discover([str(tree)]), catalog, RunOptions(screen=tier, ast_findings=tier, **options))
             for tier in (True, False)
@@ -151,7 +153,7 @@ def _together_check_and_fix(tree: Path, **options) -> list[tuple[list, list]]:
     catalog = load_catalog()
     options.setdefault("analysis", Options(target_torch=Version.parse("2.13")))
     by_tier = []
-    with _noqa_comments_read_once():
+    with _noqa_comments_read_once(), imports_searched_once():
         for screen in (True, False):
             kept: list = []
             checked = _fields(
