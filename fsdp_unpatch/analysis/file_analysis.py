@@ -71,6 +71,9 @@ class FileAnalysis:
     file_column: Optional[Callable[[int, int], int]] = None  # (excerpt line, column) -> the file's column
     file_text: Optional[Callable[[str], str]] = None  # the excerpt's text -> the file's (literals put back)
     hidden: Optional[Detail] = None
+    # Whether the bytes the module was parsed from spell `noqa` in any case (None: not known, its code was
+    # generated): the rules that read `# noqa` comments walk the tree's comments only when some may be one.
+    spells_noqa: Optional[bool] = None
     # Positions given by hand to stand-in nodes (a name found inside a string literal), by id.
     _placed: dict[int, CodeRange] = field(default_factory=dict)
 

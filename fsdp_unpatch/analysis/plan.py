@@ -15,6 +15,7 @@ subject to the rules of its kind through the one dispatcher (`dispatch.py`); no 
 
 from __future__ import annotations
 
+import re
 from typing import Mapping, Optional
 
 import libcst as cst
@@ -29,6 +30,8 @@ from fsdp_unpatch.analysis.planned import Edit, Planned
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.semantic.names import ImportTable, is_fsdp2_private, target_id
+
+_NOQA = re.compile(rb"noqa", re.IGNORECASE)
 
 # What the rest of the tool imports from here.
 __all__ = ["Edit", "FileAnalysis", "Installer", "Options", "Planned", "analyze_module"]
@@ -49,6 +52,7 @@ def analyze_module(
     was parsed from (None: its code is generated)."""
     table = ImportTable(module_name, is_package, linked)
     result = FileAnalysis(module=module, module_name=module_name, facts=collect(module, table))
+    result.spells_noqa = None if data is None else _NOQA.search(data) is not None
     if excerpt is not None:  # uses in the statements held aside count (the import clean-up reads them)
         result.facts.name_uses.update(excerpt.hidden.uses)
         result.file_line = excerpt.file_line

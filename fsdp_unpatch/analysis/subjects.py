@@ -42,6 +42,7 @@ class ModuleSubject(Protocol):
     module_name: str
     facts: Facts
     indirect_installs: Optional[list[Indirect]]  # `analysis/indirect_installs.py`; None: not looked for yet
+    spells_noqa: Optional[bool]  # whether its bytes spell `noqa` in any case; None: not known
 
     @property
     def table(self) -> ImportTable: ...
