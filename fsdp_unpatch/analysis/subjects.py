@@ -188,6 +188,8 @@ class ProjectImports:
     buffers: Mapping[int, bytes]
     run: RunOptions
     cache: Any = None
+    # named[i]: whether file i spells a token of the prefilter's first stage, where the run already asked
+    named: Mapping[int, bool] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

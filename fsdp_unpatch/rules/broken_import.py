@@ -5,9 +5,11 @@ patch module: `analysis/prefilter.py`), or the name is a patch part the catalog 
 replacement). The project's other imports are a type checker's business.
 
 Kept cheap for big trees (torch's 2,285 files): the imports are first read from the bytes with a regular
-expression, a name is a suspect only when its module's bytes spell it nowhere as a binding could
-(`def n`, `n =`, `import ... n`, `as n`, ...), and only then are the importer and the module parsed (ast) to
-confirm. A miss of the byte test is a false negative, never a false positive: on real code the rule
+expression; an import is looked at only when its module may be the migration's (a file of it spells a token
+of the prefilter's first stage, which the run already knows of each of its files, or lies in an FSDP2 or
+patch package) or the name is a patch part; a name is a suspect only when its module's bytes spell it
+nowhere as a binding could (`def n`, `n =`, `import ... n`, `as n`, ...), and only then are the importer
+and the module parsed (ast) to confirm. A miss of the byte test is a false negative, never a false positive: on real code the rule
 prefers saying nothing to saying something wrong.
 
 Found over the whole run after the fixes are planned (`imports`: the engine and the batch layer hand the
@@ -20,7 +22,7 @@ import ast
 import hashlib
 import os
 import re
-from typing import TYPE_CHECKING, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Iterator, Mapping, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import Bindings, Imported, bindings, imports, parse
 from fsdp_unpatch.analysis.prefilter import Prefilter, prefilter_for
@@ -51,7 +53,7 @@ def check(subject: ProjectImports, catalog: Optional[Catalog], options: Options)
         return
     read = [buffers.get(i) for i in range(len(paths))]
     roots = roots_of(run, paths, [paths[i] for i in buffers])
-    for index, finding in findings(paths, displays, read, roots, subject.cache, catalog):
+    for index, finding in findings(paths, displays, read, roots, subject.cache, catalog, subject.named):
         if not run.selected(finding.code, displays[index]):
             continue
         data = read[index]
@@ -123,11 +125,13 @@ def findings(
     roots: Optional[Sequence[str]],
     cache=None,
     catalog: Optional[Catalog] = None,
+    named: Mapping[int, bool] = {},
 ) -> Iterator[tuple[int, Finding]]:
     """(index of the run's file, finding) for each import of a name its project module does not bind.
     `read[i]`: the bytes of file i when the caller has them (an editor's buffer), else None (read here).
     `cache` (a `run.cache.Cache`): what this rule learned of each unchanged file last time (`import_facts.py`);
-    `catalog`: what makes a module an FSDP patch module (default: the bundled catalog)."""
+    `catalog`: what makes a module an FSDP patch module (default: the bundled catalog); `named[i]`: whether
+    file i spells a prefilter token, where the caller knows it (else it is read here when needed)."""
     project = project_files(roots if roots is not None else paths, paths)
     by_module: dict[str, list[ProjectFile]] = {}
     packages = set()
@@ -155,6 +159,8 @@ def findings(
         known if isinstance(known, ImportFacts) else ImportFacts(),
         prefilter_for(catalog if catalog is not None else load_catalog()),
     )
+    for index, verdict in named.items():
+        targets.named[targets.key_of(paths[index])] = verdict
     for index, (path, display) in enumerate(zip(paths, displays)):
         importer = project.files.get(targets.key_of(path))
         if importer is None:
@@ -219,6 +225,8 @@ class _Targets:
         self.project = project
         self.prefilter = prefilter
         self.patch_modules: dict[object, bool] = {}
+        self.named: dict[object, bool] = {}  # a file spells a token of the prefilter's first stage (the run's)
+        self.candidate: dict[object, bool] = {}  # it spells one, or lies in an FSDP2 or patch package
         self.buffers = buffers
         self.known = known
         self.facts: dict[str, FileFacts] = {}
@@ -292,6 +300,22 @@ class _Targets:
                 path = entry.paths[0]
                 self.patch_modules[entry.key] = self.prefilter.worth_parsing(self.data_of(path), path)
             if self.patch_modules[entry.key]:
+                return True
+        return False
+
+    def may_be_in_migration(self, entries: Sequence[ProjectFile], name: str) -> bool:
+        """What `in_migration` needs, cheap to ask first: the name is a patch part, or a file of the module spells
+        an FSDP2 token or lies in an FSDP2 or patch package. Most imports of a big tree fail it at once."""
+        if name in self.prefilter.vocabulary.patch_names:
+            return True
+        for entry in entries:
+            if entry.key not in self.candidate:
+                path = entry.paths[0]
+                named = self.named.get(entry.key)
+                if named is None:
+                    named = self.prefilter.has_token(self.data_of(path))
+                self.candidate[entry.key] = named or self.prefilter.in_package(path)
+            if self.candidate[entry.key]:
                 return True
         return False
 
@@ -418,7 +442,11 @@ def _check_file(path, pairs, display, module, is_package, by_module, project, ta
         if f"{target}.{name}" in project.modules:
             continue  # a submodule
         entries = by_module[target]
-        if not any(targets.may_bind(e, name) for e in entries) and targets.in_migration(entries, name):
+        if (
+            targets.may_be_in_migration(entries, name)
+            and not any(targets.may_bind(e, name) for e in entries)
+            and targets.in_migration(entries, name)
+        ):
             suspects.add((target, name))
     if not suspects:
         return

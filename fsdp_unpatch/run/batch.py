@@ -255,7 +255,8 @@ def run(
     buffers = {i: item.candidate.data for i, item in enumerate(items) if item.candidate.data is not None}
     if options.fix:  # the import net: no fix breaks an import (README, Safety)
         guard(files, transactions, paths, roots_of(options, paths, [paths[i] for i in buffers]))
-    report_imports(files, paths, buffers, options, catalog, cache if use_cache else None)
+    named = {i: item.named_fsdp for i, item in enumerate(items) if item.error is None}
+    report_imports(files, paths, buffers, options, catalog, cache if use_cache else None, named)
     if options.fix and options.write:
         from fsdp_unpatch.fixes.transaction import commit_groups
 

@@ -352,12 +352,14 @@ def report_imports(
     options: RunOptions,
     catalog: Optional[Catalog],
     cache=None,
+    named: Optional[Mapping[int, bool]] = None,
 ) -> None:
     """The findings of the `imports` checks (FSU306) on the run's files, added to `files` (the results, in the
-    order of `paths`); `buffers[i]`: an editor's bytes for file i; `cache`: the run cache, or None."""
+    order of `paths`); `buffers[i]`: an editor's bytes for file i; `cache`: the run cache, or None; `named[i]`:
+    whether file i spells a prefilter token, where the run knows it."""
     from fsdp_unpatch.analysis.dispatch import dispatch
     from fsdp_unpatch.analysis.subjects import ProjectImports
 
-    subject = ProjectImports(paths, [f.display for f in files], buffers, options, cache)
+    subject = ProjectImports(paths, [f.display for f in files], buffers, options, cache, named or {})
     for found in dispatch("imports", subject, catalog, options=options.analysis):
         files[found.index].findings.append(found.finding)
