@@ -413,3 +413,105 @@ def test_no_module_outside_the_rules_and_the_dispatcher_imports_a_rule_module() 
         for hit in _rule_module_imports(name, ast.parse(path.read_bytes()))
     ]
     assert found == []
+
+
+# The one module that walks folders (issue 32): discovery, the project model and the build digest ask it.
+FOLDER_WALK = "fsdp_unpatch.files.walk"
+_WALKS = {"walk", "fwalk", "rglob"}  # os.walk, os.fwalk, Path.walk, Path.rglob (a local `def walk` is no call of them)
+_LISTINGS = {"scandir", "listdir", "iterdir", "glob", "iglob"}  # one folder, unless a loop descends with them
+
+
+def _called(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _is_walk(call: ast.Call, from_os: dict[str, str]) -> bool:
+    """A call that walks a tree whatever calls it: `os.walk`, `Path.rglob`, a recursive glob."""
+    name = _called(call)
+    if isinstance(call.func, ast.Attribute) and name in _WALKS:
+        return getattr(call.func.value, "id", None) != "ast"
+    if isinstance(call.func, ast.Name) and from_os.get(name) in _WALKS:
+        return True
+    pattern = call.args[0] if call.args else None
+    return name in {"glob", "iglob"} and (
+        any(k.arg == "recursive" for k in call.keywords)
+        or (isinstance(pattern, ast.Constant) and "**" in str(pattern.value))
+    )
+
+
+def _descends(node: ast.AST) -> bool:
+    """Code whose listings may go down a tree: a `while` loop (over a stack of folders), a function that
+    calls itself, a `for` loop over a list that it adds to."""
+    if isinstance(node, ast.While):
+        return True
+    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return any(_called(call) == node.name for call in calls)
+    if isinstance(node, ast.For) and isinstance(node.iter, ast.Name):
+        grown = node.iter.id
+        return any(
+            isinstance(c.func, ast.Attribute)
+            and c.func.attr in {"append", "extend", "insert"}
+            and getattr(c.func.value, "id", None) == grown
+            for c in calls
+        )
+    return False
+
+
+def _walks_folders(tree: ast.Module) -> list[int]:
+    """Lines where a module walks folders itself: a call of a walk (not `ast.walk`, not a local `def walk`),
+    or a listing (`os.scandir`, `os.listdir`, `Path.iterdir`, `glob`) in code that descends. A listing of a
+    folder, or of each of some given folders, is no walk."""
+    from_os = {  # what `from os import walk as w` binds, by the name it binds
+        a.asname or a.name: a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ImportFrom) and n.module == "os"
+        for a in n.names
+    }
+    found = {n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and _is_walk(n, from_os)}
+    for node in ast.walk(tree):
+        if _descends(node):
+            found.update(n.lineno for n in ast.walk(node) if isinstance(n, ast.Call) and _called(n) in _LISTINGS)
+    return sorted(found)
+
+
+def test_the_folder_walk_finder_finds_one() -> None:
+    walks = [
+        "import os\nfor folder, subs, names in os.walk(root):\n    pass\n",
+        "from os import walk as w\nfound = list(w(root))\n",
+        "def f(root):\n    return list(root.rglob('*.py'))\n",
+        "import glob\nfound = glob.glob('src/**/*.py', recursive=True)\n",
+        "def f(root):\n    return list(root.glob('**/*.py'))\n",
+        # a stack of folders, as discovery's walk was written
+        "import os\ndef f(root):\n    stack = [root]\n    while stack:\n"
+        "        for e in os.scandir(stack.pop()):\n            stack.append(e.path)\n",
+        # a function that calls itself on each subfolder
+        "import os\ndef f(folder):\n    for name in os.listdir(folder):\n        f(os.path.join(folder, name))\n",
+        # a for loop over a list it grows
+        "import os\ndef f(root):\n    folders = [root]\n    for folder in folders:\n"
+        "        folders.extend(e.path for e in os.scandir(folder) if e.is_dir())\n",
+    ]
+    for source in walks:
+        assert _walks_folders(ast.parse(source)), source
+    listings = [
+        # one folder, and each of some given folders: no walk (journal.py, cache.py, upstream.py)
+        "import os\ndef f(folder):\n    return sorted(os.listdir(folder))\n",
+        "import os\ndef f(folders):\n    for folder in sorted(set(folders)):\n        names = os.listdir(folder)\n",
+        "def f(root):\n    return sorted(root.glob('*.py'))\n",
+        "import ast\nfor node in ast.walk(tree):\n    pass\n",
+        "def f(body):\n    def walk(block):\n        for s in block:\n            walk(s.body)\n    walk(body)\n",
+    ]
+    for source in listings:
+        assert not _walks_folders(ast.parse(source)), source
+
+
+def test_only_one_module_walks_folders() -> None:
+    """The shipped code counts: `fsdp_unpatch/` and `codemods/`."""
+    paths = [p for p in [*PACKAGE.rglob("*.py"), *(PACKAGE.parent / "codemods").glob("*.py")]]
+    walking = {
+        _module_name(p) if p.is_relative_to(PACKAGE) else f"codemods.{p.stem}": lines
+        for p in paths
+        if "__pycache__" not in p.parts and (lines := _walks_folders(ast.parse(p.read_bytes())))
+    }
+    assert sorted(walking) == [FOLDER_WALK], walking

@@ -11,11 +11,13 @@ from collections import Counter
 from pathlib import Path
 
 from fsdp_unpatch import api
+from fsdp_unpatch.files import walk
 from fsdp_unpatch.project import identity
 from fsdp_unpatch.project.identity import project_files
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "legacy_project"
 IDENTITY = os.path.normcase(identity.__file__)
+WALK = os.path.normcase(walk.__file__)
 
 
 def _tree(root: Path) -> list[str]:
@@ -27,12 +29,17 @@ def _tree(root: Path) -> list[str]:
 
 
 def _walks_of(root: str, monkeypatch) -> list[str]:
-    """Records each listing of `root` made by the project walk (not discovery's own walk)."""
+    """Records each listing of `root` made for the project model (the walk that `identity.py` drives, not
+    discovery's)."""
     listed: list[str] = []
     real = os.scandir
 
     def counted(path=".", *args):
-        if os.path.normcase(sys._getframe(1).f_code.co_filename) == IDENTITY and os.path.abspath(path) == root:
+        walker, driver = sys._getframe(1), sys._getframe(2)  # the walk, and the loop that resumes it
+        by_identity = os.path.normcase(walker.f_code.co_filename) == WALK and (
+            os.path.normcase(driver.f_code.co_filename) == IDENTITY
+        )
+        if by_identity and os.path.abspath(path) == root:
             listed.append(path)
         return real(path, *args)
 

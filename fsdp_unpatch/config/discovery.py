@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
+from fsdp_unpatch.files.walk import walk_folders
+
 # Folders that hold no project source: version control, caches, virtual environments, build output.
 SKIPPED_DIRS = frozenset(
     {
@@ -114,10 +116,9 @@ def discover(
                     explicit=False,
                     problem=f"cannot read folder: {error.strerror or error}; the files in it were not checked",
                 )
-            real_root = os.path.realpath(raw)
-            for path, link, entry in found:
+            for path, link, entry, real in found:
                 # The walk follows no folder links, so only a file link needs resolving (realpath is slow).
-                key = os.path.realpath(path) if link else os.path.join(real_root, path[len(walked) :].lstrip(os.sep))
+                key = os.path.realpath(path) if link else real
                 if key not in seen and not _same_file_seen(path, seen, entry):
                     seen.add(key)
                     leaves = link and not _inside(key, roots)
@@ -154,41 +155,21 @@ def _walk_root(raw: str) -> str:
 
 def _walk(
     root: str, exclusion=None, onerror=None, prune: frozenset[str] = frozenset()
-) -> Iterator[tuple[str, bool, os.DirEntry]]:
-    """(path, is a symbolic link, its directory entry) of the Python files below `root`, like `os.walk`
-    (no folder link followed) with `os.scandir`: one system call per folder, file types from the entries.
-    Exclude patterns and `.gitignore` files are evaluated only in folders where some apply."""
-    folders = [root]
-    while folders:
-        folder = folders.pop()
-        try:
-            with os.scandir(folder) as listing:
-                entries = list(listing)
-        except OSError as error:
-            if onerror is not None:
-                onerror(error)
-            continue
-        check = exclusion is not None and exclusion.applies_in(folder)
-        skipped = SKIPPED_DIRS if exclusion is None else exclusion.default_names
-        for entry in entries:
-            name = entry.name
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            if is_dir:
-                if entry.is_symlink() or name.startswith(".") or name in skipped:
-                    continue
-                path = entry.path
-                if _is_virtualenv(path) or (check and exclusion.excluded(path, True)):
-                    continue
-                if prune and os.path.realpath(path) in prune:
-                    continue
-                folders.append(path)
-            elif name.endswith(PYTHON_SUFFIXES):
-                path = entry.path
-                if not (check and exclusion.excluded(path, False)):
-                    yield path, entry.is_symlink(), entry
+) -> Iterator[tuple[str, bool, os.DirEntry, str]]:
+    """(path, is a symbolic link, its directory entry, its folder's real path joined with its name) of the
+    Python files below `root`, following no folder link. Exclude patterns and `.gitignore` files are evaluated
+    only in folders where some apply."""
+    skipped = SKIPPED_DIRS if exclusion is None else exclusion.default_names
+    for folder in walk_folders(root, skip=skipped, prune=prune, onerror=onerror):
+        check = exclusion is not None and exclusion.applies_in(folder.path)
+        folder.subfolders[:] = [
+            entry
+            for entry in folder.subfolders
+            if not (_is_virtualenv(entry.path) or (check and exclusion.excluded(entry.path, True)))
+        ]
+        for entry in folder.files:
+            if entry.name.endswith(PYTHON_SUFFIXES) and not (check and exclusion.excluded(entry.path, False)):
+                yield entry.path, entry.is_symlink(), entry, os.path.join(folder.real, entry.name)
 
 
 def outside_files(root: str, covered: Iterable[str]) -> Iterator[str]:

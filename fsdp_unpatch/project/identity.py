@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional, Sequence
 
 from fsdp_unpatch.files.regular import FileStat, StatLike
+from fsdp_unpatch.files.walk import walk_folders
 
-# Folders that hold no code of the project's own (tools, environments, caches).
 # Files that make a folder the start of a project's module names (a project root, not a namespace portion).
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+# Folders that hold no code of the project's own (tools, environments, caches).
 _SKIPPED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages", "venv", "env"})
 
 
@@ -266,50 +267,22 @@ def project_files(roots: Iterable[str], extra: Iterable[str] = ()) -> Project:
 def _walk(roots: list[str]) -> Project:
     project = Project()
     homes = [os.path.realpath(r) for r in roots]
-    for root, home in zip(roots, homes):
+    for root in roots:
         if not os.path.isdir(root):
             if os.path.lexists(root):
                 project.add(root)
             continue
         top = os.path.abspath(root)
-        # (folder, its absolute path, its real path, the real folders above it: a link back to one loops)
-        stack: list[tuple[str, str, str, frozenset[str]]] = [(root, top, home, frozenset())]
-        while stack:
-            folder, absolute, real, chain = stack.pop()
-            chain = chain | {real}
-            try:
-                with os.scandir(folder) as listing:
-                    entries = sorted(listing, key=lambda e: e.name)
-            except OSError:
+        for folder in walk_folders(root, ordered=True, skip=_SKIPPED, follow=homes):
+            if folder.below and _virtualenv(folder.path, folder.entries):
+                folder.subfolders.clear()
                 continue
-            if absolute != top and _virtualenv(folder, entries):
-                continue
-            subfolders = []
-            files = []
-            package = False
-            for entry in entries:
-                name = entry.name
-                if name.startswith("."):
-                    continue
-                try:
-                    is_dir = entry.is_dir()
-                except OSError:
-                    is_dir = False
-                if is_dir:
-                    if name in _SKIPPED:
-                        continue
-                    link = entry.is_symlink()
-                    if link and not _inside(entry.path, homes, chain):
-                        continue
-                    inner = os.path.realpath(entry.path) if link else os.path.join(real, name)
-                    subfolders.append((entry.path, os.path.join(absolute, name), inner, chain))
-                elif name.endswith(".py"):
-                    files.append(entry)
-                    package = package or (name == "__init__.py" and _is_file(entry))
-            project.packages.setdefault(absolute, package)  # what `_is_package` would find, known from the listing
+            absolute = os.path.join(top, folder.below) if folder.below else top
+            files = [e for e in folder.files if e.name.endswith(".py") and not e.name.startswith(".")]
+            # what `_is_package` would find, known from the listing
+            project.packages.setdefault(absolute, any(e.name == "__init__.py" and _is_file(e) for e in files))
             for entry in files:
                 project.add(entry.path, top, os.path.join(absolute, entry.name), _is_link(entry))
-            stack.extend(reversed(subfolders))
     return project
 
 
@@ -336,11 +309,6 @@ def _top_of(path: str, tops: Iterable[str]) -> Optional[str]:
     """The folder of `tops` (absolute) that holds `path`."""
     where = os.path.abspath(path)
     return next((top for top in tops if where.startswith(top + os.sep)), None)
-
-
-def _inside(link: str, homes: list[str], chain: frozenset[str]) -> bool:
-    target = os.path.realpath(link)
-    return target not in chain and any(target == h or target.startswith(h + os.sep) for h in homes)
 
 
 def find_root(path: str) -> Optional[str]:

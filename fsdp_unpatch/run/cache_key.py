@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Iterable, Optional
 
+from fsdp_unpatch.files.walk import walk_folders
+
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the fsdp_unpatch package
 DATA_DIR = PACKAGE_DIR / "data"
 
@@ -52,10 +54,12 @@ def files_digest(roots: Iterable[Path]) -> str:
     for root in roots:
         if not root.is_dir():
             continue
-        found = []
-        for folder, subfolders, names in os.walk(root):
-            subfolders[:] = [name for name in subfolders if name != "__pycache__"]
-            found += [os.path.join(folder, name) for name in names if not name.endswith((".pyc", ".pyo"))]
+        found = [
+            entry.path
+            for folder in walk_folders(str(root), hidden=False, skip=("__pycache__",))
+            for entry in folder.files
+            if not entry.name.endswith((".pyc", ".pyo"))
+        ]
         for path in sorted(found):
             try:
                 info = os.stat(path)
