@@ -50,5 +50,5 @@ def unused_noqa_findings(unit: Unit, options: RunOptions, catalog: Catalog) -> l
     findings = list(dispatch("planned", subject, catalog, options=options.analysis))
     if not findings:
         return []
-    # A noqa comment of FSU501 silences it even under `--ignore-noqa`, as ruff's RUF100 (ignore_noqa=False).
+    # FSU501 named in a noqa comment silences it even under `--ignore-noqa`, as RUF100 in ruff's.
     return reported(findings, lambda f: f.span.line, lambda: text, ignore_noqa=False)
