@@ -515,3 +515,80 @@ def test_only_one_module_walks_folders() -> None:
         if "__pycache__" not in p.parts and (lines := _walks_folders(ast.parse(p.read_bytes())))
     }
     assert sorted(walking) == [FOLDER_WALK], walking
+
+
+# Issue 32 item 1: one module applies noqa comments to findings (`suppression.reported`, and `--ignore-noqa` with
+# it); every path hands its findings to it. Reading comments to add one (`fixes/add_noqa.py`) or to report one
+# (FSU502) applies none.
+SUPPRESSION = "fsdp_unpatch.analysis.suppression"
+_NOQA_TESTS = ("is_suppressed", "noqa_codes")  # the per-line tests of a noqa comment
+
+
+def _reads_ignore_noqa(node: ast.AST) -> bool:
+    """Whether `node` reads `ignore_noqa` itself: what a call is handed (`reported(..., ignore_noqa=o.ignore_noqa)`)
+    is the callee's to apply."""
+    if isinstance(node, ast.Call):
+        return _reads_ignore_noqa(node.func)
+    if (isinstance(node, ast.Name) and node.id == "ignore_noqa") or (
+        isinstance(node, ast.Attribute) and node.attr == "ignore_noqa"
+    ):
+        return True
+    return any(_reads_ignore_noqa(child) for child in ast.iter_child_nodes(node))
+
+
+def _noqa_applied(module: str, tree: ast.Module) -> list[str]:
+    """Where a module decides whether a `# noqa` silences a finding: a call of a per-line test, or `ignore_noqa`
+    read as a condition (`if`, `and`/`or`, `not`, a comprehension's `if`). Copying the option into another
+    (`ignore_noqa=request.ignore_noqa`) or handing it to a call decides nothing."""
+    found = []
+    for node in ast.walk(tree):
+        conditions: list[ast.AST] = []
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", getattr(node.func, "attr", None))
+            if name in _NOQA_TESTS:
+                found.append(f"{module}:{node.lineno}: {name}()")
+        elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            conditions = [node.test]
+        elif isinstance(node, ast.BoolOp):
+            conditions = list(node.values)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            conditions = [node.operand]
+        elif isinstance(node, ast.comprehension):
+            conditions = list(node.ifs)
+        found += [f"{module}:{c.lineno}: ignore_noqa" for c in conditions if _reads_ignore_noqa(c)]  # type: ignore[attr-defined]
+    return sorted(set(found))
+
+
+def test_the_noqa_finder_finds_each_way_to_apply_one() -> None:
+    source = (
+        "def selection(units, options):\n"
+        "    for unit in units:\n"
+        "        if options.ignore_noqa or not is_suppressed(lines, line, code):\n"
+        "            yield unit\n"
+        "    return [f for f in found if not options.ignore_noqa]\n"
+        "def codes(lines, line):\n"
+        "    return suppression.noqa_codes(lines, line)\n"
+    )
+    assert _noqa_applied("fsdp_unpatch.run.probe", ast.parse(source)) == [
+        "fsdp_unpatch.run.probe:3: ignore_noqa",
+        "fsdp_unpatch.run.probe:3: is_suppressed()",
+        "fsdp_unpatch.run.probe:5: ignore_noqa",
+        "fsdp_unpatch.run.probe:7: noqa_codes()",
+    ]
+    passed_on = (
+        "options = RunOptions(ignore_noqa=request.ignore_noqa)\n"
+        "shown = [('ignore-noqa', request.ignore_noqa)]\n"
+        "if reported(found, line, text, ignore_noqa=options.ignore_noqa):\n"
+        "    pass\n"
+    )
+    assert _noqa_applied("fsdp_unpatch.run.probe", ast.parse(passed_on)) == []
+
+
+def test_only_the_suppression_module_applies_noqa() -> None:
+    codemods = PACKAGE.parent / "codemods"
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts}
+    paths.update({f"fsdp_unpatch.codemods.{p.stem}": p for p in codemods.glob("*.py")})
+    applying = {name for name, path in paths.items() if _noqa_applied(name, ast.parse(path.read_bytes()))}
+    assert applying == {SUPPRESSION}, sorted(
+        hit for name, path in sorted(paths.items()) for hit in _noqa_applied(name, ast.parse(path.read_bytes()))
+    )

@@ -147,3 +147,36 @@ def test_unused_noqa_can_be_ignored(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(UNUSED)
     settings = Settings(ignore=("FSU5",))
     assert "FSU501" not in _codes(check_tree(tmp_path, selected=settings.is_selected))
+
+
+def test_reported_applies_each_kind_of_noqa_and_reads_the_text_only_when_needed() -> None:
+    """`suppression.reported`, the one place noqa comments apply (a layout test holds it so)."""
+    from dataclasses import dataclass
+
+    from fsdp_unpatch.analysis.suppression import reported
+    from fsdp_unpatch.rules.registry import all_rules
+
+    all_rules()  # FSU502 declares the code a noqa without colon cannot silence
+
+    @dataclass(frozen=True)
+    class Found:
+        code: str
+        line: int
+
+    text = "a  # noqa: FSU001\nb  # noqa\nc  # NOQA FSU502\nd\r\ne  # noqa: fsu101\n"
+    found = [Found("FSU001", 1), Found("FSU101", 1), Found("FSU101", 2), Found("FSU502", 3), Found("FSU101", 3)]
+    found += [Found("FSU101", 4), Found("FSU101", 5), Found("FSU101", 0), Found("FSU101", 9)]
+    asked: list[str] = []
+
+    def read() -> str:
+        asked.append("text")
+        return text
+
+    shown = reported(found, lambda f: f.line, read, ignore_noqa=False)
+    # the code named, a bare noqa, a noqa without colon but for FSU502's own finding, any case; lines outside
+    # the file hold no comment
+    assert shown == [Found("FSU101", 1), Found("FSU502", 3), Found("FSU101", 4), Found("FSU101", 0), Found("FSU101", 9)]
+    assert reported(found, lambda f: f.line, read, ignore_noqa=True) == found
+    assert reported([], lambda f: f.line, read, ignore_noqa=False) == []
+    assert asked == ["text"]  # neither under --ignore-noqa nor for a file with no finding
+    assert reported(found, lambda f: 1 / 0, lambda: "no comment\n", ignore_noqa=False) == found  # not placed

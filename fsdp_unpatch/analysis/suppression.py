@@ -1,5 +1,9 @@
 """What the source itself asks to leave alone: `# noqa` on a line, `# fsdp-unpatch: skip-file` for a file,
 and where each code of a `# noqa` stands (FSU501 says which suppress nothing: `rules/unused_noqa.py`).
+
+`reported` is where noqa comments, and `--ignore-noqa`, are applied to findings: the engine's selection (the
+findings of the libcst analysis and of the `ast` model, before any fix is planned: a silenced finding is not
+fixed), FSU501's findings and FSU306's hand theirs to it.
 """
 
 from __future__ import annotations
@@ -8,7 +12,9 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Iterable, Optional, Protocol, TypeVar
+
+from fsdp_unpatch.files.lines import python_lines
 
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 SKIP_FILE = re.compile(rb"^[ \t]*#[ \t]*fsdp-unpatch:[ \t]*skip-file[ \t]*$", re.MULTILINE)
@@ -41,6 +47,29 @@ def is_suppressed(lines: list[str], line: int, code: str) -> bool:
     if not codes:
         return code not in NOT_SILENCED_WITHOUT_COLON or NOQA_WITHOUT_COLON.search(lines[line - 1]) is None
     return code in codes
+
+
+class _Coded(Protocol):
+    @property
+    def code(self) -> str: ...
+
+
+F = TypeVar("F", bound=_Coded)
+
+
+def reported(found: Iterable[F], line: Callable[[F], int], text: Callable[[], str], *, ignore_noqa: bool) -> list[F]:
+    """The findings of one file the run reports, in their order: all of `found` under `ignore_noqa`, else those
+    that no `# noqa` comment of their line silences. `line(f)`: f's 1-based line in the file (an excerpt's
+    finding at the file's line; a line outside the file has no comment); `text()`: the file's text, read, and
+    split into lines, only when a finding may be silenced."""
+    found = list(found)
+    if ignore_noqa or not found:
+        return found
+    source = text()
+    if NOQA.search(source) is None:  # no line holds a noqa comment
+        return found
+    lines = python_lines(source)
+    return [f for f in found if not is_suppressed(lines, line(f), f.code)]
 
 
 def skips_file(data: bytes) -> bool:

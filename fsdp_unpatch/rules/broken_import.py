@@ -22,12 +22,12 @@ import ast
 import hashlib
 import os
 import re
+from functools import partial
 from typing import TYPE_CHECKING, Iterator, Mapping, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import Bindings, Imported, bindings, imports, parse
 from fsdp_unpatch.analysis.prefilter import Prefilter, prefilter_for
 from fsdp_unpatch.catalog import Catalog, load_catalog
-from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.files.regular import read_regular, regular_record
 from fsdp_unpatch.model import Finding, Span
 from fsdp_unpatch.project import import_facts
@@ -46,21 +46,30 @@ def check(subject: ProjectImports, catalog: Optional[Catalog], options: Options)
     does not report FSU306 or a noqa comment suppresses it; `subject.cache`: the run cache, which keeps what
     the rule learns of each file (`project/import_facts.py`)."""
     from fsdp_unpatch.analysis.subjects import FileFinding
-    from fsdp_unpatch.analysis.suppression import is_suppressed
+    from fsdp_unpatch.analysis.suppression import reported
 
     run, paths, buffers, displays = subject.run, subject.paths, subject.buffers, subject.displays
     if not any(run.selected(BROKEN_IMPORT.code, display) for display in displays):
         return
     read = [buffers.get(i) for i in range(len(paths))]
     roots = roots_of(run, paths, [paths[i] for i in buffers])
-    for index, finding in findings(paths, displays, read, roots, subject.cache, catalog, subject.named):
-        if not run.selected(finding.code, displays[index]):
-            continue
-        data = read[index]
-        if data is None:
-            data = _read(paths[index])
-        lines = python_lines(data.decode("utf-8", "replace"))
-        if run.ignore_noqa or not is_suppressed(lines, finding.span.line, finding.code):
+    chosen = [
+        (i, f)
+        for i, f in findings(paths, displays, read, roots, subject.cache, catalog, subject.named)
+        if run.selected(f.code, displays[i])
+    ]
+    by_file: dict[int, list[Finding]] = {}
+    for index, finding in chosen:
+        by_file.setdefault(index, []).append(finding)
+    kept = {
+        id(finding)
+        for index, found in by_file.items()
+        for finding in reported(
+            found, lambda f: f.span.line, partial(_text, read[index], paths[index]), ignore_noqa=run.ignore_noqa
+        )
+    }
+    for index, finding in chosen:
+        if id(finding) in kept:
             yield FileFinding(index, finding)
 
 
@@ -486,6 +495,11 @@ def _check_file(path, pairs, display, module, is_package, by_module, project, ta
 
 def _where(entry: ProjectFile) -> str:
     return shown_path(entry.paths[0])
+
+
+def _text(data: Optional[bytes], path: str) -> str:
+    """The text a file's noqa comments are read from: the editor's bytes, else the file's."""
+    return (data if data is not None else _read(path)).decode("utf-8", "replace")
 
 
 def _read(path: str) -> bytes:

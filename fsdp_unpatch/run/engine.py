@@ -28,10 +28,9 @@ from fsdp_unpatch.analysis.source import (
     on_big_stack,
     parse_source,
 )
-from fsdp_unpatch.analysis.suppression import is_suppressed, skips_file
+from fsdp_unpatch.analysis.suppression import reported, skips_file
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate
-from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.files.reading import SourceError, SourceFile, declared_encoding, read_candidate
 from fsdp_unpatch.files.signals import checkpoint
 from fsdp_unpatch.fixes.transaction import Change, commit_groups, hold_back
@@ -403,20 +402,32 @@ class Run:
         self.blockers[id(unit)] = str(error)
 
     def selection(self) -> set[int]:
-        selected: set[int] = set()
-        for unit in self.units:
-            if unit.analysis is None:
-                selected |= on_ast.selected(unit, self.options)
-                continue
-            lines = python_lines(unit.source.data.decode(unit.analysis.module.encoding, "replace"))  # type: ignore[union-attr]
-            for planned in unit.analysis.planned:
-                if not self.options.selected(planned.code, unit.candidate.display):
-                    continue
-                if self.options.ignore_noqa or not is_suppressed(
-                    lines, unit.position(planned.node).start.line, planned.code
-                ):
-                    selected.add(id(planned))
-        return selected
+        return {id(planned) for unit in self.units for planned in self.reported(unit)}
+
+    def reported(self, unit: Unit) -> list[Planned]:
+        """The file's findings the run reports: selected for the file, and not silenced by a `# noqa`."""
+        source = unit.source
+        lines: Optional[dict[int, int]] = None  # the `ast` model's lines; an analysed file's are placed on need
+        if source is None:
+            return []
+        if unit.analysis is not None:
+            encoding, planned = unit.analysis.module.encoding, unit.analysis.planned
+        elif unit.on_ast is not None:  # decided on the `ast` model: UTF-8 files only
+            encoding, planned = "utf-8", [p for p, _ in unit.on_ast.planned]
+            lines = {id(p): where.start_line for p, where in unit.on_ast.planned}
+        else:
+            return []
+
+        def line(planned: Planned) -> int:
+            return lines[id(planned)] if lines is not None else unit.position(planned.node).start.line
+
+        display = unit.candidate.display
+        return reported(
+            [p for p in planned if self.options.selected(p.code, display)],
+            line,
+            lambda: source.data.decode(encoding, "replace"),
+            ignore_noqa=self.options.ignore_noqa,
+        )
 
     def settle(self) -> set[int]:
         """The findings reported and the last cross-file decisions, made once: `results` may be asked again."""

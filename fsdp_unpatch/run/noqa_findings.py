@@ -8,9 +8,8 @@ from dataclasses import replace
 
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.subjects import PlannedFile
-from fsdp_unpatch.analysis.suppression import NoqaCode, is_suppressed, noqa_code_positions
+from fsdp_unpatch.analysis.suppression import NoqaCode, noqa_code_positions, reported
 from fsdp_unpatch.catalog import Catalog
-from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.model import Finding, RunOptions
 from fsdp_unpatch.run.unit import Unit
 
@@ -51,5 +50,5 @@ def unused_noqa_findings(unit: Unit, options: RunOptions, catalog: Catalog) -> l
     findings = list(dispatch("planned", subject, catalog, options=options.analysis))
     if not findings:
         return []
-    lines = python_lines(text)
-    return [f for f in findings if not is_suppressed(lines, f.span.line, f.code)]
+    # FSU501 named in a noqa comment silences it even under `--ignore-noqa`, as RUF100 in ruff's.
+    return reported(findings, lambda f: f.span.line, lambda: text, ignore_noqa=False)

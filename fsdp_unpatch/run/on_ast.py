@@ -7,9 +7,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from fsdp_unpatch.analysis.ast_findings import findings_on_ast
-from fsdp_unpatch.analysis.suppression import is_suppressed
 from fsdp_unpatch.catalog import Catalog
-from fsdp_unpatch.files.lines import python_lines
 from fsdp_unpatch.model import FileResult, Finding, RunOptions, Span
 from fsdp_unpatch.run.module_aliases import exporters_imported_elsewhere
 from fsdp_unpatch.run.unit import Unit
@@ -33,19 +31,6 @@ def to_parse(units: Sequence[Unit], catalog: Catalog) -> list[Unit]:
     if decided and (any(u.analysis is not None for u in units) or exporters_imported_elsewhere(units, catalog)):
         return decided
     return []
-
-
-def selected(unit: Unit, options: RunOptions) -> set[int]:
-    """The findings reported (`Run.selection`): selected for the file and not suppressed by a `# noqa`."""
-    if unit.on_ast is None or unit.source is None:
-        return set()
-    lines = python_lines(unit.source.data.decode("utf-8", "replace"))
-    return {
-        id(planned)
-        for planned, where in unit.on_ast.planned
-        if options.selected(planned.code, unit.candidate.display)
-        and (options.ignore_noqa or not is_suppressed(lines, where.start_line, planned.code))
-    }
 
 
 def finish(unit: Unit, result: FileResult, chosen: set[int], catalog: Catalog) -> FileResult:
