@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import bindings, imports, parse
+from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.model import FileResult, RunOptions
 from fsdp_unpatch.project.identity import Project, ProjectFile, module_name, project_files, shown_path
@@ -101,7 +102,8 @@ def breakages(
         modules[r.index] = names
         if any(kinds):
             packages.add(r.index)
-    found.update((b.index, b) for b in _search(project, rewritten, risky, lost, modules, packages))
+    with no_cyclic_gc():  # the search builds and drops syntax trees (no cycles): the collector would walk them
+        found.update((b.index, b) for b in _search(project, rewritten, risky, lost, modules, packages))
     return [found[k] for k in sorted(found)]
 
 
@@ -275,12 +277,38 @@ def _may_import_from(entry: ProjectFile, data: bytes, modules: Iterable[str]) ->
     return any(p == m or p.startswith(m + ".") for p in packages for m in modules)
 
 
+_BEFORE_A_READ = (b".", b",", b"(", b"import")  # `x.n`, `from m import a, n`, `(a,\n n`, `import n`
+_SPACE = b" \t\r\n\\\f"
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_").__contains__
+
+
+def _may_read(data: bytes, names: Iterable[str]) -> bool:
+    """Whether the bytes spell one of `names` where an import can read it (what `bindings.imports` finds): as
+    the attribute of `x.n`, or among the names of `from m import ...` (after `import`, a comma or a
+    parenthesis, however spaced or continued); yes, too, when a comment may lie between. Most files that spell
+    a common name a fix unbinds (`dist`, `cast`) spell it only as `import a.b as dist` or `dist.f()`."""
+    for name in names:
+        spelled = name.encode("utf-8", "surrogateescape")
+        at = data.find(spelled)
+        while at >= 0:
+            end = at + len(spelled)
+            if not (at and _WORD(data[at - 1])) and not (end < len(data) and _WORD(data[end])):
+                window = data[max(0, at - 256) : at]
+                before = window.rstrip(_SPACE)
+                if before.endswith(_BEFORE_A_READ) or (not before and at > 256):
+                    return True  # (a run of 256 spaces: unsure)
+                if b"#" in before[before.rfind(b"\n") + 1 :]:
+                    return True  # what precedes may be a comment's end
+            at = data.find(spelled, end)
+    return False
+
+
 def _forwarded_import(r, target, lost, by_module, files, tree_of, every_module: set[str]) -> Optional[Breakage]:
     """The first import, in `files`, of a name `r` loses from `target` through one of `by_module`."""
     if not by_module:
         return None
     for entry, data in files:
-        if not _may_import_from(entry, data, by_module):
+        if not _may_import_from(entry, data, by_module) or not _may_read(data, lost):
             continue
         tree = tree_of(entry, data)
         if tree is None:
