@@ -592,3 +592,83 @@ def test_only_the_suppression_module_applies_noqa() -> None:
     assert applying == {SUPPRESSION}, sorted(
         hit for name, path in sorted(paths.items()) for hit in _noqa_applied(name, ast.parse(path.read_bytes()))
     )
+
+
+# The one module that computes what a module binds at top level (issue 32): every other module reads its views.
+TOP_LEVEL_BINDINGS = "fsdp_unpatch.project.bindings"
+# Walks that still read top-level bindings their own way, each with why; the list may only shrink.
+OWN_BINDING_WALKS = {
+    "fsdp_unpatch.fingerprint.releases": "a package's names as the shipped upstream data records them "
+    "(top-level statements only, not their blocks); `upgrade` learns a release the same way",
+    "fsdp_unpatch.fingerprint.upstream": "the free names of an upstream function, as the shipped fingerprints "
+    "were generated; changing it means regenerating them from every release's sources",
+}
+_DEFINITION_NODES = {"ClassDef"}
+_BINDING_NODES = {"Store", "Assign", "AugAssign", "AnnAssign"}
+_FUNCTION_NODES = {"FunctionDef", "AsyncFunctionDef", "FunctionNode"}
+
+
+def _type_names(node: ast.AST, constants: dict[str, set[str]]) -> set[str]:
+    """The node types an `isinstance` test spells: `ast.ClassDef`, `cst.Assign`, a tuple of them, or a
+    module-level name bound to such a tuple."""
+    if isinstance(node, ast.Tuple):
+        return {name for element in node.elts for name in _type_names(element, constants)}
+    if isinstance(node, ast.Starred):
+        return _type_names(node.value, constants)
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    if isinstance(node, ast.Name):
+        return constants.get(node.id, {node.id})
+    return set()
+
+
+def _binding_walks(tree: ast.Module) -> list[str]:
+    """The functions of a module that compute top-level bindings: they test for `class` statements (of
+    CPython's `ast` or libcst) and for assignment targets, and are not about one function's own scope (which
+    binds parameters: it tests `arg` nodes or is handed a function node)."""
+    constants: dict[str, set[str]] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            if isinstance(statement.targets[0], ast.Name):
+                constants[statement.targets[0].id] = _type_names(statement.value, constants)
+    found = []
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        tested: set[str] = set()
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance":
+                if len(node.args) == 2:
+                    tested |= _type_names(node.args[1], constants)
+        handed = {name for a in function.args.args if a.annotation for name in _type_names(a.annotation, {})}
+        one_scope = "arg" in tested or bool(handed & _FUNCTION_NODES)
+        if tested & _DEFINITION_NODES and tested & _BINDING_NODES and not one_scope:
+            found.append(function.name)
+    return found
+
+
+def test_the_binding_walk_finder_finds_one() -> None:
+    offender = (
+        "import ast\nimport libcst as cst\nDEFS = (cst.FunctionDef, cst.ClassDef)\n"
+        "def names(tree):\n    for node in ast.walk(tree):\n        if isinstance(node, ast.ClassDef): yield node.name\n"
+        "        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store): yield node.id\n"
+        "def counted(module):\n    for s in module.body:\n        if isinstance(s, DEFS): yield s.name.value\n"
+        "        elif isinstance(s, cst.Assign): yield from s.targets\n"
+    )
+    assert _binding_walks(ast.parse(offender)) == ["names", "counted"]
+    local = (
+        "import ast\ndef local_names(fn: FunctionNode):\n    for node in ast.walk(fn):\n"
+        "        if isinstance(node, ast.ClassDef): yield node.name\n"
+        "        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store): yield node.id\n"
+        "def installs(tree):\n    return [n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.FunctionDef))]\n"
+    )
+    assert _binding_walks(ast.parse(local)) == []  # one function's scope; sites, no class statement
+
+
+def test_only_the_project_model_computes_top_level_bindings() -> None:
+    """The shipped code counts: `fsdp_unpatch/` and `codemods/`."""
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts}
+    paths.update({f"fsdp_unpatch.codemods.{p.stem}": p for p in (PACKAGE.parent / "codemods").glob("*.py")})
+    computing = {name for name, path in paths.items() if _binding_walks(ast.parse(path.read_bytes()))}
+    assert computing - set(OWN_BINDING_WALKS) == {TOP_LEVEL_BINDINGS}
+    assert set(OWN_BINDING_WALKS) <= computing, "no longer a walk of its own: take it off the list"

@@ -12,7 +12,6 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fsdp_unpatch.analysis.collect import collect
-from fsdp_unpatch.semantic.bindings import module_level_bindings
 from fsdp_unpatch.semantic.model import Span, build
 from fsdp_unpatch.semantic.names import ImportTable, dotted_name
 from tests.upstream import expand
@@ -69,7 +68,7 @@ def _libcst_facts(module: cst.Module) -> tuple:
     ]
     aliases = [(local, dotted_name(value), where(function), span(value)) for local, value, function in facts.aliases]
     table = facts.table
-    return functions, installs, aliases, table.bindings, set(table.sources), module_level_bindings(module)
+    return functions, installs, aliases, table.bindings, set(table.sources)
 
 
 def _ast_facts(text: str) -> tuple:
@@ -94,7 +93,7 @@ def _ast_facts(text: str) -> tuple:
     ]
     table = model.table
     aliases = [(*alias, value) for alias, value in zip(model.aliases, model.alias_values, strict=True)]
-    return functions, installs, aliases, table.bindings, set(table.sources), model.module_bindings
+    return functions, installs, aliases, table.bindings, set(table.sources)
 
 
 EDGE_CASES = {

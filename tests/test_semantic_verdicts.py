@@ -20,7 +20,6 @@ from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.semantic.ast_sites import AstJudge
-from fsdp_unpatch.semantic.bindings import module_level_bindings
 from fsdp_unpatch.semantic.model import build
 from fsdp_unpatch.semantic.verdicts import SiteVerdict
 from tests.upstream import expand
@@ -38,8 +37,8 @@ def verdicts(
     options = Options(Version.parse(target_torch), keep, tuple(Version.parse(r) for r in releases))
 
     def never_running(torch: Version, imports: bool):
-        count = fallbacks.bindings_with_imports if imports else module_level_bindings
-        return fallbacks.resolved_fallbacks(cst.parse_module(text), catalog, load_symbols(), torch, count)
+        assert model.tree is not None
+        return fallbacks.resolved_fallbacks(model.tree, catalog, load_symbols(), torch, imports)
 
     judge = AstJudge(model, "project.patch", catalog, options, never_running)
     return [judge.verdict(site) for site in model.installs]

@@ -1,8 +1,8 @@
-"""What a module binds at top level, and what it imports from other modules (CPython's `ast`, no libcst).
+"""What a module imports from other modules (CPython's `ast`, no libcst); what it binds is `project/bindings.py`.
 
-Shared by the import safety net (`run/import_net.py`: which names a fix would unbind, which files import them)
-and FSU306 (`rules/broken_import.py`: an import of a name its module no longer binds). Both read the same
-facts, so what the net protects is what the rule checks.
+Shared by the import safety net (`run/import_net.py`: which files import the names a fix would unbind) and
+FSU306 (`rules/broken_import.py`: an import of a name its module no longer binds). Both read the same facts,
+so what the net protects is what the rule checks.
 """
 
 from __future__ import annotations
@@ -19,57 +19,6 @@ from fsdp_unpatch.fingerprint.same_device import dotted_name
 from fsdp_unpatch.project.module_names import resolve_relative
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-
-
-@dataclass(frozen=True)
-class Bindings:
-    names: frozenset[str]
-    # The module may bind names no statement spells: `from x import *`, a module `__getattr__`,
-    # `globals()` or `sys.modules[__name__]` writes, `__all__` built at run time.
-    open: bool
-
-
-def bindings(tree: ast.Module) -> Bindings:
-    """Every name the module's top level may bind, in any statement form and any branch."""
-    names: set[str] = set()
-    is_open = False
-    for node in _top_level(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-            is_open |= node.name == "__getattr__"
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name == "*":
-                    is_open = True
-                else:
-                    names.add(alias.asname or alias.name.split(".")[0])
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("globals", "vars"):
-            is_open = True
-        elif isinstance(node, ast.Attribute) and node.attr == "modules":
-            is_open = True  # `sys.modules[__name__]`, `setattr(sys.modules[...], ...)`
-        elif hasattr(ast, "MatchAs") and isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            names.add(node.name)
-    for node in ast.walk(tree):  # `global x` in a function binds x at top level when it assigns it
-        if isinstance(node, ast.Global):
-            names.update(node.names)
-    return Bindings(frozenset(names), is_open)
-
-
-def _top_level(tree: ast.Module) -> Iterator[ast.AST]:
-    """The module's nodes outside functions, classes and lambdas (their own names and decorators included)."""
-    stack: list[ast.AST] = list(reversed(tree.body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, _SCOPES):
-            if not isinstance(node, ast.Lambda):
-                stack.extend(node.decorator_list)
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 @dataclass(frozen=True)

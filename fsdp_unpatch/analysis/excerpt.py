@@ -61,8 +61,9 @@ from fsdp_unpatch.analysis import numbers
 from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.analysis.holes import HOLE, Excerpt, placeholder_for
 from fsdp_unpatch.analysis.screen import Detail, Scan, Screen, scan
-from fsdp_unpatch.analysis.statement_shape import DEFINITION_TYPES, block_facts, kind_of, module_level_targets
+from fsdp_unpatch.analysis.statement_shape import DEFINITION_TYPES, block_facts, kind_of
 from fsdp_unpatch.files.lines import line_starts
+from fsdp_unpatch.project.bindings import assigned
 
 _PIECE = 64 * 1024  # bytes CPython parses at a time
 _CONTINUATION = re.compile(rb"(?:else|elif|except|finally)\b")
@@ -251,7 +252,7 @@ def _parts(data: bytes, encoding: str, module_name: str, is_package: bool) -> Op
                 (_NOTED, functools.partial(_note, part)),
                 lines,
             )
-            part.defines |= module_level_targets(statement)
+            part.defines |= assigned([statement])
             part.binds |= part.defines
             part.top_import = isinstance(statement, (ast.Import, ast.ImportFrom))
             part.docstring = not parts[:-1] and (

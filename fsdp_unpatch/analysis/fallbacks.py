@@ -14,16 +14,16 @@ is not there yet, or no more, or the package path is another release's) is what 
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
-from typing import Callable, Optional
-
-import libcst as cst
+from typing import Optional
 
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import SymbolTables
 from fsdp_unpatch.catalog.versions import Version
-from fsdp_unpatch.semantic.bindings import body_statements, module_level_bindings
-from fsdp_unpatch.semantic.names import dotted_name, target_id
+from fsdp_unpatch.fingerprint.same_device import dotted_name
+from fsdp_unpatch.project.bindings import counts
+from fsdp_unpatch.semantic.names import target_id
 
 # The releases whose FSDP2 package is at each root: `_fully_shard` from torch 2.6; the old package before.
 ROOT_RELEASES = {
@@ -33,42 +33,37 @@ ROOT_RELEASES = {
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
-def _catches_import_errors(handler: cst.ExceptHandler) -> bool:
+def _catches_import_errors(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         return True  # a bare `except:`
-    kinds = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
     return any((dotted_name(kind) or "").split(".")[-1] in IMPORT_ERRORS for kind in kinds)
 
 
 def _imports_succeed(
-    body: cst.BaseSuite, catalog: Catalog, symbols: SymbolTables, torch: Version
+    body: list[ast.stmt], catalog: Catalog, symbols: SymbolTables, torch: Version
 ) -> Optional[set[str]]:
     """The local names a `try` body imports, when it holds only `from <FSDP2 module> import ...` statements
     that all succeed on `torch`; else None."""
     names: set[str] = set()
-    for statement in body_statements(body):
-        if not isinstance(statement, cst.SimpleStatementLine):
+    for statement in body:
+        if not isinstance(statement, ast.ImportFrom) or statement.level or statement.module is None:
             return None
-        for small in statement.body:
-            if not isinstance(small, cst.ImportFrom) or small.relative or small.module is None:
+        if any(alias.name == "*" for alias in statement.names):
+            return None
+        module = statement.module
+        root = next((r for r in ROOT_RELEASES if module == r or module.startswith(r + ".")), None)
+        if root is None:
+            return None
+        first, last = ROOT_RELEASES[root]
+        if (first is not None and torch < first) or (last is not None and torch > last):
+            return None  # the package path is another release's
+        for alias in statement.names:
+            target = target_id(f"{module}.{alias.name}", catalog)
+            releases = symbols.releases(target) if target else None
+            if not releases or (str(torch) not in releases and not _newer_than_tables(torch, symbols, releases)):
                 return None
-            if isinstance(small.names, cst.ImportStar):
-                return None
-            module = dotted_name(small.module) or ""
-            root = next((r for r in ROOT_RELEASES if module == r or module.startswith(r + ".")), None)
-            if root is None:
-                return None
-            first, last = ROOT_RELEASES[root]
-            if (first is not None and torch < first) or (last is not None and torch > last):
-                return None  # the package path is another release's
-            for alias in small.names:
-                name = dotted_name(alias.name) or ""
-                target = target_id(f"{module}.{name}", catalog)
-                releases = symbols.releases(target) if target else None
-                if not releases or (str(torch) not in releases and not _newer_than_tables(torch, symbols, releases)):
-                    return None
-                local = alias.asname.name if alias.asname is not None else alias.name
-                names.add(dotted_name(local) or name)
+            names.add(alias.asname or alias.name)
     return names or None
 
 
@@ -78,25 +73,17 @@ def _newer_than_tables(torch: Version, symbols: SymbolTables, releases: frozense
     return torch > Version.parse(newest) and newest in releases
 
 
-def bindings_with_imports(module: cst.Module) -> Counter:
-    """Every binding of a block, imports included: a fallback nested in a handler (`except ImportError:
-    try: from <older home> import f` ...) never runs when its handler does not."""
-    return module_level_bindings(module, imports=True)
-
-
 def resolved_fallbacks(
-    module: cst.Module,
-    catalog: Catalog,
-    symbols: SymbolTables,
-    torch: Version,
-    count_bindings: Callable[[cst.Module], Counter],
+    tree: ast.Module, catalog: Catalog, symbols: SymbolTables, torch: Version, imports: bool = False
 ) -> Counter:
     """How often each name is bound at module level in an `except ImportError:` handler that never runs on
-    `torch` (its `try` imports the name from FSDP2 and the import succeeds there); `count_bindings` counts
-    a block's bindings as the caller counts the module's."""
+    `torch` (its `try` imports the name from FSDP2 and the import succeeds there), counted as
+    `project/bindings.counts` counts the module's (`imports`: imports too, as the census counts: a fallback
+    nested in a handler, `except ImportError: try: from <older home> import f` ..., never runs when its
+    handler does not)."""
     found: Counter = Counter()
-    for statement in module.body:
-        if not isinstance(statement, cst.Try) or statement.orelse is not None or statement.finalbody is not None:
+    for statement in tree.body:
+        if not isinstance(statement, ast.Try) or statement.orelse or statement.finalbody:
             continue
         imported = _imports_succeed(statement.body, catalog, symbols, torch)
         if imported is None:
@@ -104,6 +91,6 @@ def resolved_fallbacks(
         for handler in statement.handlers:
             if not _catches_import_errors(handler):
                 continue
-            bound = count_bindings(cst.Module(body=[s for s in body_statements(handler.body)]))  # type: ignore[misc]
+            bound = counts(handler.body, imports)
             found.update({name: count for name, count in bound.items() if name in imported})
     return found

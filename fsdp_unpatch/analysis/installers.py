@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from fsdp_unpatch.analysis.blocks import body_statements
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.file_analysis import Installer
 from fsdp_unpatch.analysis.patterns import is_docstring
 from fsdp_unpatch.analysis.plan_state import PlanState
 from fsdp_unpatch.analysis.subjects import InstallerToGo
-from fsdp_unpatch.semantic.bindings import body_statements
 
 
 def plan_installers(state: PlanState) -> None:

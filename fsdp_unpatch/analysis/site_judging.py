@@ -28,7 +28,6 @@ from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.files.reading import declared_encoding
 from fsdp_unpatch.semantic import ast_scoping
 from fsdp_unpatch.semantic.ast_sites import AstJudge
-from fsdp_unpatch.semantic.bindings import module_level_bindings
 from fsdp_unpatch.semantic.model import Function, InstallSite, SemanticModel, Span, build
 from fsdp_unpatch.semantic.names import dotted_name, is_fsdp2_private, target_id
 from fsdp_unpatch.semantic.scope_verdict import Verdict
@@ -131,7 +130,6 @@ AnyJudge = Union[PlannerJudge, Unjudged]
 def on_the_model(
     model: SemanticModel,
     text: str,
-    module: cst.Module,
     module_name: str,
     facts: Facts,
     catalog: Catalog,
@@ -164,8 +162,8 @@ def on_the_model(
         return "the libcst facts hold functions the ast model does not"
 
     def never_running(torch: Version, imports: bool) -> Counter:
-        count = fallbacks.bindings_with_imports if imports else module_level_bindings
-        return fallbacks.resolved_fallbacks(module, catalog, load_symbols(), torch, count)
+        assert model.tree is not None  # a built model keeps its tree
+        return fallbacks.resolved_fallbacks(model.tree, catalog, load_symbols(), torch, imports)
 
     judge = AstJudge(model, module_name, catalog, options, never_running, file_line)
     return PlannerJudge(judge, text, sites, functions)
@@ -189,7 +187,7 @@ def planner_judge(
         return Unjudged(result, catalog, built)
     model, text = built
     result.statement_lines = model.statement_lines
-    judge = on_the_model(model, text, module, module_name, facts, catalog, options, result.file_line)
+    judge = on_the_model(model, text, module_name, facts, catalog, options, result.file_line)
     if isinstance(judge, str):
         result.unjudged = judge
         return Unjudged(result, catalog, judge)

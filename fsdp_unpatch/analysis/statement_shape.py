@@ -72,22 +72,6 @@ def block_facts(
     return indentation(last[0], data, starts, base), first_indent
 
 
-def module_level_targets(statement: ast.stmt) -> set[str]:
-    """Names a top-level statement binds at module level (blocks of `if`/`try`/`for`/`with` included)."""
-    found: set[str] = set()
-    stack: list[ast.AST] = [statement]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            found.add(node.id)
-        stack.extend(ast.iter_child_nodes(node))
-    return found
-
-
 # Statements that only bind names (or do nothing): what a module keeps without it mattering.
 DEFINITION_TYPES = (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom, ast.Pass)
 

@@ -14,9 +14,9 @@ from typing import Callable, Iterable, Optional, Sequence, TypeVar, Union
 
 import libcst as cst
 
+from fsdp_unpatch.analysis.blocks import body_statements
 from fsdp_unpatch.analysis.patterns import is_docstring
 from fsdp_unpatch.analysis.references import FileReferences, Reference
-from fsdp_unpatch.semantic.bindings import body_statements
 
 TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
 IDENTITY_ASSERT_METHODS = frozenset({"assertIs", "assertIsNot", "assertEqual", "assertNotEqual", "assertEquals"})

@@ -12,7 +12,7 @@ import builtins
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional
 
-from fsdp_unpatch.fingerprint.census import Census, census, why_unresolved
+from fsdp_unpatch.project.bindings import Binding, Census, census
 
 # FSDP2's package moved in torch 2.6; both spellings name one package.
 FSDP2_ROOTS = ("torch.distributed.fsdp._fully_shard", "torch.distributed._composable.fsdp")
@@ -36,7 +36,7 @@ class Scope:
 
     module: str
     bindings: Mapping[str, str] = field(default_factory=dict)  # local name -> qualified name
-    # Names the module binds so that what they stand for cannot be told (`census.why_unresolved`): name -> why.
+    # Names the module binds so that what they stand for cannot be told (`why_unresolved`): name -> why.
     unresolved: Mapping[str, str] = field(default_factory=dict)
     dynamic: str = ""  # why any name of the module may be bound (a star import, `globals()`), or ""
     future_annotations: bool = False  # `from __future__ import annotations`: no annotation is evaluated
@@ -73,7 +73,7 @@ class Scope:
 
     @classmethod
     def of_module(cls, source: str, module: str, is_package: bool = False) -> Scope:
-        """The scope of a module given as text: its census (`census.py`) says which names are proven."""
+        """The scope of a module given as text: its census (`project/bindings.py`) says which names are proven."""
         tree = ast.parse(source)
         return scope_of(census(tree, module, is_package), module, module_bindings(tree, module, is_package))
 
@@ -112,6 +112,27 @@ def module_bindings(tree: ast.Module, module: str, is_package: bool = False) -> 
 # Why nothing of a module is resolved when CPython's parser cannot read it (libcst can: newer syntax than the
 # running Python). `compare.py` says so instead of listing every statement as different.
 UNPARSABLE_MODULE = "its module uses syntax Python {version} cannot parse, so none of its names can be resolved"
+
+
+def why_unresolved(bindings: tuple[Binding, ...]) -> Optional[str]:
+    """Why a name bound so cannot be proven to be its import (None: its sole binding is an import that runs)."""
+    if not bindings:
+        return None
+    if len(bindings) > 1 and all(b.kind == "import" and b.qualified == bindings[0].qualified for b in bindings):
+        # `import torch` and `import torch.distributed`: each binds `torch` to the same package
+        if bindings[0].qualified is not None and any(b.plain for b in bindings):
+            return None
+    if len(bindings) > 1:
+        lines = ", ".join(str(b.line) for b in bindings)
+        return f"bound {len(bindings)} times in its module (lines {lines})"
+    (only,) = bindings
+    if only.kind not in ("import", "alias"):
+        return None  # the module's own object: resolved as such, never equal to upstream's
+    if not only.plain:
+        return f"bound at line {only.line} only under a condition or in a loop"
+    if only.qualified is None:
+        return f"imported at line {only.line} from a relative module outside the project"
+    return None
 
 
 def scope_of(

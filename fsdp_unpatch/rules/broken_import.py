@@ -25,12 +25,13 @@ import re
 from functools import partial
 from typing import TYPE_CHECKING, Iterator, Mapping, Optional, Sequence
 
-from fsdp_unpatch.analysis.bindings import Bindings, Imported, bindings, imports, parse
+from fsdp_unpatch.analysis.bindings import Imported, imports, parse
 from fsdp_unpatch.analysis.prefilter import Prefilter, prefilter_for
 from fsdp_unpatch.catalog import Catalog, load_catalog
 from fsdp_unpatch.files.regular import read_regular, regular_record
 from fsdp_unpatch.model import Finding, Span
 from fsdp_unpatch.project import import_facts
+from fsdp_unpatch.project.bindings import Bindings, bindings
 from fsdp_unpatch.project.identity import Project, ProjectFile, identity, project_files, roots_of, shown_path
 from fsdp_unpatch.project.import_facts import FileFacts, Found, ImportFacts, stat_now, unchanged
 from fsdp_unpatch.project.module_names import resolve_relative
@@ -122,7 +123,7 @@ _COMMENT = re.compile(rb"#[^\n]*")
 # `n = ...`, `n: int = ...`, `for n in`, `a, n = ...`. Calls and other reads match too (a false negative).
 _BINDS_BEFORE = re.compile(rb"(?:\b(?:def|class|import|as|global|nonlocal|for)\s+|[,(]\s*|\*)$")
 _BINDS_AFTER = re.compile(rb"\s*(?:=(?!=)|:|,|\)|in\b|\+=|\|=)")
-# Bytes of a module that may bind names no statement spells (`analysis/bindings.py`, Bindings.open).
+# Bytes of a module that may bind names no statement spells (`project/bindings.py`, Bindings.open).
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_").__contains__
 _OPEN = (b"import *", b"__getattr__", b"globals()", b"vars()", b"sys.modules")
 
@@ -359,7 +360,7 @@ class _Targets:
             facts = self.facts_of(entry.paths[0])
             if facts.bindings is None and not facts.unparsable:
                 tree = self.tree_of(entry.paths[0])
-                found = None if tree is None else bindings(tree)
+                found = None if tree is None else bindings(tree.body)
                 facts.unparsable = found is None
                 facts.bindings = None if found is None else (sorted(found.names), found.open)
                 self.learned(facts)

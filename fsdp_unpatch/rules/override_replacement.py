@@ -100,10 +100,10 @@ def orphans(remains: Remains, analysis: FileAnalysis, catalog: Catalog, options:
 
 
 def _scope(analysis: FileAnalysis):
-    """The module's scope from its census (`fingerprint/census.py`): only names bound once, by an import that
+    """The module's scope from its census (`project/bindings.py`): only names bound once, by an import that
     always runs, are resolved."""
-    from fsdp_unpatch.fingerprint.census import census_of
     from fsdp_unpatch.fingerprint.scope import scope_of
+    from fsdp_unpatch.project.bindings import census_of
 
     module = analysis.module_name or "<module>"
     table = analysis.table

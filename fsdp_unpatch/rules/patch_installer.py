@@ -75,8 +75,8 @@ def orphans(remains: Remains, analysis: FileAnalysis, catalog: Catalog, options:
 def _is_empty(function: cst.FunctionDef) -> bool:
     import libcst as cst
 
+    from fsdp_unpatch.analysis.blocks import body_statements
     from fsdp_unpatch.analysis.patterns import is_docstring
-    from fsdp_unpatch.semantic.bindings import body_statements
 
     return all(
         is_docstring(s) or (isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body))

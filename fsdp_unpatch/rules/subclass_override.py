@@ -94,10 +94,10 @@ def _private(name: str) -> bool:
 def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     import libcst as cst
 
+    from fsdp_unpatch.analysis.blocks import body_statements
     from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_class
     from fsdp_unpatch.analysis.planned import Planned
     from fsdp_unpatch.catalog.symbols import load_symbols
-    from fsdp_unpatch.semantic.bindings import body_statements
 
     if analysis.module_name == "torch" or analysis.module_name.startswith("torch."):
         return  # torch's own subclasses of FSDP2's classes define it (`replicate_with_fsdp`)

@@ -37,8 +37,8 @@ def _copies_methods(cls: cst.ClassDef, fsdp2: str) -> bool:
     not an unrelated class that happens to share the name."""
     import libcst as cst
 
+    from fsdp_unpatch.analysis.blocks import body_statements
     from fsdp_unpatch.catalog.symbols import load_symbols
-    from fsdp_unpatch.semantic.bindings import body_statements
 
     symbols = load_symbols()
     methods = [s.name.value for s in body_statements(cls.body) if isinstance(s, cst.FunctionDef)]

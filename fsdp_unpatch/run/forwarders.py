@@ -6,7 +6,7 @@ An importer of such a module (`from pkg import apply_npu_patch`) reaches the pat
 so the first search, for importers of the changed module, cannot see it; after the fix its import fails.
 
 A *forwarder* of a changed module M is another module of the project that
-- exports dynamically (`bindings.bindings(...).open`) and reaches M: it is one of M's packages, or its file
+- exports dynamically (`project/bindings.py`: `bindings(...).open`) and reaches M: it is one of M's packages, or its file
   spells M's last name (`"npu_adapter"`, `from . import npu_adapter`); a name it binds itself is its own;
 - or is a module name that a file of the project binds in `sys.modules` with a literal key.
 
@@ -20,9 +20,9 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from fsdp_unpatch.analysis.bindings import bindings
+from fsdp_unpatch.project.bindings import bindings
 
-# Bytes a file that may export dynamically spells (`bindings.bindings` decides).
+# Bytes a file that may export dynamically spells (`project/bindings.py` decides).
 DYNAMIC = (b"__getattr__", b"import *", b"globals()", b"vars()", b"modules")
 
 
@@ -78,7 +78,7 @@ class Exporter:
 
 
 def exporter_of(tree: ast.Module) -> Exporter:
-    bound = bindings(tree)
+    bound = bindings(tree.body)
     return Exporter(tuple(module_entries(tree)), how_it_exports(tree) if bound.open else None, bound.names)
 
 

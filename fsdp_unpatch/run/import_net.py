@@ -2,7 +2,7 @@
 
 After every fix of a run is planned and before anything is written, every Python file of the project must
 still bind what the other files import from it. Only the names a planned fix unbinds matter: per changed file,
-its top-level names before and after (`analysis/bindings.py`, CPython's ast). The project's files are then
+its top-level names before and after (`project/bindings.py`, CPython's ast). The project's files are then
 searched by bytes for those names, and only the files that spell one of them and the changed module are
 parsed. Each file is reached once, under its identity, with every module name it has (`project/identity.py`);
 a file the fix changes is read as the fix leaves it.
@@ -21,10 +21,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence
 
-from fsdp_unpatch.analysis.bindings import bindings, imports, parse
+from fsdp_unpatch.analysis.bindings import imports, parse
 from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.model import FileResult, RunOptions
+from fsdp_unpatch.project.bindings import bindings
 from fsdp_unpatch.project.identity import Project, ProjectFile, module_name, project_files, shown_path
 from fsdp_unpatch.run.forwarders import DYNAMIC, Exporter, Forwarder, exporter_of, forwarders_of
 
@@ -58,8 +59,8 @@ def lost_names(before: bytes, after: bytes) -> frozenset[str]:
         return frozenset()  # the fix planned nothing it could prove on a file CPython does not parse
     new = parse(after) if after else ast.Module(body=[], type_ignores=[])
     if new is None:
-        return bindings(old).names
-    return bindings(old).names - bindings(new).names
+        return bindings(old.body).names
+    return bindings(old.body).names - bindings(new.body).names
 
 
 def breakages(

@@ -9,7 +9,6 @@ Two sources, one shape:
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
 
@@ -18,6 +17,7 @@ from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.versions import Version
+from fsdp_unpatch.project.bindings import bindings
 
 
 @dataclass(frozen=True)
@@ -59,32 +59,16 @@ def _native_ready(catalog: Catalog, target: str, version: Version) -> bool:
     return entry.native_since is None or Version.parse(entry.native_since) <= version
 
 
-def bound_names(data: bytes) -> Optional[frozenset[str]]:
-    """The names a module binds at its top level (functions, classes, assignments, imports, also under `if` and
-    `try`); None when that cannot be known (it does not parse, or it star-imports). Read a statement at a time
-    (`excerpt.statements`): a module of megabytes never has its whole tree in memory."""
-    names: set[str] = set()
+def _bound(data: bytes) -> Optional[frozenset[str]]:
+    """The names the module binds at top level (`project/bindings.py`); None when that cannot be known (it
+    does not parse, or it star-imports). Read a statement at a time (`excerpt.statements`): a module of
+    megabytes never has its whole tree in memory."""
     try:
         with no_cyclic_gc():
-            for _, statement in statements(data):
-                stack: list[ast.AST] = [statement]
-                while stack:
-                    node = stack.pop()
-                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                        names.add(node.name)
-                        continue  # what a function or class binds inside is not the module's
-                    if isinstance(node, (ast.Import, ast.ImportFrom)):
-                        for alias in node.names:
-                            if alias.name == "*":
-                                return None
-                            names.add(alias.asname or alias.name.split(".")[0])
-                        continue
-                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                        names.add(node.id)
-                    stack.extend(ast.iter_child_nodes(node))
+            found = bindings(statement for _, statement in statements(data))
     except (SyntaxError, ValueError):
         return None
-    return frozenset(names)
+    return None if found.star else found.names
 
 
 def from_catalog(catalog: Catalog, options: Options, present: Mapping[str, Optional[bytes]]) -> Removals:
@@ -100,7 +84,7 @@ def from_catalog(catalog: Catalog, options: Options, present: Mapping[str, Optio
     for module in catalog.patch_modules.values():
         known, data = module.name in present, present.get(module.name)
         # an unreadable or unparsable module (None) may still bind everything
-        bound = bound_names(data) if data is not None else None
+        bound = _bound(data) if data is not None else None
 
         def gone(name: str, known: bool = known, bound: Optional[frozenset[str]] = bound) -> bool:
             return not known or (bound is not None and name not in bound)

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Union
 
-from fsdp_unpatch.semantic.ast_bindings import module_level_bindings
+from fsdp_unpatch.project.bindings import counts
 from fsdp_unpatch.semantic.function_source import FunctionSources
 from fsdp_unpatch.semantic.imports import add_aliases, dotted, read_imports
 from fsdp_unpatch.semantic.names import ImportTable
@@ -96,7 +96,7 @@ class SemanticModel:
     # `name = a.b.c` (a plain name or attribute chain), with the function it is bound in (None at module level).
     aliases: list[tuple[str, str, Optional[int]]] = field(default_factory=list)
     alias_values: list[Span] = field(default_factory=list)  # where each alias's value stands, as libcst places it
-    # Names bound at module level other than by imports, and how often (`semantic/bindings.py`).
+    # Names bound at module level other than by imports, and how often (`project/bindings.py`, `counts`).
     module_bindings: Counter = field(default_factory=Counter)
     has_fallbacks: bool = False  # a `try` at module level (`analysis/fallbacks.py` reads those)
     # The line of each top-level statement's first token (`def`/`class` for a decorated one): where the
@@ -133,7 +133,7 @@ class _Builder(ast.NodeVisitor):
         self.sources = FunctionSources(self.text, tree)
         self.model.tree = tree
         read_imports(tree, self.model.table)
-        self.model.module_bindings = module_level_bindings(tree, self.lines)
+        self.model.module_bindings = counts(tree.body)
         self.model.has_fallbacks = any(isinstance(statement, _TRY) for statement in tree.body)
         self.model.statement_lines = [statement.lineno for statement in tree.body]
         self.visit(tree)

@@ -21,8 +21,8 @@ from fsdp_unpatch import fingerprint
 from fsdp_unpatch.catalog import Catalog, Target
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.options import Options
-from fsdp_unpatch.fingerprint.census import census
 from fsdp_unpatch.fingerprint.scope import scope_of
+from fsdp_unpatch.project.bindings import census
 from fsdp_unpatch.semantic.names import ImportTable, is_fsdp2_private, target_id
 from fsdp_unpatch.semantic.verdicts import Comparison, Relation, SiteVerdict
 
@@ -80,7 +80,7 @@ class Judge(Generic[Site, Fn]):
         raise NotImplementedError
 
     def bound_at_module_level(self) -> Counter:
-        """`semantic/bindings.py`, fallbacks not counted out."""
+        """`project/bindings.counts`, fallbacks not counted out."""
         raise NotImplementedError
 
     def never_running_fallbacks(self, torch: Version, imports: bool = False) -> Optional[Counter]:
@@ -149,7 +149,7 @@ class Judge(Generic[Site, Fn]):
         return never_runs or Counter()
 
     def scope(self) -> fingerprint.Scope:
-        """What the module's global names are bound to when its functions run (`fingerprint/census.py`): a
+        """What the module's global names are bound to when its functions run (`project/bindings.py`): a
         name is its import only when that import is the name's sole binding in the module and always runs
         (a fallback that never runs on the allowed releases does not count); a name bound otherwise, or
         more than once, or in a module with a star import, is not resolved and proves nothing."""

@@ -1,12 +1,17 @@
-"""Every binding of every name a module may make when it runs: what a copy's free names can stand for.
+"""What a module binds at top level: every binding of every name it may make when it runs (its census), and
+the views of it the rest of the tool reads. The one walk of a module's top level (`tests/test_layout.py`).
 
-A free name of a copy is proven to be what upstream's name is only when the module binds it exactly once,
-by an import that always runs (at module level, or in the body of a `try` there), or not at all (a builtin).
-Every other way a module binds a global name counts, at any depth of `if`/`try`/`with`/`for`/`while`/`match`
-at module level: imports anywhere in those blocks, assignments (augmented and annotated ones too), a walrus,
+Every way a module binds a global name counts, at any depth of `if`/`try`/`with`/`for`/`while`/`match` at
+module level: imports anywhere in those blocks, assignments (augmented and annotated ones too), a walrus,
 `for` and `with` targets, `except ... as`, `del`, `def` and `class`, match captures, `type` aliases,
 `globals()["name"] = ...`; and in any function or class that declares the name `global`. A star import,
-`globals()` used otherwise and `exec` may bind any name: then no free name is proven (`dynamic`).
+`globals()` used otherwise and `exec` may bind any name (`dynamic`).
+
+The views: `census` (each binding with its kind, line and whether it always runs: a copy's free name is
+proven to be its import only when that is the name's sole binding, `fingerprint/scope.py`); `bindings` (the
+names, and whether the module may bind names no statement spells: FSU306 and the import safety net); `counts`
+(how often `def`, `class` and assignments bind each name: a replacement bound twice is not proven). Each
+takes the statements one at a time, so a caller may hand over a module read a statement at a time.
 
 Stdlib only, Python >= 3.9.
 """
@@ -15,8 +20,9 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Iterable, Mapping, Optional
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -67,6 +73,8 @@ class _Walker:
         self.found: dict[str, list[Binding]] = {}
         self.dynamic = ""
         self.future = False
+        self.star = False  # `from x import *`: what it binds is another module's business
+        self.modules = False  # `sys.modules[...]` read or written: the module may be set up from outside
 
     def bind(self, name: str, binding: Binding) -> None:
         self.found.setdefault(name, []).append(binding)
@@ -85,6 +93,8 @@ class _Walker:
                 self.bind(item.target.id, Binding("walrus", item.lineno, plain=False, fallback=fallback))
             if isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and item.func.id in _DYNAMIC:
                 self.set_dynamic(f"`{item.func.id}()` at line {item.lineno}")
+            if isinstance(item, ast.Attribute) and item.attr == "modules":
+                self.modules = True
             if isinstance(item, ast.Lambda):
                 continue
             stack.extend(ast.iter_child_nodes(item))
@@ -128,6 +138,7 @@ class _Walker:
             base = _relative(self.module, self.is_package, s.level, s.module)
             for alias in s.names:
                 if alias.name == "*":
+                    self.star = True
                     self.set_dynamic(f"`from {'.' * s.level}{s.module or ''} import *` at line {line}")
                     continue
                 if base == "__future__" and alias.name == "annotations":
@@ -221,11 +232,10 @@ class _Walker:
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
                         if target.value.id in _BUILTINS_MODULES:
                             self.bind(target.attr, Binding("builtins", node.lineno, fallback=fallback))
-            if isinstance(node, _SCOPES):
+            own = getattr(node, "body", None)
+            if isinstance(node, _SCOPES) and isinstance(own, list):  # a lambda's body is an expression: read on
                 nested.append(node)
-                for child in ast.iter_child_nodes(node):
-                    if child not in getattr(node, "body", ()):
-                        stack.append(child)
+                stack.extend(child for child in ast.iter_child_nodes(node) if child not in own)
                 continue
             stack.extend(ast.iter_child_nodes(node))
         for node in nested:
@@ -234,10 +244,17 @@ class _Walker:
                 self.inner_scope(body_of, fallback)
 
 
+def _walk(statements: Iterable[ast.stmt], module: str = "", is_package: bool = False) -> _Walker:
+    """The walk over a module's top-level statements; each is read once and not kept."""
+    walker = _Walker(module, is_package)
+    for statement in statements:
+        walker.statement(statement, True, False, True)
+    return walker
+
+
 def census(tree: ast.Module, module: str, is_package: bool = False) -> Census:
     """Every binding of every name of a parsed module (`module`: its dotted name, for relative imports)."""
-    walker = _Walker(module, is_package)
-    walker.block(tree.body, True, False, True)
+    walker = _walk(tree.body, module, is_package)
     return Census({k: tuple(v) for k, v in walker.found.items()}, walker.dynamic, walker.future)
 
 
@@ -252,22 +269,46 @@ def census_of(source: str, module: str, is_package: bool = False) -> Optional[Ce
     return census(tree, module, is_package)
 
 
-def why_unresolved(bindings: tuple[Binding, ...]) -> Optional[str]:
-    """Why a name bound so cannot be proven to be its import (None: its sole binding is an import that runs)."""
-    if not bindings:
-        return None
-    if len(bindings) > 1 and all(b.kind == "import" and b.qualified == bindings[0].qualified for b in bindings):
-        # `import torch` and `import torch.distributed`: each binds `torch` to the same package
-        if bindings[0].qualified is not None and any(b.plain for b in bindings):
-            return None
-    if len(bindings) > 1:
-        lines = ", ".join(str(b.line) for b in bindings)
-        return f"bound {len(bindings)} times in its module (lines {lines})"
-    (only,) = bindings
-    if only.kind not in ("import", "alias"):
-        return None  # the module's own object: resolved as such, never equal to upstream's
-    if not only.plain:
-        return f"bound at line {only.line} only under a condition or in a loop"
-    if only.qualified is None:
-        return f"imported at line {only.line} from a relative module outside the project"
-    return None
+@dataclass(frozen=True)
+class Bindings:
+    names: frozenset[str]
+    # The module may bind names no statement spells: `from x import *`, a module `__getattr__`, `globals()`,
+    # `vars()` or `exec`, `sys.modules[__name__]` writes, `__all__` built at run time.
+    open: bool
+    star: bool = False  # among them a star import
+
+
+# `builtins.name = ...` binds a builtin, not a name of the module.
+_NOT_THE_MODULES = frozenset({"builtins"})
+
+
+def bindings(statements: Iterable[ast.stmt]) -> Bindings:
+    """Every name the module's top level may bind, in any statement form and any branch (`tree.body`, or the
+    statements of a module read one at a time)."""
+    walker = _walk(statements)
+    names = frozenset(n for n, found in walker.found.items() if any(b.kind not in _NOT_THE_MODULES for b in found))
+    getattr_ = any(b.kind == "def" for b in walker.found.get("__getattr__", ()))
+    return Bindings(names, bool(walker.dynamic) or walker.modules or getattr_, walker.star)
+
+
+_NOT_ASSIGNED = _NOT_THE_MODULES | {"import"}
+
+
+def assigned(statements: Iterable[ast.stmt]) -> frozenset[str]:
+    """The names the statements bind at module level other than by imports (what a part of an excerpt
+    defines: `analysis/excerpt.py`)."""
+    walker = _walk(statements)
+    return frozenset(n for n, found in walker.found.items() if any(b.kind not in _NOT_ASSIGNED for b in found))
+
+
+# What `def`, `class` and assignments bind (an import, a loop or `with` target, `except ... as` and the like
+# aside): a name bound so twice at module level is not one definition.
+ASSIGNED = frozenset({"def", "class", "assignment", "alias", "augmented assignment", "annotated assignment", "globals"})
+
+
+def counts(statements: Iterable[ast.stmt], imports: bool = False) -> Counter:
+    """How often each name is bound at module level by `def`, `class` or an assignment, in any block;
+    `imports`: by imports too (as the census counts a fallback's bindings)."""
+    kinds = ASSIGNED | {"import"} if imports else ASSIGNED
+    walker = _walk(statements)
+    return Counter({n: c for n, found in walker.found.items() if (c := sum(b.kind in kinds for b in found))})

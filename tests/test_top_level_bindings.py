@@ -1,0 +1,31 @@
+"""What a module binds at top level, from the one walk (`project/bindings.py`): its views agree."""
+
+from __future__ import annotations
+
+import ast
+
+from fsdp_unpatch.project.bindings import assigned, bindings, census_of, counts
+
+SOURCE = (
+    "import a.b\nfrom m import *\nif x: y = 1\nif p:\n    pass\nelif q:\n    pass\nelse:\n    z = 1\n"
+    "match v:\n    case [w]:\n        w2 = 2\n"
+    "def f():\n    global g\n    h = lambda: 1\nfor i in range(2):\n    pass\nf = 3\nbuiltins.k = 4\n"
+)
+
+
+def test_every_block_counts_and_each_view_reads_the_same_walk() -> None:
+    body = ast.parse(SOURCE).body
+    assert counts(body) == {"y": 1, "z": 1, "w2": 1, "f": 2}
+    assert counts(body, imports=True) == {"a": 1, "y": 1, "z": 1, "w2": 1, "f": 2}
+    found = bindings(body)
+    assert found.names == {"a", "y", "z", "w", "w2", "f", "g", "i"} and found.open and found.star
+    assert assigned(body) == found.names - {"a"}
+
+
+def test_a_module_without_dynamic_bindings_is_closed_and_a_lambda_in_a_function_is_read() -> None:
+    body = ast.parse("def f():\n    return lambda: 1\nx: int\n").body
+    assert bindings(body).names == {"f"} and not bindings(body).open  # `x: int` binds nothing
+    assert not bindings(ast.parse("import sys\nsys.modules['m'] = 1\n").body).star
+    assert bindings(ast.parse("import sys\nsys.modules['m'] = 1\n").body).open
+    census = census_of("def f():\n    g = lambda: exec('x = 1')\n", "m")
+    assert census is not None and census.dynamic
