@@ -29,3 +29,19 @@ def test_a_module_without_dynamic_bindings_is_closed_and_a_lambda_in_a_function_
     assert bindings(ast.parse("import sys\nsys.modules['m'] = 1\n").body).open
     census = census_of("def f():\n    g = lambda: exec('x = 1')\n", "m")
     assert census is not None and census.dynamic
+
+
+def test_a_literal_globals_key_binds_its_name_and_a_computed_one_opens_the_module() -> None:
+    literal = bindings(ast.parse("globals()['patched'] = 1\n").body)
+    assert literal.names == {"patched"} and not literal.open
+    assert bindings(ast.parse("globals()[name] = 1\n").body).open
+
+
+def test_a_comprehension_variable_is_not_a_module_binding_but_a_walrus_in_it_is() -> None:
+    found = bindings(ast.parse("xs = [i for i in range(3)]\nys = [(j := i) for i in xs]\n").body)
+    assert found.names == {"xs", "ys", "j"}
+
+
+def test_exec_or_globals_in_a_function_may_bind_any_name() -> None:
+    assert bindings(ast.parse("def f():\n    exec('x = 1')\n").body).open
+    assert bindings(ast.parse("def f():\n    globals().update(x=1)\n").body).open
