@@ -9,6 +9,7 @@ name; the import net needs all of its names, since an importer may use any of th
 from __future__ import annotations
 
 import os
+import re
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -21,6 +22,15 @@ from fsdp_unpatch.files.regular import FileStat, StatLike
 # Files that make a folder the start of a project's module names (a project root, not a namespace portion).
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _SKIPPED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages", "venv", "env"})
+
+
+# pytest's default file names for test modules.
+TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
+
+
+def is_test_module(path: str | os.PathLike[str]) -> bool:
+    """Whether the file is a test module, by its name (the test rules and the audit ask)."""
+    return bool(TEST_MODULE.match(os.path.basename(path)))
 
 
 def module_name(path: str | os.PathLike[str], *, real: bool = False) -> tuple[str, bool]:
