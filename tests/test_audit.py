@@ -59,3 +59,14 @@ def test_unreadable_file_is_named_and_the_rest_reported(tmp_path: Path) -> None:
 def test_missing_path() -> None:
     result = cli("audit", "foreach-copy", "no-such-folder", cwd=TREE)
     assert result.returncode == 2 and "no-such-folder" in result.stderr
+
+
+def test_a_call_whose_operands_are_not_written_out_is_audited_as_unknown(tmp_path: Path) -> None:
+    (tmp_path / "copies.py").write_text(
+        "import torch\n\n\ndef restore(pair):\n    torch._foreach_copy_(*pair, non_blocking=True)\n"
+    )
+    result = cli("audit", "foreach-copy", "--format", "json", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    (site,) = json.loads(result.stdout)
+    assert (site["line"], site["fast_path"], site["destination"]) == (5, "unknown", None)
+    assert "operands are not written out" in site["decided_by"] and "non_blocking=True" in site["decided_by"]

@@ -672,3 +672,38 @@ def test_only_the_project_model_computes_top_level_bindings() -> None:
     computing = {name for name, path in paths.items() if _binding_walks(ast.parse(path.read_bytes()))}
     assert computing - set(OWN_BINDING_WALKS) == {TOP_LEVEL_BINDINGS}
     assert set(OWN_BINDING_WALKS) <= computing, "no longer a walk of its own: take it off the list"
+
+
+# Issue 32 item 4: libcst only writes. The audit never writes a file: it reads with CPython's `ast`.
+AUDIT = PACKAGE / "audit"
+
+
+def _libcst_imports(tree: ast.Module) -> list[int]:
+    """The lines that import libcst, at any depth of the module (in a function, under `if TYPE_CHECKING:`)."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if (isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "libcst")
+        or (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "libcst" for a in node.names))
+    ]
+
+
+def test_the_libcst_import_finder_finds_each_spelling() -> None:
+    source = (
+        "import libcst as cst\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from libcst.metadata import PositionProvider\n"
+        "def f():\n"
+        "    import os, libcst.matchers\n"
+        "    from .libcst import x\n"
+        "    import libcstx\n"
+    )
+    assert _libcst_imports(ast.parse(source)) == [1, 4, 6]
+
+
+def test_no_module_of_the_audit_imports_libcst() -> None:
+    modules = sorted(AUDIT.glob("*.py"))
+    assert len(modules) >= 3, "the audit was read"
+    found = {path.name: _libcst_imports(ast.parse(path.read_bytes())) for path in modules}
+    assert {name: lines for name, lines in found.items() if lines} == {}

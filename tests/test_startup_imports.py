@@ -100,3 +100,15 @@ def test_a_fixable_file_brings_libcst_in(tmp_path: Path) -> None:
     status, modules = _modules_of_a_run(tmp_path, "check", "--no-cache", "--diff", "patch.py")
     assert status == 1
     assert all(_loaded(modules, heavy) for heavy in LIBCST_TIER), [h for h in LIBCST_TIER if not _loaded(modules, h)]
+
+
+def test_the_audit_loads_no_libcst(tmp_path: Path) -> None:
+    # the audit only reads files: its decisions, places and snippets come from CPython's `ast` and the text
+    (tmp_path / "copies.py").write_text(
+        "import torch\n\n\ndef f(dst):\n    torch._foreach_copy_(dst, [t.cpu() for t in dst], non_blocking=True)\n",
+        encoding="utf-8",
+    )
+    status, modules = _modules_of_a_run(tmp_path, "audit", "foreach-copy", "--format", "json", ".")
+    assert status == 0
+    assert "fsdp_unpatch.audit.call_sites" in modules  # the audit did run
+    assert {heavy: _loaded(modules, heavy) for heavy in LIBCST_TIER if _loaded(modules, heavy)} == {}

@@ -12,7 +12,7 @@ import threading
 import warnings
 from typing import TYPE_CHECKING, Callable, Optional, TypeVar
 
-from fsdp_unpatch.files.reading import SourceError, SourceFile, decode_error, line_column, megabytes
+from fsdp_unpatch.files.reading import SourceError, SourceFile, declared_encoding, decode_error, line_column, megabytes
 
 if TYPE_CHECKING:  # loaded by parse_source: reading files (and the prefilter) must not cost libcst's import
     import libcst as cst
@@ -36,28 +36,33 @@ _TOO_DEEP = (
 
 
 # parsing ------------------------------------------------------------------------------------------
-def _python_error(data: bytes) -> tuple[Optional[SourceError], bool]:
-    """What CPython's parser says about the bytes (an AST only, never executed), and whether it is about nesting.
+def _python_parse(data: bytes) -> tuple[Optional[ast.Module], Optional[SourceError], bool]:
+    """CPython's tree of the bytes (an AST only, never executed), or what its parser says about them and whether
+    it is about nesting.
 
-    (None, False) when CPython accepts them. Nesting that CPython refuses is reported as such, before libcst
-    sees the file. Other syntax errors count only if libcst fails too: libcst may know newer syntax than
-    the running Python.
+    Nesting that CPython refuses is reported as such, before libcst sees the file. Other syntax errors count for
+    libcst only if it fails too: libcst may know newer syntax than the running Python.
     """
     try:
         with warnings.catch_warnings():  # CPython's remarks on the scanned code (`1()`...) are not ours to print
             warnings.simplefilter("ignore")
-            compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            tree = compile(data, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except (RecursionError, MemoryError):
-        return SourceError("parse", "too deeply nested to parse safely (CPython's parser gives up on it too)"), True
+        return (
+            None,
+            SourceError("parse", "too deeply nested to parse safely (CPython's parser gives up on it too)"),
+            True,
+        )
     except SyntaxError as error:
         line, column = error.lineno or 1, error.offset or 1
         message = error.msg or str(error)
         if any(marker in message for marker in _TOO_DEEP):
-            return SourceError("parse", f"too deeply nested to parse safely: {message}", line, column), True
-        return SourceError("parse", f"syntax error: {message}", line, column), False
+            return None, SourceError("parse", f"too deeply nested to parse safely: {message}", line, column), True
+        return None, SourceError("parse", f"syntax error: {message}", line, column), False
     except ValueError as error:  # what the compiler refuses outright (NUL bytes are checked before)
-        return SourceError("parse", f"syntax error: {error}"), False
-    return None, False
+        return None, SourceError("parse", f"syntax error: {error}"), False
+    assert isinstance(tree, ast.Module)  # `exec` mode
+    return tree, None, False
 
 
 T = TypeVar("T")
@@ -100,15 +105,9 @@ def on_big_stack(function: Callable[[], T]) -> T:
     return outcome["value"]
 
 
-def parse_source(source: SourceFile) -> cst.Module:
-    """Parse with libcst from bytes, so that the declared encoding is detected and kept.
-
-    Raises SourceError for: a NUL byte, bytes the file's encoding cannot decode, a file larger than
-    MAX_PARSE_BYTES, nesting too deep to parse safely, a syntax error (placed by CPython's parser).
-    """
-    import libcst as cst
-
-    data = source.data
+def _refuse(data: bytes) -> None:
+    """Raise SourceError for what is parsed by neither parser: a NUL byte, bytes the file's encoding cannot
+    decode, a file larger than MAX_PARSE_BYTES."""
     nul = data.find(b"\0")
     if nul >= 0:
         line, column = line_column(data, nul)
@@ -128,7 +127,31 @@ def parse_source(source: SourceFile) -> cst.Module:
     undecodable = decode_error(data)
     if undecodable is not None:
         raise undecodable
-    python_error, nesting = _python_error(data)
+
+
+def parse_python(source: SourceFile) -> tuple[ast.Module, str]:
+    """CPython's tree of a file and its text (decoded as its encoding declares), for what only reads a file:
+    the same refusals as `parse_source`, and a syntax error is CPython's. ast's columns count the UTF-8 bytes of
+    the text's lines."""
+    data = source.data
+    _refuse(data)
+    tree, python_error, _ = _python_parse(data)
+    if tree is None:
+        raise python_error  # type: ignore[misc]
+    return tree, data.decode(declared_encoding(data))
+
+
+def parse_source(source: SourceFile) -> cst.Module:
+    """Parse with libcst from bytes, so that the declared encoding is detected and kept.
+
+    Raises SourceError for: a NUL byte, bytes the file's encoding cannot decode, a file larger than
+    MAX_PARSE_BYTES, nesting too deep to parse safely, a syntax error (placed by CPython's parser).
+    """
+    import libcst as cst
+
+    data = source.data
+    _refuse(data)
+    _, python_error, nesting = _python_parse(data)
     if nesting:
         raise python_error  # type: ignore[misc]
     try:

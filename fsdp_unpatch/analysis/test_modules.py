@@ -7,9 +7,7 @@ has anything left once they are gone. Below the rules: each rule turns these fac
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence, TypeVar, Union
 
 import libcst as cst
@@ -18,16 +16,11 @@ from fsdp_unpatch.analysis.blocks import body_statements
 from fsdp_unpatch.analysis.patterns import is_docstring
 from fsdp_unpatch.analysis.references import FileReferences, Reference
 
-TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
 IDENTITY_ASSERT_METHODS = frozenset({"assertIs", "assertIsNot", "assertEqual", "assertNotEqual", "assertEquals"})
 IDENTITY_OPERATORS = (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
 
 TestNode = Union[cst.FunctionDef, cst.ClassDef]
 T = TypeVar("T")
-
-
-def is_test_module(path: Path) -> bool:
-    return bool(TEST_MODULE.match(path.name))
 
 
 @dataclass

@@ -3,19 +3,29 @@ and whether they can reach the backend's same-device fast path, and what to re-t
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Optional
+from typing import Iterable, Mapping, Optional, Union
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
-
-from fsdp_unpatch.analysis.test_modules import is_test_module
-from fsdp_unpatch.audit.devices import Devices, Operand, assignments_in, one_line, same_device_verdict, string_value
+from fsdp_unpatch.audit.devices import (
+    Argument,
+    Devices,
+    Operand,
+    arguments,
+    assignments_in,
+    one_line,
+    qualify,
+    same_device_verdict,
+    string_value,
+)
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.i18n import N_, Phrase
-from fsdp_unpatch.semantic.names import ImportTable, dotted_name
+from fsdp_unpatch.project.identity import is_test_module
+from fsdp_unpatch.semantic.imports import dotted, in_order, read_import
+from fsdp_unpatch.semantic.names import ImportTable
+from fsdp_unpatch.semantic.text import NodeText
 
 FOREACH_COPY = frozenset(
     {"torch._foreach_copy_", "torch.ops.aten._foreach_copy_", "torch.ops.aten._foreach_copy_.default"}
@@ -77,81 +87,82 @@ class CallSite:
         return data
 
 
-MaybeExpression = Optional[cst.BaseExpression]
+MaybeExpression = Optional[ast.expr]
+Scope = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _copy_operands(call: cst.Call) -> tuple[MaybeExpression, MaybeExpression, MaybeExpression]:
+def _copy_operands(given: list[Argument]) -> tuple[MaybeExpression, MaybeExpression, MaybeExpression]:
     """(destination, source, non_blocking) of a `_foreach_copy_(self, src, non_blocking)` call."""
-    positional = [a.value for a in call.args if a.keyword is None and not a.star]
-    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    positional = [a.value for a in given if a.keyword is None and not a.star]
+    keywords = {a.keyword: a.value for a in given if a.keyword is not None}
     destination = positional[0] if positional else keywords.get("self")
     source = positional[1] if len(positional) > 1 else keywords.get("src")
     non_blocking = positional[2] if len(positional) > 2 else keywords.get("non_blocking")
     return destination, source, non_blocking
 
 
-class _Scanner(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider)
-
-    def __init__(self, table: ImportTable) -> None:
-        super().__init__()
-        self.table = table
-        self.scopes: list[cst.CSTNode] = []
-        self.calls: list[tuple[cst.Call, tuple[cst.CSTNode, ...], str]] = []  # (node, scopes, what)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.scopes.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.scopes.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.scopes.append(node)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.scopes.pop()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        qualified = self.table.qualify(node.func) or ""
-        scopes = tuple(self.scopes)
-        if qualified in FOREACH_COPY:
-            self.calls.append((node, scopes, "call"))
-        elif self._is_mock(node, qualified):
-            self.calls.append((node, scopes, "mocked"))
-        elif any(REGISTERED.search(dotted_name(a.value) or "") for a in node.args):
-            self.calls.append((node, scopes, "registration"))
-
-    def _is_mock(self, node: cst.Call, qualified: str) -> bool:
-        strings = [string_value(a.value) for a in node.args[:2]]
-        if qualified in MOCKS or qualified.endswith("monkeypatch.setattr") or qualified.endswith("mocker.patch"):
-            if strings and strings[0] in FOREACH_COPY:
-                return True
-            if len(node.args) >= 2 and strings[1] == "_foreach_copy_":
-                return self.table.qualify(node.args[0].value) == "torch"
-        return False
+@dataclass(frozen=True)
+class _Found:
+    call: ast.Call
+    scopes: tuple[Scope, ...]  # the enclosing `def`s and `class`es, outermost first
+    statement: ast.stmt  # the innermost statement holding the call
+    what: str  # "call", "mocked" or "registration"
 
 
-def _imports(module: cst.Module, table: ImportTable) -> None:
-    class _Imports(cst.CSTVisitor):
-        def visit_Import(self, node: cst.Import) -> None:
-            table.add_import(node)
+def _scan(tree: ast.Module, table: ImportTable) -> list[_Found]:
+    """The calls, mocks and registrations of `_foreach_copy_`, each with where it stands. A `def` or a `class`
+    is the scope of all it holds, its decorators, defaults and bases too (libcst visited them so)."""
+    found: list[_Found] = []
+    stack: list[tuple[ast.AST, tuple[Scope, ...], Optional[ast.stmt]]] = [(tree, (), None)]
+    while stack:
+        node, scopes, statement = stack.pop()
+        if isinstance(node, ast.stmt):
+            statement = node
+        if isinstance(node, ast.Call) and statement is not None:
+            what = _what(node, table)
+            if what:
+                found.append(_Found(node, scopes, statement, what))
+        inner = (*scopes, node) if isinstance(node, _SCOPES) else scopes
+        stack.extend((child, inner, statement) for child in reversed(list(ast.iter_child_nodes(node))))
+    return found
 
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-            table.add_import_from(node)
 
-        def visit_Assign(self, node: cst.Assign) -> None:
-            # `aten = torch.ops.aten`: a module alias
-            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-                qualified = table.qualify(node.value)
-                if qualified and qualified.startswith("torch.") and dotted_name(node.value):
-                    table.add_alias(node.targets[0].target.value, qualified)
+def _what(node: ast.Call, table: ImportTable) -> Optional[str]:
+    qualified = qualify(table, node.func) or ""
+    given = arguments(node)
+    if qualified in FOREACH_COPY:
+        return "call"
+    if _is_mock(given, qualified, table):
+        return "mocked"
+    if any(REGISTERED.search(dotted(a.value) or "") for a in given):
+        return "registration"
+    return None
 
-    module.visit(_Imports())
+
+def _is_mock(given: list[Argument], qualified: str, table: ImportTable) -> bool:
+    strings = [string_value(a.value) for a in given[:2]]
+    if qualified in MOCKS or qualified.endswith("monkeypatch.setattr") or qualified.endswith("mocker.patch"):
+        if strings and strings[0] in FOREACH_COPY:
+            return True
+        if len(given) >= 2 and strings[1] == "_foreach_copy_":
+            return qualify(table, given[0].value) == "torch"
+    return False
 
 
-def _function_name(scopes: tuple[cst.CSTNode, ...]) -> str:
-    names = [s.name.value for s in scopes if isinstance(s, (cst.FunctionDef, cst.ClassDef))]
-    return ".".join(names) or "<module>"
+def _imports(tree: ast.Module, table: ImportTable) -> None:
+    """The file's imports and its module aliases (`aten = torch.ops.aten`), in the order they are written."""
+    for node in in_order(tree):
+        read_import(node, table)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            qualified = qualify(table, node.value)
+            if qualified and qualified.startswith("torch."):
+                table.add_alias(node.targets[0].id, qualified)
+
+
+def _function_name(scopes: tuple[Scope, ...]) -> str:
+    return ".".join(s.name for s in scopes) or "<module>"
 
 
 def _fsdp2_function_names(catalog: Catalog) -> frozenset[str]:
@@ -167,9 +178,10 @@ def _fsdp2_function_names(catalog: Catalog) -> frozenset[str]:
 
 
 class _FileAudit:
-    def __init__(self, path: str, module: cst.Module, module_name: str, test_module: bool, catalog: Catalog):
+    def __init__(self, path: str, tree: ast.Module, text: str, module_name: str, test_module: bool, catalog: Catalog):
         self.path = path
-        self.module = module
+        self.tree = tree
+        self.text = NodeText(text)
         self.module_name = module_name
         self.test_module = test_module
         self.fsdp2_names = _fsdp2_function_names(catalog)
@@ -177,21 +189,15 @@ class _FileAudit:
 
     def sites(self) -> list[CallSite]:
         table = ImportTable(self.module_name)
-        _imports(self.module, table)
-        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-        scanner = _Scanner(table)
-        wrapper.visit(scanner)
-        positions = wrapper.resolve(PositionProvider)
-        return [self.site(call, scopes, what, table, positions[call].start) for call, scopes, what in scanner.calls]
+        _imports(self.tree, table)
+        return [self.site(found, table) for found in _scan(self.tree, table)]
 
-    def kind_of(self, what: str, function: str, scopes: tuple[cst.CSTNode, ...]) -> str:
+    def kind_of(self, what: str, function: str, scopes: tuple[Scope, ...]) -> str:
         if what == "mocked":
             return "mocked"
         if what == "registration":
             return "lowering-registration"
-        words = {
-            s.name.value.lower().removeprefix("_patched_").lstrip("_") for s in scopes if isinstance(s, cst.FunctionDef)
-        }
+        words = {s.name.lower().removeprefix("_patched_").lstrip("_") for s in scopes if isinstance(s, _FUNCTIONS)}
         collective = any(name in word for word in words for name in self.fsdp2_names)
         if any(self.module_name.startswith(root) for root in self.fsdp2_roots) or collective:
             return "fsdp2-collectives"
@@ -199,25 +205,25 @@ class _FileAudit:
             return "graph-replay"
         return "other"
 
-    def site(self, call: cst.Call, scopes, what: str, table: ImportTable, start) -> CallSite:
+    def site(self, found: _Found, table: ImportTable) -> CallSite:
+        scopes = found.scopes
         function = _function_name(scopes)
-        kind = self.kind_of(what, function, scopes)
-        code = one_line(self.module.code_for_node(call))
+        kind = self.kind_of(found.what, function, scopes)
+        code = one_line(self.text.code(found.call))
         destination = source = None
         non_blocking_text = None
-        if what == "call":
-            scope = next((s for s in reversed(scopes) if isinstance(s, cst.FunctionDef)), None)
-            devices = Devices(table, self.module.code_for_node, assignments_in(scope))
-            dst, src, non_blocking = _copy_operands(call)
+        if found.what == "call":
+            scope = next((s for s in reversed(scopes) if isinstance(s, _FUNCTIONS)), None)
+            devices = Devices(table, self.text.code, assignments_in(scope))
+            dst, src, non_blocking = _copy_operands(arguments(found.call))
             if dst is not None:
-                destination = Operand(one_line(self.module.code_for_node(dst), 40), *devices.of(dst))
+                destination = Operand(one_line(self.text.code(dst), 40), *devices.of(dst))
             if src is not None:
-                source = Operand(one_line(self.module.code_for_node(src), 40), *devices.of(src))
+                source = Operand(one_line(self.text.code(src), 40), *devices.of(src))
             if non_blocking is not None:
-                non_blocking_text = self.module.code_for_node(non_blocking)
-        in_test = self.test_module or any(
-            isinstance(s, cst.FunctionDef) and s.name.value.startswith("test") for s in scopes
-        )
+                first = self.text.lines[found.statement.lineno - 1]
+                non_blocking_text = self.text.code(non_blocking, first[: len(first) - len(first.lstrip(" \t"))])
+        in_test = self.test_module or any(isinstance(s, _FUNCTIONS) and s.name.startswith("test") for s in scopes)
         fast_path, decided_by, retest = self.judge(kind, destination, source, non_blocking_text, in_test, function)
         if kind == "other" and in_test and fast_path == "no":
             kind = "host-device-test"
@@ -226,10 +232,11 @@ class _FileAudit:
                 path=self.path,
                 test=function.rsplit(".", 1)[-1],
             )
+        line, column = self.text.start(found.call)
         return CallSite(
             self.path,
-            start.line,
-            start.column + 1,
+            line,
+            column + 1,
             function,
             kind,
             code,
@@ -253,7 +260,12 @@ class _FileAudit:
                 Phrase("a compiler lowering, not the eager op; an eager fallback still calls it"),
                 RETEST[kind],
             )
-        assert destination is not None and source is not None
+        if destination is None or source is None:  # `_foreach_copy_(*pair)`: the operands are not spelled out
+            return (
+                "unknown",
+                Phrase("the operands are not written out: the devices cannot be read; {blocking}", blocking=blocking),
+                Phrase("the callers' tests; synchronize before reading the destination on the host"),
+            )
         verdict, why = same_device_verdict(destination, source)
         devices = Phrase(
             "dst {destination} ({destination_evidence}), src {source} ({source_evidence})",
@@ -316,7 +328,7 @@ def audit_paths(
     parsed; the problem in English, as `check` words it).
 
     `contents`: display path -> the bytes to audit instead of the file's on disk (None: the file is gone)."""
-    from fsdp_unpatch.analysis.source import parse_source
+    from fsdp_unpatch.analysis.source import parse_python
     from fsdp_unpatch.files.reading import SourceError, SourceFile, read_source
     from fsdp_unpatch.project.identity import module_name as module_name_of
 
@@ -333,12 +345,13 @@ def audit_paths(
                 source = read_source(candidate.path, candidate.display)
             if not any(token in source.data for token in SOURCE_TOKENS):
                 continue
-            module = parse_source(source)
+            tree, text = parse_python(source)
         except SourceError as error:
             errors.append((f"{candidate.display}:{error.line}:{error.column}", str(error)))
             continue
         name = module_name_of(Path(candidate.path), real=True)[0]
-        sites.extend(_FileAudit(candidate.display, module, name, is_test_module(Path(candidate.path)), catalog).sites())
+        audit = _FileAudit(candidate.display, tree, text, name, is_test_module(candidate.path), catalog)
+        sites.extend(audit.sites())
     sites.sort(key=lambda s: (s.path, s.line, s.column))
     return sites, errors
 

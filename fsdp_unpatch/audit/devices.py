@@ -4,12 +4,12 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
-from typing import Optional
-
-import libcst as cst
+from typing import Callable, NamedTuple, Optional
 
 from fsdp_unpatch.i18n import Phrase
+from fsdp_unpatch.semantic.imports import dotted
 from fsdp_unpatch.semantic.names import ImportTable
 
 # Calls whose result lives where their first tensor lives.
@@ -82,18 +82,45 @@ def one_line(code: str, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def string_value(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
+class Argument(NamedTuple):
+    keyword: Optional[str]  # None: positional, `*args` or `**kwargs`
+    value: ast.expr
+    star: str  # "", "*" or "**"
 
 
-def device_text(node: cst.BaseExpression, table: ImportTable) -> Optional[str]:
+def arguments(call: ast.Call) -> list[Argument]:
+    """A call's arguments in the order they are written (ast keeps the keywords apart, after the positional
+    ones, and `f(a=1, *b)` writes a keyword first)."""
+    found = [Argument(None, a.value, "*") if isinstance(a, ast.Starred) else Argument(None, a, "") for a in call.args]
+    found += [Argument(k.arg, k.value, "" if k.arg else "**") for k in call.keywords]
+    if call.args and call.keywords:
+        found.sort(key=lambda a: (a.value.lineno, a.value.col_offset))
+    return found
+
+
+def qualify(table: ImportTable, node: ast.AST) -> Optional[str]:
+    """The qualified name an expression stands for (`ImportTable.qualify`, for an `ast` node)."""
+    name = dotted(node)
+    return None if name is None else table.qualify_dotted(name)
+
+
+def plain_name(node: ast.AST) -> Optional[str]:
+    """The name a plain name spells (`None`, `True` and `False` are names to libcst)."""
+    return dotted(node) if isinstance(node, (ast.Name, ast.Constant)) else None
+
+
+def string_value(node: ast.AST) -> Optional[str]:
+    """A string literal's value (literals side by side too); None for an f-string or anything else."""
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def device_text(node: ast.AST, table: ImportTable) -> Optional[str]:
     """`"npu:0"` -> npu; `torch.device("cpu")` -> cpu; anything else: None."""
     literal = string_value(node)
-    if literal is None and isinstance(node, cst.Call) and table.qualify(node.func) == "torch.device" and node.args:
-        literal = string_value(node.args[0].value)
+    if literal is None and isinstance(node, ast.Call) and qualify(table, node.func) == "torch.device":
+        given = arguments(node)
+        if given:
+            literal = string_value(given[0].value)
     if literal is None:
         return None
     return literal.split(":", 1)[0].strip() or None
@@ -102,40 +129,42 @@ def device_text(node: cst.BaseExpression, table: ImportTable) -> Optional[str]:
 class Devices:
     """Tells the device of a tensor (list) expression from the code around it, when it can."""
 
-    def __init__(self, table: ImportTable, code, assignments: dict[str, list[cst.BaseExpression]]):
+    def __init__(self, table: ImportTable, code: Callable[[ast.AST], str], assignments: dict[str, list[ast.expr]]):
         self.table = table
         self.code = code
         self.assignments = assignments
 
-    def of(self, node: cst.BaseExpression, depth: int = 0) -> tuple[Optional[str], str]:
+    def of(self, node: ast.expr, depth: int = 0) -> tuple[Optional[str], str]:
         if depth > 6:
             return None, Phrase("too many steps to follow")
-        if isinstance(node, (cst.List, cst.Tuple)):
-            found = [self.of(e.value, depth + 1) for e in node.elements]
+        if isinstance(node, (ast.List, ast.Tuple)):
+            found = [self.of(e.value if isinstance(e, ast.Starred) else e, depth + 1) for e in node.elts]
             devices = {d for d, _ in found}
             if len(devices) == 1 and None not in devices:
                 return found[0]
             return None, Phrase("elements on different or unknown devices")
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
             # `[f(t) for t in xs]`: for its device, `t` stands for the list `xs` it comes from.
-            target = node.for_in.target
-            if isinstance(target, cst.Name):
-                inner = Devices(self.table, self.code, {**self.assignments, target.value: [node.for_in.iter]})
+            loop = node.generators[0]
+            if isinstance(loop.target, ast.Name):
+                inner = Devices(self.table, self.code, {**self.assignments, loop.target.id: [loop.iter]})
                 return inner.of(node.elt, depth + 1)
             return self.of(node.elt, depth + 1)
-        if isinstance(node, cst.Name):
-            values = self.assignments.get(node.value, [])
+        name = plain_name(node)
+        if name is not None:
+            values = self.assignments.get(name, [])
             if len(values) == 1:
                 return self.of(values[0], depth + 1)
             if not values:
-                return None, Phrase("`{name}` comes from outside this function", name=node.value)
-            return None, Phrase("`{name}` is assigned more than once", name=node.value)
-        if isinstance(node, cst.Call):
+                return None, Phrase("`{name}` comes from outside this function", name=name)
+            return None, Phrase("`{name}` is assigned more than once", name=name)
+        if isinstance(node, ast.Call):
             return self.of_call(node, depth)
         return None, Phrase("`{code}` (not visible here)", code=one_line(self.code(node), 40))
 
-    def of_call(self, call: cst.Call, depth: int) -> tuple[Optional[str], str]:
-        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    def of_call(self, call: ast.Call, depth: int) -> tuple[Optional[str], str]:
+        given = arguments(call)
+        keywords = {a.keyword: a.value for a in given if a.keyword is not None}
         if "device" in keywords:
             device = device_text(keywords["device"], self.table)
             shown = one_line(self.code(keywords["device"]), 30)
@@ -145,15 +174,14 @@ class Devices:
                 else (None, Phrase("`device={shown}` (not a literal)", shown=shown))
             )
         pinned = keywords.get("pin_memory")
-        if isinstance(pinned, cst.Name) and pinned.value == "True":
+        if pinned is not None and plain_name(pinned) == "True":
             return "pinned cpu", "`pin_memory=True`"
         func = call.func
-        qualified = self.table.qualify(func)
-        if isinstance(func, cst.Attribute):
-            method = func.attr.value
+        qualified = qualify(self.table, func)
+        if isinstance(func, ast.Attribute):
+            method = func.attr
             if method == "to":
-                positional = [a.value for a in call.args if a.keyword is None]
-                for value in positional:
+                for value in (a.value for a in given if a.keyword is None):
                     device = device_text(value, self.table)
                     if device:
                         return device, f"`.to({one_line(self.code(value), 30)})`"
@@ -163,29 +191,25 @@ class Devices:
             if method in _SAME_AS_RECEIVER_METHODS and qualified not in _SAME_AS_INPUT_FUNCTIONS:
                 device, evidence = self.of(func.value, depth + 1)
                 return device, evidence
-        if qualified in _SAME_AS_INPUT_FUNCTIONS and call.args:
-            return self.of(call.args[0].value, depth + 1)
+        if qualified in _SAME_AS_INPUT_FUNCTIONS and given:
+            return self.of(given[0].value, depth + 1)
         if qualified in _FACTORIES:
             return "cpu", Phrase("`{function}(...)` on the default device", function=qualified)
         return None, Phrase("`{code}` (not visible here)", code=one_line(self.code(call), 40))
 
 
-def assignments_in(scope: Optional[cst.CSTNode]) -> dict[str, list[cst.BaseExpression]]:
-    found: dict[str, list[cst.BaseExpression]] = {}
+def assignments_in(scope: Optional[ast.AST]) -> dict[str, list[ast.expr]]:
+    """name -> the values assigned to it anywhere in `scope` (a function, with what is nested in it)."""
+    found: dict[str, list[ast.expr]] = {}
     if scope is None:
         return found
-
-    class _Assigns(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign):
             for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    found.setdefault(target.target.value, []).append(node.value)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            if isinstance(node.target, cst.Name) and node.value is not None:
-                found.setdefault(node.target.value, []).append(node.value)
-
-    scope.visit(_Assigns())
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            found.setdefault(node.target.id, []).append(node.value)
     return found
 
 

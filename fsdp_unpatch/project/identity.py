@@ -9,6 +9,7 @@ name; the import net needs all of its names, since an importer may use any of th
 from __future__ import annotations
 
 import os
+import re
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -22,6 +23,15 @@ from fsdp_unpatch.files.walk import walk_folders
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 # Folders that hold no code of the project's own (tools, environments, caches).
 _SKIPPED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages", "venv", "env"})
+
+
+# pytest's default file names for test modules.
+TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
+
+
+def is_test_module(path: str | os.PathLike[str]) -> bool:
+    """Whether the file is a test module, by its name (the test rules and the audit ask)."""
+    return bool(TEST_MODULE.match(os.path.basename(path)))
 
 
 def module_name(path: str | os.PathLike[str], *, real: bool = False) -> tuple[str, bool]:

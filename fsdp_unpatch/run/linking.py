@@ -32,8 +32,9 @@ from fsdp_unpatch.analysis.patterns import child_nodes, nodes_in
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.analysis.references import FileReferences, find_references
 from fsdp_unpatch.analysis.subjects import RemovedReference, Strings
-from fsdp_unpatch.analysis.test_modules import inside, is_test_module
+from fsdp_unpatch.analysis.test_modules import inside
 from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.project.identity import is_test_module
 from fsdp_unpatch.project.identity import module_name as module_name_of
 from fsdp_unpatch.rules.registry import role_of
 from fsdp_unpatch.run.orphans import plan_orphans

@@ -11,13 +11,18 @@ from fsdp_unpatch.semantic.names import ImportTable
 
 
 def read_imports(tree: ast.AST, table: ImportTable) -> None:
-    for node in _in_order(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                table.bind_import(alias.name, alias.asname, alias)
-        elif isinstance(node, ast.ImportFrom) and not any(alias.name == "*" for alias in node.names):
-            names = [(alias.name, alias.asname, alias) for alias in node.names]
-            table.bind_import_from(node.level, node.module or "", names)
+    for node in in_order(tree):
+        read_import(node, table)
+
+
+def read_import(node: ast.AST, table: ImportTable) -> None:
+    """What an `import` or `from ... import` binds (a star import binds nothing known); any other node: nothing."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            table.bind_import(alias.name, alias.asname, alias)
+    elif isinstance(node, ast.ImportFrom) and not any(alias.name == "*" for alias in node.names):
+        names = [(alias.name, alias.asname, alias) for alias in node.names]
+        table.bind_import_from(node.level, node.module or "", names)
 
 
 def add_aliases(table: ImportTable, module_functions: list[str], aliases: list[tuple[str, str]]) -> None:
@@ -47,7 +52,7 @@ def dotted(node: ast.AST) -> Optional[str]:
     return None
 
 
-def _in_order(node: ast.AST) -> Iterator[ast.AST]:
+def in_order(node: ast.AST) -> Iterator[ast.AST]:
     """Every node under `node`, each before its children, children in the order of their fields (the
     order of the source for every block that can hold an import)."""
     stack = [node]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import io
+import keyword
 import re
 import tokenize
+from typing import Optional
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -47,3 +51,84 @@ def dedent_lines(text: str, indent: str, first: bool = True) -> str:
         line[len(indent) :] if (first or number > 1) and number not in kept and line.startswith(indent) else line
         for number, line in enumerate(lines, start=1)
     )
+
+
+_NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT})
+_CALLED = frozenset({tokenize.STRING, tokenize.NUMBER, getattr(tokenize, "FSTRING_END", -1)})
+
+
+class NodeText:
+    """A file's text read at `ast` positions: where a node starts, and its source as libcst's `code_for_node`
+    gives it, sliced from the text (never generated)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = physical_lines(text)
+        self.line_starts = [0]
+        for line in self.lines:
+            self.line_starts.append(self.line_starts[-1] + len(line))
+
+    def column(self, line: int, byte_offset: int) -> int:
+        """ast's column (UTF-8 bytes) as characters, as libcst counts them."""
+        text = self.lines[line - 1] if line <= len(self.lines) else ""
+        return len(text.encode("utf-8")[:byte_offset].decode("utf-8", "replace"))
+
+    def start(self, node: ast.AST) -> tuple[int, int]:
+        """(line from 1, column from 0 in characters): libcst's place of an expression other than a tuple or a
+        generator expression (ast's place of those includes their own parentheses, libcst's does not)."""
+        return node.lineno, self.column(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+
+    def offset(self, line: int, byte_offset: int) -> int:
+        return self.line_starts[line - 1] + self.column(line, byte_offset)
+
+    def code(self, node: ast.AST, indentation: str = "") -> str:
+        """The expression's source with the parentheses libcst gives it (those around it, not a call's), its
+        continuation lines without `indentation` (of the block its statement is in), as libcst writes them."""
+        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        end = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+        parens, wraps = self._parentheses
+        if isinstance(node, (ast.Tuple, ast.GeneratorExp)) and start in parens and parens[start][0] == end:
+            start, end = parens[start][1]  # ast counts a pair of parentheses in, maybe the call's (`f(x for x in y)`)
+        while (start, end) in wraps:
+            start, end = wraps[start, end]
+        text = self.text[start:end]
+        return dedent_lines(text, indentation, first=False) if "\n" in text or "\r" in text else text
+
+    @functools.cached_property
+    def _parentheses(self) -> tuple[dict[int, tuple[int, tuple[int, int]]], dict[tuple[int, int], tuple[int, int]]]:
+        """(offset of each `(` -> (the end of its `)`, the span of what is between them), the span inside each
+        pair of parentheses that groups (not a call's, a `def`'s or a `class`'s) -> the span with them)."""
+        parens: dict[int, tuple[int, tuple[int, int]]] = {}
+        wraps: dict[tuple[int, int], tuple[int, int]] = {}
+        lines = iter(self.lines)
+        try:
+            tokens = [t for t in tokenize.generate_tokens(lambda: next(lines, "")) if t.type not in _NOT_CODE]
+        except (tokenize.TokenError, SyntaxError):
+            return parens, wraps  # ast parsed it: not expected; the slices are then ast's own
+        opened: list[int] = []
+        for index, token in enumerate(tokens):
+            if token.string == "(" and token.type == tokenize.OP:
+                opened.append(index)
+            elif token.string == ")" and token.type == tokenize.OP and opened:
+                first = opened.pop()
+                if first + 1 == index:
+                    continue  # `()`
+                inside = (self._at(tokens[first + 1].start), self._at(tokens[index - 1].end))
+                outside = (self._at(tokens[first].start), self._at(token.end))
+                parens[outside[0]] = (outside[1], inside)
+                if not _calls(tokens[first - 1] if first else None):
+                    wraps[inside] = outside
+        return parens, wraps
+
+    def _at(self, position: tuple[int, int]) -> int:
+        """The text offset of a token's (line, column in characters)."""
+        return self.line_starts[position[0] - 1] + position[1]
+
+
+def _calls(before: Optional[tokenize.TokenInfo]) -> bool:
+    """Whether a `(` after this token opens a call's (or a `def`'s, a `class`'s) parentheses."""
+    if before is None:
+        return False
+    if before.type == tokenize.NAME:
+        return not keyword.iskeyword(before.string)
+    return before.type in _CALLED or (before.type == tokenize.OP and before.string in ")]}")
