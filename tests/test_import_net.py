@@ -97,6 +97,27 @@ def test_names_re_exported_from_the_patch_module_stay_bound(tmp_path: Path) -> N
     assert (project / CALLER).read_bytes() == (EXAMPLE / CALLER).read_bytes()
 
 
+@pytest.mark.parametrize(
+    "importer",
+    [
+        "from legacy_npu.distributed.fsdp import (  # " + "x" * 300 + "\n    dist,\n)\n",
+        "import legacy_npu.distributed.fsdp as f\n\nd = (f.  # " + "y" * 300 + "\t\n    dist)\n",
+    ],
+    ids=["from-import", "attribute"],
+)
+def test_a_name_read_through_a_star_re_export_after_a_long_comment_stays_bound(tmp_path: Path, importer: str) -> None:
+    """The import net's byte gate looks past a comment of any length between the bracket and the name."""
+    project = _project(tmp_path)
+    package = project / "legacy_npu" / "distributed" / "fsdp" / "__init__.py"
+    package.write_text(
+        package.read_text() + "from legacy_npu.distributed.fsdp._add_fsdp_patch import *  # noqa: F403\n"
+    )
+    (project / "legacy_npu" / "compat.py").write_text(importer)
+    errors = _errors(fix_tree(project))
+    assert any("compat.py" in e and "dist" in e for e in errors), errors
+    assert (project / PATCH).read_bytes() == (EXAMPLE / PATCH).read_bytes()  # its whole group held back
+
+
 def test_a_re_export_through_a_module_alias_stays_bound(tmp_path: Path) -> None:
     """`import M as x` then `x.n`, and `from pkg import M` then `M.n`: the other spelling of an import."""
     project = _project(tmp_path)

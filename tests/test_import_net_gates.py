@@ -37,6 +37,10 @@ ROOT = Path(__file__).resolve().parent.parent
         "import m\nm . dist\n",
         "import m\n(m.\n    dist)\n",
         "import m\n(m.  # why\n    dist)\n",
+        "from m import (  # " + "x" * 300 + "\n    dist,\n)\n",
+        "import m\n(m.  # " + "y" * 300 + "\t\t\n    dist)\n",
+        "from m import (a,  # " + "z" * 300 + "\r    dist)\r",
+        "from m import (a,\n" + " " * 600 + "dist)\n",
     ],
 )
 def test_an_import_read_of_the_name_is_let_through(source: str) -> None:
@@ -89,7 +93,7 @@ def _reads(draw) -> tuple[str, str]:
     """A module that reads `name` by an import, spelled with the gaps Python allows inside brackets."""
     name = draw(_NAME)
     gap = draw(_GAP)
-    comment = draw(st.sampled_from(["", "  # note\n    ", "  # a, (b.\n"]))
+    comment = draw(st.sampled_from(["", "  # note\n    ", "  # a, (b.\n", "  # " + "w" * 400 + "\n"]))
     shape = draw(st.integers(0, 2))
     if shape == 0:
         source = f"from m import (a,{comment}{gap}{name})\n"

@@ -278,7 +278,7 @@ def _may_import_from(entry: ProjectFile, data: bytes, modules: Iterable[str]) ->
     return any(p == m or p.startswith(m + ".") for p in packages for m in modules)
 
 
-_BEFORE_A_READ = (b".", b",", b"(", b"import")  # `x.n`, `from m import a, n`, `(a,\n n`, `import n`
+_BEFORE_A_READ = (b".", b",", b"(")  # `x.n`, `from m import a, n`, `from m import (n`
 _SPACE = b" \t\r\n\\\f"
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_").__contains__
 
@@ -294,14 +294,28 @@ def _may_read(data: bytes, names: Iterable[str]) -> bool:
         while at >= 0:
             end = at + len(spelled)
             if not (at and _WORD(data[at - 1])) and not (end < len(data) and _WORD(data[end])):
-                window = data[max(0, at - 256) : at]
-                before = window.rstrip(_SPACE)
-                if before.endswith(_BEFORE_A_READ) or (not before and at > 256):
-                    return True  # (a run of 256 spaces: unsure)
-                if b"#" in before[before.rfind(b"\n") + 1 :]:
-                    return True  # what precedes may be a comment's end
+                last = _last_significant(data, at)
+                if last > 0:
+                    if data[last - 1 : last] in _BEFORE_A_READ or data[max(0, last - 6) : last] == b"import":
+                        return True
+                    newline = data.rfind(b"\n", 0, last)
+                    line = max(newline, data.rfind(b"\r", newline + 1, last)) + 1
+                    if b"#" in data[line:last]:
+                        return True  # what precedes may be a comment's end, however long the comment
             at = data.find(spelled, end)
     return False
+
+
+def _last_significant(data: bytes, at: int) -> int:
+    """The end of what precedes `at` but white space and line continuations (0: nothing does)."""
+    end = at
+    while end > 0:
+        start = max(0, end - 256)
+        kept = data[start:end].rstrip(_SPACE)
+        if kept:
+            return start + len(kept)
+        end = start
+    return 0
 
 
 def _forwarded_import(r, target, lost, by_module, files, tree_of, every_module: set[str]) -> Optional[Breakage]:
