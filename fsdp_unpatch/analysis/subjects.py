@@ -168,12 +168,15 @@ class PlannedFile:
     """A file once the run has planned every finding (the engine's results, `run/noqa_findings.py`): `found`,
     line -> the codes planned on it (before suppression); `comments()`, the codes its `# noqa` comments name,
     read when first asked (a large file is tokenized through its excerpt); `selected(code)`, whether the run
-    reports that code for this file. Its checks yield findings (`model.Finding`) at `display`."""
+    reports that code for this file; `later`, the codes whose findings the run makes after this check. Its
+    checks yield findings (`model.Finding`) at `display`."""
 
     display: str
     found: Mapping[int, AbstractSet[str]]
     comments: Callable[[], Sequence[NoqaCode]]
     selected: Callable[[str], bool]
+    # Codes whose findings are made after this check (the `imports` kind: FSU306): `found` cannot hold them.
+    later: AbstractSet[str] = frozenset()
 
 
 @dataclass(frozen=True)

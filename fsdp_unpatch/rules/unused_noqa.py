@@ -27,7 +27,7 @@ def check(planned: PlannedFile, catalog: Catalog, options: Options) -> Iterator[
 
     if not planned.selected(UNUSED_NOQA.code):
         return
-    for noqa, message in unused_noqa(planned.comments(), planned.found, planned.selected, catalog.rules):
+    for noqa, message in unused_noqa(planned.comments(), planned.found, planned.selected, catalog.rules, planned.later):
         yield Finding(
             code=UNUSED_NOQA.code,
             category=UNUSED_NOQA.category,
@@ -42,13 +42,15 @@ def unused_noqa(
     found: Mapping[int, AbstractSet[str]],
     selected: Callable[[str], bool],
     known: Iterable[str],
+    later: AbstractSet[str] = frozenset(),
 ) -> list[tuple[NoqaCode, str]]:
     """(code position, message) for FSU codes in `# noqa` comments that suppress nothing.
 
     `comments`: the codes of the file's `# noqa` comments (`noqa_code_positions`);
     `found`: line -> codes of the findings the analysis made on that line (before suppression);
     `selected(code)`: whether the run reports that code for this file. Other tools' codes, and FSU
-    codes the run does not select here, are left alone.
+    codes the run does not select here, are left alone; so are `later` codes, whose findings are made after
+    the plan (FSU306): whether such a comment silences one is not known here.
     """
     known = set(known)
     unused = []
@@ -58,7 +60,7 @@ def unused_noqa(
             continue  # other tools' codes are theirs; FSU501 itself is used by silencing this check
         if code not in known:
             unused.append((noqa, UNUSED_NOQA.message("unknown", code=code)))
-        elif selected(code) and code not in found.get(noqa.line, set()):
+        elif selected(code) and code not in later and code not in found.get(noqa.line, set()):
             unused.append((noqa, UNUSED_NOQA.message(code=code)))
     return unused
 
@@ -81,7 +83,8 @@ UNUSED_NOQA = declare(
     ## What it does
     Like ruff's RUF100: reports a code in a `# noqa: FSU...` comment on a line where no finding with that
     code is reported, and a code no rule has. Only FSU codes are checked, and only codes the run selects
-    for the file; a bare `# noqa` and other tools' codes are left alone.
+    for the file; a bare `# noqa` and other tools' codes are left alone, and so is `FSU306` (broken-import),
+    whose findings are made over the whole run after this check.
 
     ## Why
     A `# noqa: FSU001` that suppresses nothing would hide a future finding nobody looked at. Remove the

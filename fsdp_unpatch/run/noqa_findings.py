@@ -11,6 +11,7 @@ from fsdp_unpatch.analysis.subjects import PlannedFile
 from fsdp_unpatch.analysis.suppression import NoqaCode, noqa_code_positions, reported
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.model import Finding, RunOptions
+from fsdp_unpatch.rules.registry import all_rules
 from fsdp_unpatch.run.unit import Unit
 
 
@@ -45,7 +46,11 @@ def unused_noqa_findings(unit: Unit, options: RunOptions, catalog: Catalog) -> l
     for planned in unit.analysis.planned if unit.analysis is not None else ():
         found.setdefault(unit.position(planned.node).start.line, set()).add(planned.code)
     subject = PlannedFile(
-        display, found, lambda: noqa_comments(unit, text), lambda code: options.selected(code, display)
+        display,
+        found,
+        lambda: noqa_comments(unit, text),
+        lambda code: options.selected(code, display),
+        frozenset(code for code, rule in all_rules().items() if rule.subject == "imports"),
     )
     findings = list(dispatch("planned", subject, catalog, options=options.analysis))
     if not findings:
