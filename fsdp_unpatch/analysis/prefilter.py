@@ -50,10 +50,6 @@ def _minimal(tokens: Iterable[str]) -> tuple[bytes, ...]:
     return tuple(t.encode() for t in kept)
 
 
-def _words(names: Iterable[str]) -> bytes:
-    return b"|".join(re.escape(n.encode()) for n in sorted(set(names), key=lambda n: (-len(n), n)))
-
-
 @dataclass(frozen=True)
 class Vocabulary:
     """The names the prefilter looks for, all read from the catalog."""
