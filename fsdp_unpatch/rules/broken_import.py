@@ -9,8 +9,8 @@ expression; an import is looked at only when its module may be the migration's (
 of the prefilter's first stage, which the run already knows of each of its files, or lies in an FSDP2 or
 patch package) or the name is a patch part; a name is a suspect only when its module's bytes spell it
 nowhere as a binding could (`def n`, `n =`, `import ... n`, `as n`, ...), and only then are the importer
-and the module parsed (ast) to confirm. A miss of the byte test is a false negative, never a false positive: on real code the rule
-prefers saying nothing to saying something wrong.
+and the module parsed (ast) to confirm. A miss of the byte test is a false negative, never a false positive:
+on real code the rule prefers saying nothing to saying something wrong.
 
 Found over the whole run after the fixes are planned (`imports`: the engine and the batch layer hand the
 run's files to the dispatcher).
