@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional
 
 from fsdp_unpatch.project.bindings import Binding, Census, census
+from fsdp_unpatch.project.module_names import resolve_relative
 
 # FSDP2's package moved in torch 2.6; both spellings name one package.
 FSDP2_ROOTS = ("torch.distributed.fsdp._fully_shard", "torch.distributed._composable.fsdp")
@@ -78,16 +79,6 @@ class Scope:
         return scope_of(census(tree, module, is_package), module, module_bindings(tree, module, is_package))
 
 
-def _relative(module: str, is_package: bool, level: int, name: Optional[str]) -> Optional[str]:
-    if level == 0:
-        return name
-    parts = module.split(".") if is_package else module.split(".")[:-1]
-    if level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (level - 1)]
-    return ".".join(base + ([name] if name else []))
-
-
 def module_bindings(tree: ast.Module, module: str, is_package: bool = False) -> dict[str, str]:
     """local name -> qualified name, for every import statement of a module."""
     out: dict[str, str] = {}
@@ -100,7 +91,7 @@ def module_bindings(tree: ast.Module, module: str, is_package: bool = False) -> 
                     head = alias.name.split(".")[0]
                     out[head] = head
         elif isinstance(node, ast.ImportFrom):
-            base = _relative(module, is_package, node.level, node.module)
+            base = resolve_relative(module, is_package, node.level, node.module or "")
             if base is None:
                 continue
             for alias in node.names:

@@ -13,7 +13,7 @@ names, and whether the module may bind names no statement spells: FSU306 and the
 (how often `def`, `class` and assignments bind each name: a replacement bound twice is not proven). Each
 takes the statements one at a time, so a caller may hand over a module read a statement at a time.
 
-Stdlib only, Python >= 3.9.
+Stdlib only (and `project/module_names.py`, for relative imports), Python >= 3.9.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
+
+from fsdp_unpatch.project.module_names import resolve_relative
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -46,16 +48,6 @@ class Census:
     names: Mapping[str, tuple[Binding, ...]] = field(default_factory=dict)
     dynamic: str = ""  # why any name may be bound ("`from x import *` at line 3"), or ""
     future_annotations: bool = False  # `from __future__ import annotations`: annotations are never evaluated
-
-
-def _relative(module: str, is_package: bool, level: int, name: Optional[str]) -> Optional[str]:
-    if level == 0:
-        return name
-    parts = module.split(".") if is_package else module.split(".")[:-1]
-    if level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (level - 1)]
-    return ".".join(base + ([name] if name else []))
 
 
 def _dotted(node: ast.AST) -> Optional[str]:
@@ -135,7 +127,7 @@ class _Walker:
                 qualified = alias.name if alias.asname else local
                 self.bind(local, Binding("import", line, qualified, plain, fallback))
         elif isinstance(s, ast.ImportFrom):
-            base = _relative(self.module, self.is_package, s.level, s.module)
+            base = resolve_relative(self.module, self.is_package, s.level, s.module or "")
             for alias in s.names:
                 if alias.name == "*":
                     self.star = True
