@@ -175,7 +175,7 @@ def _never(torch: Version, imports: bool) -> NoReturn:
 def _decide(
     model: SemanticModel, text: str, module_name: str, catalog: Catalog, options: Options
 ) -> Optional[AstFindings]:
-    """`install_sites.plan_install_sites` and `other_overrides.plan_completeness` on the model."""
+    """`plan.plan_install_sites` and `plan.plan_completeness` on the model."""
     judge = AstJudge(model, module_name, catalog, options, _never)
     scoped = ast_scoping.verdicts(model, text, catalog, load_symbols(), judge.fsdp2_target)
     subject = _Subject(module_name)

@@ -6,7 +6,7 @@ calls `setattr`, and a decorator handed an FSDP2 owner and an attribute name.
 
 The tool can neither prove nor delete such an override: it is reported for review (FSU101, and FSU105 for
 the loop, whose `setattr` names its attribute at run time), and a direct install site of the same target is
-not deleted either (`install_sites.py`): the override would stay installed by these means.
+not deleted either (`plan.py`, its install sites): the override would stay installed by these means.
 """
 
 from __future__ import annotations
