@@ -172,3 +172,60 @@ def test_a_linked_file_is_named_by_its_target_when_asked_for_its_real_name(tmp_p
     (tmp_path / "alias.py").symlink_to(tmp_path / "pkg/real.py")
     assert identity.module_name(tmp_path / "alias.py") == ("alias", False)
     assert identity.module_name(tmp_path / "alias.py", real=True) == ("pkg.real", False)
+
+
+def _names_of(project, path: Path) -> list[str]:
+    entry = project.files.get(identity.identity(str(path)))
+    return [] if entry is None else [name for name, _ in entry.modules]
+
+
+def test_a_copy_of_the_projects_package_outside_its_import_roots_is_no_source_of_its_modules(tmp_path: Path) -> None:
+    """Issue 32, item 1: `build/lib/pkg/` (what `python setup.py build` leaves) is not on `sys.path` when the
+    project runs; its files keep only the names that start in a root (`build.lib.pkg.mod`), so `pkg.mod` has
+    one source. A plain module there keeps its name (a script folder, pytest's rootdir insertion), and so does a
+    package that is no copy of the project's own; a copy that keeps no name is no module of the project."""
+    root = tmp_path / "repo"
+    copies = ("build/lib/pkg/__init__.py", "build/lib/pkg/mod.py", "build-out/pkg/__init__.py", "build-out/pkg/mod.py")
+    _files(root, ("setup.py", "pkg/__init__.py", "pkg/mod.py", "tool.py", "build/lib/tool.py", *copies))
+    _files(root, ("build/lib/other/__init__.py",))
+    walked = project_files([str(root)])
+    assert _names_of(walked, root / "pkg/mod.py") == ["pkg.mod"]
+    assert _names_of(walked, root / "build/lib/pkg/mod.py") == ["lib.pkg.mod", "build.lib.pkg.mod"]
+    assert _names_of(walked, root / "build/lib/pkg/__init__.py") == ["lib.pkg", "build.lib.pkg"]
+    assert _names_of(walked, root / "build-out/pkg/mod.py") == []  # `build-out` spells no name: none is left
+    assert identity.identity(str(root / "build-out/pkg/mod.py")) not in walked.files
+    assert _names_of(walked, root / "build/lib/tool.py") == ["tool", "lib.tool", "build.lib.tool"]
+    assert _names_of(walked, root / "build/lib/other/__init__.py") == ["other", "lib.other", "build.lib.other"]
+    assert "pkg.mod" in walked.modules and "pkg" in walked.modules
+    # a run's own path outside the walk is judged as it is added
+    outside = tmp_path / "elsewhere/pkg/mod.py"
+    _files(tmp_path, ("elsewhere/pkg/__init__.py", "elsewhere/pkg/mod.py"))
+    skipped = root / "node_modules/pkg/mod.py"  # inside the walked folder, in one the walk does not enter
+    _files(root, ("node_modules/pkg/__init__.py", "node_modules/pkg/mod.py"))
+    wider = walked.with_extra([str(outside), str(skipped)], [str(root)])
+    assert _names_of(wider, outside) == ["pkg.mod"]  # in no walked folder: nothing says it is not imported
+    assert _names_of(wider, skipped) == ["node_modules.pkg.mod"]
+
+
+def test_the_import_roots_a_project_declares_decide_which_copy_is_the_package(tmp_path: Path) -> None:
+    """`package-dir = {"" = "lib"}`: `lib/pkg` is the package, `build/lib/pkg` a copy, though both folders are
+    called `lib`; a project kept inside the walk (its own `pyproject.toml`) has roots of its own."""
+    root = tmp_path / "repo"
+    (root / "sub").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[tool.setuptools]\npackage-dir = {"" = "lib"}\n')
+    (root / "sub/setup.cfg").write_text("[options.packages.find]\nwhere = code\n")
+    _files(root, ("lib/pkg/__init__.py", "lib/pkg/mod.py", "build/lib/pkg/__init__.py", "build/lib/pkg/mod.py"))
+    _files(
+        root,
+        (
+            "sub/code/pkg/__init__.py",
+            "sub/code/pkg/mod.py",
+            "sub/build/lib/pkg/__init__.py",
+            "sub/build/lib/pkg/mod.py",
+        ),
+    )
+    walked = project_files([str(root)])
+    assert _names_of(walked, root / "lib/pkg/mod.py") == ["pkg.mod", "lib.pkg.mod"]
+    assert _names_of(walked, root / "build/lib/pkg/mod.py") == ["build.lib.pkg.mod"]
+    assert _names_of(walked, root / "sub/code/pkg/mod.py") == ["pkg.mod", "code.pkg.mod", "sub.code.pkg.mod"]
+    assert _names_of(walked, root / "sub/build/lib/pkg/mod.py") == ["build.lib.pkg.mod", "sub.build.lib.pkg.mod"]

@@ -4,6 +4,11 @@ every module name it is imported under (README, Safety: "No fix breaks an import
 A file can be reached under several paths: hard links, symbolic links to the file or to a folder above it,
 and two copies of one package (two files, one module name). Discovery checks such a file once, under its first
 name; the import net needs all of its names, since an importer may use any of them.
+
+A name counts only where Python could import it: a copy of the project's own package under a folder that is no
+import root of the project (`build/lib/`, left by `python setup.py build` or `pip wheel`) is no second source of
+its modules (`import_roots.py` says which folders are roots: the walked folders, each project folder, and what
+its packaging files declare, else its `src/`).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 
 from fsdp_unpatch.files.regular import FileStat, StatLike
 from fsdp_unpatch.files.walk import walk_folders
+from fsdp_unpatch.project.import_roots import import_roots
 
 # Files that make a folder the start of a project's module names (a project root, not a namespace portion).
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
@@ -131,6 +137,20 @@ def _is_project_root(folder: str, known: dict[str, bool]) -> bool:
     return found
 
 
+def _starts(folder: str, climbed: tuple[tuple[str, ...], tuple[str, ...]]) -> tuple[Optional[str], ...]:
+    """The folder each name `_names` gives a file of `folder` starts in: above its packages for the first
+    (None for a module in no package), one more folder up for each longer name."""
+    parts, spaces = climbed
+    start = folder
+    for _ in parts:
+        start = os.path.dirname(start)
+    starts: list[Optional[str]] = [start if parts else None]
+    for _ in spaces:
+        start = os.path.dirname(start)
+        starts.append(start)
+    return tuple(starts)
+
+
 def identity(path: str) -> object:
     """What every name of one file shares: device and inode (hard links, symbolic links); the real path
     when the file cannot be looked at."""
@@ -153,6 +173,9 @@ class ProjectFile:
     key: object
     paths: list[str] = field(default_factory=list)  # every name it is reached under, in walk order
     modules: list[tuple[str, bool]] = field(default_factory=list)  # (module name, is a package) per name
+    # the folder each name starts in, which must be on `sys.path` for it to import; None for a top-level
+    # module outside any package (a script folder, pytest's rootdir insertion: never taken for a copy)
+    starts: list[Optional[str]] = field(default_factory=list)
     # `paths[i]` is the path `modules[i]` is imported from: a path is repeated for each longer name that
     # namespace packages give it (`module_names`)
 
@@ -173,6 +196,13 @@ class Project:
     since: int = field(default_factory=time.time_ns)
     # (folder, top) -> what `_folder_names` climbed: the same for every file of the folder
     climbed: dict[tuple[str, Optional[str]], tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
+    # (folder, top) -> the folder each name of its files starts in (`ProjectFile.starts`)
+    started: dict[tuple[str, Optional[str]], tuple[Optional[str], ...]] = field(default_factory=dict)
+    tops: list[str] = field(default_factory=list)  # the walked folders (absolute)
+    roots: set[str] = field(default_factory=set)  # the import roots found in them (`import_roots.py`)
+    # The first parts of the names that start in a root (the project's own packages), once the walk is over
+    # (`settle`); None before: a name of one of them starting in no root is a copy's, and is dropped
+    own: Optional[frozenset[str]] = None
 
     def add(
         self, path: str, top: Optional[str] = None, absolute: Optional[str] = None, link: Optional[bool] = None
@@ -192,19 +222,70 @@ class Project:
         entry = self.files.get(key)
         if entry is None:
             entry = self.files[key] = ProjectFile(key)
-        for name, is_package in self._module_names(absolute or os.path.abspath(path), top):
+        names, starts = self._module_names(absolute or os.path.abspath(path), top)
+        for named, start in zip(names, starts):
+            if self.own is not None and self._copy(named[0], start):
+                continue  # after the walk: a copy's names are dropped as they come
             entry.paths.append(path)
-            entry.modules.append((name, is_package))
-            self.modules.add(name)
+            entry.modules.append(named)
+            entry.starts.append(start)
+            self.modules.add(named[0])
         return entry
 
-    def _module_names(self, absolute: str, top: Optional[str]) -> list[tuple[str, bool]]:
-        """`module_names(absolute, top)`, climbing each folder once for all its files."""
+    def _module_names(
+        self, absolute: str, top: Optional[str]
+    ) -> tuple[list[tuple[str, bool]], tuple[Optional[str], ...]]:
+        """`module_names(absolute, top)`, climbing each folder once for all its files, and the folder each name
+        starts in (`ProjectFile.starts`)."""
         folder, file_name = os.path.split(absolute)
-        climbed = self.climbed.get((folder, top))
+        key = (folder, top)
+        climbed = self.climbed.get(key)
         if climbed is None:
-            climbed = self.climbed[(folder, top)] = _folder_names(folder, top, self.packages)
-        return _names(climbed, file_name)
+            climbed = self.climbed[key] = _folder_names(folder, top, self.packages)
+            self.started[key] = _starts(folder, climbed)
+        return _names(climbed, file_name), self.started[key]
+
+    def _rooted(self, start: str) -> bool:
+        """Whether a name starting in `start` can be imported: it is an import root, or lies in no walked
+        folder (the climb went above one through packages)."""
+        return start in self.roots or not any(start.startswith(top + os.sep) for top in self.tops)
+
+    def _copy(self, name: str, start: Optional[str]) -> bool:
+        """Whether the name is a copy's: one of the project's own packages, starting in no import root."""
+        assert self.own is not None
+        return start is not None and name.partition(".")[0] in self.own and not self._rooted(start)
+
+    def settle(self) -> None:
+        """Once the walk is over: drop the names of copies of the project's own packages (`_copy`); a file
+        left with no name is no module of the project. A file added later is judged as it is added."""
+        starts = {start for found in self.started.values() for start in found if start is not None}
+        rooted = {start: self._rooted(start) for start in starts}  # asked once per folder, not once per file
+        own = self.own = frozenset(
+            name.partition(".")[0]
+            for entry in self.files.values()
+            for (name, _), start in zip(entry.modules, entry.starts)
+            if start is not None and rooted[start]
+        )
+        if all(rooted.values()):
+            return  # every name starts in a root: no copy (most trees)
+        dropped = False
+        for key, entry in list(self.files.items()):
+            kept = [
+                i
+                for i, start in enumerate(entry.starts)
+                if start is None or rooted[start] or entry.modules[i][0].partition(".")[0] not in own
+            ]
+            if len(kept) == len(entry.starts):
+                continue
+            dropped = True
+            if not kept:
+                del self.files[key]
+                continue
+            entry.paths = [entry.paths[i] for i in kept]
+            entry.modules = [entry.modules[i] for i in kept]
+            entry.starts = [entry.starts[i] for i in kept]
+        if dropped:
+            self.modules = {name for entry in self.files.values() for name, _ in entry.modules}
 
     def key_of(self, path: str) -> object:
         """`identity(path)`, from the walk's stat when it reached that path."""
@@ -230,12 +311,13 @@ class Project:
         copy = Project(
             dict(self.files), set(self.modules), self.packages, dict(self.stats), dict(self.keys), set(self.links)
         )
-        copy.since, copy.climbed = self.since, self.climbed  # shared: neither changes
+        copy.since, copy.climbed, copy.started = self.since, self.climbed, self.started  # shared: none changes
+        copy.tops, copy.roots, copy.own = self.tops, self.roots, self.own
         for path in extra:
             key = identity(path)
             if key in copy.files and copy.files[key] is self.files.get(key):
                 old = copy.files[key]
-                copy.files[key] = ProjectFile(key, list(old.paths), list(old.modules))
+                copy.files[key] = ProjectFile(key, list(old.paths), list(old.modules), list(old.starts))
             copy.add(path, _top_of(path, tops))
         return copy
 
@@ -283,16 +365,21 @@ def _walk(roots: list[str]) -> Project:
                 project.add(root)
             continue
         top = os.path.abspath(root)
+        project.tops.append(top)
+        project.roots.add(top)
         for folder in walk_folders(root, ordered=True, skip=_SKIPPED, follow=homes):
             if folder.below and _virtualenv(folder.path, folder.entries):
                 folder.subfolders.clear()
                 continue
             absolute = os.path.join(top, folder.below) if folder.below else top
+            if any(e.name in _PROJECT_MARKERS for e in folder.entries):
+                project.roots.update(import_roots(absolute, [e.name for e in folder.entries]))
             files = [e for e in folder.files if e.name.endswith(".py") and not e.name.startswith(".")]
             # what `_is_package` would find, known from the listing
             project.packages.setdefault(absolute, any(e.name == "__init__.py" and _is_file(e) for e in files))
             for entry in files:
                 project.add(entry.path, top, os.path.join(absolute, entry.name), _is_link(entry))
+    project.settle()
     return project
 
 

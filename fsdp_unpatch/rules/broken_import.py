@@ -97,8 +97,13 @@ BROKEN_IMPORT = declare(
     outside the project (torch, the standard library), imports under `if TYPE_CHECKING:` and imports in a
     `try` that handles their failure. Module names are Python's: a folder without `__init__.py` inside a
     regular package is a namespace portion of it, so `from ...config import x` in `pkg/sub/leaf/mod.py` means
-    `pkg.config`, never a top-level `config.py` of the tree. The project's other imports are left to a type
-    checker: this rule is about what the migration, or an earlier one, left behind.
+    `pkg.config`, never a top-level `config.py` of the tree. A module's sources lie under the project's import
+    roots: the project folder and the folders its `pyproject.toml` or `setup.cfg` declares (setuptools'
+    `package-dir` and `packages.find` `where`, poetry's `from`, hatch's wheel `packages`), else its `src/`. A
+    copy of the project's own package anywhere else (a stale `build/lib/` that `python setup.py build` or
+    `pip wheel` left) is not on `sys.path` and never hides an import that fails; a subpackage named `build` is
+    no copy. The project's other imports are left to a type checker: this rule is about what the migration, or
+    an earlier one, left behind.
 
     ## Why
     Such an import raises `ImportError` or `AttributeError`. A tree broken by any means (a hand edit, a merge,
