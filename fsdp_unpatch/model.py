@@ -6,7 +6,6 @@ these, so a run over files that need no parsing finishes without loading libcst.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
@@ -188,6 +187,8 @@ class FileResult:
             header += f"deleted file mode {mode:o}\n".encode()
             if not self.original:
                 return header
+        import difflib  # a diff is asked for by `--diff` and the reports that show one, never by a plain `check`
+
         lines = difflib.diff_bytes(
             difflib.unified_diff,
             _lines(self.original),

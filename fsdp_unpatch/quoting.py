@@ -7,13 +7,13 @@ C-style escapes), so one finding or one diff header stays one line, and `git app
 
 from __future__ import annotations
 
-import re
+from fsdp_unpatch.lazy_re import LazyPattern
 
 # C0 controls, DEL and the C1 controls (an ESC in a name could drive the terminal). A name with none of them
 # is shown as it is, backslashes included (non-UTF-8 names are already shown with `\xNN` escapes).
-_NEEDS_QUOTES = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_QUOTED = re.compile(r'[\x00-\x1f\x7f-\x9f"\\]')  # inside the quotes `"` and `\` are escaped as well
-_NEEDS_QUOTES_BYTES = re.compile(rb'[\x00-\x1f\x7f"\\]')
+_NEEDS_QUOTES = LazyPattern(r"[\x00-\x1f\x7f-\x9f]")
+_QUOTED = LazyPattern(r'[\x00-\x1f\x7f-\x9f"\\]')  # inside the quotes `"` and `\` are escaped as well
+_NEEDS_QUOTES_BYTES = LazyPattern(rb'[\x00-\x1f\x7f"\\]')
 _NAMED = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r"}
 _NAMED.update({'"': '\\"', "\\": "\\\\"})
 
@@ -45,7 +45,7 @@ def printable(text: str) -> str:
 
 
 # What XML 1.0 forbids in a document: C0 controls but tab, LF and CR; lone surrogates; U+FFFE and U+FFFF
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_NOT_XML = LazyPattern("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def xml_safe(text: str) -> str:

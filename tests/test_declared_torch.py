@@ -368,3 +368,48 @@ def test_torch_npu_version_annotated_is_read_and_a_computed_one_is_named(tmp_pat
     declared, problems = declared_torch(tmp_path, KNOWN)
     assert declared is not None and declared.origin == "requirements.txt: torch>=2.4"
     assert problems == ["torch_npu/version.py:2: `__version__` is computed, not a string literal; it is not used"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "torch",
+        "Torch",
+        "TORCH",
+        "torch-npu",
+        "torch_npu",
+        "Torch.NPU",
+        "torch--_.npu",
+        "torch-",
+        "torchvision",
+        "torch_npu2",
+        "tor.ch",
+        "t-orch",
+        "pytorch",
+        "numpy",
+        "torchaudio",
+        "TORCH_npu",
+    ],
+)
+def test_a_name_is_told_torch_as_packaging_tells_it(name: str) -> None:
+    # the first-five-letters test that spares packaging's import answers as `canonicalize_name` does
+    from packaging.utils import canonicalize_name
+
+    from fsdp_unpatch.config.declared_torch import TORCH_NAMES, _names_torch
+
+    assert _names_torch(name) == (canonicalize_name(name) in TORCH_NAMES)
+
+
+def test_dependencies_that_name_no_torch_are_read_without_packaging(tmp_path: Path) -> None:
+    # in a fresh interpreter: a `pyproject.toml` whose dependencies name no torch declares nothing, and the
+    # requirement parser is not imported for it
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["numpy>=1.2", "Click"]\n')
+    code = (
+        "import sys; from pathlib import Path; from fsdp_unpatch.catalog.versions import known_releases;"
+        "from fsdp_unpatch.config.declared_torch import declared_torch;"
+        "print(declared_torch(Path(sys.argv[1]), known_releases('2.4', '2.13')), 'packaging' in sys.modules)"
+    )
+    root = str(Path(__file__).resolve().parent.parent)
+    environment = {**os.environ, "PYTHONPATH": root}
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=environment)
+    assert out.stdout.strip() == "(None, []) False", out.stderr

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from fsdp_unpatch.catalog import Catalog
+from fsdp_unpatch.lazy_re import LazyPattern
 
 # Separators inside a dotted chain the parser accepts: spaces, newlines in brackets, backslash continuations.
 _DOT = rb"[ \t\\\r\n]*\.[ \t\\\r\n]*"
@@ -148,11 +149,11 @@ FSDP2_SHAPES = (
     "unparsable",
 )
 
-_WORD = re.compile(rb"\w+")
+_WORD = LazyPattern(rb"\w+")
 _WORD_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _GAP = b" \t\\\r\n"
-_ASSIGNED = re.compile(rb"[ \t]*(\w+)[ \t]*=(?!=)")
-_VALUE = re.compile(rb"[ \t\\\r\n(]*(\w+(?:" + _DOT + rb"\w+)*)")
+_ASSIGNED = LazyPattern(rb"[ \t]*(\w+)[ \t]*=(?!=)")
+_VALUE = LazyPattern(rb"[ \t\\\r\n(]*(\w+(?:" + _DOT + rb"\w+)*)")
 
 
 def _word_at(data: bytes, start: int, end: int) -> bytes:
@@ -172,10 +173,10 @@ def _after_dot(data: bytes, start: int) -> bool:
     return position >= 0 and data[position] == ord(".")
 
 
-_OWNER_CALL = re.compile(rb"(?:setattr|object|vars)[ \t]*\([\w. \t\\\r\n]*\Z")
+_OWNER_CALL = LazyPattern(rb"(?:setattr|object|vars)[ \t]*\([\w. \t\\\r\n]*\Z")
 
 
-_QUERY_CALL = re.compile(rb"(?:hasattr|getattr)[ \t]*\([ \t\\\r\n]*\Z")
+_QUERY_CALL = LazyPattern(rb"(?:hasattr|getattr)[ \t]*\([ \t\\\r\n]*\Z")
 
 
 def _chain_start(data: bytes, start: int) -> int:
@@ -227,6 +228,10 @@ def _callee_before(data: bytes, paren: int, callees: tuple[bytes, ...]) -> bool:
     return any(data.endswith(callee, 0, end) for callee in callees)
 
 
+_OP_TAIL = LazyPattern(rb"(?:\.\w+)?[\"']")  # after a quoted op: an overload, then the closing quote
+_CALL_OPEN = LazyPattern(rb"(?:[ \t\\\r\n]|#[^\r\n]*)*\(")  # after a callee's name: the call's bracket
+
+
 class _RegisteredOp:
     """`search(data)`: a registration call with the op as a string, like the regular expression
     `(?:impl|register_kernel|register_fake|register_autograd)\\s*\\([^()]{0,300}?["']OP(?:\\.\\w+)?["']`.
@@ -235,7 +240,7 @@ class _RegisteredOp:
 
     def __init__(self, op: bytes) -> None:
         self.op = op
-        self._tail = re.compile(rb"(?:\.\w+)?[\"']")
+        self._tail = _OP_TAIL
 
     def search(self, data: bytes) -> bool:
         position = data.find(self.op)
@@ -260,7 +265,7 @@ class _CallOf:
 
     def __init__(self, name: bytes) -> None:
         self.name = name
-        self._open = re.compile(rb"(?:[ \t\\\r\n]|#[^\r\n]*)*\(")
+        self._open = _CALL_OPEN
 
     def search(self, data: bytes) -> bool:
         position = data.find(self.name)
@@ -310,26 +315,27 @@ class Prefilter:
         self.classes = frozenset(c.encode() for c in words.classes)
         self.mention_words = frozenset(w.encode() for w in words.roots | words.modules)
         # the shortest literals every mention contains (`fsdp`, `_fully_shard`); whole words are checked after
-        self._mention_anchors = [re.compile(re.escape(a)) for a in _minimal_exact(self.mention_words)]
-        self._store_tail = re.compile(rb"(?:" + _DOT + rb"\w+)+[ \t\\\r\n)]*(?:,[^=\n]*)?=(?!=)")
+        self._mention_anchors = [LazyPattern(re.escape(a)) for a in _minimal_exact(self.mention_words)]
+        self._store_tail = LazyPattern(rb"(?:" + _DOT + rb"\w+)+[ \t\\\r\n)]*(?:,[^=\n]*)?=(?!=)")
         # an owner handed over with an attribute name (`(FSDPParamGroup, "x", f)` rows, `@install_over(C, "x")`)
         # or stored into through its namespace (`C.__dict__["x"] = f`): `indirect_installs.py`
         through_dict, with_name = _DOT + rb"__dict__[ \t]*\[", rb",[ \t\\\r\n]*" + _STRING_PREFIX + rb"[\"']"
-        self._owner_tail = re.compile(rb"(?:" + _DOT + rb"\w+)*[ \t]*(?:" + through_dict + rb"|" + with_name + rb")")
+        self._owner_tail = LazyPattern(rb"(?:" + _DOT + rb"\w+)*[ \t]*(?:" + through_dict + rb"|" + with_name + rb")")
         # `getattr(C, "FSDPParamGroup").x = f`: a `getattr` (or `hasattr`) alone only reads
-        self._getattr_store = re.compile(
+        self._getattr_store = LazyPattern(
             rb"(?:" + _DOT + rb"\w+)*[ \t]*" + with_name + rb"\w+[\"'][ \t]*\)(?:" + _DOT + rb"\w+)+[ \t]*=(?!=)"
         )
-        self._from_import = re.compile(rb"from[ \t]+([.\w]+)[ \t\\]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)")
-        self._import = re.compile(rb"import[ \t]+((?:[^\n\\;#]|\\\r?\n)*)")
+        self._from_import = LazyPattern(rb"from[ \t]+([.\w]+)[ \t\\]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)")
+        self._import = LazyPattern(rb"import[ \t]+((?:[^\n\\;#]|\\\r?\n)*)")
         # (literal that must be present, then the exact test) for the tests that need no name binding
-        direct: list[tuple[tuple[bytes, ...], Optional[re.Pattern | _RegisteredOp | _CallOf]]] = []
+        # (compiled at their first use: most runs, and most files, need few of them)
+        direct: list[tuple[tuple[bytes, ...], Optional[LazyPattern[bytes] | _RegisteredOp | _CallOf]]] = []
         if words.declares("kernel-registration", "op-definition"):
             for namespace in sorted(words.op_namespaces):
                 direct.append(
                     (
                         (b"Library",),
-                        re.compile(
+                        LazyPattern(
                             rb"Library\s*\(\s*(?:ns\s*=\s*)?"
                             + _STRING_PREFIX
                             + rb"[\"']"
@@ -351,12 +357,12 @@ class Prefilter:
         direct += [((name.encode(),), _CallOf(name.encode())) for name in sorted(words.calls)]
         if words.declares("patch-part"):
             for name in sorted(words.patch_names):
-                direct.append(((name.encode(),), re.compile(re.escape(name.encode()) + rb"\b")))
+                direct.append(((name.encode(),), LazyPattern(re.escape(name.encode()) + rb"\b")))
         if words.declares("suppression"):
             if words.rule_prefix:
                 prefix = words.rule_prefix.encode()
-                direct.append(((prefix,), re.compile(re.escape(prefix) + rb"\d")))
-            direct.append(((b"fsdp-unpatch",), re.compile(rb"fsdp-unpatch\s*:")))
+                direct.append(((prefix,), LazyPattern(re.escape(prefix) + rb"\d")))
+            direct.append(((b"fsdp-unpatch",), LazyPattern(rb"fsdp-unpatch\s*:")))
         # a class named like an FSDP2 class (FSU203) or deriving from one (FSU106); `class` alone is everywhere
         named, deriving = words.declares("fsdp2-class"), words.declares("fsdp2-subclass")
         for name in sorted(words.classes) if named or deriving else ():
@@ -364,14 +370,14 @@ class Prefilter:
             alternatives = [spelled + rb"\b"] if named else []
             alternatives += [rb"\w+[ \t]*\([^)]*\b" + spelled + rb"\b"] if deriving else []
             pattern = rb"\bclass[ \t]+(?:" + b"|".join(alternatives) + rb")"
-            direct.append(((name.encode(), b"class"), re.compile(pattern)))
+            direct.append(((name.encode(), b"class"), LazyPattern(pattern)))
         # a `sys.modules` entry under torch.distributed replaced: `sys.modules["torch...."] = m`,
         # `monkeypatch.setitem(sys.modules, "torch....", m)`, `mock.patch.dict(sys.modules, {"torch....": m})`
         if words.declares("module-entry"):
             direct.append(
                 (
                     (b"modules", b"torch.distributed."),
-                    re.compile(rb"modules[\"']?\s*(?:\[|,\s*\{?)[^()\[\]]{0,300}?[\"']torch\.distributed\."),
+                    LazyPattern(rb"modules[\"']?\s*(?:\[|,\s*\{?)[^()\[\]]{0,300}?[\"']torch\.distributed\."),
                 )
             )
         if words.declares("same-device-copy"):
@@ -379,7 +385,7 @@ class Prefilter:
             direct.append(
                 (
                     (b"_foreach_copy_", b"device"),
-                    re.compile(  # `if dst[0].device == src[0].device:`
+                    LazyPattern(  # `if dst[0].device == src[0].device:`
                         first_device + rb"[ \t\\\r\n)]*[=!]=[\s\S]{0,300}?" + first_device
                     ),
                 )
@@ -533,7 +539,7 @@ def _parses(data: bytes) -> bool:
     return True
 
 
-_RELATIVE_FROM = re.compile(rb"^[ \t]*from[ \t]+\.[\w.]*[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.MULTILINE)
+_RELATIVE_FROM = LazyPattern(rb"^[ \t]*from[ \t]+\.[\w.]*[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.MULTILINE)
 
 
 def patches_relatively(data: bytes) -> bool:

@@ -16,7 +16,12 @@ its finding and edits.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Mapping, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, AbstractSet, Callable, Mapping, Optional, Protocol, Sequence
+
+# The `imports` kind's subject and what its checks yield live apart, so that a run whose files all come from the
+# cache, which still runs those checks, does not build the records below (`tests/test_startup_imports.py`).
+from fsdp_unpatch.analysis.import_subjects import FileFinding as FileFinding
+from fsdp_unpatch.analysis.import_subjects import ProjectImports as ProjectImports
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -30,7 +35,6 @@ if TYPE_CHECKING:
     from fsdp_unpatch.analysis.test_modules import TestFacts
     from fsdp_unpatch.catalog import PatchModule
     from fsdp_unpatch.fingerprint import Evidence
-    from fsdp_unpatch.model import Finding, RunOptions
     from fsdp_unpatch.semantic.names import ImportTable
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
@@ -177,31 +181,3 @@ class PlannedFile:
     selected: Callable[[str], bool]
     # Codes whose findings are made after this check (the `imports` kind: FSU306): `found` cannot hold them.
     later: AbstractSet[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class ProjectImports:
-    """The files of a run, for the imports in them, once the fixes are planned (the engine and the batch layer
-    hand them over): `paths[i]`, `displays[i]`, `buffers[i]` (an editor's bytes for file i, when the caller has
-    them), the run's options (its selection, its noqa handling, its project), `cache`: the run cache
-    (`run/cache.py`), which keeps what a check learns of each file, or None. Its checks yield `FileFinding`s."""
-
-    paths: Sequence[str]
-    displays: Sequence[str]
-    buffers: Mapping[int, bytes]
-    run: RunOptions
-    cache: Any = None
-    # named[i]: whether file i spells a token of the prefilter's first stage, where the run already asked
-    named: Mapping[int, bool] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class FileFinding:
-    """A finding of a whole-run check, with the index of its file among the subject's."""
-
-    index: int
-    finding: Finding
-
-    @property
-    def code(self) -> str:
-        return self.finding.code

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Protocol, TypeVar
 
 from fsdp_unpatch.files.lines import python_lines
+from fsdp_unpatch.lazy_re import LazyPattern
 
-NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-SKIP_FILE = re.compile(rb"^[ \t]*#[ \t]*fsdp-unpatch:[ \t]*skip-file[ \t]*$", re.MULTILINE)
-CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
+NOQA = LazyPattern(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+SKIP_FILE = LazyPattern(rb"^[ \t]*#[ \t]*fsdp-unpatch:[ \t]*skip-file[ \t]*$", re.MULTILINE)
+CODE = LazyPattern(r"[A-Z]+[0-9]+", re.IGNORECASE)
 # `# noqa FSU101`: codes after white space, no colon. Read as a bare `# noqa` (as flake8 and ruff do), but
 # `rules/noqa_missing_colon.py` says so, and such a comment cannot silence that rule's own finding.
-NOQA_WITHOUT_COLON = re.compile(r"#\s*noqa\s+(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
+NOQA_WITHOUT_COLON = LazyPattern(r"#\s*noqa\s+(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 # The codes a noqa comment without a colon cannot silence (FSU502 adds its own when the registry loads it).
 NOT_SILENCED_WITHOUT_COLON: set[str] = set()
 OWN_PREFIX = "FSU"  # this tool's codes; other tools' codes in a `# noqa` are theirs to judge

@@ -4,17 +4,19 @@ and the writing of it once the fix is done (`reporting/merge_request.py` writes 
 from __future__ import annotations
 
 import os
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
-from fsdp_unpatch.config.discovery import Candidate
-from fsdp_unpatch.config.request import Request
-from fsdp_unpatch.config.settings import Settings
 from fsdp_unpatch.i18n import gettext as _
-from fsdp_unpatch.model import RunResult
-from fsdp_unpatch.reporting import ReportContext
-from fsdp_unpatch.reporting.evidence import Doctor, EvidenceError, Verified, load_doctor, load_verify
 
-Evidence = tuple[Optional[Doctor], Optional[Verified]]
+if TYPE_CHECKING:
+    from fsdp_unpatch.config.discovery import Candidate
+    from fsdp_unpatch.config.request import Request
+    from fsdp_unpatch.config.settings import Settings
+    from fsdp_unpatch.model import RunResult
+    from fsdp_unpatch.reporting import ReportContext
+    from fsdp_unpatch.reporting.evidence import Doctor, Verified
+
+    Evidence = tuple[Optional[Doctor], Optional[Verified]]
 
 
 class ReportError(Exception):
@@ -40,7 +42,9 @@ def evidence_for(request: Request) -> Evidence:
                     option=shaped[0]
                 )
             )
-        return None, None
+        return None, None  # every `check` and `fix` without `--report`: the reports' reader is not imported
+    from fsdp_unpatch.reporting.evidence import EvidenceError, load_doctor, load_verify
+
     if not request.fix:
         raise ReportError(_("--report describes a fix: use it with `fix`, `check --fix` or `--diff`"))
     if request.from_buffer:

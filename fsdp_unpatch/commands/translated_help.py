@@ -21,6 +21,7 @@ import click
 
 from fsdp_unpatch import i18n
 from fsdp_unpatch.i18n import N_
+from fsdp_unpatch.lazy_re import LazyPattern
 
 # click's own words in a help page (click does not translate them itself)
 CLICK_WORDS = (
@@ -33,8 +34,8 @@ CLICK_WORDS = (
     N_("required"),
 )
 # the note stands after the help, or alone (an option without help: `[default: 0]`)
-_EXTRA = re.compile(r"^(?P<help>.*?)(?P<extra>(?:^|  )\[[^\[\]]*\])?$", re.DOTALL)
-CJK = re.compile("[\u3400-\u9fff\uff00-\uffef\u3000-\u303f“”‘’…]")
+_EXTRA = LazyPattern(r"^(?P<help>.*?)(?P<extra>(?:^|  )\[[^\[\]]*\])?$", re.DOTALL)
+CJK = LazyPattern("[\u3400-\u9fff\uff00-\uffef\u3000-\u303f“”‘’…]")
 # full-width punctuation that may not begin a line, and what may not end one (the Chinese rule of line breaks)
 NOT_FIRST = set("，。、；：？！）】」』”’…%")
 NOT_LAST = set("（【「『“‘")

@@ -15,33 +15,27 @@ without a version (`torch`) declares nothing.
 from __future__ import annotations
 
 import ast
-import configparser
-import re
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, Sequence
-
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion
-from packaging.version import Version as PackageVersion
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.i18n import gettext as _
+from fsdp_unpatch.lazy_re import LazyPattern
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
+# packaging (about 10 ms to import: its markers bring in sysconfig, subprocess and logging), the TOML parser
+# and configparser are imported where a file that needs them is read: a project that declares its torch in
+# `torch_npu/version.py`, or names no torch in its requirements, never loads them (`tests/test_startup_imports.py`).
 TORCH_NAMES = ("torch", "torch-npu")
-_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
-_INCLUDE = re.compile(r"^(?:-r|--requirement|-c|--constraint)(?:\s*=?\s*)(\S+)")
-_COMMENT = re.compile(r"(^|\s)#.*$")
-_OPTION = re.compile(r"\s+--?[A-Za-z]")  # per-requirement options (`--hash=...`) follow the requirement
+_NAME = LazyPattern(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_INCLUDE = LazyPattern(r"^(?:-r|--requirement|-c|--constraint)(?:\s*=?\s*)(\S+)")
+_COMMENT = LazyPattern(r"(^|\s)#.*$")
+_OPTION = LazyPattern(r"\s+--?[A-Za-z]")  # per-requirement options (`--hash=...`) follow the requirement
 
 
 @dataclass(frozen=True)
@@ -80,6 +74,9 @@ class Declared:
 def allowed(specifier: SpecifierSet, releases: Iterable[Version]) -> frozenset[Version]:
     """The minor releases that hold a version the specifier allows. Tried: X.Y.0 to X.Y.9, each version the
     specifier names and the micro release after it (an exclusive bound like `>2.7.1` still allows 2.7.2)."""
+    from packaging.version import InvalidVersion
+    from packaging.version import Version as PackageVersion
+
     named = []
     for clause in specifier:
         try:
@@ -132,8 +129,11 @@ class Reader:
     def line(self, text: str, where: str) -> Optional[Line]:
         """The requirement if it names torch or torch-npu with a version; a problem if it cannot be read."""
         name = _NAME.match(text)
-        if name is None or canonicalize_name(name.group(1)) not in TORCH_NAMES:
+        if name is None or not _names_torch(name.group(1)):
             return None
+        from packaging.requirements import InvalidRequirement, Requirement
+        from packaging.utils import canonicalize_name
+
         try:
             requirement = Requirement(text)
         except InvalidRequirement as error:
@@ -194,7 +194,7 @@ class Reader:
         for text in texts:
             text = text.strip()
             name = _NAME.match(text)
-            if name is None or canonicalize_name(name.group(1)) not in TORCH_NAMES:
+            if name is None or not _names_torch(name.group(1)):
                 continue  # searching every requirement's line made a long list quadratic
             number = next((i for i, line in enumerate(numbered, 1) if text and text in line), 0)
             found = self.line(text, f"{self.relative(path)}:{number}" if number else self.relative(path))
@@ -207,6 +207,10 @@ class Reader:
         source = self.text(path) if path.is_file() else None
         if source is None:
             return None
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover
+            import tomli as tomllib
         try:
             project = tomllib.loads(source).get("project", {})
         except tomllib.TOMLDecodeError as error:
@@ -265,6 +269,8 @@ class Reader:
         source = self.text(path) if path.is_file() else None
         if source is None:
             return None
+        import configparser
+
         parser = configparser.ConfigParser(interpolation=None)
         try:
             parser.read_string(source)
@@ -366,6 +372,18 @@ class Reader:
             )
             return None
         return Line(where, f"torch-npu {text}", "", frozenset({release}))
+
+
+def _names_torch(name: str) -> bool:
+    """Whether a requirement's name is torch or torch-npu (`packaging.utils.canonicalize_name` in `TORCH_NAMES`).
+    Every other name is told apart by its first five letters, without importing packaging: a canonical name
+    replaces runs of `-_.` with `-` and lowers the case, so one that begins with `torch` comes from a name
+    that does, whatever its case."""
+    if name[:5].lower() != "torch":
+        return False
+    from packaging.utils import canonicalize_name
+
+    return canonicalize_name(name) in TORCH_NAMES
 
 
 def _strings(value: object) -> list[str]:

@@ -12,7 +12,6 @@ import hmac
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
@@ -47,6 +46,8 @@ def _publish_secret(path: Path) -> None:
     """Make the key at `path` whole or not at all: written to a private temporary file, then hard-linked in
     place, which fails if another run made one first (runs started together all end with that one). Where
     the file system has no hard links, the key is created empty with `O_EXCL` and written, as before."""
+    import tempfile  # once per user: every later run reads the key
+
     secret = os.urandom(32).hex().encode()
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")  # mode 0600
     try:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import tempfile
 from typing import Optional
 
 from fsdp_unpatch.files.reading import SourceError, SourceFile
@@ -82,6 +81,8 @@ def keeps_owner(info: os.stat_result) -> bool:
 def new_temporary(path: str, suffix: str) -> tuple[int, str]:
     """A new file `.NAME.PID.XXXX<suffix>` next to `path`: the process id tells a later run whether its
     writer is gone (killed with SIGKILL), so that the leftover can be removed (`remove_leftovers`)."""
+    import tempfile
+
     folder, name = os.path.split(path)
     return tempfile.mkstemp(dir=folder, prefix=f".{name}.{os.getpid()}.", suffix=suffix)
 

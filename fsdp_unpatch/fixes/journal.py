@@ -23,13 +23,11 @@ mid-group can leave it half written).
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import json
 import os
 import re
-import secrets
 import stat
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
@@ -37,9 +35,11 @@ from typing import Any, Iterable, Optional
 from fsdp_unpatch.files.regular import open_regular
 from fsdp_unpatch.files.signals import signals_deferred
 from fsdp_unpatch.files.signing import sign, user_secret
-from fsdp_unpatch.files.writing import BACKUP_SUFFIX, alive, flushed_copy, fsync_folder, remove_leftovers, write_all
 from fsdp_unpatch.i18n import gettext as _
 from fsdp_unpatch.quoting import printable, quoted_path
+
+# What writes a journal, and what finishes one (`files/writing.py`, base64, secrets), is imported where it is
+# done: every run looks for journals in its folders, and almost never finds one (`tests/test_startup_imports.py`).
 
 PREFIX = ".fsdp-unpatch-journal."
 SUFFIX = ".json"
@@ -77,6 +77,8 @@ def _digest(data: bytes) -> str:
 
 
 def _encode(entry: Entry) -> dict[str, Any]:
+    import base64
+
     return {
         "path": entry.path,
         "in_place": entry.in_place,
@@ -90,6 +92,8 @@ def _encode(entry: Entry) -> dict[str, Any]:
 def write(entries: list[Entry]) -> list[str]:
     """Write the journal of a group, durably (files and folders flushed), in every folder that holds a file of
     the group, so that a run over any one of them finds it; their paths (none without a private key)."""
+    import secrets
+
     secret = user_secret()
     if secret is None or not entries:
         return []
@@ -112,6 +116,8 @@ def _folders(entries: list[Entry]) -> list[str]:
 
 
 def _write_copy(folder: str, name: str, data: bytes) -> str:
+    from fsdp_unpatch.files.writing import fsync_folder, write_all
+
     temporary = os.path.join(folder, name + ".tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     _WRITTEN.add(os.path.realpath(temporary))
@@ -138,6 +144,8 @@ def _write_copy(folder: str, name: str, data: bytes) -> str:
 
 def remove(journals: Iterable[str]) -> None:
     """Remove the journals (a group's copies), each folder flushed."""
+    from fsdp_unpatch.files.writing import fsync_folder
+
     for journal in journals or ():
         _WRITTEN.discard(os.path.realpath(journal))
         try:
@@ -171,6 +179,8 @@ def left_behind(folders: Iterable[str], tidy: bool = True) -> list[str]:
 def _writer_running(pid: int, path: str) -> bool:
     """Whether the run that wrote the journal at `path` may still be running. After a power loss its process
     id may belong to another process by now: one that started after the journal was written is not its writer."""
+    from fsdp_unpatch.files.writing import alive
+
     if pid == os.getpid():
         return os.path.realpath(path) in _WRITTEN
     if not alive(pid):
@@ -231,6 +241,8 @@ def _read(journal: str, secret: Optional[bytes]) -> list[Entry]:
 
 
 def _entry(data: Any) -> Entry:
+    import base64
+
     if not isinstance(data, dict) or set(data) != {"path", "in_place", "old", "old_sha256", "new", "new_sha256"}:
         raise ValueError
     path = data["path"]
@@ -255,6 +267,8 @@ def _content(path: str) -> Optional[bytes]:
 
 def _finish(entry: Entry) -> None:
     """Give the file its new content (or delete it), whole: a rename, or in place for a hard-linked file."""
+    from fsdp_unpatch.files.writing import flushed_copy
+
     if entry.new is None:
         os.unlink(entry.path)
         return
@@ -272,6 +286,8 @@ def _finish(entry: Entry) -> None:
 def _drop_backups(journal: str, entries: list[Entry]) -> None:
     """The killed run's backups of these files (`.NAME.PID.XXXX.fsdp-unpatch.bak`) that hold nothing but the
     old content the journal also holds."""
+    from fsdp_unpatch.files.writing import BACKUP_SUFFIX
+
     pid = _NAME.match(os.path.basename(journal)).group(1)  # type: ignore[union-attr]
     for entry in entries:
         folder, name = os.path.split(entry.path)
@@ -306,6 +322,8 @@ def repair(folders: Iterable[str], finish: bool = True) -> Repair:
     journals = left_behind(folders, tidy=finish)
     if not journals:
         return outcome
+    from fsdp_unpatch.files.writing import fsync_folder, remove_leftovers
+
     secret = user_secret()
     for journal in journals:
         if not os.path.lexists(journal):

@@ -25,29 +25,31 @@ import re
 from functools import partial
 from typing import TYPE_CHECKING, Iterator, Mapping, Optional, Sequence
 
-from fsdp_unpatch.analysis.bindings import Imported, imports, parse
 from fsdp_unpatch.analysis.prefilter import Prefilter, prefilter_for
 from fsdp_unpatch.catalog import Catalog, load_catalog
 from fsdp_unpatch.files.regular import read_regular, regular_record
+from fsdp_unpatch.lazy_re import LazyPattern
 from fsdp_unpatch.model import Finding, Span
 from fsdp_unpatch.project import import_facts
-from fsdp_unpatch.project.bindings import Bindings, bindings
 from fsdp_unpatch.project.identity import Project, ProjectFile, identity, project_files, roots_of, shown_path
 from fsdp_unpatch.project.import_facts import FileFacts, Found, ImportFacts, stat_now, unchanged
 from fsdp_unpatch.project.module_names import resolve_relative
 from fsdp_unpatch.rules.registry import declare
 
+# The syntax-tree side (`analysis/bindings.py`, `project/bindings.py`) is imported where a file is parsed: a run
+# whose findings come from the cache reads none (`tests/test_startup_imports.py`).
 if TYPE_CHECKING:
-    from fsdp_unpatch.analysis.subjects import FileFinding, ProjectImports
+    from fsdp_unpatch.analysis.bindings import Imported
+    from fsdp_unpatch.analysis.import_subjects import FileFinding, ProjectImports
     from fsdp_unpatch.config.options import Options
+    from fsdp_unpatch.project.bindings import Bindings
 
 
 def check(subject: ProjectImports, catalog: Optional[Catalog], options: Options) -> Iterator[FileFinding]:
     """FSU306 findings of a run, each with its file's index (README, Rules: broken-import), but where the run
     does not report FSU306 or a noqa comment suppresses it; `subject.cache`: the run cache, which keeps what
     the rule learns of each file (`project/import_facts.py`)."""
-    from fsdp_unpatch.analysis.subjects import FileFinding
-    from fsdp_unpatch.analysis.suppression import reported
+    from fsdp_unpatch.analysis.import_subjects import FileFinding
 
     run, paths, buffers, displays = subject.run, subject.paths, subject.buffers, subject.displays
     if not any(run.selected(BROKEN_IMPORT.code, display) for display in displays):
@@ -62,6 +64,10 @@ def check(subject: ProjectImports, catalog: Optional[Catalog], options: Options)
     by_file: dict[int, list[Finding]] = {}
     for index, finding in chosen:
         by_file.setdefault(index, []).append(finding)
+    if not by_file:
+        return
+    from fsdp_unpatch.analysis.suppression import reported
+
     kept = {
         id(finding)
         for index, found in by_file.items()
@@ -120,14 +126,14 @@ BROKEN_IMPORT = declare(
 
 # Statements that open a line (`_statements`): led by a literal word, which the regular expression engine
 # finds fast, then checked to stand at the start of their line.
-_FROM = re.compile(rb"from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;#]*)")
-_IMPORT = re.compile(rb"import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?")
-_NAME = re.compile(rb"[A-Za-z_]\w*")
-_COMMENT = re.compile(rb"#[^\n]*")
+_FROM = LazyPattern(rb"from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n;#]*)")
+_IMPORT = LazyPattern(rb"import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?")
+_NAME = LazyPattern(rb"[A-Za-z_]\w*")
+_COMMENT = LazyPattern(rb"#[^\n]*")
 # Around a spelling of a name, what a binding of it may look like: `def n`, `import a, n`, `(n := ...)`,
 # `n = ...`, `n: int = ...`, `for n in`, `a, n = ...`. Calls and other reads match too (a false negative).
-_BINDS_BEFORE = re.compile(rb"(?:\b(?:def|class|import|as|global|nonlocal|for)\s+|[,(]\s*|\*)$")
-_BINDS_AFTER = re.compile(rb"\s*(?:=(?!=)|:|,|\)|in\b|\+=|\|=)")
+_BINDS_BEFORE = LazyPattern(rb"(?:\b(?:def|class|import|as|global|nonlocal|for)\s+|[,(]\s*|\*)$")
+_BINDS_AFTER = LazyPattern(rb"\s*(?:=(?!=)|:|,|\)|in\b|\+=|\|=)")
 # Bytes of a module that may bind names no statement spells (`project/bindings.py`, Bindings.open).
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_").__contains__
 _OPEN = (b"import *", b"__getattr__", b"globals()", b"vars()", b"sys.modules")
@@ -302,6 +308,8 @@ class _Targets:
     def tree_of(self, path: str) -> Optional[ast.Module]:
         key = self.key_of(path)
         if key not in self.trees:
+            from fsdp_unpatch.analysis.bindings import parse
+
             self.trees[key] = parse(self.data_of(path))
         return self.trees[key]
 
@@ -364,17 +372,26 @@ class _Targets:
         if entry.key not in self.bound:
             facts = self.facts_of(entry.paths[0])
             if facts.bindings is None and not facts.unparsable:
+                from fsdp_unpatch.project.bindings import bindings
+
                 tree = self.tree_of(entry.paths[0])
                 found = None if tree is None else bindings(tree.body)
                 facts.unparsable = found is None
                 facts.bindings = None if found is None else (sorted(found.names), found.open)
                 self.learned(facts)
             known = facts.bindings
-            self.bound[entry.key] = None if known is None else Bindings(frozenset(known[0]), known[1])
+            if known is None:
+                self.bound[entry.key] = None
+            else:
+                from fsdp_unpatch.project.bindings import Bindings
+
+                self.bound[entry.key] = Bindings(frozenset(known[0]), known[1])
         return self.bound[entry.key]
 
     def imports_of(self, path: str, module: str, is_package: bool, checkable: frozenset) -> Optional[list[Imported]]:
         """What the file imports (read as `module`) from checkable modules; None when it cannot be parsed."""
+        from fsdp_unpatch.analysis.bindings import Imported, imports
+
         facts = self.facts_of(path)
         rows = facts.imports.get(module)
         if rows is None:
@@ -431,7 +448,7 @@ def _suspects(data: bytes, module: str, is_package: bool, checkable: frozenset) 
         yield target, name
 
 
-def _statements(pattern: re.Pattern, data: bytes) -> Iterator[re.Match]:
+def _statements(pattern: LazyPattern[bytes], data: bytes) -> Iterator[re.Match]:
     """The matches of `pattern` that only spaces or tabs precede on their line: what `^[ \\t]*` with
     `re.MULTILINE` and `finditer` would give (a match elsewhere is skipped, not consumed)."""
     match = pattern.search(data)

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Generator, Iterable, Optional, Sequence
 
 from fsdp_unpatch.analysis.prefilter import prefilter_for
-from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.discovery import Candidate
 from fsdp_unpatch.files.reading import SourceFile
@@ -37,6 +36,7 @@ from fsdp_unpatch.run.learned import Learned
 from fsdp_unpatch.run.pool import WORKER, forked_map, pool_size
 
 if TYPE_CHECKING:
+    from fsdp_unpatch.analysis.screen import Screen
     from fsdp_unpatch.run.cache import Cache
 
 
@@ -126,7 +126,6 @@ def run(
     each linked group run here that holds a safe fix, by its files' displays (`check`'s dry fix reuses both,
     `dry_fix.py`)."""
     prefilter = prefilter_for(catalog)
-    screen = screen_for(catalog)
     learned = Learned()  # what phase 1 learns of each file serves the linked phase (`learned.py`)
     items: list[_Item] = []
     pending: list[_Item] = []
@@ -181,7 +180,7 @@ def run(
             if (
                 item.outcome is None
                 and options.screen
-                and screen.holds_no_finding(source.data, candidate.path, options.excerpt_above)
+                and _screen(catalog).holds_no_finding(source.data, candidate.path, options.excerpt_above)
             ):
                 # the ast tier (`analysis/screen.py`): this file, alone, can hold no finding; no libcst for it
                 item.outcome = Outcome(FileResult(candidate.display))
@@ -248,12 +247,14 @@ def run(
             items[index].outcome = Outcome(result)
         transactions += [[group[i] for i in members] for members in linked]
     files = [item.outcome.result for item in items]  # type: ignore[union-attr]
-    from fsdp_unpatch.project.identity import roots_of
-    from fsdp_unpatch.run.import_net import guard, report_imports
+    from fsdp_unpatch.run.import_findings import report_imports
 
     paths = [str(item.candidate.path) for item in items]
     buffers = {i: item.candidate.data for i, item in enumerate(items) if item.candidate.data is not None}
     if options.fix:  # the import net: no fix breaks an import (README, Safety)
+        from fsdp_unpatch.project.identity import roots_of
+        from fsdp_unpatch.run.import_net import guard
+
         guard(files, transactions, paths, roots_of(options, paths, [paths[i] for i in buffers]))
     named = {i: item.named_fsdp for i, item in enumerate(items) if item.error is None}
     report_imports(files, paths, buffers, options, catalog, cache if use_cache else None, named)
@@ -265,6 +266,14 @@ def run(
         1 for r in files for f in r.findings if f.fix is not None and f.fix.applicability == "unsafe" and not f.fixed
     )
     return RunResult(files=files, unsafe_fixes_left=unsafe_left if options.fix else 0, transactions=transactions)
+
+
+def _screen(catalog: Catalog) -> Screen:
+    """The ast tier (`analysis/screen.py`), imported when a file the cache does not hold reaches it: a run whose
+    files all come from the cache never does (`tests/test_startup_imports.py`)."""
+    from fsdp_unpatch.analysis.screen import screen_for
+
+    return screen_for(catalog)
 
 
 def _surely_linked(pending: Sequence[_Item], catalog: Catalog) -> frozenset[int]:

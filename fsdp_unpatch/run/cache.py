@@ -28,9 +28,7 @@ import hmac
 import json
 import os
 import re
-import shutil
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
@@ -58,6 +56,8 @@ def write_signed_json(
     """Write `header`, `value` under `field_name` and its signature (`sign` under `label`) as the JSON file
     `folder/name`, whole or not at all: a private temporary file in the same folder (mode 0600), then
     `os.replace`, so a reader sees the old file or the new one, never a part. Raises OSError."""
+    import tempfile  # only a run that writes an entry: a warm run reads every one
+
     record = {**header, "signature": sign(secret, label, value), field_name: value}
     descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
     try:
@@ -493,6 +493,8 @@ def clear(root: Path, folder: Optional[Path] = None) -> tuple[bool, str]:
         path = folder / name
         if name in OWN_FILES or (name.startswith(".") and name.endswith(".tmp")):
             if name == ENTRIES and os.path.isdir(path) and not os.path.islink(path):
+                import shutil
+
                 shutil.rmtree(path, onerror=lambda function, where, error: failures.append(f"{where}: {error[1]}"))
             else:
                 try:

@@ -42,7 +42,8 @@ from fsdp_unpatch.project.identity import roots_of
 from fsdp_unpatch.rules.registry import error_finding
 from fsdp_unpatch.run import on_ast
 from fsdp_unpatch.run.holds import keep_called_installers, keep_named_outside
-from fsdp_unpatch.run.import_net import guard, report_imports
+from fsdp_unpatch.run.import_findings import report_imports
+from fsdp_unpatch.run.import_net import guard
 from fsdp_unpatch.run.learned import Learned
 from fsdp_unpatch.run.module_aliases import exported_aliases, exporters_imported_elsewhere, importers_of
 from fsdp_unpatch.run.noqa_findings import unused_noqa_findings

@@ -19,18 +19,14 @@ import ast
 import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 from fsdp_unpatch.analysis.bindings import imports, parse
 from fsdp_unpatch.analysis.gc_pause import no_cyclic_gc
 from fsdp_unpatch.files.regular import read_regular
-from fsdp_unpatch.model import FileResult, RunOptions
 from fsdp_unpatch.project.bindings import bindings
 from fsdp_unpatch.project.identity import Project, ProjectFile, module_name, project_files, shown_path
 from fsdp_unpatch.run.forwarders import DYNAMIC, Exporter, Forwarder, exporter_of, forwarders_of
-
-if TYPE_CHECKING:
-    from fsdp_unpatch.catalog import Catalog
 
 
 @dataclass(frozen=True)
@@ -386,23 +382,3 @@ def guard(files: Sequence, groups: Sequence[Sequence[int]], paths: Sequence[str]
                 continue  # held back with an earlier one of its group
             files[index].findings.append(error_finding(files[index].display, SourceError("write", breakage.message())))
             hold_back(files, group_of.get(index, [index]), index, breakage.message())
-
-
-def report_imports(
-    files: Sequence[FileResult],
-    paths: Sequence[str],
-    buffers: Mapping[int, bytes],
-    options: RunOptions,
-    catalog: Optional[Catalog],
-    cache=None,
-    named: Optional[Mapping[int, bool]] = None,
-) -> None:
-    """The findings of the `imports` checks (FSU306) on the run's files, added to `files` (the results, in the
-    order of `paths`); `buffers[i]`: an editor's bytes for file i; `cache`: the run cache, or None; `named[i]`:
-    whether file i spells a prefilter token, where the run knows it."""
-    from fsdp_unpatch.analysis.dispatch import dispatch
-    from fsdp_unpatch.analysis.subjects import ProjectImports
-
-    subject = ProjectImports(paths, [f.display for f in files], buffers, options, cache, named or {})
-    for found in dispatch("imports", subject, catalog, options=options.analysis):
-        files[found.index].findings.append(found.finding)

@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Iterable, Optional, Union
 
 from fsdp_unpatch.analysis.prefilter import prefilter_for
-from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.files.reading import SourceError, SourceFile
 from fsdp_unpatch.model import RunOptions
@@ -60,6 +59,8 @@ class Learned:
         find it unable to hold a finding alone; decided once per file and settings."""
         key = _verdict_key(source, options)
         if key not in self.verdicts:
+            from fsdp_unpatch.analysis.screen import screen_for  # not for a run whose files all come from the cache
+
             self.verdicts[key] = prefilter_for(catalog).worth_parsing(source.data, str(source.path)) and not (
                 options.screen and screen_for(catalog).holds_no_finding(source.data, source.path, options.excerpt_above)
             )
