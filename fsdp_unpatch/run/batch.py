@@ -2,10 +2,11 @@
 
 Phase 1 reads every file once and keeps only what the prefilter passes (on a big tree with a CPU free, the
 files are read and judged by the prefilter and the ast tier in forked workers, `_judged`, and the verdicts
-taken in run order); each of those is run through the engine *alone* (`engine.Run` over one file: parse, analyse, link, findings, fix computed but not written),
-possibly from the cache, possibly in a worker process. A worker returns plain data (`Outcome`): the file's
-result and the keys by which other files could change it. libcst trees never cross a process boundary and
-are freed after each file, so memory follows the largest file parsed, not the tree.
+taken in run order); each of those is run through the engine *alone* (`engine.Run` over one file: parse,
+analyse, link, findings, fix computed but not written), possibly from the cache, possibly in a worker process.
+A worker returns plain data (`Outcome`): the file's result and the keys by which other files could change it.
+libcst trees never cross a process boundary and are freed after each file, so memory follows the largest file
+parsed, not the tree.
 
 Phase 2 finds the (rare) files whose result depends on other files and runs the engine over those together,
 exactly as a single run would:
