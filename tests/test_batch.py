@@ -371,3 +371,158 @@ def test_alias_links_equal_the_pairwise_search(tmp_path: Path) -> None:
     found = _alias_links(items, prefilter)
     assert len(found) >= 4, "every copy's compat.py links its hooks.py"
     assert found == _naive_alias_links(items, prefilter)
+
+
+# phase 1 in worker processes ----------------------------------------------------------------------
+PATCH_TEXT = (
+    "import torch.distributed.fsdp._fully_shard._fsdp_param_group as g\n\n\n"
+    'def install(f):\n    setattr(g.FSDPParamGroup, "post_backward", f)\n'
+)
+
+
+def _odd_tree(root: Path) -> Path:
+    """A tree with findings (cross-file ones, FSU306's) among files that are odd in every way a run meets:
+    syntax errors, NUL bytes, bytes that are not text, encoding cookies, links (broken, looping, a second name
+    for a file), a named pipe, an empty file, and plain files in between (the prefilter drops them)."""
+    import os
+
+    tree = expanded_copy(FIXTURES / "downstream", root)
+    shutil.copytree(ROOT / "tests" / "rules" / "FSU306" / "installer_import_left_behind", tree / "left")
+    odd = tree / "odd"
+    odd.mkdir()
+    files = {
+        "a_syntax_error.py": b"import torch.distributed.fsdp as f\n\ndef broken(:\n    pass\n",
+        "b_nul.py": b"from torch.distributed.fsdp import fully_shard\x00\nx = 1\n",
+        "c_not_text.py": b"import torch.distributed.fsdp\nx = '\xff\xfe\xfa'\n",
+        "d_latin.py": b"# -*- coding: latin-1 -*-\nimport torch.distributed.fsdp\n# caf\xe9\nx = 1\n",
+        "e_unknown_cookie.py": b"# -*- coding: klingon -*-\nimport torch.distributed.fsdp\n",
+        "f_empty.py": b"",
+        "g_patch.py": PATCH_TEXT.encode(),
+        "h_bom.py": b"\xef\xbb\xbfimport torch.distributed.fsdp._fully_shard as fs\nfs.x = 1\n",
+        "i_tab_error.py": b"import torch.distributed.fsdp\nif True:\n\tx = 1\n        y = 2\n",
+    }
+    for number in range(12):  # plain files: every verdict in a chunk of its own, and chunks of several kinds
+        files[f"plain_{number:02d}.py"] = f"def train_{number}(model):\n    return model\n".encode()
+    for name, data in files.items():
+        (odd / name).write_bytes(data)
+    os.symlink("nowhere.py", odd / "j_broken_link.py")
+    os.symlink("k_loop.py", odd / "k_loop.py")
+    os.symlink("g_patch.py", odd / "l_second_name.py")
+    os.mkfifo(odd / "m_pipe.py")
+    (odd / "n_unreadable.py").write_bytes(b"import torch.distributed.fsdp\n")
+    (odd / "n_unreadable.py").chmod(0)  # unreadable but as root (the folder's walk still lists it)
+    return tree
+
+
+def _phase_one(items: list) -> list:
+    return [
+        (
+            item.index,
+            item.candidate.display,
+            item.named_fsdp,
+            item.cache_key,
+            item.source is not None and item.source.data,
+            item.error is not None and json.dumps(item.error.to_dict(), sort_keys=True),
+        )
+        for item in items
+    ]
+
+
+def _cache_files(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def small_chunks(always_pool, monkeypatch: pytest.MonkeyPatch) -> list:
+    """Phase 1 in forked workers on any tree, two files a job, one job ahead per worker (every way
+    a merge can go wrong shows); the list receives one entry per stream of jobs (proof the workers were used)."""
+    from fsdp_unpatch.run import batch
+
+    monkeypatch.setattr(batch, "JUDGE_MIN_BYTES", 0)
+    monkeypatch.setattr(batch, "JUDGE_MIN_FILES", 1)
+    monkeypatch.setattr(batch, "JUDGE_CHUNK", 2)
+    monkeypatch.setattr(pool, "AHEAD_PER_WORKER", 1)
+    streams: list = []
+    real = batch.forked_stream
+
+    def counted(function, *args):
+        streams.append(function.__name__)
+        return real(function, *args)
+
+    monkeypatch.setattr(batch, "forked_stream", counted)
+    return streams
+
+
+@pytest.mark.parametrize("fix", [False, True], ids=["check", "fix-diff"])
+def test_phase_one_in_workers_gives_what_one_process_gives(fix: bool, tmp_path: Path, small_chunks: list) -> None:
+    """Findings, their order, errors of unreadable and undecodable files, each file's phase-1 verdict and
+    cache key: the same with one job (all in this process) and two (read and judged in forked workers)."""
+    tree = _odd_tree(tmp_path / "tree")
+    catalog, options = load_catalog(), _options(fix=fix, unsafe_fixes=True)
+    runs = {}
+    for jobs in (1, 2):
+        items: list = []
+        small_chunks.clear()
+        runs[jobs] = (_plain(run(discover([str(tree)]), catalog, options, jobs=jobs, phase_one=items)), items)
+        assert small_chunks == (["_judge"] if jobs == 2 else [])
+    (one, one_items), (two, two_items) = runs[1], runs[2]
+    assert two == one
+    assert _phase_one(two_items) == _phase_one(one_items)
+    codes = {json.loads(f)["code"] for _, findings, *_ in one[:-1] for f in findings}
+    assert {"FSU306", "FSU901", "FSU902"} <= codes, codes  # a broken import, files that cannot be parsed or read
+    messages = " ".join(json.loads(f)["message"] for _, findings, *_ in one[:-1] for f in findings)
+    for problem in ("NUL byte", "cannot decode", "unknown encoding", "broken symbolic link", "loop", "named pipe"):
+        assert problem in messages, problem
+    assert sum(1 for _, findings, *_ in one[:-1] if findings) >= 10
+
+
+def test_phase_one_in_workers_writes_the_same_cache(
+    tmp_path: Path, small_chunks: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache a cold run writes (each file's entry, the index of unchanged files, FSU306's facts), and what
+    a warm run reads from it, are byte for byte the same with one and two jobs."""
+    monkeypatch.setattr("fsdp_unpatch.run.cache.RACY_NS", -(10**12))  # files just written are trusted
+    monkeypatch.setattr("fsdp_unpatch.project.import_facts.RACY_NS", -(10**12))
+    tree = _odd_tree(tmp_path / "tree")
+    options, settings = _options(), Settings()
+    written, results = {}, {}
+    for jobs in (1, 2):
+        folder = tree / CACHE_DIR
+        shutil.rmtree(folder, ignore_errors=True)
+        cold = _cache(tree, settings, options)
+        small_chunks.clear()
+        first = _plain(run(discover([str(tree)]), load_catalog(), options, jobs=jobs, cache=cold))
+        assert ("_judge" in small_chunks) == (jobs == 2)
+        written[jobs] = _cache_files(folder)
+        warm = _cache(tree, settings, options)
+        second = _plain(run(discover([str(tree)]), load_catalog(), options, jobs=jobs, cache=warm))
+        results[jobs] = (first, second, cold.hits, cold.misses, warm.hits, warm.misses)
+    assert written[2] == written[1]
+    kinds = {_kind(tree / CACHE_DIR / name) for name in written[1] if name.startswith("entries/")}
+    assert {"outcome", "unchanged", "imports"} <= kinds, kinds
+    assert results[2] == results[1]
+    assert results[1][0] == results[1][1]  # warm gives what cold gave
+
+
+def test_a_small_tree_or_a_busy_machine_judges_in_one_process(tmp_path: Path, monkeypatch) -> None:
+    """Phase 1 forks only with files enough to read (JUDGE_MIN_FILES, JUDGE_MIN_BYTES) and a free CPU."""
+    from fsdp_unpatch.run import batch
+
+    streams: list = []
+    real = batch.forked_stream
+    monkeypatch.setattr(batch, "forked_stream", lambda f, *a: streams.append(f.__name__) or real(f, *a))
+    tree = _odd_tree(tmp_path / "tree")
+    options = _options()
+    monkeypatch.setattr(pool, "idle_cpus", lambda: 2)
+    run(discover([str(tree)]), load_catalog(), options, jobs=2)
+    assert streams == []  # a small tree
+    monkeypatch.setattr(batch, "JUDGE_MIN_BYTES", 0)
+    monkeypatch.setattr(batch, "JUDGE_MIN_FILES", 1)
+    run(discover([str(tree)]), load_catalog(), options, jobs=1)
+    assert streams == []  # --jobs 1
+    monkeypatch.setattr(pool, "idle_cpus", lambda: 1)
+    run(discover([str(tree)]), load_catalog(), options, jobs=2)
+    assert streams == []  # the other CPU is busy
+    monkeypatch.setattr(pool, "idle_cpus", lambda: 2)
+    run(discover([str(tree)]), load_catalog(), options, jobs=2)
+    assert streams == ["_judge"]

@@ -50,3 +50,67 @@ def test_sigint_mid_run_leaves_every_file_wholly_old_or_wholly_new(tmp_path: Pat
     assert process.returncode == 130
     assert b"interrupted; every file is either wholly fixed or untouched" in stderr
     assert b"Traceback" not in stderr
+
+
+def _judge_slowly(chunk):
+    """Phase 1's work in a worker (`batch._judge`): the first file's takes SLOW seconds, the others' none."""
+    from fsdp_unpatch.run import batch
+
+    if chunk[0].path.name == "a_slow.py":
+        time.sleep(SLOW)
+    return batch.REAL_JUDGE(chunk)  # type: ignore[attr-defined]
+
+
+SLOW = 4.0
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signals")
+@pytest.mark.parametrize("handling", ["command", "api"])
+def test_sigint_stops_phase_one_in_workers_at_once(
+    handling: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd
+) -> None:
+    """Files judged in forked workers (`batch._judged`), one worker busy, one idle: Ctrl-C (SIGINT to this
+    process and to its workers, as a terminal sends it) ends the run at once, not when the busy worker is done;
+    no worker is left running, none prints a traceback. `command`: the commands' signal handling (acted on at
+    checkpoints); `api`: Python's own (KeyboardInterrupt wherever the main thread is)."""
+    import multiprocessing
+    import os
+    import threading
+    from contextlib import ExitStack
+
+    from fsdp_unpatch.catalog import load_catalog
+    from fsdp_unpatch.catalog.versions import Version
+    from fsdp_unpatch.config.discovery import discover
+    from fsdp_unpatch.config.options import Options
+    from fsdp_unpatch.files.signals import at_checkpoints, termination_as_interrupt
+    from fsdp_unpatch.model import RunOptions
+    from fsdp_unpatch.run import batch, pool
+
+    for name in ("a_slow.py", "b_quick.py", "c_quick.py"):
+        (tmp_path / name).write_text("def f():\n    return 1\n")
+    monkeypatch.setattr(batch, "JUDGE_MIN_BYTES", 0)
+    monkeypatch.setattr(batch, "JUDGE_MIN_FILES", 1)
+    monkeypatch.setattr(batch, "JUDGE_CHUNK", 1)
+    monkeypatch.setattr(pool, "idle_cpus", lambda: 2)
+    monkeypatch.setattr(batch, "REAL_JUDGE", batch._judge, raising=False)
+    monkeypatch.setattr(batch, "_judge", _judge_slowly)
+
+    def control_c() -> None:
+        for child in multiprocessing.active_children():
+            os.kill(child.pid, signal.SIGINT)  # type: ignore[arg-type]
+        time.sleep(0.2)  # what the workers do of it shows before this process stops them
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(1.0, control_c)  # the quick files are judged by then: a worker waits for work
+    options = RunOptions(analysis=Options(target_torch=Version.parse("2.13")))
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), ExitStack() as handled:
+        if handling == "command":
+            handled.enter_context(termination_as_interrupt())
+            handled.enter_context(at_checkpoints())
+        timer.start()
+        batch.run(discover([str(tmp_path)]), load_catalog(), options, jobs=2)
+    timer.join()
+    assert time.monotonic() - started < SLOW - 1  # not waiting for the slow file
+    assert multiprocessing.active_children() == []
+    assert "Traceback" not in capfd.readouterr().err

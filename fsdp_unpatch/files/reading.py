@@ -34,6 +34,9 @@ class SourceError(Exception):
         self.line = line
         self.column = column
 
+    def __reduce__(self):  # as a worker process sends it back (`batch._judge`): every field, not the message alone
+        return (type(self), (self.kind, str(self), self.line, self.column))
+
 
 @dataclass
 class SourceFile:

@@ -19,7 +19,6 @@ Python 3.11, as the configuration reads `pyproject.toml`).
 
 from __future__ import annotations
 
-import configparser
 import os
 import sys
 from functools import partial
@@ -105,6 +104,8 @@ def _package_dir(mapping: Any) -> Iterator[str]:
 
 
 def _from_setup_cfg(path: str) -> Iterator[str]:
+    import configparser  # only for a project that has a setup.cfg: a warm check of others never loads it
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(read_regular(path).decode("utf-8"), path)

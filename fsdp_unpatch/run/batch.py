@@ -1,10 +1,12 @@
 """A whole run, fast: prefilter, analyse files one by one (in a process pool when it pays), link what must be.
 
-Phase 1 reads every file once and keeps only what the prefilter passes; each of those is run through the
-engine *alone* (`engine.Run` over one file: parse, analyse, link, findings, fix computed but not written),
-possibly from the cache, possibly in a worker process. A worker returns plain data (`Outcome`): the file's
-result and the keys by which other files could change it. libcst trees never cross a process boundary and
-are freed after each file, so memory follows the largest file parsed, not the tree.
+Phase 1 reads every file once and keeps only what the prefilter passes (on a big tree with a CPU free, the
+files are read and judged by the prefilter and the ast tier in forked workers, `_judged`, and the verdicts
+taken in run order); each of those is run through the engine *alone* (`engine.Run` over one file: parse,
+analyse, link, findings, fix computed but not written), possibly from the cache, possibly in a worker process.
+A worker returns plain data (`Outcome`): the file's result and the keys by which other files could change it.
+libcst trees never cross a process boundary and are freed after each file, so memory follows the largest file
+parsed, not the tree.
 
 Phase 2 finds the (rare) files whose result depends on other files and runs the engine over those together,
 exactly as a single run would:
@@ -21,7 +23,7 @@ import os
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Generator, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Generator, Iterable, Optional, Sequence
 
 from fsdp_unpatch.analysis.prefilter import prefilter_for
 from fsdp_unpatch.catalog import Catalog
@@ -33,7 +35,7 @@ from fsdp_unpatch.rules.registry import error_finding
 from fsdp_unpatch.run.alone import analyze_all
 from fsdp_unpatch.run.groups import Groups
 from fsdp_unpatch.run.learned import Learned
-from fsdp_unpatch.run.pool import WORKER, forked_map, pool_size
+from fsdp_unpatch.run.pool import WORKER, forked_map, forked_stream, pool_size
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.screen import Screen
@@ -66,10 +68,11 @@ class _Known:
 
 
 def _read_ahead(
-    candidates: Iterable[Candidate], known: Optional[Callable[[Candidate], Optional[bool]]] = None
-) -> Generator[tuple[Candidate, object], None, None]:
-    """(candidate, SourceFile or SourceError, or _Known when `known` says it is unchanged) for each candidate,
-    in order, read by a small thread pool."""
+    known: Iterable[tuple[Candidate, Optional[bool]]],
+) -> Generator[tuple[Candidate, object, None], None, None]:
+    """(candidate, SourceFile or SourceError, or _Known when the cache's index says it is unchanged, None) for
+    each (candidate, its `named` bit in that index or None), in order, read by a small thread pool. The None:
+    this process judges the file itself (`_judged` says what a worker found)."""
     from concurrent.futures import ThreadPoolExecutor
 
     pending: deque = deque()
@@ -77,19 +80,98 @@ def _read_ahead(
         READ_THREADS, thread_name_prefix="fsdp-unpatch-read", initializer=_signals_to_the_main_thread
     ) as pool:
         try:
-            for candidate in candidates:
-                named = known(candidate) if known is not None else None
+            for candidate, named in known:
                 pending.append((candidate, pool.submit(_read, candidate) if named is None else _Known(named)))
                 if len(pending) >= READ_AHEAD:
                     first, future = pending.popleft()
-                    yield first, future if isinstance(future, _Known) else future.result()
+                    yield first, future if isinstance(future, _Known) else future.result(), None
             while pending:
                 first, future = pending.popleft()
-                yield first, future if isinstance(future, _Known) else future.result()
+                yield first, future if isinstance(future, _Known) else future.result(), None
         finally:  # interrupted: drop what was not read yet
             for _, future in pending:
                 if not isinstance(future, _Known):
                     future.cancel()
+
+
+# Phase 1 in worker processes ----------------------------------------------------------------------
+# A cold run over a big tree spends nearly all its time on each file alone: reading it, the prefilter's two
+# stages (CPython parses every file that names FSDP2, for its syntax errors) and the ast tier. With a CPU
+# free (`pool.pool_size`), that work is done in forked workers, JUDGE_CHUNK files a job, the bytes sent back
+# only for the files worth analysing; this process takes the verdicts in run order and does the rest (cache,
+# index of unchanged files, what the run learns) exactly as when it judges the files itself. Measured on this
+# project's 2-core machine (docs/performance.md): the pool pays from about JUDGE_MIN_BYTES of files to read.
+JUDGE_MIN_BYTES = 4_000_000
+JUDGE_MIN_FILES = 64
+JUDGE_CHUNK = 8
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """What a worker found of a file it read: it spells a first-stage token (`named`), both stages pass it
+    (`worth`), and, when the ast tier is on and both do, whether the tier finds it unable to hold a finding
+    (`empty`; None: not asked)."""
+
+    named: bool
+    worth: bool
+    empty: Optional[bool] = None
+
+
+def _judge(chunk: Sequence[Candidate]) -> list[tuple[object, Optional[_Verdict]]]:
+    """In a worker: each file read and judged as `run` judges it; a file not worth analysing comes back
+    without its bytes (its stat is all the run keeps of it)."""
+    catalog, options = WORKER["catalog"], WORKER["options"]
+    prefilter, screen = prefilter_for(catalog), _screen(catalog)
+    judged: list[tuple[object, Optional[_Verdict]]] = []
+    for candidate in chunk:
+        source = _read(candidate)
+        if not isinstance(source, SourceFile):
+            judged.append((source, None))
+            continue
+        named = prefilter.has_token(source.data)
+        worth = prefilter.worth_parsing(source.data, str(candidate.path), named=named)
+        empty = None
+        if worth and options.screen:  # asked before the cache is: a cached file's answer goes unused
+            empty = screen.holds_no_finding(source.data, candidate.path, options.excerpt_above)
+        judged.append((source if worth else replace(source, data=b""), _Verdict(named, worth, empty)))
+    return judged
+
+
+def _judged(
+    known: Sequence[tuple[Candidate, Optional[bool]]], workers: int, catalog: Catalog, options: RunOptions
+) -> Generator[tuple[Candidate, object, Optional[_Verdict]], None, None]:
+    """What `_read_ahead` gives, with each read file's `_Verdict`, from `workers` forked workers."""
+    unread = [candidate for candidate, named in known if named is None]
+    chunks = [unread[i : i + JUDGE_CHUNK] for i in range(0, len(unread), JUDGE_CHUNK)]
+    stream = forked_stream(_judge, chunks, workers, catalog, options)
+    waiting: deque = deque()
+    try:
+        for candidate, named in known:
+            if named is not None:
+                yield candidate, _Known(named), None
+                continue
+            if not waiting:
+                waiting.extend(next(stream))
+            source, verdict = waiting.popleft()
+            yield candidate, source, verdict
+    finally:  # interrupted: the workers are stopped at once
+        stream.close()
+
+
+def _size_at_least(candidates: Iterable[Candidate], enough: int) -> int:
+    """The bytes of `candidates` by their stat, counted until `enough` (a big tree is not stat'ed twice)."""
+    size = 0
+    for candidate in candidates:
+        if size >= enough:
+            break
+        if candidate.data is not None:
+            size += len(candidate.data)
+        elif candidate.problem is None:
+            try:
+                size += os.stat(candidate.path).st_size
+            except (OSError, ValueError):
+                pass
+    return size
 
 
 def _signals_to_the_main_thread() -> None:
@@ -150,9 +232,13 @@ def run(
             if stat_ is not None:
                 recorded.files[item.candidate.display] = (stat_, item.named_fsdp)
 
-    reading = _read_ahead(candidates, known)
-    try:  # an interrupt closes the reader (and joins its threads) at once, not when collected
-        for index, (candidate, source) in enumerate(reading):
+    status = [(candidate, known(candidate)) for candidate in candidates]
+    unread = [candidate for candidate, named in status if named is None]
+    size = _size_at_least(unread, JUDGE_MIN_BYTES)
+    workers = pool_size(jobs, len(unread), size, min_jobs=JUDGE_MIN_FILES, min_bytes=JUDGE_MIN_BYTES)
+    reading = _read_ahead(status) if workers <= 1 else _judged(status, workers, catalog, options)
+    try:  # an interrupt closes the reader (and joins its threads, or kills its workers) at once
+        for index, (candidate, source, verdict) in enumerate(reading):
             checkpoint()
             item = _Item(index, candidate)
             items.append(item)
@@ -165,8 +251,12 @@ def run(
                 item.error = error_finding(candidate.display, source)  # type: ignore[arg-type]
                 item.outcome = Outcome(FileResult(candidate.display, findings=[item.error]))
                 continue
-            item.named_fsdp = prefilter.has_token(source.data)
-            if not prefilter.worth_parsing(source.data, str(candidate.path), named=item.named_fsdp):
+            if verdict is None:  # judged here
+                item.named_fsdp = prefilter.has_token(source.data)
+                worth = prefilter.worth_parsing(source.data, str(candidate.path), named=item.named_fsdp)
+            else:  # by a worker (`_judge`), as above
+                item.named_fsdp, worth = verdict.named, verdict.worth
+            if not worth:
                 item.outcome = Outcome(FileResult(candidate.display))
                 record(item, source)
                 continue  # the bytes are dropped here: memory stays flat however large the tree
@@ -180,7 +270,11 @@ def run(
             if (
                 item.outcome is None
                 and options.screen
-                and _screen(catalog).holds_no_finding(source.data, candidate.path, options.excerpt_above)
+                and (
+                    verdict.empty
+                    if verdict is not None and verdict.empty is not None
+                    else _screen(catalog).holds_no_finding(source.data, candidate.path, options.excerpt_above)
+                )
             ):
                 # the ast tier (`analysis/screen.py`): this file, alone, can hold no finding; no libcst for it
                 item.outcome = Outcome(FileResult(candidate.display))

@@ -4,7 +4,8 @@ run's catalog and options (set once per worker, not sent with every job)."""
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Sequence
+from collections import deque
+from typing import Any, Callable, Generator, Iterable, Sequence
 
 # The pool pays for itself (fork, libcst in each worker) only with this much source to parse, and only on
 # CPUs that are idle: measured on this project's 2-core machine with the other core busy, two workers were
@@ -24,9 +25,11 @@ def idle_cpus() -> int:
     return max(1, min(cpus, int(cpus - load + 1)))
 
 
-def pool_size(workers: int, jobs: int, size: int, min_jobs: int = POOL_MIN_FILES) -> int:
+def pool_size(
+    workers: int, jobs: int, size: int, min_jobs: int = POOL_MIN_FILES, min_bytes: int = POOL_MIN_BYTES
+) -> int:
     """How many worker processes to use for `jobs` pieces of work of `size` bytes in all; 1: no pool."""
-    if workers <= 1 or jobs < min_jobs or size < POOL_MIN_BYTES:
+    if workers <= 1 or jobs < min_jobs or size < min_bytes:
         return 1
     return max(1, min(workers, jobs, idle_cpus()))
 
@@ -58,3 +61,85 @@ def forked_map(function: Callable, jobs: Sequence, workers: int, catalog: Any, o
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker, initargs=(catalog, options)) as pool:
         return list(pool.map(function, jobs, chunksize=1))
+
+
+# Stream ---------------------------------------------------------------------------------------------
+# Chunks sent ahead to each worker of `forked_stream`: enough that none waits for the next, few enough that
+# the results waiting in this process stay small.
+AHEAD_PER_WORKER = 64
+# How long `forked_stream` waits for a result before it asks again whether a signal came (seconds).
+POLL_SECONDS = 0.05
+_STOPPING = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+
+
+def forked_stream(
+    function: Callable, jobs: Iterable, workers: int, catalog: Any, options: Any
+) -> Generator[Any, None, None]:
+    """`function` over `jobs` in `workers` forked processes, lazily: the results in the order of `jobs`, at
+    most AHEAD_PER_WORKER jobs per worker sent ahead of the one awaited. Unlike `forked_map`, libcst is not
+    loaded (the work is the `ast` tier's and the prefilter's), and a signal stops the stream at once: the
+    workers ignore Ctrl-C (a terminal sends it to all of them) and die of termination signals without a word,
+    while this process, which acts on them (`files/signals.py`: a KeyboardInterrupt raised here, or noted and
+    raised by `checkpoint()` every POLL_SECONDS), kills the workers when the stream is closed early."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    from fsdp_unpatch.files.signals import checkpoint, signals_deferred
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_quiet_worker, initargs=(catalog, options))
+    pending: deque = deque()
+    finished = False
+    try:
+        queue = iter(jobs)
+        # The workers are forked at the first submit: with the signals held (blocked, and only noted by this
+        # process's handlers), so that none reaches a worker before it has set its own handling, and none
+        # stops this process between a fork and the executor's note of the worker (which would be left alive).
+        with signals_deferred():
+            for job in queue:
+                pending.append(pool.submit(function, job))
+                if len(pending) >= workers * AHEAD_PER_WORKER:
+                    break
+        while pending:
+            first = pending.popleft()
+            while not wait([first], POLL_SECONDS, FIRST_COMPLETED).done:
+                checkpoint()
+            result = first.result()
+            for job in queue:
+                pending.append(pool.submit(function, job))
+                break
+            yield result
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:  # interrupted (or closed early): the workers' work is of no use, they are killed now
+            _kill(pool)
+
+
+def _init_quiet_worker(catalog: Any, options: Any) -> None:
+    """A `forked_stream` worker: the run's catalog and options; Ctrl-C ignored (the parent decides), the
+    termination signals back to their defaults (no Python handler, no traceback), then unblocked."""
+    import signal
+
+    init_worker(catalog, options)
+    for name in _STOPPING:
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN if name == "SIGINT" else signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        names = [getattr(signal, name) for name in _STOPPING if hasattr(signal, name)]
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, names)
+
+
+def _kill(pool: Any) -> None:
+    """Stop `pool` at once: its jobs not started are dropped, its workers killed (the work in hand is thrown
+    away) and reaped."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # the executor's own: no public way
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in workers:
+        if process.is_alive():
+            process.kill()
+    pool.shutdown(wait=True)  # its manager thread sees the workers gone, reaps them and ends
+    for process in workers:  # only then: two threads waiting for one process would leave it unreaped to one
+        process.join()
