@@ -77,9 +77,12 @@ class Exporter:
     own: frozenset[str]  # `bindings(...).names`
 
 
-def exporter_of(tree: ast.Module) -> Exporter:
+def exporter_of(tree: ast.Module, entries: bool = True) -> Exporter:
+    """`entries`: whether the file may hold a `sys.modules` entry (False: its bytes spell no `modules[`, and the
+    walk for them is skipped)."""
     bound = bindings(tree.body)
-    return Exporter(tuple(module_entries(tree)), how_it_exports(tree) if bound.open else None, bound.names)
+    keys = tuple(module_entries(tree)) if entries else ()
+    return Exporter(keys, how_it_exports(tree) if bound.open else None, bound.names)
 
 
 def forwarders_of(exporter: Exporter, data: bytes, names: list[tuple[str, bool]], changed: set[str]) -> list[Forwarder]:

@@ -4,8 +4,11 @@ After every fix of a run is planned and before anything is written, every Python
 still bind what the other files import from it. Only the names a planned fix unbinds matter: per changed file,
 its top-level names before and after (`project/bindings.py`, CPython's ast). The project's files are then
 searched by bytes for those names, and only the files that spell one of them and the changed module are
-parsed. Each file is reached once, under its identity, with every module name it has (`project/identity.py`);
-a file the fix changes is read as the fix leaves it.
+parsed; the bytes searched are each file's view (`import_gates.view`: its names as CPython reads them, so a
+full-width `ｐatch` is `patch`), and an importer through a dynamic export is parsed only when its view spells
+an import read of the name from the forwarder (`import_gates.may_read`). Each file is reached once, under its
+identity, with every module name it has (`project/identity.py`); a file the fix changes is read as the fix
+leaves it.
 
 A fix that would break an importer is refused: its whole group is held back, and the changed file gets
 FSU903 naming the importer, its line and the name. Refusing, not widening the fix to the importer: the
@@ -27,6 +30,9 @@ from fsdp_unpatch.files.regular import read_regular
 from fsdp_unpatch.project.bindings import bindings
 from fsdp_unpatch.project.identity import Project, ProjectFile, module_name, project_files, shown_path
 from fsdp_unpatch.run.forwarders import DYNAMIC, Exporter, Forwarder, exporter_of, forwarders_of
+from fsdp_unpatch.run.import_gates import may_read, view
+
+_Read = tuple[ProjectFile, bytes, bytes]
 
 
 @dataclass(frozen=True)
@@ -150,8 +156,9 @@ def _search(
         r.index: {m.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for m in modules[r.index]} for r in risky
     }
     found: dict[int, Breakage] = {}
-    dynamic: list[tuple[ProjectFile, bytes]] = []  # files that may export names dynamically (`forwarders.py`)
-    spelling: dict[int, list[tuple[ProjectFile, bytes]]] = {r.index: [] for r in risky}  # files spelling a lost name
+    # (file, bytes, view): the bytes are parsed, their view (`import_gates.view`: names as CPython reads them) gated
+    dynamic: list[_Read] = []  # files that may export names dynamically (`forwarders.py`)
+    spelling: dict[int, list[_Read]] = {r.index: [] for r in risky}  # files spelling a lost name
     for entry in project.files.values():
         mine = rewritten.get(entry.key)
         if mine is not None:
@@ -174,17 +181,18 @@ def _search(
                         )
         if not data:
             continue
-        if any(word in data for word in DYNAMIC):
-            dynamic.append((entry, data))
+        seen = view(data)
+        if any(word in seen for word in DYNAMIC):
+            dynamic.append((entry, data, seen))
         for r in risky:
-            if any(n in data for n in spelled[r.index]):
-                spelling[r.index].append((entry, data))
+            if any(n in seen for n in spelled[r.index]):
+                spelling[r.index].append((entry, data, seen))
         suspects = [
             r
             for r in risky
             if r.index not in found
-            and any(n in data for n in spelled[r.index])
-            and ((r.index in packages and b"from ." in data) or any(t in data for t in tails[r.index]))
+            and any(n in seen for n in spelled[r.index])
+            and ((r.index in packages and b"from ." in seen) or any(t in seen for t in tails[r.index]))
         ]
         if not suspects:
             continue
@@ -214,25 +222,28 @@ def _forwarded(
     risky: list[Rewrite],
     lost: dict[int, frozenset[str]],
     modules: dict[int, set[str]],
-    dynamic: list[tuple[ProjectFile, bytes]],
-    spelling: dict[int, list[tuple[ProjectFile, bytes]]],
+    dynamic: list[_Read],
+    spelling: dict[int, list[_Read]],
 ) -> list[Breakage]:
     """Importers that reach a lost name through a dynamic export of another module (`forwarders.py`).
 
     Each file is parsed once at most and no tree is kept: what the search reads of a dynamic file is taken
-    once (`Exporter`), and an importer is parsed only when its bytes can import from a forwarder."""
+    once (`Exporter`), and an importer is parsed only when its view can read a lost name from a forwarder
+    (`import_gates.may_read`: a `from F import n` that resolves to a forwarder F, or `x.n` after F's last name or
+    an `as` name bound to it; a docstring's "... implementation. dist" is neither)."""
     changed = {m for r in risky for m in modules[r.index]}
     tails = {m.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for m in changed}
-    exporters: list[tuple[ProjectFile, bytes, Exporter]] = []
-    for entry, data in dynamic:
+    exporters: list[tuple[ProjectFile, bytes, Exporter]] = []  # (file, view, what it exports)
+    for entry, data, seen in dynamic:
         # Parsed only when it can be a forwarder: a `sys.modules[...]` store, or a file that spells a changed
         # module's name or is a package above one (`forwarders_of` needs no more of the others).
         above = any(p and any(m.startswith(name + ".") for m in changed) for name, p in entry.modules)
-        if _MODULE_ENTRY.search(data) is None and not above and not any(t in data for t in tails):
+        stores = _MODULE_ENTRY.search(seen) is not None
+        if not stores and not above and not any(t in seen for t in tails):
             continue
         tree = parse(data)
         if tree is not None:
-            exporters.append((entry, data, exporter_of(tree)))
+            exporters.append((entry, seen, exporter_of(tree, entries=stores)))
     imported_by: dict[int, Optional[ast.Module]] = {}  # importers' trees, kept only for a second rewrite
 
     def tree_of(entry: ProjectFile, data: bytes) -> Optional[ast.Module]:
@@ -245,8 +256,8 @@ def _forwarded(
     broken = []
     for r in risky:
         by_module: dict[str, Forwarder] = {}
-        for entry, data, exporter in exporters:
-            for forwarder in forwarders_of(exporter, data, entry.modules, modules[r.index]):
+        for entry, seen, exporter in exporters:
+            for forwarder in forwarders_of(exporter, seen, entry.modules, modules[r.index]):
                 by_module.setdefault(forwarder.module, forwarder)
         target = max(modules[r.index], key=lambda m: (m.count("."), m))  # its fullest name
         hit = _forwarded_import(r, target, lost[r.index], by_module, spelling[r.index], tree_of, project.modules)
@@ -255,8 +266,13 @@ def _forwarded(
     return broken
 
 
-# `modules[` as a store into `sys.modules` may be spelled, however spaced, continued or commented.
-_MODULE_ENTRY = re.compile(rb"modules(?:[\s\\]|#[^\r\n]*)*\[")
+# A `sys.modules` entry with a literal key (`forwarders.module_entries`: `modules[KEY] = ...`, KEY a string) spells
+# `modules`, the bracket and the string's quote (after a `u` or `r` prefix, or an opening parenthesis), however
+# spaced, continued, commented or parenthesized (`(sys.modules)["k"]`). A comment runs to its line's end, but the
+# one the bracket may follow on its line: one way only to read a run of `#`s (a comment that could end anywhere
+# made a `# sys.modules ####...` line take time exponential in its length).
+_GAP = rb"(?:[\s\\%s]|#[^\r\n]*[\r\n])*"
+_MODULE_ENTRY = re.compile(rb"modules" + _GAP % b")" + rb"(?:#[^\r\n]*)?\[" + _GAP % b"(" + rb"[rRuU]?['\"]")
 # An import from a module spells the module's last name (`from a.m import n`, `import a.m as x`, `from a import
 # m`), or is relative (`from . import n`, `from .. import n`, however spaced or continued), which reaches only
 # the importer's own package and the packages above it.
@@ -274,52 +290,12 @@ def _may_import_from(entry: ProjectFile, data: bytes, modules: Iterable[str]) ->
     return any(p == m or p.startswith(m + ".") for p in packages for m in modules)
 
 
-_BEFORE_A_READ = (b".", b",", b"(")  # `x.n`, `from m import a, n`, `from m import (n`
-_SPACE = b" \t\r\n\\\f"
-_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_").__contains__
-
-
-def _may_read(data: bytes, names: Iterable[str]) -> bool:
-    """Whether the bytes spell one of `names` where an import can read it (what `bindings.imports` finds): as
-    the attribute of `x.n`, or among the names of `from m import ...` (after `import`, a comma or a
-    parenthesis, however spaced or continued); yes, too, when a comment may lie between. Most files that spell
-    a common name a fix unbinds (`dist`, `cast`) spell it only as `import a.b as dist` or `dist.f()`."""
-    for name in names:
-        spelled = name.encode("utf-8", "surrogateescape")
-        at = data.find(spelled)
-        while at >= 0:
-            end = at + len(spelled)
-            if not (at and _WORD(data[at - 1])) and not (end < len(data) and _WORD(data[end])):
-                last = _last_significant(data, at)
-                if last > 0:
-                    if data[last - 1 : last] in _BEFORE_A_READ or data[max(0, last - 6) : last] == b"import":
-                        return True
-                    newline = data.rfind(b"\n", 0, last)
-                    line = max(newline, data.rfind(b"\r", newline + 1, last)) + 1
-                    if b"#" in data[line:last]:
-                        return True  # what precedes may be a comment's end, however long the comment
-            at = data.find(spelled, end)
-    return False
-
-
-def _last_significant(data: bytes, at: int) -> int:
-    """The end of what precedes `at` but white space and line continuations (0: nothing does)."""
-    end = at
-    while end > 0:
-        start = max(0, end - 256)
-        kept = data[start:end].rstrip(_SPACE)
-        if kept:
-            return start + len(kept)
-        end = start
-    return 0
-
-
 def _forwarded_import(r, target, lost, by_module, files, tree_of, every_module: set[str]) -> Optional[Breakage]:
     """The first import, in `files`, of a name `r` loses from `target` through one of `by_module`."""
     if not by_module:
         return None
-    for entry, data in files:
-        if not _may_import_from(entry, data, by_module) or not _may_read(data, lost):
+    for entry, data, seen in files:
+        if not _may_import_from(entry, seen, by_module) or not may_read(seen, lost, by_module, entry.modules):
             continue
         tree = tree_of(entry, data)
         if tree is None:
