@@ -229,7 +229,33 @@ def _callee_before(data: bytes, paren: int, callees: tuple[bytes, ...]) -> bool:
 
 
 _OP_TAIL = LazyPattern(rb"(?:\.\w+)?[\"']")  # after a quoted op: an overload, then the closing quote
-_CALL_OPEN = LazyPattern(rb"(?:[ \t\\\r\n]|#[^\r\n]*)*\(")  # after a callee's name: the call's bracket
+
+
+def opens_call(data: bytes, at: int) -> bool:
+    r"""Whether a call's bracket follows `data[at:]` past spaces, line breaks, backslashes and comments (a
+    bracket inside a comment counts: a superset): what `(?:[ \t\\\r\n]|#[^\r\n]*)*\(` matches, in one pass
+    (that pattern backtracks exponentially on a line of `#`s)."""
+    end = len(data)
+    while at < end:
+        byte = data[at]
+        if byte == 40:  # "("
+            return True
+        if byte == 35:  # "#": the comment runs to the line's end
+            line_end = data.find(b"\n", at)
+            line_end = end if line_end < 0 else line_end
+            carriage = data.find(b"\r", at, line_end)
+            line_end = line_end if carriage < 0 else carriage
+            if data.find(b"(", at, line_end) >= 0:
+                return True
+            at = line_end
+        elif byte in _CALL_GAP:
+            at += 1
+        else:
+            return False
+    return False
+
+
+_CALL_GAP = frozenset(b" \t\\\r\n")
 
 
 class _RegisteredOp:
@@ -265,13 +291,12 @@ class _CallOf:
 
     def __init__(self, name: bytes) -> None:
         self.name = name
-        self._open = _CALL_OPEN
 
     def search(self, data: bytes) -> bool:
         position = data.find(self.name)
         while position >= 0:
             end = position + len(self.name)
-            if (position == 0 or data[position - 1] not in _WORD_CHARS) and self._open.match(data, end):
+            if (position == 0 or data[position - 1] not in _WORD_CHARS) and opens_call(data, end):
                 return True
             position = data.find(self.name, position + 1)
         return False
