@@ -106,9 +106,10 @@ def forked_stream(
             while not wait([first], POLL_SECONDS, FIRST_COMPLETED).done:
                 checkpoint()
             result = first.result()
-            for job in queue:
-                pending.append(pool.submit(function, job))
-                break
+            with signals_deferred():  # a submit may fork a worker: held as the first ones are
+                for job in queue:
+                    pending.append(pool.submit(function, job))
+                    break
             yield result
         finished = True
     finally:
@@ -136,10 +137,15 @@ def _kill(pool: Any) -> None:
     """Stop `pool` at once: its jobs not started are dropped, its workers killed (the work in hand is thrown
     away) and reaped."""
     workers = list((getattr(pool, "_processes", None) or {}).values())  # the executor's own: no public way
+    manager = getattr(pool, "_executor_manager_thread", None)  # forgotten by the first shutdown below
     pool.shutdown(wait=False, cancel_futures=True)
     for process in workers:
         if process.is_alive():
             process.kill()
-    pool.shutdown(wait=True)  # its manager thread sees the workers gone, reaps them and ends
-    for process in workers:  # only then: two threads waiting for one process would leave it unreaped to one
+    if manager is not None:
+        # It reaps the workers it sees die; only once it is done may this thread join them: two threads
+        # waiting for one process leave it unreaped to one of them (still among `active_children()`).
+        manager.join()
+    pool.shutdown(wait=True)
+    for process in workers:
         process.join()
