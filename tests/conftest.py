@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 import pytest
@@ -96,3 +97,19 @@ if "FSDP_UNPATCH_TEST_DATA_HOME" not in os.environ:
     import tempfile
 
     os.environ["FSDP_UNPATCH_TEST_DATA_HOME"] = os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="fsu-data-")
+
+
+@pytest.fixture
+def ctrl_c_raises():
+    """SIGINT as Python sets it up when it starts with SIGINT at its default: `KeyboardInterrupt`, not blocked.
+
+    A process can start with SIGINT ignored, and then Python leaves it ignored: a non-interactive shell starts
+    its background jobs (`python -m pytest ... &`, how a long whole-suite run is often started) that way. With
+    SIGINT ignored these tests' own Ctrl-C raises nothing, and they failed: that, not an earlier test, was
+    why they failed only in whole-suite runs (no test of the suite changes SIGINT's handler or mask)."""
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+    yield
+    if mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    signal.signal(signal.SIGINT, handler)

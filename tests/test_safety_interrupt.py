@@ -67,7 +67,7 @@ SLOW = 4.0
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signals")
 @pytest.mark.parametrize("handling", ["command", "api"])
 def test_sigint_stops_phase_one_in_workers_at_once(
-    handling: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd
+    handling: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd, ctrl_c_raises
 ) -> None:
     """Files judged in forked workers (`batch._judged`), one worker busy, one idle: Ctrl-C (SIGINT to this
     process and to its workers, as a terminal sends it) ends the run at once, not when the busy worker is done;

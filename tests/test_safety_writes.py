@@ -246,21 +246,6 @@ def test_keyboard_interrupt_inside_a_write_leaves_the_file_whole(tmp_path: Path,
     assert _leftovers(tmp_path) == []
 
 
-@pytest.fixture
-def ctrl_c_raises():
-    """SIGINT as Python sets it up when it starts with SIGINT at its default: `KeyboardInterrupt`, not blocked.
-
-    A process can start with SIGINT ignored, and then Python leaves it ignored: a non-interactive shell starts
-    its background jobs (`python -m pytest ... &`, how a long whole-suite run is often started) that way. With
-    SIGINT ignored these tests' own Ctrl-C raises nothing, and they failed: that, not an earlier test, was
-    why they failed only in whole-suite runs (no test of the suite changes SIGINT's handler or mask)."""
-    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
-    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    yield
-    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-    signal.signal(signal.SIGINT, handler)
-
-
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
 def test_ctrl_c_during_a_write_waits_until_the_write_is_done(tmp_path: Path, monkeypatch, ctrl_c_raises) -> None:
     """SIGINT sent between the temporary's flush and the rename: the rename still happens, then the run stops."""
