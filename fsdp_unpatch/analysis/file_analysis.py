@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Union
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
 from fsdp_unpatch.analysis.collect import Facts
 from fsdp_unpatch.analysis.patterns import nodes_in
-from fsdp_unpatch.analysis.planned import Planned
+from fsdp_unpatch.analysis.planned import Located, Planned
 from fsdp_unpatch.analysis.positions import Positions
 from fsdp_unpatch.analysis.screen import Detail
+from fsdp_unpatch.files.reading import declared_encoding
 from fsdp_unpatch.semantic.names import ImportTable
 
 if TYPE_CHECKING:
@@ -74,6 +75,9 @@ class FileAnalysis:
     # Whether the bytes the module was parsed from spell `noqa` in any case (None: not known, its code was
     # generated): the rules that read `# noqa` comments walk the tree's comments only when some may be one.
     spells_noqa: Optional[bool] = None
+    # The bytes the module was parsed from (an excerpt's, for an excerpt); None: its code was generated.
+    data: Optional[bytes] = None
+    _text: Optional[str] = None
     # Positions given by hand to stand-in nodes (a name found inside a string literal), by id.
     _placed: dict[int, CodeRange] = field(default_factory=dict)
 
@@ -81,13 +85,19 @@ class FileAnalysis:
     def table(self) -> ImportTable:
         return self.facts.table
 
-    def position(self, node: cst.CSTNode) -> CodeRange:
-        """Where a node stands in the file: as the `ast` model located it, else generated with the code of
-        its top-level statement (once, on first need: `positions.py`)."""
-        if id(node) in self._placed:
+    def position(self, node: Union[cst.CSTNode, Located]) -> CodeRange:
+        """Where a node stands in the file: as the `ast` model (or tokenize, `Located`) located it, else
+        generated with the code of its top-level statement (once, on first need: `positions.py`)."""
+        if isinstance(node, Located):
+            where: Optional[CodeRange] = CodeRange(
+                CodePosition(node.line, node.column), CodePosition(node.end_line, node.end_column)
+            )
+        elif id(node) in self._placed:
             return self._placed[id(node)]
-        where = self._located.get(id(node))
+        else:
+            where = self._located.get(id(node))
         if where is None:
+            assert not isinstance(node, Located)
             if self._positions is None:
                 self._positions = Positions(self.module, self.statement_lines)
             where = self._positions[node]
@@ -110,6 +120,14 @@ class FileAnalysis:
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+    def text(self) -> str:
+        """The text the module was parsed from, decoded as Python decodes it (its declared encoding, without a
+        byte order mark), or its generated code; made once. Raises SyntaxError or ValueError for bytes that do
+        not decode so (libcst decoded them its own way)."""
+        if self._text is None:
+            self._text = self.module.code if self.data is None else self.data.decode(declared_encoding(self.data))
+        return self._text
 
     @functools.cached_property
     def top_level(self) -> dict[int, int]:

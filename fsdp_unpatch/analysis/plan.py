@@ -64,6 +64,7 @@ def analyze_module(
     table = ImportTable(module_name, is_package, linked)
     result = FileAnalysis(module=module, module_name=module_name, facts=collect(module, table))
     result.spells_noqa = None if data is None else _NOQA.search(data) is not None
+    result.data = data
     if excerpt is not None:  # uses in the statements held aside count (the import clean-up reads them)
         result.facts.name_uses.update(excerpt.hidden.uses)
         result.file_line = excerpt.file_line
@@ -71,7 +72,7 @@ def analyze_module(
         result.file_text = excerpt.file_text
         result.hidden = excerpt.hidden
 
-    judge = site_judging.planner_judge(result, data, is_package, linked, catalog, options)
+    judge = site_judging.planner_judge(result, is_package, linked, catalog, options)
     state = PlanState(result, catalog, options, judge)
     result.module_aliases = module_aliases(result, catalog)
     plan_install_sites(state)

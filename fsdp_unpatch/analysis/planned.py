@@ -7,10 +7,21 @@ Apart from `plan.py` (which plans a module's findings) so that a rule that plans
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Union
 
 if TYPE_CHECKING:  # annotations only: a finding the `ast` model builds loads no libcst (`analysis/ast_findings.py`)
     import libcst as cst
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where a finding stands in the parsed text when no libcst node stands for what it is about (a comment,
+    found by tokenize): 1-based lines, 0-based columns, as libcst's positions count them."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
 
 
 @dataclass
@@ -23,10 +34,10 @@ class Edit:
 
 @dataclass(eq=False)
 class Planned:
-    """A finding before it has a position: the node to report and the edits its fix makes."""
+    """A finding before it has a position: the node to report (or where it stands) and the edits its fix makes."""
 
     code: str
-    node: cst.CSTNode
+    node: Union[cst.CSTNode, Located]
     message: str
     target: Optional[str] = None
     edits: list[Edit] = field(default_factory=list)

@@ -25,7 +25,6 @@ from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.options import Options
-from fsdp_unpatch.files.reading import declared_encoding
 from fsdp_unpatch.semantic import ast_scoping
 from fsdp_unpatch.semantic.ast_sites import AstJudge
 from fsdp_unpatch.semantic.model import Function, InstallSite, SemanticModel, Span, build
@@ -171,17 +170,16 @@ def on_the_model(
 
 def planner_judge(
     result: FileAnalysis,
-    data: Optional[bytes],
     is_package: bool,
     linked: Optional[Mapping[str, str]],
     catalog: Catalog,
     options: Options,
 ) -> AnyJudge:
-    """The judge of the file's install sites: on the `ast` model of `data` (the bytes the module was parsed
-    from; None: its code is generated), which also places the install sites and aliases; `Unjudged` where
-    the model cannot serve (the reason is kept in `result.unjudged`)."""
-    module, module_name, facts = result.module, result.module_name, result.facts
-    built = semantic_model(module, data, module_name, is_package, linked)
+    """The judge of the file's install sites: on the `ast` model of the text the module was parsed from
+    (`FileAnalysis.text`), which also places the install sites and aliases; `Unjudged` where the model
+    cannot serve (the reason is kept in `result.unjudged`)."""
+    module_name, facts = result.module_name, result.facts
+    built = semantic_model(result, is_package, linked)
     if isinstance(built, str):
         result.unjudged = built
         return Unjudged(result, catalog, built)
@@ -205,12 +203,12 @@ def planner_judge(
 
 
 def semantic_model(
-    module: cst.Module, data: Optional[bytes], module_name: str, is_package: bool, linked: Optional[Mapping[str, str]]
+    result: FileAnalysis, is_package: bool, linked: Optional[Mapping[str, str]]
 ) -> Union[tuple[SemanticModel, str], str]:
     """The `ast` model of the parsed text with that text, or why there is none."""
     try:
-        text = module.code if data is None else data.decode(declared_encoding(data))
-        return build(text, module_name, is_package, linked), text
+        text = result.text()
+        return build(text, result.module_name, is_package, linked), text
     except SyntaxError as error:  # libcst reads syntax newer than the running Python's parser
         version = f"{sys.version_info[0]}.{sys.version_info[1]}"
         return f"its module uses syntax Python {version} cannot parse: {error.msg}, line {error.lineno}"

@@ -53,6 +53,9 @@ class ModuleSubject(Protocol):
 
     def code(self, node: cst.CSTNode) -> str: ...
 
+    def text(self) -> str:
+        """The text the module was parsed from (comments are read from it by tokenize)."""
+
     def position(self, node: cst.CSTNode) -> CodeRange: ...
 
     def place(self, node: cst.CSTNode, where: CodeRange) -> None:

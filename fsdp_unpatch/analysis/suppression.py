@@ -88,24 +88,43 @@ class NoqaCode:
     code: str
 
 
-def noqa_code_positions(text: str) -> list[NoqaCode]:
-    """Every code in every real `# noqa: ...` comment (tokenize: a `# noqa` inside a string is no comment)."""
-    if "noqa" not in text.lower():
-        return []
+@dataclass(frozen=True)
+class Comment:
+    """A real comment of a text (tokenize: a `#` inside a string is none): 1-based line, 0-based column."""
+
+    line: int
+    column: int
+    text: str
+
+
+def comments(text: str) -> tuple[list[Comment], bool]:
+    """The comments of `text` in order, and whether all of it was tokenized: a tokenize error (a text
+    CPython cannot read, that libcst may) ends the list where it stops."""
     found = []
     try:
         # Lines end in "\n", "\r\n" or a lone "\r", as libcst and CPython count them (`newline=None`).
-        tokens = list(tokenize.generate_tokens(io.StringIO(text, newline=None).readline))
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
+            if token.type == tokenize.COMMENT:
+                found.append(Comment(token.start[0], token.start[1], token.string))
     except (tokenize.TokenError, SyntaxError):
+        return found, False
+    return found, True
+
+
+def noqa_code_positions(text: str) -> list[NoqaCode]:
+    """Every code in every real `# noqa: ...` comment, none in a text that does not tokenize."""
+    if "noqa" not in text.lower():
         return []
-    for token in tokens:
-        if token.type != tokenize.COMMENT:
-            continue
-        match = NOQA.search(token.string)
+    found = []
+    all_of_it, complete = comments(text)
+    if not complete:
+        return []
+    for comment in all_of_it:
+        match = NOQA.search(comment.text)
         if match is None or not match.group("codes"):
             continue
         start = match.start("codes")
         for code in CODE.finditer(match.group("codes")):
-            column = token.start[1] + start + code.start()
-            found.append(NoqaCode(token.start[0], column + 1, column + 1 + len(code.group()), code.group().upper()))
+            column = comment.column + start + code.start()
+            found.append(NoqaCode(comment.line, column + 1, column + 1 + len(code.group()), code.group().upper()))
     return found

@@ -273,7 +273,7 @@ def subtree_ids(node: cst.CSTNode) -> set[int]:
     return _subtree_ids(node)
 
 
-def inside(node: cst.CSTNode, deleted: Iterable[tuple[cst.CSTNode, T]]) -> Optional[T]:
+def inside(node: object, deleted: Iterable[tuple[cst.CSTNode, T]]) -> Optional[T]:
     """What deletes the container that takes `node` with it, if any."""
     for container, planned in deleted:
         if id(node) in _subtree_ids(container):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterator
 
-from fsdp_unpatch.analysis.suppression import NOQA_WITHOUT_COLON, NOT_SILENCED_WITHOUT_COLON, OWN_PREFIX
+from fsdp_unpatch.analysis.suppression import NOQA_WITHOUT_COLON, NOT_SILENCED_WITHOUT_COLON, OWN_PREFIX, comments
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare, shape
 
@@ -21,32 +21,25 @@ if TYPE_CHECKING:
 
 
 def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
-    import libcst as cst  # here, not at the top: the registry imports this module without parsing anything
-
-    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.planned import Located, Planned
 
     if analysis.spells_noqa is False:
-        return  # no comment of the file can be a `# noqa` (walking every comment was a tenth of a run)
-    for comment in _comments(analysis.module, cst):
-        match = NOQA_WITHOUT_COLON.match(comment.value)
+        return  # no comment of the file can be a `# noqa` (tokenizing every file was a tenth of a run)
+    try:
+        text = analysis.text()
+    except (SyntaxError, ValueError):  # bytes libcst decoded its own way: the text it parsed, generated
+        text = analysis.module.code
+    found, _ = comments(text)  # a text that stops tokenizing: the comments before that point
+    for comment in found:
+        match = NOQA_WITHOUT_COLON.match(comment.text)
         if match is None:
             continue
         codes = [c.upper() for c in re.split(r"[\s,]+", match.group("codes")) if c]
         if not any(c.startswith(OWN_PREFIX) for c in codes):
             continue  # other tools' codes: theirs to judge
         message = NOQA_MISSING_COLON.message(codes=" ".join(codes), fixed=", ".join(codes))
-        yield Planned(NOQA_MISSING_COLON.code, comment, message)
-
-
-def _comments(module, cst) -> list:
-    found: list = []
-
-    class Comments(cst.CSTVisitor):
-        def visit_Comment(self, node) -> None:
-            found.append(node)
-
-    module.visit(Comments())
-    return found
+        end = comment.column + len(comment.text)
+        yield Planned(NOQA_MISSING_COLON.code, Located(comment.line, comment.column, comment.line, end), message)
 
 
 NOQA_MISSING_COLON = declare(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, cast
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare, shape
@@ -51,9 +51,8 @@ def _spelled(analysis: ModuleSubject, fixes: list[Planned]) -> str:
 
     from fsdp_unpatch.semantic.text import short
 
-    return ", ".join(
-        f"`{p.node.value}`" if isinstance(p.node, cst.Name) else f"`{short(analysis.code(p.node), 40)}`" for p in fixes
-    )
+    nodes = [cast(cst.CSTNode, p.node) for p in fixes]  # install sites: libcst nodes
+    return ", ".join(f"`{n.value}`" if isinstance(n, cst.Name) else f"`{short(analysis.code(n), 40)}`" for n in nodes)
 
 
 def orphans(remains: Remains, analysis: FileAnalysis, catalog: Catalog, options: Options) -> Iterator[Add]:

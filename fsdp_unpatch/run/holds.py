@@ -19,7 +19,7 @@ def keep_called_installers(units: Sequence[Unit], selected: set[int]) -> Iterato
     for unit in units:
         for planned in unit.analysis.planned if unit.analysis is not None else ():
             deletes_installer = role_of(planned.code) == "installer"
-            if deletes_installer and any(planned.node.value.encode() in data for data in skipped):  # type: ignore[attr-defined]
+            if deletes_installer and any(planned.node.value.encode() in data for data in skipped):  # type: ignore[union-attr]
                 yield Hold(planned)
             if role_of(planned.code) == "installer-call" and id(planned) not in selected:
                 for installer in list(planned.requires):
@@ -47,7 +47,7 @@ def keep_named_outside(units: Sequence[Unit], options: RunOptions) -> Iterator[D
             continue
         folders = set(os.path.normpath(path).split(os.sep)[:-1])
         for planned, package in deletions:
-            name = planned.node.value  # type: ignore[attr-defined]
+            name = planned.node.value  # type: ignore[union-attr]
             if is_held(planned) or name.encode() not in data:
                 continue
             if package.encode() in data or package in folders:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Union
 
 from fsdp_unpatch.analysis.ast_findings import AstFindings
 from fsdp_unpatch.analysis.excerpt import Excerpt
@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # a unit decided on the `ast` model holds no libcst analysis:
     from libcst.metadata import CodeRange
 
     from fsdp_unpatch.analysis.plan import FileAnalysis
+    from fsdp_unpatch.analysis.planned import Located
 
 
 @dataclass
@@ -29,6 +30,6 @@ class Unit:
     linked: Optional[dict[str, str]] = None  # names other files bind to FSDP2 that this file imports
     on_ast: Optional[AstFindings] = None  # findings the `ast` model built, no libcst analysis (`run/on_ast.py`)
 
-    def position(self, node: cst.CSTNode) -> CodeRange:
+    def position(self, node: Union[cst.CSTNode, Located]) -> CodeRange:
         assert self.analysis is not None
         return self.analysis.position(node)
