@@ -73,7 +73,7 @@ class FileAnalysis:
     file_text: Optional[Callable[[str], str]] = None  # the excerpt's text -> the file's (literals put back)
     hidden: Optional[Detail] = None
     # Whether the bytes the module was parsed from spell `noqa` in any case (None: not known, its code was
-    # generated): the rules that read `# noqa` comments walk the tree's comments only when some may be one.
+    # generated): the rules that read `# noqa` comments tokenize the text only when some may be one.
     spells_noqa: Optional[bool] = None
     # The bytes the module was parsed from (an excerpt's, for an excerpt); None: its code was generated.
     data: Optional[bytes] = None
