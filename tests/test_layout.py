@@ -716,12 +716,12 @@ def test_no_module_of_the_audit_imports_libcst() -> None:
 STILL_IMPORTING_LIBCST = {
     "analysis": (
         "blocks collect decisions file_analysis fsdp2_objects indirect_installs patterns plan planned positions "
-        "references registrations site_judging source statement_shape subjects test_modules"
+        "references site_judging source statement_shape subjects test_modules"
     ),
     "rules": (
-        "computed_setattr kernel_registration override_replacement patch_installer removed_function_test "
+        "computed_setattr override_replacement patch_installer removed_function_test "
         "removed_function_test_module removed_name_in_string removed_symbol_reference subclass_override "
-        "test_patch vendored_fsdp2"
+        "test_patch"
     ),
     "run": "alone engine learned linking orphans pool test_plans unit write_groups",
     "semantic": "names",

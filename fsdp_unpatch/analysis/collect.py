@@ -12,6 +12,7 @@ from typing import Optional
 import libcst as cst
 
 from fsdp_unpatch.analysis.patterns import setattr_install
+from fsdp_unpatch.analysis.registrations import REGISTRATION_CALLEES
 from fsdp_unpatch.semantic.names import ImportTable, dotted_name
 
 
@@ -75,12 +76,6 @@ class Facts:
     )
     # Classes with at least one base, and the methods defined directly in their body.
     subclasses: list[cst.ClassDef] = field(default_factory=list)
-
-
-# Last names of callees that may register a kernel or patch something in a test.
-REGISTRATION_CALLEES = frozenset(
-    {"impl", "register_kernel", "patch", "object", "setattr", "setitem", "dict", "define", "custom_op"}
-)
 
 
 class NameCounter(cst.CSTVisitor):

@@ -17,6 +17,7 @@ from fsdp_unpatch.analysis.collect import Facts
 from fsdp_unpatch.analysis.patterns import nodes_in
 from fsdp_unpatch.analysis.planned import Located, Planned
 from fsdp_unpatch.analysis.positions import Positions
+from fsdp_unpatch.analysis.registrations import LibraryFacts, library_facts
 from fsdp_unpatch.analysis.screen import Detail
 from fsdp_unpatch.files.reading import declared_encoding
 from fsdp_unpatch.semantic.names import ImportTable
@@ -24,6 +25,7 @@ from fsdp_unpatch.semantic.names import ImportTable
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.patched import Incomplete, Patched
     from fsdp_unpatch.analysis.subjects import Indirect
+    from fsdp_unpatch.semantic.model import SemanticModel
 
 
 @dataclass
@@ -78,6 +80,8 @@ class FileAnalysis:
     # The bytes the module was parsed from (an excerpt's, for an excerpt); None: its code was generated.
     data: Optional[bytes] = None
     _text: Optional[str] = None
+    # The `ast` model of `text()` (`site_judging.planner_judge`); None: it could not be built.
+    model: Optional[SemanticModel] = None
     # Positions given by hand to stand-in nodes (a name found inside a string literal), by id.
     _placed: dict[int, CodeRange] = field(default_factory=dict)
 
@@ -128,6 +132,27 @@ class FileAnalysis:
         if self._text is None:
             self._text = self.module.code if self.data is None else self.data.decode(declared_encoding(self.data))
         return self._text
+
+    @functools.cached_property
+    def library(self) -> LibraryFacts:
+        """The file's `torch.library` facts, read from its `ast` model (`registrations.py`) once, on first need."""
+        return library_facts(self.model, self.text() if self.model is not None else "")
+
+    def registered_by_decorator(self, function: cst.FunctionDef) -> bool:
+        """Whether a decorator of `function` registers it as a kernel (`@torch.library.impl(lib, "op", "Key")`):
+        deleting the function would delete that registration too, which is an override of its own (FSU103).
+        Without an `ast` model nothing is known of the file's registrations: any call decorator may be one."""
+        if self.model is None:
+            return any(isinstance(d.decorator, cst.Call) for d in function.decorators)
+        for registration in self.library.kernel_registrations:
+            decorated = registration.decorates
+            if decorated is None or decorated.name != function.name.value:
+                continue
+            span = decorated.span  # from `def`, as libcst places the function
+            where = Located(span.start_line, span.start_column, span.end_line, span.end_column)
+            if self.position(where).start == self.position(function).start:
+                return True
+        return False
 
     @functools.cached_property
     def top_level(self) -> dict[int, int]:

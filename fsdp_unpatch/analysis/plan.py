@@ -32,7 +32,6 @@ from fsdp_unpatch.analysis.file_analysis import FileAnalysis, Installer
 from fsdp_unpatch.analysis.patched import Patched
 from fsdp_unpatch.analysis.patterns import descendants, is_docstring, same_device_copy
 from fsdp_unpatch.analysis.planned import Edit, Planned
-from fsdp_unpatch.analysis.registrations import kernel_registrations, registered_by_decorator
 from fsdp_unpatch.analysis.site_judging import AnyJudge
 from fsdp_unpatch.analysis.subjects import Copy, InstallerToGo, Patches, Replacement, Site
 from fsdp_unpatch.catalog import Catalog
@@ -247,7 +246,7 @@ def plan_replacements(state: PlanState) -> None:
         function = state.judge.replacement_function(sites[0][0])
         if function is None or any(install.partial for install, _ in sites):
             continue
-        if registered_by_decorator(function, state.facts):
+        if state.result.registered_by_decorator(function):
             continue  # its kernel registration stays (FSU103, review), and the function with it
         if uses(state, name) != len(sites):
             state.held[name] = sites  # named elsewhere too: `plan_freed_replacements` decides
@@ -425,11 +424,7 @@ def kept_code(state: PlanState) -> set[int]:
             i.node is install.function and i.removable for i in state.result.installers
         ):
             roots.append(install.function)
-    for registration in kernel_registrations(state.facts):
-        roots.append(registration.call)
-        roots.extend(f for call, f in state.facts.decorated if call is registration.call)
-        if registration.function is not None:
-            roots.append(registration.function)
+    roots.extend(registration_code(state.result))
     kept: set[int] = set()
     seen_functions: set[int] = set()
     while roots:
@@ -442,6 +437,22 @@ def kept_code(state: PlanState) -> set[int]:
                     seen_functions.add(id(function))
                     roots.append(function)
     return kept
+
+
+def registration_code(result: FileAnalysis) -> list[cst.CSTNode]:
+    """The libcst calls that register kernels (the `ast` model read them: `registrations.py`; each is the
+    call that stands where one of them does) and the functions they decorate; a kernel the call names is in it.
+    Without an `ast` model nothing is known of them: every call that may be one stays."""
+    if result.model is None:
+        calls = [call for call, _ in result.facts.registrations]
+    else:
+        registrations = result.library.kernel_registrations
+        if not registrations:
+            return []
+        places = {result.position(r.call.at) for r in registrations}
+        calls = [call for call, _ in result.facts.registrations if result.position(call) in places]
+    ids = {id(call) for call in calls}
+    return [*calls, *(f for call, f in result.facts.decorated if id(call) in ids)]
 
 
 def plan_copies(state: PlanState) -> None:

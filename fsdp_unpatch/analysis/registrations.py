@@ -1,101 +1,227 @@
 """Facts of a file's `torch.library` calls: the ops it defines and the kernels it registers.
 
 Read by the rules that report kernel registrations (FSU103 `kernel_registration.py`) and vendored copies of
-FSDP2's ops (`vendored_fsdp2.py`): facts, not decisions, so below the rules.
+FSDP2's ops (`vendored_fsdp2.py`), and by the planner (a function a decorator registers stays,
+`FileAnalysis.registered_by_decorator`): facts, not
+decisions, so below the rules. Read from the `ast` model of the parsed text (`semantic/model.py`: its tree,
+its import table, its `name = call(...)` bindings and call decorators), no libcst: each call stands where
+libcst places it (`planned.Located`) and is quoted as libcst's `code_for_node` gives it (`semantic/text.py`,
+`NodeText`). A file the model cannot be built for (syntax newer than the running Python's) has none.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, Optional
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional
 
-import libcst as cst
+from fsdp_unpatch.analysis.planned import Located
+from fsdp_unpatch.semantic.imports import dotted
+from fsdp_unpatch.semantic.text import NodeText
 
-from fsdp_unpatch.analysis.collect import Facts
+if TYPE_CHECKING:
+    from fsdp_unpatch.semantic.model import Function, SemanticModel
 
 LIBRARY = "torch.library.Library"
 LIBRARY_IMPL = ("torch.library.impl", "torch.library.register_kernel")
 LIBRARY_DEFINE = ("torch.library.define", "torch.library.custom_op")
+# Last names of callees that may register a kernel or patch something in a test (`collect.py` records those
+# calls for the test-patch rules; here the ones that may be `torch.library` calls are read).
+REGISTRATION_CALLEES = frozenset(
+    {"impl", "register_kernel", "patch", "object", "setattr", "setitem", "dict", "define", "custom_op"}
+)
 
 
-def literal(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
+@dataclass(frozen=True)
+class LibraryCall:
+    """A `torch.library` call: where libcst places it, and its source as libcst gives it."""
+
+    node: ast.Call = field(compare=False, repr=False)
+    at: Located
+    code: str
 
 
-def literals(node: cst.BaseExpression) -> Optional[tuple[str, ...]]:
+@dataclass(frozen=True)
+class KernelRegistration:
+    call: LibraryCall
+    namespace: str
+    op: str
+    keys: tuple[str, ...]
+    function: Optional[ast.expr]  # the kernel, when the call names it
+    decorates: Optional[Function]  # the function the call decorates (`@torch.library.impl(...)`), if any
+
+    @property
+    def kernel(self) -> Optional[str]:
+        """The kernel's name: the plain name the call passes, else the function it decorates."""
+        if isinstance(self.function, (ast.Name, ast.Constant)):
+            name = dotted(self.function)  # `None`, `True` and `False` are names to libcst
+            if name is not None:
+                return name
+        return self.decorates.name if self.decorates is not None else None
+
+
+@dataclass(frozen=True)
+class LibraryFacts:
+    # Ops the file defines itself, (namespace, op) -> the first defining call.
+    defined_ops: dict[tuple[str, str], LibraryCall]
+    kernel_registrations: list[KernelRegistration]
+
+
+NO_FACTS = LibraryFacts({}, [])
+
+
+def literal(node: Optional[ast.expr]) -> Optional[str]:
+    """The value of a string literal (literals written side by side too; an f-string is none)."""
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def literals(node: Optional[ast.expr]) -> Optional[tuple[str, ...]]:
     """A string literal or a list/tuple of them."""
     single = literal(node)
     if single is not None:
         return (single,)
-    if isinstance(node, (cst.List, cst.Tuple)):
-        values = [literal(e.value) for e in node.elements]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        values = [literal(e) for e in node.elts]
         if all(v is not None for v in values):
             return tuple(values)  # type: ignore[arg-type]
     return None
 
 
-def positional(call: cst.Call) -> list[cst.BaseExpression]:
-    return [a.value for a in call.args if a.keyword is None and not a.star]
+def positional(call: ast.Call) -> list[ast.expr]:
+    return [a for a in call.args if not isinstance(a, ast.Starred)]
 
 
-def keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
-    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+def keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
+    return next((k.value for k in call.keywords if k.arg == name), None)
 
 
-def _library_definitions(node: cst.BaseExpression, facts: Facts) -> Optional[str]:
-    """ "fsdp" for `lib` bound by `Library("fsdp", "DEF")` or `"FRAGMENT"`: a library that may define ops."""
-    call = facts.call_bindings.get(node.value) if isinstance(node, cst.Name) else None
-    if call is None or facts.table.qualify(call.func) != LIBRARY:
-        return None
-    args = positional(call)
-    kind = literal(args[1]) if len(args) > 1 else literal(keyword(call, "kind") or cst.Name("_"))
-    return literal(args[0]) if args and kind in ("DEF", "FRAGMENT") else None
+def library_facts(model: Optional[SemanticModel], text: str) -> LibraryFacts:
+    """The `torch.library` facts of the file `model` was built from (`text`); none without a model."""
+    if model is None or model.tree is None:
+        return NO_FACTS
+    return _Reader(model, text).read()
 
 
-def defined_ops(facts: Facts) -> dict[tuple[str, str], cst.Call]:
-    """Ops the file defines itself, (namespace, op) -> the defining call: `lib.define("op(...) -> ...")` on a
-    `Library(ns, "DEF" | "FRAGMENT")`, `torch.library.define("ns::op", ...)`, `@torch.library.custom_op("ns::op")`."""
-    found: dict[tuple[str, str], cst.Call] = {}
-    for call, _ in facts.registrations:
+class _Reader:
+    def __init__(self, model: SemanticModel, text: str) -> None:
+        self.model = model
+        self.text = NodeText(text)
+        self.decorated = {id(call): model.functions[index] for call, index in model.decorated}
+
+    def qualify(self, node: ast.AST) -> Optional[str]:
+        name = dotted(node)
+        return None if name is None else self.model.table.qualify_dotted(name)
+
+    def read(self) -> LibraryFacts:
+        defined: dict[tuple[str, str], LibraryCall] = {}
+        kernels: list[KernelRegistration] = []
+        for call, statement in self.calls():
+            definition = self.definition(call)
+            registration = None if definition is not None else self.registration(call)
+            if definition is None and registration is None:
+                continue
+            found = self.library_call(call, statement)
+            if definition is not None:
+                defined.setdefault(definition, found)
+            if registration is not None:
+                namespace, op, keys, function = registration
+                kernels.append(KernelRegistration(found, namespace, op, keys, function, self.decorated.get(id(call))))
+        return LibraryFacts(defined, kernels)
+
+    def calls(self) -> list[tuple[ast.Call, ast.stmt]]:
+        """The calls whose callee's last name may be a registration's, each with the innermost statement it is
+        in, in libcst's visiting order (by where they start, an outer call before the one it calls)."""
+        assert self.model.tree is not None
+        found = []
+        stack: list[tuple[ast.AST, Optional[ast.stmt]]] = [(self.model.tree, None)]
+        while stack:
+            node, statement = stack.pop()
+            if isinstance(node, ast.Call) and statement is not None:
+                func = node.func
+                last = (
+                    func.attr
+                    if isinstance(func, ast.Attribute)
+                    else dotted(func)
+                    if isinstance(func, ast.Name)
+                    else None
+                )
+                if last in REGISTRATION_CALLEES:
+                    found.append((node, statement))
+            for child in ast.iter_child_nodes(node):
+                stack.append((child, child if isinstance(child, ast.stmt) else statement))
+        return sorted(found, key=lambda c: (c[0].lineno, c[0].col_offset, -c[0].end_lineno, -c[0].end_col_offset))  # type: ignore[operator]
+
+    def library_call(self, call: ast.Call, statement: ast.stmt) -> LibraryCall:
+        line, column = self.text.start(call)
+        end = Located(line, column, call.end_lineno, self.text.column(call.end_lineno, call.end_col_offset))  # type: ignore[arg-type]
+        first = self.text.lines[statement.lineno - 1]
+        return LibraryCall(call, end, self.text.code(call, first[: len(first) - len(first.lstrip(" \t"))]))
+
+    def _bound(self, node: ast.expr, inline: bool) -> Optional[ast.Call]:
+        """The `Library(...)` call `node` names (`lib` bound by `lib = Library(...)`, or that call inline)."""
+        call = node if inline and isinstance(node, ast.Call) else None
+        if call is None and isinstance(node, ast.Name):
+            call = self.model.call_bindings.get(node.id)
+        return call if call is not None and self.qualify(call.func) == LIBRARY else None
+
+    def _library_definitions(self, node: ast.expr) -> Optional[str]:
+        """ "fsdp" for `lib` bound by `Library("fsdp", "DEF")` or `"FRAGMENT"`: a library that may define ops."""
+        call = self._bound(node, inline=False)
+        if call is None:
+            return None
+        args = positional(call)
+        kind = literal(args[1]) if len(args) > 1 else literal(keyword(call, "kind"))
+        return literal(args[0]) if args and kind in ("DEF", "FRAGMENT") else None
+
+    def _library_namespace(self, node: ast.expr) -> Optional[str]:
+        """ "fsdp" for `lib` bound by `lib = torch.library.Library("fsdp", "IMPL")` (or that call inline)."""
+        call = self._bound(node, inline=True)
+        if call is None:
+            return None
+        args = positional(call)
+        return literal(args[0]) if args else None
+
+    def definition(self, call: ast.Call) -> Optional[tuple[str, str]]:
+        """(namespace, op) the call defines: `lib.define("op(...) -> ...")` on a `Library(ns, "DEF" |
+        "FRAGMENT")`, `torch.library.define("ns::op", ...)`, `@torch.library.custom_op("ns::op")`."""
         args = positional(call)
         schema = literal(args[0]) if args else None
         if schema is None:
-            continue
-        if facts.table.qualify(call.func) in LIBRARY_DEFINE:
-            split = _split_op(schema, None)
-        elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "define":
-            namespace = _library_definitions(call.func.value, facts)
-            split = _split_op(schema.split("(")[0].strip(), namespace) if namespace else None
-        else:
-            continue
-        if split is not None:
-            found.setdefault(split, call)
-    return found
-
-
-@dataclass(frozen=True)
-class KernelRegistration:
-    call: cst.Call
-    namespace: str
-    op: str
-    keys: tuple[str, ...]
-    function: Optional[cst.BaseExpression]  # the kernel, when the call names it
-
-
-def _library_namespace(node: cst.BaseExpression, facts: Facts) -> Optional[str]:
-    """ "fsdp" for `lib` bound by `lib = torch.library.Library("fsdp", "IMPL")` (or that call inline)."""
-    call = (
-        node
-        if isinstance(node, cst.Call)
-        else (facts.call_bindings.get(node.value) if isinstance(node, cst.Name) else None)
-    )
-    if call is None or facts.table.qualify(call.func) != LIBRARY:
+            return None
+        if self.qualify(call.func) in LIBRARY_DEFINE:
+            return _split_op(schema, None)
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "define":
+            namespace = self._library_definitions(call.func.value)
+            return _split_op(schema.split("(")[0].strip(), namespace) if namespace else None
         return None
-    args = positional(call)
-    return literal(args[0]) if args else None
+
+    def registration(self, call: ast.Call) -> Optional[tuple[str, str, tuple[str, ...], Optional[ast.expr]]]:
+        """(namespace, op, dispatch keys, kernel) of a kernel the call registers."""
+        args = positional(call)
+        if self.qualify(call.func) in LIBRARY_IMPL and args:
+            # impl(lib, "op", "Key"[, fn]) or impl("ns::op", "Key" | [...][, fn]); register_kernel("ns::op", keys, fn)
+            namespace = self._library_namespace(args[0])
+            if namespace is not None and len(args) >= 3:
+                name, keys, function = literal(args[1]), literals(args[2]), args[3] if len(args) > 3 else None
+            else:
+                name = literal(args[0])
+                keys = literals(args[1]) if len(args) > 1 else literals(keyword(call, "types"))
+                function = args[2] if len(args) > 2 else keyword(call, "func")
+            split = _split_op(name, namespace) if name else None
+            return None if split is None else (split[0], split[1], keys or (), function)
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "impl" and len(args) >= 2:
+            # lib.impl("op", fn, "Key") on a Library object
+            namespace = self._library_namespace(call.func.value)
+            name = literal(args[0])
+            if namespace is None or name is None:
+                return None
+            key = args[2] if len(args) > 2 else keyword(call, "dispatch_key")
+            split = _split_op(name, namespace)
+            if split is None:
+                return None
+            # a key that is not a literal (a variable) is unknown: reported as "a dispatch key"
+            return split[0], split[1], (literals(key) if key is not None else None) or (), args[1]
+        return None
 
 
 def _split_op(name: str, namespace: Optional[str]) -> Optional[tuple[str, str]]:
@@ -104,40 +230,3 @@ def _split_op(name: str, namespace: Optional[str]) -> Optional[tuple[str, str]]:
         ns, _, op = name.partition("::")
         return ns, op.split(".")[0]
     return (namespace, name.split(".")[0]) if namespace else None
-
-
-def kernel_registrations(facts: Facts) -> Iterator[KernelRegistration]:
-    for call, _ in facts.registrations:
-        callee = facts.table.qualify(call.func)
-        args = positional(call)
-        if callee in LIBRARY_IMPL and args:
-            # impl(lib, "op", "Key"[, fn]) or impl("ns::op", "Key" | [...][, fn]); register_kernel("ns::op", keys, fn)
-            namespace = _library_namespace(args[0], facts)
-            if namespace is not None and len(args) >= 3:
-                name, keys, function = literal(args[1]), literals(args[2]), args[3] if len(args) > 3 else None
-            else:
-                name = literal(args[0])
-                keys = literals(args[1]) if len(args) > 1 else literals(keyword(call, "types") or cst.Name("_"))
-                function = args[2] if len(args) > 2 else keyword(call, "func")
-            split = _split_op(name, namespace) if name else None
-            if split is not None:
-                yield KernelRegistration(call, split[0], split[1], keys or (), function)
-        elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "impl" and len(args) >= 2:
-            # lib.impl("op", fn, "Key") on a Library object
-            namespace = _library_namespace(call.func.value, facts)
-            name = literal(args[0])
-            if namespace is None or name is None:
-                continue
-            key = args[2] if len(args) > 2 else keyword(call, "dispatch_key")
-            split = _split_op(name, namespace)
-            if split is not None:
-                # a key that is not a literal (a variable) is unknown: reported as "a dispatch key"
-                keys = (literals(key) if key is not None else None) or ()
-                yield KernelRegistration(call, split[0], split[1], keys, args[1])
-
-
-def registered_by_decorator(function: cst.FunctionDef, facts: Facts) -> bool:
-    """Whether a decorator of `function` registers it as a kernel (`@torch.library.impl(lib, "op", "Key")`):
-    deleting the function would delete that registration too, which is an override of its own (FSU103)."""
-    decorators = {id(d.decorator) for d in function.decorators}
-    return any(id(registration.call) in decorators for registration in kernel_registrations(facts))

@@ -184,6 +184,7 @@ def planner_judge(
         result.unjudged = built
         return Unjudged(result, catalog, built)
     model, text = built
+    result.model = model  # also what the `torch.library` facts are read from (`registrations.py`)
     result.statement_lines = model.statement_lines
     judge = on_the_model(model, text, module_name, facts, catalog, options, result.file_line)
     if isinstance(judge, str):

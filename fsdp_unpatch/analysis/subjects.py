@@ -16,7 +16,7 @@ its finding and edits.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, AbstractSet, Callable, Mapping, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, AbstractSet, Callable, Mapping, Optional, Protocol, Sequence, Union
 
 # The `imports` kind's subject and what its checks yield live apart, so that a run whose files all come from the
 # cache, which still runs those checks, does not build the records below (`tests/test_startup_imports.py`).
@@ -29,12 +29,14 @@ if TYPE_CHECKING:
 
     from fsdp_unpatch.analysis.collect import Facts, RawInstall
     from fsdp_unpatch.analysis.patched import Incomplete, Patched
-    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.planned import Located, Planned
     from fsdp_unpatch.analysis.references import Reference
+    from fsdp_unpatch.analysis.registrations import LibraryFacts
     from fsdp_unpatch.analysis.suppression import NoqaCode
     from fsdp_unpatch.analysis.test_modules import TestFacts
     from fsdp_unpatch.catalog import PatchModule
     from fsdp_unpatch.fingerprint import Evidence
+    from fsdp_unpatch.semantic.model import SemanticModel
     from fsdp_unpatch.semantic.names import ImportTable
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
@@ -47,6 +49,7 @@ class ModuleSubject(Protocol):
     facts: Facts
     indirect_installs: Optional[list[Indirect]]  # `analysis/indirect_installs.py`; None: not looked for yet
     spells_noqa: Optional[bool]  # whether its bytes spell `noqa` in any case; None: not known
+    model: Optional[SemanticModel]  # the `ast` model of its text; None: it could not be built
 
     @property
     def table(self) -> ImportTable: ...
@@ -56,7 +59,11 @@ class ModuleSubject(Protocol):
     def text(self) -> str:
         """The text the module was parsed from (comments are read from it by tokenize)."""
 
-    def position(self, node: cst.CSTNode) -> CodeRange: ...
+    @property
+    def library(self) -> LibraryFacts:
+        """Its `torch.library` calls, read from the `ast` model of its text (`analysis/registrations.py`)."""
+
+    def position(self, node: Union[cst.CSTNode, Located]) -> CodeRange: ...
 
     def place(self, node: cst.CSTNode, where: CodeRange) -> None:
         """Report `node`, a stand-in not in the tree (a name inside a string literal), at `where`."""

@@ -21,26 +21,20 @@ def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterat
 
     FSDP2's own modules define the fsdp ops: their registrations are the native kernels, not overrides. So
     does a vendored copy of them, whatever its path: a kernel for an op the file defines is its own."""
-    import libcst as cst  # here, not at the top: the registry imports this module without parsing anything
-
     from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.analysis.registrations import defined_ops, kernel_registrations
 
     if any(analysis.module_name.startswith(root + ".") for root in catalog.fsdp2_roots):
         return
-    defined = defined_ops(analysis.facts)
-    for registration in kernel_registrations(analysis.facts):
-        if registration.namespace != "fsdp" or (registration.namespace, registration.op) in defined:
+    library = analysis.library  # read from the `ast` model of the file: each call where libcst places it
+    for registration in library.kernel_registrations:
+        if registration.namespace != "fsdp" or (registration.namespace, registration.op) in library.defined_ops:
             continue
         target = f"ops.fsdp.{registration.op}"
-        kernel = (
-            registration.function.value
-            if isinstance(registration.function, cst.Name)
-            else next((f.name.value for call, f in analysis.facts.decorated if call is registration.call), None)
+        call = registration.call
+        message = _message(
+            registration, catalog.targets.get(target), options.target_torch, call.code, registration.kernel
         )
-        spelled = analysis.code(registration.call)
-        message = _message(registration, catalog.targets.get(target), options.target_torch, spelled, kernel)
-        yield Planned(KERNEL_REGISTRATION.code, registration.call, message, target)
+        yield Planned(KERNEL_REGISTRATION.code, call.at, message, target)
 
 
 def _message(

@@ -65,7 +65,6 @@ def orphans(remains: Remains, analysis: FileAnalysis, catalog: Catalog, options:
     from fsdp_unpatch.analysis.decisions import Add
     from fsdp_unpatch.analysis.patterns import top_level_function
     from fsdp_unpatch.analysis.planned import Edit, Planned
-    from fsdp_unpatch.analysis.registrations import registered_by_decorator
     from fsdp_unpatch.catalog.versions import Version
 
     installed = remains.installed
@@ -76,7 +75,7 @@ def orphans(remains: Remains, analysis: FileAnalysis, catalog: Catalog, options:
             continue
         if target.category != "remove" or id(function.name) in installed:
             continue
-        if registered_by_decorator(function, analysis.facts):
+        if analysis.registered_by_decorator(function):
             continue  # a kernel registration (FSU103) that stays
         if target.native_since and options.target_torch < Version.parse(target.native_since):
             continue

@@ -37,7 +37,7 @@ def _patches(facts: Facts, catalog: Catalog) -> Iterator[tuple[cst.Call, str]]:
     """`monkeypatch.setitem(sys.modules, ...)` / `patch.dict(sys.modules, ...)` of an FSDP2 module, then
     `mock.patch(...)`, `patch.object(...)`, `monkeypatch.setattr(...)` of an FSDP2 internal."""
     from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_module
-    from fsdp_unpatch.analysis.registrations import literal, positional
+    from fsdp_unpatch.analysis.patterns import positional_args, string_literal
     from fsdp_unpatch.semantic.names import is_fsdp2_private, target_id
 
     for call, _ in facts.registrations:
@@ -52,15 +52,17 @@ def _patches(facts: Facts, catalog: Catalog) -> Iterator[tuple[cst.Call, str]]:
         patcher = _patcher(facts.table.qualify(call.func))
         if patcher is None:
             continue
-        args = positional(call)
+        args = positional_args(call)
         if not args:
             continue
-        dotted = literal(args[0])
+        dotted = string_literal(args[0])
         if dotted is not None:  # patch("pkg.mod.attr", ...) / monkeypatch.setattr("pkg.mod.attr", value)
             qualified: Optional[str] = dotted
-        elif len(args) >= 2 and literal(args[1]) is not None:  # patch.object(obj, "attr") / setattr(obj, "attr", v)
+        elif (
+            len(args) >= 2 and string_literal(args[1]) is not None
+        ):  # patch.object(obj, "attr") / setattr(obj, "attr", v)
             owner = facts.table.qualify(args[0])
-            qualified = f"{owner}.{literal(args[1])}" if owner else None
+            qualified = f"{owner}.{string_literal(args[1])}" if owner else None
         else:
             continue
         target = target_id(qualified, catalog) if qualified else None
@@ -90,15 +92,15 @@ def _module_keys(call: cst.Call, facts: Facts) -> list[str]:
     """The `sys.modules` keys `monkeypatch.setitem(sys.modules, "k", v)` or `patch.dict(sys.modules, {"k": v})` sets."""
     import libcst as cst
 
-    from fsdp_unpatch.analysis.registrations import literal, positional
+    from fsdp_unpatch.analysis.patterns import positional_args, string_literal
 
-    args = positional(call)
-    if len(args) < 2 or not (facts.table.qualify(args[0]) == "sys.modules" or literal(args[0]) == "sys.modules"):
+    args = positional_args(call)
+    if len(args) < 2 or not (facts.table.qualify(args[0]) == "sys.modules" or string_literal(args[0]) == "sys.modules"):
         return []
     if isinstance(args[1], cst.Dict):
-        keys = [literal(e.key) for e in args[1].elements if isinstance(e, cst.DictElement)]
+        keys = [string_literal(e.key) for e in args[1].elements if isinstance(e, cst.DictElement)]
         return [k for k in keys if k is not None]
-    key = literal(args[1])
+    key = string_literal(args[1])
     return [key] if key is not None else []
 
 

@@ -10,15 +10,15 @@ the file is a copy of. An assignment into torch's own FSDP2 modules in such a fi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
-    import libcst as cst
+    import ast
 
-    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.planned import Located, Planned
     from fsdp_unpatch.analysis.subjects import ModuleSubject
     from fsdp_unpatch.catalog import Catalog
     from fsdp_unpatch.config.options import Options
@@ -32,49 +32,70 @@ def _modules_defining(op: str) -> list[str]:
     return [m for m, names in tables.items() if "." not in m and any(n == op or n.startswith(op + "_") for n in names)]
 
 
-def _copies_methods(cls: cst.ClassDef, fsdp2: str) -> bool:
+def _copies_methods(cls: ast.ClassDef, fsdp2: str) -> bool:
     """Most of the class's methods (two at least) are methods of the FSDP2 class it is named after: a copy,
     not an unrelated class that happens to share the name."""
-    import libcst as cst
+    import ast
 
-    from fsdp_unpatch.analysis.blocks import body_statements
     from fsdp_unpatch.catalog.symbols import load_symbols
 
     symbols = load_symbols()
-    methods = [s.name.value for s in body_statements(cls.body) if isinstance(s, cst.FunctionDef)]
+    methods = [s.name for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
     shared = [name for name in methods if symbols.class_member(fsdp2, name)]
     return len(shared) >= 2 and 2 * len(shared) >= len(methods)
 
 
-def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
-    import libcst as cst
+def _copied_classes(analysis: ModuleSubject, catalog: Catalog) -> list[tuple[str, Located, int]]:
+    """The module-level classes named after FSDP2's (not subclasses of torch's) that copy most of their
+    methods, each with where its name stands and the line of its `class` (where libcst places the class),
+    read from the `ast` model of the file."""
+    import ast
 
     from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_class
+    from fsdp_unpatch.analysis.planned import Located
+    from fsdp_unpatch.semantic.imports import dotted
+    from fsdp_unpatch.semantic.text import NodeText
+
+    model = analysis.model
+    if model is None or model.tree is None:
+        return []
+    table = model.table
+    found = []
+    text: Optional[NodeText] = None
+    for statement in model.tree.body:
+        if not isinstance(statement, ast.ClassDef) or statement.name not in catalog.classes:
+            continue
+        bases = [dotted(b.value if isinstance(b, ast.Starred) else b) for b in statement.bases]  # as libcst's Args
+        if any(fsdp2_class(table.qualify_dotted(b) if b is not None else None, catalog) for b in bases):
+            continue
+        if _copies_methods(statement, f"{catalog.classes[statement.name]}.{statement.name}"):
+            text = text or NodeText(analysis.text())
+            line, column = text.name_after(statement, "class")
+            found.append((statement.name, Located(line, column, line, column + len(statement.name)), statement.lineno))
+    return found
+
+
+def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
     from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.analysis.registrations import defined_ops
 
     if analysis.module_name == "torch" or analysis.module_name.startswith("torch."):
         return  # torch itself is where FSDP2 lives, no copy of it
-    ops = {op: call for (namespace, op), call in defined_ops(analysis.facts).items() if namespace == "fsdp"}
-    classes = [
-        statement
-        for statement in analysis.module.body
-        if isinstance(statement, cst.ClassDef)
-        and statement.name.value in catalog.classes
-        and not any(fsdp2_class(analysis.table.qualify(b.value), catalog) for b in statement.bases)
-        and _copies_methods(statement, f"{catalog.classes[statement.name.value]}.{statement.name.value}")
-    ]
+    library = analysis.library  # read from the `ast` model of the file, as the classes are
+    ops = {op: call.at for (namespace, op), call in library.defined_ops.items() if namespace == "fsdp"}
+    classes = _copied_classes(analysis, catalog)
     if not ops and not classes:
         return
-    copied = sorted({m for op in ops for m in _modules_defining(op)} | {catalog.classes[c.name.value] for c in classes})
+    copied = sorted(
+        {m for op in ops for m in _modules_defining(op)} | {catalog.classes[name] for name, _, _ in classes}
+    )
     what = [f"op{'s' if len(ops) > 1 else ''} " + ", ".join(f"`fsdp::{op}`" for op in sorted(ops))] if ops else []
     if classes:
-        names = ", ".join(f"`{c.name.value}`" for c in classes)
+        names = ", ".join(f"`{name}`" for name, _, _ in classes)
         what.append(f"class{'es' if len(classes) > 1 else ''} {names}")
-    nodes = [*ops.values(), *classes]
-    first = min(nodes, key=lambda node: analysis.position(node).start.line)
+    starts = [*((at.line, at) for at in ops.values()), *((line, at) for _, at, line in classes)]
+    first = min(starts, key=lambda start: start[0])[1]  # the first in order of the lines they start on
     message = VENDORED_FSDP2.message(what=" and ".join(what), modules=", ".join(f"`{m}`" for m in copied) or "FSDP2")
-    yield Planned(VENDORED_FSDP2.code, first.name if isinstance(first, cst.ClassDef) else first, message)
+    yield Planned(VENDORED_FSDP2.code, first, message)
 
 
 VENDORED_FSDP2 = declare(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 import io
 import keyword
@@ -93,6 +94,16 @@ class NodeText:
             start, end = wraps[start, end]
         text = self.text[start:end]
         return dedent_lines(text, indentation, first=False) if "\n" in text or "\r" in text else text
+
+    def name_after(self, node: ast.stmt, keyword: str) -> tuple[int, int]:
+        """(line from 1, column from 0 in characters) of the name a `class` statement binds (`keyword`
+        "class"; or a `def`'s, not `async`): after its keyword (where ast places the statement, decorators
+        left out) and the white space or line continuations that follow it, as libcst places the name."""
+        at = self.offset(node.lineno, node.col_offset) + len(keyword)
+        while self.text[at] in " \t\f\\\r\n":
+            at += 1
+        line = bisect.bisect_right(self.line_starts, at) - 1
+        return line + 1, at - self.line_starts[line]
 
     @functools.cached_property
     def _parentheses(self) -> tuple[dict[int, tuple[int, tuple[int, int]]], dict[tuple[int, int], tuple[int, int]]]:
