@@ -723,7 +723,7 @@ STILL_IMPORTING_LIBCST = {
         "removed_function_test_module removed_name_in_string removed_symbol_reference subclass_override "
         "test_patch"
     ),
-    "run": "alone engine learned linking orphans pool test_plans unit write_groups",
+    "run": "alone engine learned linking orphans pool test_plans unit",
     "semantic": "names",
 }
 

@@ -47,3 +47,6 @@ class Planned:
     detail: Optional[str] = None
     # Not reported when this fix can be made: it deletes what the finding is about (a site's `.default` order).
     moot_with: Optional[Planned] = None
+    # The name of the function the fix deletes, for the steps that look for it in other files (a replacement's,
+    # an installer's).
+    deletes: Optional[str] = None

@@ -38,6 +38,7 @@ def check(replacement: Replacement, analysis: ModuleSubject, catalog: Catalog, o
         first_target,
         edits=[Edit(replacement.function)],
         requires=[p for _, p in sites] + also,
+        deletes=replacement.function.name.value,
     )
 
 
@@ -93,6 +94,7 @@ def orphans(remains: Remains, analysis: FileAnalysis, catalog: Catalog, options:
             OVERRIDE_REPLACEMENT.message("orphan", name=name),
             target.id,
             edits=[Edit(function)],
+            deletes=function.name.value,
         )
         yield Add(analysis, planned, replacement=name)
 

@@ -31,6 +31,7 @@ def check(installer: InstallerToGo, analysis: ModuleSubject, catalog: Catalog, o
         None,
         edits=deletion(analysis, function),
         requires=installer.sites,
+        deletes=function.name.value,
     )
 
 
@@ -68,6 +69,7 @@ def orphans(remains: Remains, analysis: FileAnalysis, catalog: Catalog, options:
             PATCH_INSTALLER.message("orphan", name=name),
             None,
             edits=deletion(analysis, function),
+            deletes=function.name.value,
         )
         yield Add(analysis, finding, installer=Installer(function, qualified, True, finding))
 

@@ -18,8 +18,8 @@ def keep_called_installers(units: Sequence[Unit], selected: set[int]) -> Iterato
     skipped = [u.source.data for u in units if u.skipped and u.source is not None]
     for unit in units:
         for planned in unit.analysis.planned if unit.analysis is not None else ():
-            deletes_installer = role_of(planned.code) == "installer"
-            if deletes_installer and any(planned.node.value.encode() in data for data in skipped):  # type: ignore[union-attr]
+            installer_name = planned.deletes if role_of(planned.code) == "installer" else None
+            if installer_name is not None and any(installer_name.encode() in data for data in skipped):
                 yield Hold(planned)
             if role_of(planned.code) == "installer-call" and id(planned) not in selected:
                 for installer in list(planned.requires):
@@ -31,11 +31,11 @@ def keep_named_outside(units: Sequence[Unit], options: RunOptions) -> Iterator[D
     break that file. A file names it when it holds the name and its module's top-level package
     (`from pkg.patch import name`), or lives in that package (a relative import)."""
     deletions = [
-        (planned, unit.analysis.module_name.split(".")[0])
+        (planned, planned.deletes, unit.analysis.module_name.split(".")[0])
         for unit in units
         if unit.analysis is not None
         for planned in unit.analysis.planned
-        if role_of(planned.code) in ("replacement", "installer")
+        if planned.deletes is not None  # a replacement's or an installer's fix
     ]
     if not deletions or options.project_root is None:
         return
@@ -46,8 +46,7 @@ def keep_named_outside(units: Sequence[Unit], options: RunOptions) -> Iterator[D
         except OSError:
             continue
         folders = set(os.path.normpath(path).split(os.sep)[:-1])
-        for planned, package in deletions:
-            name = planned.node.value  # type: ignore[union-attr]
+        for planned, name, package in deletions:
             if is_held(planned) or name.encode() not in data:
                 continue
             if package.encode() in data or package in folders:

@@ -287,11 +287,7 @@ class _Linker:
                     *(e.node for p in analysis.planned for e in p.edits if id(e.node) in entries),
                 ]
                 # A name this module defines and keeps (`__all__ = ["_patched_x"]` beside its `def`) is its own.
-                deleted = {
-                    p.node.value
-                    for p in analysis.planned
-                    if role_of(p.code) in ("replacement", "installer") and isinstance(p.node, cst.Name)
-                }
+                deleted = {p.deletes for p in analysis.planned if p.deletes is not None}
                 kept = set(analysis.facts.functions) - deleted
                 here = {name: why for name, why in removed.items() if name not in kept}
                 strings = Strings(here, skipped)

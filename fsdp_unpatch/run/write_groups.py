@@ -7,13 +7,10 @@ import os
 from pathlib import Path
 from typing import Optional, Sequence
 
-import libcst as cst
-
 from fsdp_unpatch.analysis.plan import Planned
 from fsdp_unpatch.analysis.source import round_trips
 from fsdp_unpatch.files.reading import SourceError
 from fsdp_unpatch.project.identity import top_package
-from fsdp_unpatch.rules.registry import role_of
 from fsdp_unpatch.run.groups import Groups
 from fsdp_unpatch.run.unit import Unit
 
@@ -47,11 +44,7 @@ def write_groups(
             if there is not None and there != here:
                 groups.join([there, here])
             stack.extend(planned.requires)
-        deleted += [
-            (p.node.value.encode(), here)
-            for p in applied
-            if role_of(p.code) in ("replacement", "installer") and isinstance(p.node, cst.Name)
-        ]
+        deleted += [(p.deletes.encode(), here) for p in applied if p.deletes is not None]
     blockers = {position[key]: why for key, why in blocked.items()}
     for index, unit in enumerate(units):
         if unit.error is None:
