@@ -24,8 +24,8 @@ import pytest
 
 from fsdp_unpatch.analysis import screen as screen_module
 from fsdp_unpatch.analysis.ast_findings import findings_on_ast
-from fsdp_unpatch.analysis.collect import REGISTRATION_CALLEES
 from fsdp_unpatch.analysis.prefilter import Prefilter, prefilter_for
+from fsdp_unpatch.analysis.registrations import REGISTRATION_CALLEES
 from fsdp_unpatch.analysis.screen import screen_for
 from fsdp_unpatch.catalog import load_catalog
 from fsdp_unpatch.catalog.versions import Version

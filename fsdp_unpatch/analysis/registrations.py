@@ -26,10 +26,10 @@ LIBRARY = "torch.library.Library"
 LIBRARY_IMPL = ("torch.library.impl", "torch.library.register_kernel")
 LIBRARY_DEFINE = ("torch.library.define", "torch.library.custom_op")
 # Last names of callees that may register a kernel or patch something in a test (`collect.py` records those
-# calls for the test-patch rules; here the ones that may be `torch.library` calls are read).
-REGISTRATION_CALLEES = frozenset(
-    {"impl", "register_kernel", "patch", "object", "setattr", "setitem", "dict", "define", "custom_op"}
-)
+# calls for the test-patch rules); of them, those a `torch.library` call can have (`LIBRARY_DEFINE`,
+# `LIBRARY_IMPL`, `lib.define`, `lib.impl`), the only ones read here.
+LIBRARY_CALLEES = frozenset({"impl", "register_kernel", "define", "custom_op"})
+REGISTRATION_CALLEES = LIBRARY_CALLEES | {"patch", "object", "setattr", "setitem", "dict"}
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ class _Reader:
         return LibraryFacts(defined, kernels)
 
     def calls(self) -> list[tuple[ast.Call, ast.stmt]]:
-        """The calls whose callee's last name may be a registration's, each with the innermost statement it is
+        """The calls whose callee's last name may be a `torch.library` call's, each with the innermost statement it is
         in, in libcst's visiting order (by where they start, an outer call before the one it calls)."""
         assert self.model.tree is not None
         found = []
@@ -145,7 +145,7 @@ class _Reader:
                     if isinstance(func, ast.Name)
                     else None
                 )
-                if last in REGISTRATION_CALLEES:
+                if last in LIBRARY_CALLEES:
                     found.append((node, statement))
             for child in ast.iter_child_nodes(node):
                 stack.append((child, child if isinstance(child, ast.stmt) else statement))

@@ -66,7 +66,7 @@ from fsdp_unpatch.project.module_names import resolve_relative
 # A deeper syntax tree is left to libcst: its visitors recurse several frames per level and may end in
 # "too deeply nested to analyse" (FSU901), which this tier must not hide. Ordinary code stays below 30.
 MAX_DEPTH = 48
-# Callees (by last name) that may install, patch in a test, or register a kernel: `collect.REGISTRATION_CALLEES`
+# Callees (by last name) that may install, patch in a test, or register a kernel: `registrations.REGISTRATION_CALLEES`
 # and `setattr` (`patterns.setattr_install`); `tests/test_tiers.py` checks that the two sets agree.
 CALLEES = frozenset({"setattr", "patch", "object", "impl", "register_kernel", "setitem", "dict", "define", "custom_op"})
 KERNEL_CALLEES = frozenset({"impl", "register_kernel"})  # `registrations.kernel_registrations`

@@ -58,9 +58,8 @@ def _patches(facts: Facts, catalog: Catalog) -> Iterator[tuple[cst.Call, str]]:
         dotted = string_literal(args[0])
         if dotted is not None:  # patch("pkg.mod.attr", ...) / monkeypatch.setattr("pkg.mod.attr", value)
             qualified: Optional[str] = dotted
-        elif (
-            len(args) >= 2 and string_literal(args[1]) is not None
-        ):  # patch.object(obj, "attr") / setattr(obj, "attr", v)
+        elif len(args) >= 2 and string_literal(args[1]) is not None:
+            # patch.object(obj, "attr") / setattr(obj, "attr", v)
             owner = facts.table.qualify(args[0])
             qualified = f"{owner}.{string_literal(args[1])}" if owner else None
         else:
