@@ -21,6 +21,7 @@ from fsdp_unpatch.analysis.registrations import LibraryFacts, library_facts
 from fsdp_unpatch.analysis.screen import Detail
 from fsdp_unpatch.files.reading import declared_encoding
 from fsdp_unpatch.semantic.names import ImportTable
+from fsdp_unpatch.semantic.text import NodeText
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.patched import Incomplete, Patched
@@ -132,6 +133,11 @@ class FileAnalysis:
         if self._text is None:
             self._text = self.module.code if self.data is None else self.data.decode(declared_encoding(self.data))
         return self._text
+
+    @functools.cached_property
+    def node_text(self) -> NodeText:
+        """`text()` read at the `ast` model's positions, as libcst places and quotes nodes (made once, on need)."""
+        return NodeText(self.text())
 
     @functools.cached_property
     def library(self) -> LibraryFacts:

@@ -19,7 +19,7 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Optional
+from typing import Callable, Mapping, Optional, Union
 
 import libcst as cst
 
@@ -31,7 +31,7 @@ from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.file_analysis import FileAnalysis, Installer
 from fsdp_unpatch.analysis.patched import Patched
 from fsdp_unpatch.analysis.patterns import descendants, is_docstring, same_device_copy
-from fsdp_unpatch.analysis.planned import Edit, Planned
+from fsdp_unpatch.analysis.planned import Edit, Located, Planned
 from fsdp_unpatch.analysis.site_judging import AnyJudge
 from fsdp_unpatch.analysis.subjects import Copy, InstallerToGo, Patches, Replacement, Site
 from fsdp_unpatch.catalog import Catalog
@@ -135,7 +135,7 @@ class PlanState:
         self.result.planned.append(planned)
         return planned
 
-    def line(self, node: cst.CSTNode) -> int:
+    def line(self, node: Union[cst.CSTNode, Located]) -> int:
         return self.result.position(node).start.line
 
 
@@ -155,7 +155,7 @@ def plan_install_sites(state: PlanState) -> None:
     elsewhere: dict[str, tuple[str, int]] = {}
     if state.facts.installs:
         for found in indirect_installs.found_in(state.result, state.catalog):
-            elsewhere.setdefault(found.target, (found.how, state.line(found.node)))
+            elsewhere.setdefault(found.target, (found.how, state.line(found.at)))
     for install in state.facts.installs:
         verdict = state.verdicts.get(id(install), Verdict(True))
         if not verdict.override:

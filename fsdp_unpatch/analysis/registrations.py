@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, AbstractSet, Optional
 
 from fsdp_unpatch.analysis.planned import Located
 from fsdp_unpatch.semantic.imports import dotted
@@ -95,6 +95,25 @@ def keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 
+def calls_named(tree: ast.Module, last_names: AbstractSet[str]) -> list[tuple[ast.Call, ast.stmt]]:
+    """The calls whose callee's last name is one of `last_names`, each with the innermost statement it is in, in
+    libcst's visiting order (by where they start, an outer call before the one it calls)."""
+    found = []
+    stack: list[tuple[ast.AST, Optional[ast.stmt]]] = [(tree, None)]
+    while stack:
+        node, statement = stack.pop()
+        if isinstance(node, ast.Call) and statement is not None:
+            func = node.func
+            last = (
+                func.attr if isinstance(func, ast.Attribute) else dotted(func) if isinstance(func, ast.Name) else None
+            )
+            if last in last_names:
+                found.append((node, statement))
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, child if isinstance(child, ast.stmt) else statement))
+    return sorted(found, key=lambda c: (c[0].lineno, c[0].col_offset, -c[0].end_lineno, -c[0].end_col_offset))  # type: ignore[operator]
+
+
 def library_facts(model: Optional[SemanticModel], text: str) -> LibraryFacts:
     """The `torch.library` facts of the file `model` was built from (`text`); none without a model."""
     if model is None or model.tree is None:
@@ -129,27 +148,8 @@ class _Reader:
         return LibraryFacts(defined, kernels)
 
     def calls(self) -> list[tuple[ast.Call, ast.stmt]]:
-        """The calls whose callee's last name may be a `torch.library` call's, each with the innermost statement it is
-        in, in libcst's visiting order (by where they start, an outer call before the one it calls)."""
         assert self.model.tree is not None
-        found = []
-        stack: list[tuple[ast.AST, Optional[ast.stmt]]] = [(self.model.tree, None)]
-        while stack:
-            node, statement = stack.pop()
-            if isinstance(node, ast.Call) and statement is not None:
-                func = node.func
-                last = (
-                    func.attr
-                    if isinstance(func, ast.Attribute)
-                    else dotted(func)
-                    if isinstance(func, ast.Name)
-                    else None
-                )
-                if last in LIBRARY_CALLEES:
-                    found.append((node, statement))
-            for child in ast.iter_child_nodes(node):
-                stack.append((child, child if isinstance(child, ast.stmt) else statement))
-        return sorted(found, key=lambda c: (c[0].lineno, c[0].col_offset, -c[0].end_lineno, -c[0].end_col_offset))  # type: ignore[operator]
+        return calls_named(self.model.tree, LIBRARY_CALLEES)
 
     def library_call(self, call: ast.Call, statement: ast.stmt) -> LibraryCall:
         line, column = self.text.start(call)

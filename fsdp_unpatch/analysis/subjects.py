@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from fsdp_unpatch.fingerprint import Evidence
     from fsdp_unpatch.semantic.model import SemanticModel
     from fsdp_unpatch.semantic.names import ImportTable
+    from fsdp_unpatch.semantic.text import NodeText
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
 
@@ -60,6 +61,10 @@ class ModuleSubject(Protocol):
         """The text the module was parsed from (comments are read from it by tokenize)."""
 
     @property
+    def node_text(self) -> NodeText:
+        """Its text read at the `ast` model's positions (`semantic/text.py`)."""
+
+    @property
     def library(self) -> LibraryFacts:
         """Its `torch.library` calls, read from the `ast` model of its text (`analysis/registrations.py`)."""
 
@@ -73,11 +78,13 @@ class ModuleSubject(Protocol):
 class Indirect:
     """An override installed in a shape no install site stands for (`indirect_installs.py`)."""
 
-    node: cst.CSTNode  # what the finding points at: the stored-into expression, the call, the decorator
+    at: Located  # where what the finding points at stands: the stored-into expression, the call, the decorator
+    code: str  # its source, as libcst's `code_for_node` gives it
     target: str  # the catalog id of the FSDP2 internal it overrides
     how: str  # the shape, in words: "unpacked from a tuple", "by `setattr` in a loop", ...
     loop: bool = False  # a `setattr` in a loop over rows (FSU105 reports it)
     reported: bool = False  # already reported as it is (FSU105: `setattr(FSDPParamGroup, name, fn)`)
+    arguments: tuple[str, ...] = ()  # for the loop: the source of the `setattr`'s owner and name
 
 
 @dataclass(frozen=True)

@@ -20,43 +20,51 @@ if TYPE_CHECKING:
 
 
 def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
-    import libcst as cst  # here, not at the top: the registry imports this module without parsing anything
+    """Read from the `ast` model of the file (none without one: a review finding, as FSU103's)."""
+    import ast
 
-    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.planned import Located, Planned
+    from fsdp_unpatch.analysis.registrations import calls_named
+    from fsdp_unpatch.semantic.imports import dotted
     from fsdp_unpatch.semantic.names import is_fsdp2_private, target_id
 
-    for call, _ in analysis.facts.registrations:
-        if not (isinstance(call.func, cst.Name) and call.func.value == "setattr"):
+    tree = analysis.model.tree if analysis.model is not None else None
+    if tree is None:
+        return
+    text = analysis.node_text
+    for call, statement in calls_named(tree, {"setattr"}):
+        if not isinstance(call.func, ast.Name) or len(call.args) != 3 or call.keywords:
             continue
-        if len(call.args) != 3 or any(a.keyword is not None or a.star for a in call.args):
+        if any(isinstance(a, ast.Starred) for a in call.args):
             continue
-        owner, name = call.args[0].value, call.args[1].value
-        if isinstance(name, (cst.SimpleString, cst.ConcatenatedString)):
+        owner, name = call.args[0], call.args[1]
+        if isinstance(name, ast.Constant):
             continue  # a literal name: an install site, which the override rules report
-        qualified = analysis.table.qualify(owner)
-        target = target_id(qualified, catalog) if qualified else None
+        dotted_owner = dotted(owner)
+        target = target_id(analysis.table.qualify_dotted(dotted_owner), catalog) if dotted_owner else None
         if target is None or not is_fsdp2_private(target, catalog):
             continue
-        message = COMPUTED_SETATTR.message(owner=analysis.code(owner), name=analysis.code(name), target=target)
-        yield Planned(COMPUTED_SETATTR.code, call, message, target)
+        indentation = text.indentation(statement.lineno)
+        spelled = {"owner": text.code(owner, indentation), "name": text.code(name, indentation)}
+        line, column = text.start(call)
+        end = text.column(call.end_lineno, call.end_col_offset)  # type: ignore[arg-type]
+        where = Located(line, column, call.end_lineno, end)  # type: ignore[arg-type]
+        yield Planned(COMPUTED_SETATTR.code, where, COMPUTED_SETATTR.message(**spelled, target=target), target)
     yield from _rows(analysis, catalog)
 
 
 def _rows(analysis: ModuleSubject, catalog: Catalog) -> Iterator[Planned]:
     """`for owner, name, fn in [(FSDPParamGroup, "x", f), ...]: setattr(owner, name, fn)`: the owner is a
     loop variable too; one finding per FSDP2 internal the rows override (`analysis/indirect_installs.py`)."""
-    import libcst as cst
-
     from fsdp_unpatch.analysis.indirect_installs import found_in
     from fsdp_unpatch.analysis.planned import Planned
 
     for found in found_in(analysis, catalog):
         if found.loop and not found.reported:
-            assert isinstance(found.node, cst.Call)
-            owner, name = (analysis.code(arg.value) for arg in found.node.args[:2])
+            owner, name = found.arguments
             owner_target = found.target.rsplit(".", 1)[0]  # as for a fixed owner: the module or class set
             message = COMPUTED_SETATTR.message(owner=owner, name=name, target=owner_target)
-            yield Planned(COMPUTED_SETATTR.code, found.node, message, found.target)
+            yield Planned(COMPUTED_SETATTR.code, found.at, message, found.target)
 
 
 COMPUTED_SETATTR = declare(

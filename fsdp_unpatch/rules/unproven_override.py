@@ -36,11 +36,11 @@ def check_module(analysis: ModuleSubject, catalog: Catalog, options: Options) ->
 
     for found in found_in(analysis, catalog):
         if not found.loop:
-            spelled = short(analysis.code(found.node))
+            spelled = short(found.code)
             message = UNPROVEN_OVERRIDE.message(
                 "installed-indirectly", spelled=spelled, target=found.target, how=found.how
             )
-            yield Planned(UNPROVEN_OVERRIDE.code, found.node, message, found.target)
+            yield Planned(UNPROVEN_OVERRIDE.code, found.at, message, found.target)
 
 
 UNPROVEN_OVERRIDE = declare(

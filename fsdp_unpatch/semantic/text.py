@@ -54,7 +54,8 @@ def dedent_lines(text: str, indent: str, first: bool = True) -> str:
     )
 
 
-_NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT})
+# A NEWLINE stays: a `(` after one opens no call, whatever the statement before ended with.
+_NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT})
 _CALLED = frozenset({tokenize.STRING, tokenize.NUMBER, getattr(tokenize, "FSTRING_END", -1)})
 
 
@@ -74,6 +75,11 @@ class NodeText:
         text = self.lines[line - 1] if line <= len(self.lines) else ""
         return len(text.encode("utf-8")[:byte_offset].decode("utf-8", "replace"))
 
+    def indentation(self, line: int) -> str:
+        """The white space a line starts with (of the block its statement is in, for a statement's first line)."""
+        text = self.lines[line - 1]
+        return text[: len(text) - len(text.lstrip(" \t"))]
+
     def start(self, node: ast.AST) -> tuple[int, int]:
         """(line from 1, column from 0 in characters): libcst's place of an expression other than a tuple or a
         generator expression (ast's place of those includes their own parentheses, libcst's does not)."""
@@ -85,6 +91,12 @@ class NodeText:
     def code(self, node: ast.AST, indentation: str = "") -> str:
         """The expression's source with the parentheses libcst gives it (those around it, not a call's), its
         continuation lines without `indentation` (of the block its statement is in), as libcst writes them."""
+        start, end = self.span(node)
+        text = self.text[start:end]
+        return dedent_lines(text, indentation, first=False) if "\n" in text or "\r" in text else text
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        """The text offsets an expression's `code` is sliced from: with the parentheses libcst gives it."""
         start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
         end = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
         parens, wraps = self._parentheses
@@ -92,8 +104,12 @@ class NodeText:
             start, end = parens[start][1]  # ast counts a pair of parentheses in, maybe the call's (`f(x for x in y)`)
         while (start, end) in wraps:
             start, end = wraps[start, end]
-        text = self.text[start:end]
-        return dedent_lines(text, indentation, first=False) if "\n" in text or "\r" in text else text
+        return start, end
+
+    def place(self, offset: int) -> tuple[int, int]:
+        """(line from 1, column from 0 in characters) of a text offset."""
+        line = bisect.bisect_right(self.line_starts, offset) - 1
+        return line + 1, offset - self.line_starts[line]
 
     def name_after(self, node: ast.stmt, keyword: str) -> tuple[int, int]:
         """(line from 1, column from 0 in characters) of the name a `class` statement binds (`keyword`
@@ -102,8 +118,7 @@ class NodeText:
         at = self.offset(node.lineno, node.col_offset) + len(keyword)
         while self.text[at] in " \t\f\\\r\n":
             at += 1
-        line = bisect.bisect_right(self.line_starts, at) - 1
-        return line + 1, at - self.line_starts[line]
+        return self.place(at)
 
     @functools.cached_property
     def _parentheses(self) -> tuple[dict[int, tuple[int, tuple[int, int]]], dict[tuple[int, int], tuple[int, int]]]:
