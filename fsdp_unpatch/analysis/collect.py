@@ -74,8 +74,6 @@ class Facts:
     module_entries: list[tuple[cst.Subscript, cst.BaseExpression, Optional[cst.FunctionDef]]] = field(
         default_factory=list
     )
-    # Classes with at least one base, and the methods defined directly in their body.
-    subclasses: list[cst.ClassDef] = field(default_factory=list)
 
 
 class NameCounter(cst.CSTVisitor):
@@ -176,8 +174,6 @@ class Collector(NameCounter):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         super().visit_ClassDef(node)
         self._class_bodies.append(node)
-        if node.bases:
-            self.facts.subclasses.append(node)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._class_bodies.pop()

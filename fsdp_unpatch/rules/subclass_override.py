@@ -12,24 +12,31 @@ apart from ordinary use of a subclass. Judged per file, with one exception: an o
 method (`_name`) of FSDP2's private classes is reported wherever the class is handed over (another module,
 a factory, a registry), since only FSDP2 calls those methods. torch's own modules are skipped: their
 subclasses of FSDP2's classes are torch.
+
+Read from the `ast` model of the file (`semantic/model.py`: its tree, import table and install sites), no
+libcst (issue 32 item 4): each finding stands where libcst places the method's name (`planned.Located`,
+`semantic/text.NodeText`), and the names are compared and quoted as written (ast normalizes identifiers).
+A file whose model cannot be built (syntax newer than the running Python's) gets no finding.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
-    import libcst as cst
+    import ast
 
-    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.planned import Located, Planned
     from fsdp_unpatch.analysis.subjects import ModuleSubject
     from fsdp_unpatch.catalog import Catalog
     from fsdp_unpatch.config.options import Options
+    from fsdp_unpatch.semantic.model import SemanticModel
+    from fsdp_unpatch.semantic.text import NodeText
 
 
 @functools.cache
@@ -50,39 +57,68 @@ def changed_in(target: str) -> list[str]:
     return [new for old, new in zip(releases, releases[1:]) if digests[old] != digests[new]]
 
 
-def _installs(analysis: ModuleSubject, catalog: Catalog) -> dict[str, cst.CSTNode]:
-    """Class names of the file handed to FSDP2 -> where: stored into an FSDP2 module or class, or passed
-    (the class, or an instance made on the spot) to a call into FSDP2 or to an `FSDPModule` method."""
-    import libcst as cst
+def _installs(model: SemanticModel, text: NodeText, catalog: Catalog) -> dict[str, Located]:
+    """Class names of the file handed to FSDP2 (as written) -> where: stored into an FSDP2 module or class, or
+    passed (the class, or an instance made on the spot) to a call into FSDP2 or to an `FSDPModule` method. The
+    first in the file's order wins: the install sites, then the calls by where they start (an outer call
+    before the one it calls)."""
+    import ast
 
+    from fsdp_unpatch.analysis.planned import Located
     from fsdp_unpatch.catalog.symbols import load_symbols
+    from fsdp_unpatch.semantic.imports import dotted
     from fsdp_unpatch.semantic.names import is_fsdp2_private, target_id
 
-    table = analysis.table
+    table = model.table
 
-    def into_fsdp2(node: cst.BaseExpression) -> bool:
-        qualified = table.qualify(node)
-        target = target_id(qualified, catalog) if qualified else None
+    def into_fsdp2(name: Optional[str]) -> bool:
+        target = target_id(table.qualify_dotted(name), catalog) if name else None
         return target is not None and is_fsdp2_private(target, catalog)
 
-    found: dict[str, cst.CSTNode] = {}
-    for install in analysis.facts.installs:
-        if isinstance(install.value, cst.Name) and into_fsdp2(install.owner):
-            found.setdefault(install.value.value, install.report)
+    found: dict[str, Located] = {}
+    for install in model.installs:
+        value = install.value_node
+        if isinstance(value, ast.Name) and into_fsdp2(install.owner_name):
+            report = install.report
+            at = Located(report.start_line, report.start_column, report.end_line, report.end_column)
+            found.setdefault(text.written(value), at)
     module_methods = load_symbols().tables.get("_fully_shard.FSDPModule", {})
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
+    assert model.tree is not None
+    calls = []
+    for node in ast.walk(model.tree):
+        if isinstance(node, ast.Call):
             func = node.func
-            method = isinstance(func, cst.Attribute) and func.attr.value in module_methods
-            if not (method or into_fsdp2(func)):
-                return
-            for arg in node.args:
-                value = arg.value.func if isinstance(arg.value, cst.Call) else arg.value
-                if isinstance(value, cst.Name):
-                    found.setdefault(value.value, node)
+            if (isinstance(func, ast.Attribute) and func.attr in module_methods) or into_fsdp2(dotted(func)):
+                calls.append(node)
+    calls.sort(key=lambda c: (c.lineno, c.col_offset, -c.end_lineno, -c.end_col_offset))  # type: ignore[operator]
+    for call in calls:
+        line, column = text.start(call)
+        at = Located(line, column, call.end_lineno, text.column(call.end_lineno, call.end_col_offset))  # type: ignore[arg-type]
+        for argument in [*call.args, *(k.value for k in call.keywords)]:  # libcst's Args: keywords, `*`, `**` too
+            value = argument.value if isinstance(argument, ast.Starred) else argument
+            value = value.func if isinstance(value, ast.Call) else value
+            if isinstance(value, ast.Name):
+                found.setdefault(text.written(value), at)
+    return found
 
-    analysis.module.visit(_Calls())
+
+def _subclasses(model: SemanticModel, catalog: Catalog) -> list[tuple[ast.ClassDef, list[str]]]:
+    """The file's classes (any depth, in the file's order) with the FSDP2 classes among their bases."""
+    import ast
+
+    from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_class
+    from fsdp_unpatch.semantic.imports import dotted, in_order
+
+    assert model.tree is not None
+    found = []
+    for node in in_order(model.tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        names = [dotted(b.value if isinstance(b, ast.Starred) else b) for b in node.bases]  # as libcst's Args
+        bases = [fsdp2_class(model.table.qualify_dotted(n) if n is not None else None, catalog) for n in names]
+        fsdp2_bases = [b for b in bases if b is not None]
+        if fsdp2_bases:
+            found.append((node, fsdp2_bases))
     return found
 
 
@@ -92,31 +128,34 @@ def _private(name: str) -> bool:
 
 
 def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterator[Planned]:
-    import libcst as cst
+    """Read from the `ast` model of the file, each method named where libcst places its name (`Located`), names
+    as written. A file whose model cannot be built (syntax newer than the running Python's) gets nothing: the
+    rule only asks for a review, and its facts are the model's."""
+    import ast
 
-    from fsdp_unpatch.analysis.blocks import body_statements
-    from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_class
-    from fsdp_unpatch.analysis.planned import Planned
+    from fsdp_unpatch.analysis.planned import Located, Planned
     from fsdp_unpatch.catalog.symbols import load_symbols
+    from fsdp_unpatch.semantic.text import NodeText
 
     if analysis.module_name == "torch" or analysis.module_name.startswith("torch."):
         return  # torch's own subclasses of FSDP2's classes define it (`replicate_with_fsdp`)
-    symbols = load_symbols()
-    subclasses = []
-    for cls in analysis.facts.subclasses:
-        found = [fsdp2_class(analysis.table.qualify(b.value), catalog) for b in cls.bases if b.keyword is None]
-        fsdp2_bases = [b for b in found if b is not None]
-        if fsdp2_bases:
-            subclasses.append((cls, fsdp2_bases))
+    model = analysis.model
+    if model is None or model.tree is None:
+        return
+    subclasses = _subclasses(model, catalog)
     if not subclasses:
         return
-    installed = _installs(analysis, catalog)
+    symbols = load_symbols()
+    text = NodeText(analysis.text())
+    installed = _installs(model, text, catalog)
     for cls, bases in subclasses:
-        where = installed.get(cls.name.value)
-        for statement in body_statements(cls.body):
-            if not isinstance(statement, cst.FunctionDef):
+        cls_name = text.identifier(*text.name_after(cls, "class"))
+        where = installed.get(cls_name)
+        for statement in cls.body:  # directly in the class body: a method
+            if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            name = statement.name.value
+            line, column = text.name_after(statement, "def")
+            name = text.identifier(line, column)
             if where is None and not _private(name):
                 continue  # handed over nowhere this file shows, and a method the project may call itself
             base, releases = next(((b, r) for b in bases if (r := symbols.class_member(b, name))), (None, None))
@@ -127,14 +166,14 @@ def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterat
             form = "changed" if changed else "default"
             message = SUBCLASS_OVERRIDE.message(
                 form if where is not None else f"{form}-elsewhere",
-                method=f"{cls.name.value}.{name}",
+                method=f"{cls_name}.{name}",
                 target=target,
                 releases=symbols.describe(releases),
                 changed=", ".join(changed),
-                cls=cls.name.value,
+                cls=cls_name,
                 line=analysis.position(where).start.line if where is not None else 0,
             )
-            yield Planned(SUBCLASS_OVERRIDE.code, statement.name, message, target)
+            yield Planned(SUBCLASS_OVERRIDE.code, Located(line, column, line, column + len(name)), message, target)
 
 
 SUBCLASS_OVERRIDE = declare(

@@ -12,6 +12,7 @@ import tokenize
 from typing import Optional
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_IDENTIFIER = re.compile(r"[^ \t\f\\\r\n(\[:]*")
 
 
 def short(text: str, limit: int = 60) -> str:
@@ -113,12 +114,30 @@ class NodeText:
 
     def name_after(self, node: ast.stmt, keyword: str) -> tuple[int, int]:
         """(line from 1, column from 0 in characters) of the name a `class` statement binds (`keyword`
-        "class"; or a `def`'s, not `async`): after its keyword (where ast places the statement, decorators
-        left out) and the white space or line continuations that follow it, as libcst places the name."""
-        at = self.offset(node.lineno, node.col_offset) + len(keyword)
+        "class"; or a `def`'s, "def", `async def` too): after its keyword (where ast places the statement,
+        decorators left out; after `async` and what follows it) and the white space or line continuations
+        that follow it, as libcst places the name."""
+        at = self.offset(node.lineno, node.col_offset)
+        if isinstance(node, ast.AsyncFunctionDef):
+            at = self._skip_space(at + len("async"))
+        return self.place(self._skip_space(at + len(keyword)))
+
+    def written(self, node: ast.AST) -> str:
+        """The text between ast's start and end of a node, as written: a name as spelled (ast's identifiers are
+        NFKC-normalized, libcst's are as written), no parentheses around it."""
+        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        return self.text[start : self.offset(node.end_lineno, node.end_col_offset)]  # type: ignore[attr-defined]
+
+    def identifier(self, line: int, column: int) -> str:
+        """The name written at (line from 1, column from 0 in characters), as spelled: up to the white space, line
+        continuation or bracket after it (a `def`'s or a `class`'s name, placed by `name_after`)."""
+        return _IDENTIFIER.match(self.text, self.line_starts[line - 1] + column)[0]  # type: ignore[index]
+
+    def _skip_space(self, at: int) -> int:
+        """The first offset from `at` that is not white space or a line continuation between two tokens."""
         while self.text[at] in " \t\f\\\r\n":
             at += 1
-        return self.place(at)
+        return at
 
     @functools.cached_property
     def _parentheses(self) -> tuple[dict[int, tuple[int, tuple[int, int]]], dict[tuple[int, int], tuple[int, int]]]:
