@@ -38,6 +38,9 @@ SPELLINGS = {
     "parentheses": HEAD
     + '( torch.library.register_kernel("fsdp::chunk_cat", "CUDA", _kernel) )\n'
     + 'kernel = ((\n    torch.library.impl(lib, "all_gather_copy_in", "PrivateUse1")\n))(_kernel)\n',
+    "parentheses after a line that ends in a bracket": HEAD
+    + 'print(1)\n( torch.library.register_kernel("fsdp::chunk_cat", "CUDA", _kernel) )\n'
+    + 'x = [1]\nif x:\n    (lib.impl("all_gather_copy_in", _kernel, "PrivateUse1"))\n',
     "over lines in a block": HEAD + NESTED,
     "crlf": (HEAD + NESTED).replace("\n", "\r\n"),
     "not ascii before it": HEAD
@@ -55,6 +58,7 @@ SPELLINGS = {
 }
 KERNELS = {  # the kernels of each spelling, in order
     "parentheses": ["_kernel", None],
+    "parentheses after a line that ends in a bracket": ["_kernel", "_kernel"],
     "over lines in a block": ["_kernel", "_kernel"],
     "crlf": ["_kernel", "_kernel"],
     "not ascii before it": ["_kernel", "_kernel"],

@@ -68,12 +68,6 @@ class Facts:
     decorated: list[tuple[cst.Call, cst.FunctionDef]] = field(default_factory=list)
     # ids of functions defined directly in a class body (methods: called through objects, never by name).
     methods: set[int] = field(default_factory=set)
-    # `importlib.reload(module)` calls (matched by the callee's last name), with their enclosing function.
-    reloads: list[tuple[cst.Call, Optional[cst.FunctionDef]]] = field(default_factory=list)
-    # `x.modules[key] = value` (a `sys.modules` entry replaced): the target, the value, the enclosing function.
-    module_entries: list[tuple[cst.Subscript, cst.BaseExpression, Optional[cst.FunctionDef]]] = field(
-        default_factory=list
-    )
 
 
 class NameCounter(cst.CSTVisitor):
@@ -127,12 +121,6 @@ def _names_in(node: cst.BaseExpression) -> list[cst.Name]:
     if isinstance(node, cst.Attribute):
         return _names_in(node.value) + [node.attr]
     return []
-
-
-def _names_modules(node: cst.BaseExpression) -> bool:
-    """`modules` or `x.modules`: what `sys.modules` may be spelled as (the rule resolves it)."""
-    name = dotted_name(node)
-    return name is not None and name.split(".")[-1] == "modules"
 
 
 def count_names(nodes: list[cst.CSTNode]) -> Counter:
@@ -215,8 +203,6 @@ class Collector(NameCounter):
                         statement=self._statement(node),
                     )
                 )
-            elif isinstance(target, cst.Subscript) and _names_modules(target.value):
-                self.facts.module_entries.append((target, node.value, self._function))
             elif isinstance(target, cst.Name) and dotted_name(node.value) is not None:
                 self.facts.aliases.append((target.value, node.value, self._function))
             elif isinstance(target, cst.Name) and target.value == "__all__":
@@ -288,8 +274,6 @@ class Collector(NameCounter):
         )
         if last in REGISTRATION_CALLEES:
             self.facts.registrations.append((node, self._function))
-        elif last == "reload":
-            self.facts.reloads.append((node, self._function))
 
     def visit_If(self, node: cst.If) -> None:
         self.facts.ifs.append((node, self._function))

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-import libcst as cst
-
+from fsdp_unpatch.analysis.module_entries import ModuleEntry, module_entries
 from fsdp_unpatch.analysis.subjects import ModuleSubject
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import load_symbols
@@ -29,19 +28,18 @@ def in_test_module(module_name: str) -> bool:
     return last.startswith("test_") or last.endswith("_test") or last == "conftest"
 
 
-def fsdp2_module_entries(
-    analysis: ModuleSubject, catalog: Catalog
-) -> Iterator[tuple[cst.Subscript, cst.BaseExpression, str]]:
-    """`sys.modules["<FSDP2 module>"] = value` in the file: (the subscript, the value, the module's target id)."""
-    for target, value, _ in analysis.facts.module_entries:
-        if analysis.table.qualify(target.value) != "sys.modules" or len(target.slice) != 1:
+def fsdp2_module_entries(analysis: ModuleSubject, catalog: Catalog) -> Iterator[tuple[ModuleEntry, str]]:
+    """`sys.modules["<FSDP2 module>"] = value` in the file: (the entry, the module's target id), read from the
+    file's `ast` model (`module_entries.py`)."""
+    model = analysis.model
+    if model is None:
+        return  # syntax newer than the running Python parses: no entries known (nothing of them is fixed)
+    for entry in module_entries(model, analysis.text()):
+        if model.table.qualify_dotted(entry.owner) != "sys.modules":
             continue
-        index = target.slice[0].slice
-        key = index.value if isinstance(index, cst.Index) else None
-        literal = key.evaluated_value if isinstance(key, (cst.SimpleString, cst.ConcatenatedString)) else None
-        module = fsdp2_module(literal if isinstance(literal, str) else None, catalog)
+        module = fsdp2_module(entry.key, catalog)
         if module is not None:
-            yield target, value, module
+            yield entry, module
 
 
 def fsdp2_class(qualified: Optional[str], catalog: Catalog) -> Optional[str]:

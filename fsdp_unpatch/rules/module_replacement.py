@@ -27,11 +27,9 @@ def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterat
 
     if in_test_module(analysis.module_name):
         return
-    for target, value, module in fsdp2_module_entries(analysis, catalog):
-        spelled = f"{analysis.code(target)} = {analysis.code(value)}"
-        yield Planned(
-            MODULE_REPLACEMENT.code, target, MODULE_REPLACEMENT.message(spelled=spelled, module=module), module
-        )
+    for entry, module in fsdp2_module_entries(analysis, catalog):  # each where libcst places its subscript
+        message = MODULE_REPLACEMENT.message(spelled=entry.spelled, module=module)
+        yield Planned(MODULE_REPLACEMENT.code, entry.at, message, module)
 
 
 MODULE_REPLACEMENT = declare(

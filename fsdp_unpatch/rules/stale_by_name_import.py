@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare, shape
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from fsdp_unpatch.catalog import Catalog
     from fsdp_unpatch.catalog.versions import Version
     from fsdp_unpatch.config.options import Options
+    from fsdp_unpatch.semantic.model import SemanticModel
 
 
 def incomplete_by_name(patched: Iterable[Patched], catalog: Catalog, releases: Sequence[Version]) -> list[Incomplete]:
@@ -46,11 +47,8 @@ def check_file(patches: Patches, analysis: ModuleSubject, catalog: Catalog, opti
         return  # (the `ast` model asks this too: no libcst-based module is loaded for nothing)
     from fsdp_unpatch.analysis.planned import Planned
 
-    def line(node: Any) -> int:
-        return analysis.position(node).start.line
-
     for item in items:
-        if reloaded_after(analysis.facts, catalog, item.site.install, item.missing, line):
+        if reloaded_after(analysis, catalog, item.site.install, item.missing):
             continue  # the reload copied the patch into the by-name binding
         planned = Planned(STALE_BY_NAME_IMPORT.code, item.site.install.report, item.message, item.site.target)
         patches.incomplete.append((item, planned))
@@ -60,24 +58,45 @@ def check_file(patches: Patches, analysis: ModuleSubject, catalog: Catalog, opti
 RELOADERS = ("importlib.reload", "imp.reload")
 
 
-def reloaded_after(facts: Any, catalog: Catalog, install: Any, missing: str, line_of: Callable[[Any], int]) -> bool:
+def reloaded_after(analysis: ModuleSubject, catalog: Catalog, install: Any, missing: str) -> bool:
     """Whether `missing` (a by-name copy, "module.name") is refreshed by `importlib.reload(module)` after
-    `install`, in the same function (or both at module level): reloading M re-runs its `from .source import
-    name`, so M's by-name copy then holds the patch too. `facts`: the file's (`collect.Facts`)."""
+    `install` (a `collect.RawInstall`), in the same function (or both at module level): reloading M re-runs its
+    `from .source import name`, so M's by-name copy then holds the patch too. The reloads are read from the
+    file's `ast` model (`module_entries.py`): a file without one has none."""
+    from fsdp_unpatch.analysis.module_entries import reloads
     from fsdp_unpatch.semantic.names import target_id
 
     module = missing.split(".")[0]
     if not any(e.module == module and f"{e.module}.{e.name}" == missing for e in catalog.by_name_imports):
         return False  # reloading the source module would re-define the original, not copy the patch
-    for call, function in facts.reloads:
-        if function is not install.function or not call.args:
+    model = analysis.model
+    if model is None:
+        return False
+    installed = analysis.position(install.report).start
+    functions = []  # the functions of the reloads after the install
+    for reload in reloads(model, analysis.text()):
+        if reload.callee is None or reload.argument is None:
             continue
-        if facts.table.qualify(call.func) not in RELOADERS:
+        if model.table.qualify_dotted(reload.callee) not in RELOADERS:
             continue
-        reloaded = facts.table.qualify(call.args[0].value)
-        if reloaded and target_id(reloaded, catalog) == module and line_of(call) > line_of(install.report):
-            return True
-    return False
+        reloaded = model.table.qualify_dotted(reload.argument)
+        if target_id(reloaded, catalog) == module and analysis.position(reload.at).start.line > installed.line:
+            functions.append(reload.function)
+    return bool(functions) and _function_at(analysis, model, (installed.line, installed.column)) in functions
+
+
+def _function_at(analysis: ModuleSubject, model: SemanticModel, where: tuple[int, int]) -> Optional[int]:
+    """The index of the innermost function whose `def` holds `where` (the place of a statement in its body)."""
+    from fsdp_unpatch.analysis.planned import Located
+
+    found: Optional[tuple[tuple[int, int], int]] = None
+    for index, function in enumerate(model.functions):
+        span = function.span
+        at = analysis.position(Located(span.start_line, span.start_column, span.end_line, span.end_column))
+        start, end = (at.start.line, at.start.column), (at.end.line, at.end.column)
+        if start <= where <= end and (found is None or found[0] < start):
+            found = start, index
+    return None if found is None else found[1]
 
 
 def check(analyses: Sequence[Any], catalog: Catalog, options: Options) -> Iterator[Drop]:

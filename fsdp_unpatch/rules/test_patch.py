@@ -76,9 +76,8 @@ def _module_entries(analysis: ModuleSubject, catalog: Catalog) -> Iterator[Plann
 
     if not in_test_module(analysis.module_name):
         return
-    for target, value, module in fsdp2_module_entries(analysis, catalog):
-        spelled = f"{analysis.code(target)} = {analysis.code(value)}"
-        yield Planned(TEST_PATCH.code, target, TEST_PATCH.message(call=spelled, target=module), module)
+    for entry, module in fsdp2_module_entries(analysis, catalog):  # each where libcst places its subscript
+        yield Planned(TEST_PATCH.code, entry.at, TEST_PATCH.message(call=entry.spelled, target=module), module)
 
 
 def _patcher(callee: Optional[str]) -> Optional[str]:

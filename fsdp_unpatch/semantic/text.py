@@ -55,8 +55,9 @@ def dedent_lines(text: str, indent: str, first: bool = True) -> str:
     )
 
 
-# A NEWLINE stays: a `(` after one opens no call, whatever the statement before ended with.
-_NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT})
+# What the parentheses are read without: the ends of a statement (NEWLINE, INDENT, DEDENT) stay, so that a `(` that
+# starts a statement is not taken for a call's after a line that ends in `)` or a string.
+_NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL})
 _CALLED = frozenset({tokenize.STRING, tokenize.NUMBER, getattr(tokenize, "FSTRING_END", -1)})
 
 
