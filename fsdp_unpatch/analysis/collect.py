@@ -62,8 +62,6 @@ class Facts:
     # Calls that may register a kernel or patch in a test (`torch.library.impl(...)`, `lib.impl(...)`,
     # `mock.patch(...)`, `monkeypatch.setattr(...)`): matched by the last name of the callee only.
     registrations: list[tuple[cst.Call, Optional[cst.FunctionDef]]] = field(default_factory=list)
-    # `name = call(...)` (e.g. `lib = torch.library.Library("fsdp", "IMPL")`).
-    call_bindings: dict[str, cst.Call] = field(default_factory=dict)
     # Functions with a call decorator: (decorator call, decorated function).
     decorated: list[tuple[cst.Call, cst.FunctionDef]] = field(default_factory=list)
     # ids of functions defined directly in a class body (methods: called through objects, never by name).
@@ -207,8 +205,6 @@ class Collector(NameCounter):
                 self.facts.aliases.append((target.value, node.value, self._function))
             elif isinstance(target, cst.Name) and target.value == "__all__":
                 self._read_dunder_all(node.value)
-            elif isinstance(target, cst.Name) and isinstance(node.value, cst.Call):
-                self.facts.call_bindings[target.value] = node.value
 
     def _read_dunder_all(self, value: cst.BaseExpression, statement: Optional[cst.CSTNode] = None) -> None:
         """The names of a list or tuple of `__all__` (`statement`: a single string, `__all__.append("x")`)."""
