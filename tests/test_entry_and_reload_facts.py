@@ -18,6 +18,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 import fsdp_unpatch.rules
 from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_module, in_test_module
+from fsdp_unpatch.analysis.patterns import dotted_name, qualify
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, analyze_module
 from fsdp_unpatch.catalog import load_catalog
 from fsdp_unpatch.catalog.versions import Version
@@ -27,7 +28,7 @@ from fsdp_unpatch.rules.module_replacement import MODULE_REPLACEMENT
 from fsdp_unpatch.rules.stale_by_name_import import RELOADERS, incomplete_by_name, reloaded_after
 from fsdp_unpatch.rules.test_patch import TEST_PATCH
 from fsdp_unpatch.run.batch import run
-from fsdp_unpatch.semantic.names import dotted_name, target_id
+from fsdp_unpatch.semantic.names import target_id
 
 ROOT = Path(__file__).resolve().parent.parent
 FSDP = "torch.distributed.fsdp._fully_shard"
@@ -79,7 +80,7 @@ def _old_entries(analysis: FileAnalysis, catalog: Any) -> list[tuple[cst.Subscri
     """`fsdp2_objects.fsdp2_module_entries` as it was."""
     found = []
     for target, value in _old_facts(analysis).module_entries:
-        if analysis.table.qualify(target.value) != "sys.modules" or len(target.slice) != 1:
+        if qualify(analysis.table, target.value) != "sys.modules" or len(target.slice) != 1:
             continue
         index = target.slice[0].slice
         key = index.value if isinstance(index, cst.Index) else None
@@ -101,9 +102,9 @@ def _old_reloaded_after(
     for call, function in _old_facts(analysis).reloads:
         if function is not install.function or not call.args:
             continue
-        if table.qualify(call.func) not in RELOADERS:
+        if qualify(table, call.func) not in RELOADERS:
             continue
-        reloaded = table.qualify(call.args[0].value)
+        reloaded = qualify(table, call.args[0].value)
         if reloaded and target_id(reloaded, catalog) == module and line_of(call) > line_of(install.report):
             return True
     return False

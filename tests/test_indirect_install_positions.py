@@ -17,6 +17,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fsdp_unpatch.analysis.indirect_installs import MOCK_ROOTS, find
+from fsdp_unpatch.analysis.patterns import dotted_name, qualify
 from fsdp_unpatch.analysis.plan import Options, analyze_module
 from fsdp_unpatch.catalog import load_catalog
 from fsdp_unpatch.catalog.symbols import load_symbols
@@ -24,7 +25,7 @@ from fsdp_unpatch.catalog.versions import Version
 from fsdp_unpatch.config.discovery import discover
 from fsdp_unpatch.model import RunOptions
 from fsdp_unpatch.run.batch import run
-from fsdp_unpatch.semantic.names import ImportTable, dotted_name, is_fsdp2_private, target_id
+from fsdp_unpatch.semantic.names import ImportTable, is_fsdp2_private, target_id
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -387,7 +388,7 @@ def _computed_oracle(analysis) -> list[tuple]:
             isinstance(name, cst.ConcatenatedString) and "{" not in analysis.module.code_for_node(name)
         ):
             continue
-        qualified = analysis.table.qualify(owner)
+        qualified = qualify(analysis.table, owner)
         target = target_id(qualified, load_catalog()) if qualified else None
         if target is None or not is_fsdp2_private(target, load_catalog()):
             continue

@@ -723,7 +723,6 @@ STILL_IMPORTING_LIBCST = {
         "removed_function_test_module removed_name_in_string removed_symbol_reference test_patch"
     ),
     "run": "alone engine learned linking orphans pool test_plans unit",
-    "semantic": "names",
 }
 
 

@@ -12,8 +12,9 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fsdp_unpatch.analysis.collect import collect
+from fsdp_unpatch.analysis.patterns import dotted_name
 from fsdp_unpatch.semantic.model import Span, build
-from fsdp_unpatch.semantic.names import ImportTable, dotted_name
+from fsdp_unpatch.semantic.names import ImportTable
 from tests.upstream import expand
 
 ROOT = Path(__file__).resolve().parent.parent

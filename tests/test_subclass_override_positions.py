@@ -16,6 +16,7 @@ import pytest
 
 from fsdp_unpatch.analysis.blocks import body_statements
 from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_class
+from fsdp_unpatch.analysis.patterns import qualify
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, analyze_module
 from fsdp_unpatch.catalog import Catalog, load_catalog
 from fsdp_unpatch.catalog.symbols import load_symbols
@@ -39,7 +40,7 @@ def _oracle(analysis: FileAnalysis, catalog: Catalog) -> list[Row]:
     table = analysis.table
 
     def into_fsdp2(node: cst.BaseExpression) -> bool:
-        qualified = table.qualify(node)
+        qualified = qualify(table, node)
         target = target_id(qualified, catalog) if qualified else None
         return target is not None and is_fsdp2_private(target, catalog)
 
@@ -56,7 +57,7 @@ def _oracle(analysis: FileAnalysis, catalog: Catalog) -> list[Row]:
     symbols = load_symbols()
     subclasses = []
     for cls in classes.found:
-        found = [fsdp2_class(table.qualify(b.value), catalog) for b in cls.bases if b.keyword is None]
+        found = [fsdp2_class(qualify(table, b.value), catalog) for b in cls.bases if b.keyword is None]
         fsdp2_bases = [b for b in found if b is not None]
         if fsdp2_bases:
             subclasses.append((cls, fsdp2_bases))

@@ -11,9 +11,9 @@ from typing import Optional
 
 import libcst as cst
 
-from fsdp_unpatch.analysis.patterns import setattr_install
+from fsdp_unpatch.analysis.patterns import bind_imports, dotted_name, qualify, setattr_install
 from fsdp_unpatch.analysis.registrations import REGISTRATION_CALLEES
-from fsdp_unpatch.semantic.names import ImportTable, dotted_name
+from fsdp_unpatch.semantic.names import ImportTable
 
 
 @dataclass
@@ -172,11 +172,11 @@ class Collector(NameCounter):
 
     # imports ----------------------------------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> None:
-        self.facts.table.add_import(node)
+        bind_imports(self.facts.table, node)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         super().visit_ImportFrom(node)
-        self.facts.table.add_import_from(node)
+        bind_imports(self.facts.table, node)
 
     # statements -------------------------------------------------------------------------------
     def _statement(self, small: cst.BaseSmallStatement) -> cst.CSTNode:
@@ -289,7 +289,7 @@ def collect(module: cst.Module, table: ImportTable) -> Facts:
     for local, value, _ in facts.aliases:
         if local in facts.table.bindings:
             continue
-        qualified = facts.table.qualify(value)
+        qualified = qualify(facts.table, value)
         if qualified is not None and qualified.startswith("torch."):
             facts.table.add_alias(local, qualified)
     return facts

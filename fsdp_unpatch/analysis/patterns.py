@@ -1,15 +1,60 @@
-"""Small syntactic patterns the analysis looks for, each a pure function of libcst nodes."""
+"""Small syntactic patterns the analysis looks for, each a pure function of libcst nodes, and the names libcst
+nodes spell (`dotted_name`, `qualify`, `bind_imports`: what `semantic/names.ImportTable` reads)."""
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, fields
-from typing import Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Union
 
 import libcst as cst
 
 from fsdp_unpatch.fingerprint import same_device
 from fsdp_unpatch.fingerprint.same_device import FOREACH_COPY
+
+if TYPE_CHECKING:
+    from fsdp_unpatch.semantic.names import ImportTable
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """`a.b.c` -> "a.b.c"; None for anything that is not a plain name or attribute chain."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = dotted_name(node.value)
+        return None if head is None else f"{head}.{node.attr.value}"
+    return None
+
+
+def qualify(table: ImportTable, node: cst.BaseExpression) -> Optional[str]:
+    """The qualified name an expression stands for in the file of `table`; an unbound head name stands for
+    itself."""
+    name = dotted_name(node)
+    return None if name is None else table.qualify_dotted(name)
+
+
+def bind_imports(table: ImportTable, node: Union[cst.Import, cst.ImportFrom]) -> None:
+    """What an import statement binds, into `table` (each name with the alias that removing it deletes)."""
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            asname = alias.asname.name.value if alias.asname is not None else None  # type: ignore[union-attr]
+            table.bind_import(_module_name(alias.name), asname, alias)
+        return
+    if isinstance(node.names, cst.ImportStar):
+        return
+    base = _module_name(node.module) if node.module is not None else ""
+    names = [
+        (_module_name(a.name), a.asname.name.value if a.asname is not None else None, a)  # type: ignore[union-attr]
+        for a in node.names
+    ]
+    table.bind_import_from(len(node.relative), base, names)
+
+
+def _module_name(node: cst.BaseExpression) -> str:
+    name = dotted_name(node)
+    assert name is not None  # the grammar only allows names here
+    return name
+
 
 # An expression's code, for comparing two spellings of "the same" operand.
 CodeOf = Callable[[cst.CSTNode], str]

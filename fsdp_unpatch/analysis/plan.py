@@ -30,7 +30,7 @@ from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.file_analysis import FileAnalysis, Installer
 from fsdp_unpatch.analysis.patched import Patched
-from fsdp_unpatch.analysis.patterns import descendants, is_docstring, same_device_copy
+from fsdp_unpatch.analysis.patterns import descendants, dotted_name, is_docstring, qualify, same_device_copy
 from fsdp_unpatch.analysis.planned import Edit, Located, Planned
 from fsdp_unpatch.analysis.site_judging import AnyJudge
 from fsdp_unpatch.analysis.subjects import Copy, InstallerToGo, Patches, Replacement, Site
@@ -38,7 +38,7 @@ from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.fingerprint import Evidence
 from fsdp_unpatch.fingerprint.normalise import local_names
-from fsdp_unpatch.semantic.names import ImportTable, dotted_name, is_fsdp2_private, target_id
+from fsdp_unpatch.semantic.names import ImportTable, is_fsdp2_private, target_id
 from fsdp_unpatch.semantic.scope_verdict import Verdict
 
 _NOQA = re.compile(rb"noqa", re.IGNORECASE)
@@ -483,7 +483,7 @@ def qualify_in(state: PlanState, function: Optional[cst.FunctionDef]) -> Callabl
     names are read on the first call: most `if`s hold no copy to qualify."""
     read: list[Optional[set[str]]] = []
 
-    def qualify(expression: cst.BaseExpression) -> Optional[str]:
+    def qualified(expression: cst.BaseExpression) -> Optional[str]:
         if not read:
             read.append(bound_around(state, function))
         local = read[0]
@@ -492,9 +492,9 @@ def qualify_in(state: PlanState, function: Optional[cst.FunctionDef]) -> Callabl
         name = dotted_name(expression)
         if name is not None and name.partition(".")[0] in local:
             return None
-        return state.facts.table.qualify(expression)
+        return qualify(state.facts.table, expression)
 
-    return qualify
+    return qualified
 
 
 def bound_around(state: PlanState, function: Optional[cst.FunctionDef]) -> Optional[set[str]]:

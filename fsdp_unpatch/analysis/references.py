@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Iterator, Mapping, Optional, Protocol
 import libcst as cst
 
 from fsdp_unpatch.analysis.collect import NameCounter
-from fsdp_unpatch.semantic.names import ImportTable, dotted_name
+from fsdp_unpatch.analysis.patterns import dotted_name, qualify
+from fsdp_unpatch.semantic.names import ImportTable
 
 if TYPE_CHECKING:
     from fsdp_unpatch.analysis.excerpt import Detail
@@ -170,7 +171,7 @@ class _Finder(NameCounter):
     def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
         name = dotted_name(node)
         if name is not None:
-            qualified = self.table.qualify(node)
+            qualified = qualify(self.table, node)
             if qualified is not None and qualified in self.symbols:
                 self._record(node, qualified, name.split(".", 1)[0])
                 return False

@@ -21,6 +21,7 @@ from libcst.metadata import CodePosition, CodeRange
 from fsdp_unpatch.analysis import fallbacks
 from fsdp_unpatch.analysis.collect import Facts, RawInstall
 from fsdp_unpatch.analysis.file_analysis import FileAnalysis
+from fsdp_unpatch.analysis.patterns import dotted_name
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.catalog.symbols import load_symbols
 from fsdp_unpatch.catalog.versions import Version
@@ -28,7 +29,7 @@ from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.semantic import ast_scoping
 from fsdp_unpatch.semantic.ast_sites import AstJudge
 from fsdp_unpatch.semantic.model import Function, InstallSite, SemanticModel, Span, build
-from fsdp_unpatch.semantic.names import dotted_name, is_fsdp2_private, target_id
+from fsdp_unpatch.semantic.names import is_fsdp2_private, target_id
 from fsdp_unpatch.semantic.scope_verdict import Verdict
 from fsdp_unpatch.semantic.verdicts import SiteVerdict
 

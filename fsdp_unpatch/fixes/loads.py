@@ -30,8 +30,9 @@ from typing import Iterable
 
 import libcst as cst
 
+from fsdp_unpatch.analysis.patterns import dotted_name
 from fsdp_unpatch.project.module_names import resolve_relative
-from fsdp_unpatch.semantic.names import ImportTable, dotted_name
+from fsdp_unpatch.semantic.names import ImportTable
 
 _FULLY_SHARD = "torch.distributed.fsdp._fully_shard"
 # Modules that importing a package loads on its own (its `__init__` imports them), in every torch release

@@ -23,7 +23,9 @@ def check(site: Site, analysis: ModuleSubject, catalog: Catalog, options: Option
     install = site.install
     if site.verdict is not None or install.attribute != "__code__":
         return
-    owner = analysis.table.qualify(install.owner)
+    from fsdp_unpatch.analysis.patterns import qualify  # a `__code__` swap is analysed with libcst
+
+    owner = qualify(analysis.table, install.owner)
     target = target_id(owner, catalog) if owner else None
     if target is None or not is_fsdp2_private(target, catalog):
         return

@@ -28,9 +28,13 @@ def installer_calls(analysis: ModuleSubject, installers: Mapping[str, Optional[P
     deleted (its imports go when left unused), and only with the installer's own deletion, when known."""
     from fsdp_unpatch.analysis.planned import Edit, Planned
 
-    found = []
-    for call in analysis.facts.calls if installers else ():
-        qualified = analysis.table.qualify(call.call.func)
+    found: list[Planned] = []
+    if not installers:
+        return found
+    from fsdp_unpatch.analysis.patterns import qualify  # the calls are libcst's facts: libcst is loaded
+
+    for call in analysis.facts.calls:
+        qualified = qualify(analysis.table, call.call.func)
         if qualified is not None and qualified in installers:
             installer = installers[qualified]
             found.append(

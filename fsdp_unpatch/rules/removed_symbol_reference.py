@@ -53,16 +53,15 @@ def top_level_imports(module: cst.Module) -> ImportTable:
     """The names the module's top-level import statements bind (visible everywhere in the file)."""
     import libcst as cst
 
+    from fsdp_unpatch.analysis.patterns import bind_imports
     from fsdp_unpatch.semantic.names import ImportTable
 
     top = ImportTable()
     for statement in module.body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
-                if isinstance(small, cst.Import):
-                    top.add_import(small)
-                elif isinstance(small, cst.ImportFrom):
-                    top.add_import_from(small)
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    bind_imports(top, small)
     return top
 
 

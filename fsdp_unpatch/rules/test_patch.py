@@ -37,11 +37,11 @@ def _patches(facts: Facts, catalog: Catalog) -> Iterator[tuple[cst.Call, str]]:
     """`monkeypatch.setitem(sys.modules, ...)` / `patch.dict(sys.modules, ...)` of an FSDP2 module, then
     `mock.patch(...)`, `patch.object(...)`, `monkeypatch.setattr(...)` of an FSDP2 internal."""
     from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_module
-    from fsdp_unpatch.analysis.patterns import positional_args, string_literal
+    from fsdp_unpatch.analysis.patterns import positional_args, qualify, string_literal
     from fsdp_unpatch.semantic.names import is_fsdp2_private, target_id
 
     for call, _ in facts.registrations:
-        callee = facts.table.qualify(call.func)
+        callee = qualify(facts.table, call.func)
         if callee is None or not any(callee == p or callee.endswith("." + p) for p in MODULE_PATCHERS):
             continue
         for key in _module_keys(call, facts):
@@ -49,7 +49,7 @@ def _patches(facts: Facts, catalog: Catalog) -> Iterator[tuple[cst.Call, str]]:
             if module is not None:
                 yield call, module
     for call, _ in facts.registrations:
-        patcher = _patcher(facts.table.qualify(call.func))
+        patcher = _patcher(qualify(facts.table, call.func))
         if patcher is None:
             continue
         args = positional_args(call)
@@ -60,7 +60,7 @@ def _patches(facts: Facts, catalog: Catalog) -> Iterator[tuple[cst.Call, str]]:
             qualified: Optional[str] = dotted
         elif len(args) >= 2 and string_literal(args[1]) is not None:
             # patch.object(obj, "attr") / setattr(obj, "attr", v)
-            owner = facts.table.qualify(args[0])
+            owner = qualify(facts.table, args[0])
             qualified = f"{owner}.{string_literal(args[1])}" if owner else None
         else:
             continue
@@ -90,10 +90,12 @@ def _module_keys(call: cst.Call, facts: Facts) -> list[str]:
     """The `sys.modules` keys `monkeypatch.setitem(sys.modules, "k", v)` or `patch.dict(sys.modules, {"k": v})` sets."""
     import libcst as cst
 
-    from fsdp_unpatch.analysis.patterns import positional_args, string_literal
+    from fsdp_unpatch.analysis.patterns import positional_args, qualify, string_literal
 
     args = positional_args(call)
-    if len(args) < 2 or not (facts.table.qualify(args[0]) == "sys.modules" or string_literal(args[0]) == "sys.modules"):
+    if len(args) < 2 or not (
+        qualify(facts.table, args[0]) == "sys.modules" or string_literal(args[0]) == "sys.modules"
+    ):
         return []
     if isinstance(args[1], cst.Dict):
         keys = [string_literal(e.key) for e in args[1].elements if isinstance(e, cst.DictElement)]

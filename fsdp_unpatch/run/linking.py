@@ -28,7 +28,7 @@ import libcst as cst
 from fsdp_unpatch.analysis.byte_search import mentions
 from fsdp_unpatch.analysis.decisions import Add, Decision, Drop, KeepInstaller, Require
 from fsdp_unpatch.analysis.dispatch import dispatch
-from fsdp_unpatch.analysis.patterns import child_nodes, nodes_in
+from fsdp_unpatch.analysis.patterns import child_nodes, nodes_in, qualify
 from fsdp_unpatch.analysis.plan import FileAnalysis, Options, Planned
 from fsdp_unpatch.analysis.references import FileReferences, find_references
 from fsdp_unpatch.analysis.subjects import RemovedReference, Strings
@@ -187,7 +187,7 @@ class _Linker:
         return {
             id(call.statement)
             for call in analysis.facts.calls
-            if analysis.table.qualify(call.call.func) in self.installers
+            if qualify(analysis.table, call.call.func) in self.installers
         }
 
     def used_elsewhere(self, unit: Unit) -> Callable[[], bool]:
@@ -417,6 +417,6 @@ def _uses(analysis: FileAnalysis, qualified: str, name: str, covered: set[int], 
     """Whether the module uses `name` as (possibly) `qualified` outside `covered` and `skipped` nodes."""
     table = analysis.table
     return any(
-        id(node) not in covered and id(node) not in skipped and _same_object(table.qualify(node), qualified)
+        id(node) not in covered and id(node) not in skipped and _same_object(qualify(table, node), qualified)
         for node in _name_index(analysis).get(name, ())
     )

@@ -140,7 +140,7 @@ class _Originals:
             target = self._target(self.table.qualify_dotted(name))
             if name in self.function_names or len(imports) != 1 or target is None:
                 return None
-            return target, imports[0].lineno  # type: ignore[attr-defined]  # an `ast.alias` in the model
+            return target, imports[0].lineno  # an `ast.alias` in the model
         if name is not None:
             bound = self._binding(name, scope)
             if bound is None:

@@ -1,37 +1,17 @@
 """Name resolution: from the spelling in a file to a qualified name, and to a catalog target id.
 
-A light-weight stand-in for libcst's QualifiedNameProvider: it reads the import statements and simple
+A light-weight stand-in for libcst's QualifiedNameProvider: it records the import statements and simple
 module aliases of a file (any scope), which is all an install site needs, at a fraction of the cost
-of scope analysis.
+of scope analysis. It reads names only (dotted strings): the `ast` model and the libcst collector
+(`analysis/patterns.py`: `dotted_name`, `qualify`, `bind_imports`) hand them over.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Optional
+from typing import Any, Mapping, Optional
 
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.project.module_names import resolve_relative
-
-if TYPE_CHECKING:
-    import libcst as cst
-
-
-def dotted_name(node: cst.BaseExpression) -> Optional[str]:
-    """`a.b.c` -> "a.b.c"; None for anything that is not a plain name or attribute chain."""
-    import libcst as cst  # only libcst nodes come here: the `ast` model binds names without loading libcst
-
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = dotted_name(node.value)
-        return None if head is None else f"{head}.{node.attr.value}"
-    return None
-
-
-def _module_name(node: cst.BaseExpression) -> str:
-    name = dotted_name(node)
-    assert name is not None  # the grammar only allows names here
-    return name
 
 
 class ImportTable:
@@ -46,27 +26,12 @@ class ImportTable:
         # "torch.distributed.fsdp._fully_shard._fully_shard"): what is imported from there is that.
         self.linked = dict(linked or {})
         self.bindings: dict[str, str] = {}
-        # local name -> the import statement and alias that bind it (for removing unused imports)
-        self.sources: dict[str, list[cst.ImportAlias]] = {}
+        # local name -> what binds it: the import alias a fix deletes to remove an unused import (a libcst
+        # `ImportAlias`, or what the `ast` model records)
+        self.sources: dict[str, list[Any]] = {}
 
-    def add_import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            asname = alias.asname.name.value if alias.asname is not None else None  # type: ignore[union-attr]
-            self.bind_import(_module_name(alias.name), asname, alias)
-
-    def add_import_from(self, node: cst.ImportFrom) -> None:
-        import libcst as cst  # a libcst node: libcst is loaded
-
-        if isinstance(node.names, cst.ImportStar):
-            return
-        base = _module_name(node.module) if node.module is not None else ""
-        names = [
-            (_module_name(a.name), a.asname.name.value if a.asname is not None else None, a)  # type: ignore[union-attr]
-            for a in node.names
-        ]
-        self.bind_import_from(len(node.relative), base, names)
-
-    # What `add_import` and `add_import_from` bind, from the names alone (the `ast` model reads them so).
+    # What an import binds, from the names alone (the `ast` model and `analysis/patterns.py`'s libcst reader
+    # bind them so).
     def bind_import(self, full: str, asname: Optional[str], source: Any) -> None:
         """`import full` or `import full as asname`; `source`: what removing the import deletes."""
         if asname is not None:
@@ -90,11 +55,6 @@ class ImportTable:
     def add_alias(self, local: str, qualified: str) -> None:
         """`C = torch.distributed...._fsdp_collectives` makes C another spelling of that module."""
         self.bindings[local] = qualified
-
-    def qualify(self, node: cst.BaseExpression) -> Optional[str]:
-        """The qualified name an expression stands for; an unbound head name stands for itself."""
-        name = dotted_name(node)
-        return None if name is None else self.qualify_dotted(name)
 
     def qualify_dotted(self, name: str) -> str:
         """The qualified name `a.b.c` stands for in this file."""
