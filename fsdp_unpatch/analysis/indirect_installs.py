@@ -64,22 +64,21 @@ def _statements(body: Sequence[ast.AST], text: NodeText) -> Iterator[tuple[ast.A
         indentation = text.indentation(statement.lineno)  # type: ignore[attr-defined]
         yield statement, indentation
         if isinstance(statement, _DEFINITIONS):
-            after: Optional[int] = None
-            for decorator in statement.decorator_list:
-                yield _Decorated(decorator, after), indentation
-                after = text.place(text.span(decorator)[1])[0]
+            decorators = statement.decorator_list
+            for index, decorator in enumerate(decorators):
+                yield _Decorated(decorator, decorators[index - 1] if index else None), indentation
         for field in _BLOCKS:
             yield from _statements(getattr(statement, field, ()), text)
 
 
 class _Decorated(ast.AST):
-    """A decorator as a statement of its own (libcst's `Decorator`): the expression after `@`, and the last line
-    of the decorator above it (None for the first: the lines above that are the definition's)."""
+    """A decorator as a statement of its own (libcst's `Decorator`): the expression after `@`, and the decorator
+    above it (None for the first: the lines above that are the definition's)."""
 
-    def __init__(self, expression: ast.expr, after: Optional[int]) -> None:
+    def __init__(self, expression: ast.expr, above: Optional[ast.expr]) -> None:
         super().__init__()
         self.expression = expression
-        self.after = after
+        self.above = above
 
 
 class _Finder:
@@ -266,7 +265,9 @@ class _Finder:
         start, end = text.span(node.expression)
         at = text.text.rindex("@", 0, start)
         (line, column), (end_line, end_column) = text.place(at), text.place(end)
-        above = "".join(text.lines[node.after : line - 1]) if node.after is not None else ""
+        # placed only now, for a decorator reported (placing one reads the file's parentheses: a tokenize)
+        after = text.place(text.span(node.above)[1])[0] if node.above is not None else None
+        above = "".join(text.lines[after : line - 1]) if after is not None else ""
         rest = text.lines[end_line - 1][end_column:]
         code = dedent_lines(above + text.text[at:end] + rest, self.indentation)
         return Located(line, column, end_line, end_column), code
