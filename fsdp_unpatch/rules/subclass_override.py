@@ -135,7 +135,6 @@ def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterat
 
     from fsdp_unpatch.analysis.planned import Located, Planned
     from fsdp_unpatch.catalog.symbols import load_symbols
-    from fsdp_unpatch.semantic.text import NodeText
 
     if analysis.module_name == "torch" or analysis.module_name.startswith("torch."):
         return  # torch's own subclasses of FSDP2's classes define it (`replicate_with_fsdp`)
@@ -146,7 +145,7 @@ def check(analysis: ModuleSubject, catalog: Catalog, options: Options) -> Iterat
     if not subclasses:
         return
     symbols = load_symbols()
-    text = NodeText(analysis.text())
+    text = analysis.node_text
     installed = _installs(model, text, catalog)
     for cls, bases in subclasses:
         cls_name = text.identifier(*text.name_after(cls, "class"))

@@ -10,7 +10,7 @@ the file is a copy of. An assignment into torch's own FSDP2 modules in such a fi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Iterator
 
 from fsdp_unpatch.rules.examples import Invalid, Valid
 from fsdp_unpatch.rules.registry import declare, shape
@@ -54,14 +54,12 @@ def _copied_classes(analysis: ModuleSubject, catalog: Catalog) -> list[tuple[str
     from fsdp_unpatch.analysis.fsdp2_objects import fsdp2_class
     from fsdp_unpatch.analysis.planned import Located
     from fsdp_unpatch.semantic.imports import dotted
-    from fsdp_unpatch.semantic.text import NodeText
 
     model = analysis.model
     if model is None or model.tree is None:
         return []
     table = model.table
     found = []
-    text: Optional[NodeText] = None
     for statement in model.tree.body:
         if not isinstance(statement, ast.ClassDef) or statement.name not in catalog.classes:
             continue
@@ -69,8 +67,7 @@ def _copied_classes(analysis: ModuleSubject, catalog: Catalog) -> list[tuple[str
         if any(fsdp2_class(table.qualify_dotted(b) if b is not None else None, catalog) for b in bases):
             continue
         if _copies_methods(statement, f"{catalog.classes[statement.name]}.{statement.name}"):
-            text = text or NodeText(analysis.text())
-            line, column = text.name_after(statement, "class")
+            line, column = analysis.node_text.name_after(statement, "class")
             found.append((statement.name, Located(line, column, line, column + len(statement.name)), statement.lineno))
     return found
 
