@@ -26,7 +26,7 @@ from fsdp_unpatch.config.discovery import discover
 from fsdp_unpatch.model import RunOptions
 from fsdp_unpatch.rules.module_replacement import MODULE_REPLACEMENT
 from fsdp_unpatch.rules.stale_by_name_import import RELOADERS, incomplete_by_name, reloaded_after
-from fsdp_unpatch.rules.test_patch import TEST_PATCH
+from fsdp_unpatch.rules.test_patch import TEST_PATCH, _patches
 from fsdp_unpatch.run.batch import run
 from fsdp_unpatch.semantic.names import target_id
 
@@ -144,10 +144,11 @@ def _analysis(text: str, module_name: str) -> tuple[FileAnalysis, Options]:
 
 
 def _actual(analysis: FileAnalysis) -> list[Finding]:
+    calls = {at for at, _, _ in _patches(analysis, load_catalog())}
     found = []
     for planned in analysis.planned:
-        if planned.code not in CODES or (planned.code == "FSU202" and isinstance(planned.node, cst.Call)):
-            continue  # FSU202 of a `mock.patch(...)`-like call: not an entry
+        if planned.code not in CODES or (planned.code == "FSU202" and planned.node in calls):
+            continue  # FSU202 of a `mock.patch(...)`-like call: not an entry (`test_test_patch_positions.py`)
         where = analysis.position(planned.node)
         found.append(
             (planned.code, where.start.line, where.start.column, where.end.line, where.end.column, planned.message)

@@ -36,3 +36,12 @@ def test_columns_count_characters_and_continuation_lines_lose_the_blocks_indenta
     source = NodeText(text)
     assert source.start(call) == (3, 9)
     assert source.code(call.args[1], "\t\t") == "(\n\tz,  # é\n\t  w)"
+
+
+def test_the_parentheses_around_a_with_statements_items_are_the_statements() -> None:
+    """`with (f(x)):` parenthesizes the statement's items, and libcst gives the parentheses to the statement;
+    `with (f(x)) as y:` and `with ((f(x))):` keep (the inner) ones around the expression."""
+    text = "with (f(x)):\n    pass\nwith (f(x)) as y:\n    pass\nwith ((f(x))):\n    pass\nasync def g():\n"
+    text += "    async with (\n        f(x)\n    ) :  # c\n        pass\n"
+    source = NodeText(text)
+    assert [source.code(c) for c in _calls(text)] == ["f(x)", "(f(x))", "(f(x))", "f(x)"]

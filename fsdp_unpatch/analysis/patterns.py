@@ -183,16 +183,3 @@ def top_level_function(module: cst.Module, name: str) -> Optional[cst.FunctionDe
         if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
             return statement
     return None
-
-
-def string_literal(node: cst.BaseExpression) -> Optional[str]:
-    """The value of a string literal (literals written side by side too; an f-string is none)."""
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
-def positional_args(call: cst.Call) -> list[cst.BaseExpression]:
-    """The values of a call's positional arguments, `*args` left out."""
-    return [a.value for a in call.args if a.keyword is None and not a.star]

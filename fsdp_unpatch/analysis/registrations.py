@@ -26,8 +26,9 @@ LIBRARY = "torch.library.Library"
 LIBRARY_IMPL = ("torch.library.impl", "torch.library.register_kernel")
 LIBRARY_DEFINE = ("torch.library.define", "torch.library.custom_op")
 # Last names of callees that may register a kernel or patch something in a test (`collect.py` records those
-# calls for the test-patch rules); of them, those a `torch.library` call can have (`LIBRARY_DEFINE`,
-# `LIBRARY_IMPL`, `lib.define`, `lib.impl`), the only ones read here.
+# calls for the planner, `plan.registration_code`; FSU202 reads its patchers from the model, `test_patch.py`); of
+# them, those a `torch.library` call can have (`LIBRARY_DEFINE`, `LIBRARY_IMPL`, `lib.define`, `lib.impl`), the
+# only ones read here.
 LIBRARY_CALLEES = frozenset({"impl", "register_kernel", "define", "custom_op"})
 REGISTRATION_CALLEES = LIBRARY_CALLEES | {"patch", "object", "setattr", "setitem", "dict"}
 

@@ -143,7 +143,8 @@ class NodeText:
     @functools.cached_property
     def _parentheses(self) -> tuple[dict[int, tuple[int, tuple[int, int]]], dict[tuple[int, int], tuple[int, int]]]:
         """(offset of each `(` -> (the end of its `)`, the span of what is between them), the span inside each
-        pair of parentheses that groups (not a call's, a `def`'s or a `class`'s) -> the span with them)."""
+        pair of parentheses that groups (not a call's, a `def`'s, a `class`'s or a `with` statement's) -> the span with
+        them)."""
         parens: dict[int, tuple[int, tuple[int, int]]] = {}
         wraps: dict[tuple[int, int], tuple[int, int]] = {}
         lines = iter(self.lines)
@@ -162,13 +163,28 @@ class NodeText:
                 inside = (self._at(tokens[first + 1].start), self._at(tokens[index - 1].end))
                 outside = (self._at(tokens[first].start), self._at(token.end))
                 parens[outside[0]] = (outside[1], inside)
-                if not _calls(tokens[first - 1] if first else None):
+                before = tokens[first - 1] if first else None
+                after = tokens[index + 1] if index + 1 < len(tokens) else None
+                if not _calls(before) and not _with_items(before, after):
                     wraps[inside] = outside
         return parens, wraps
 
     def _at(self, position: tuple[int, int]) -> int:
         """The text offset of a token's (line, column in characters)."""
         return self.line_starts[position[0] - 1] + position[1]
+
+
+def _with_items(before: Optional[tokenize.TokenInfo], after: Optional[tokenize.TokenInfo]) -> bool:
+    """Whether a `(` after this token and its `)` before that one hold a `with` statement's items (`with (a):`):
+    libcst gives those parentheses to the statement, not to the one item's expression."""
+    return (
+        before is not None
+        and before.type == tokenize.NAME
+        and before.string == "with"
+        and after is not None
+        and after.type == tokenize.OP
+        and after.string == ":"
+    )
 
 
 def _calls(before: Optional[tokenize.TokenInfo]) -> bool:
