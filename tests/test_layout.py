@@ -720,7 +720,7 @@ STILL_IMPORTING_LIBCST = {
     ),
     "rules": (
         "override_replacement patch_installer removed_function_test "
-        "removed_function_test_module removed_name_in_string removed_symbol_reference"
+        "removed_function_test_module removed_symbol_reference"
     ),
     "run": "alone engine learned linking orphans pool test_plans unit",
 }

@@ -83,8 +83,6 @@ class FileAnalysis:
     _text: Optional[str] = None
     # The `ast` model of `text()` (`site_judging.planner_judge`); None: it could not be built.
     model: Optional[SemanticModel] = None
-    # Positions given by hand to stand-in nodes (a name found inside a string literal), by id.
-    _placed: dict[int, CodeRange] = field(default_factory=dict)
 
     @property
     def table(self) -> ImportTable:
@@ -97,8 +95,6 @@ class FileAnalysis:
             where: Optional[CodeRange] = CodeRange(
                 CodePosition(node.line, node.column), CodePosition(node.end_line, node.end_column)
             )
-        elif id(node) in self._placed:
-            return self._placed[id(node)]
         else:
             where = self._located.get(id(node))
         if where is None:
@@ -118,10 +114,6 @@ class FileAnalysis:
     def locate(self, node: cst.CSTNode, where: CodeRange) -> None:
         """`node` (part of the tree) stands at `where` in the parsed text (the excerpt's lines, for an excerpt)."""
         self._located[id(node)] = where
-
-    def place(self, node: cst.CSTNode, where: CodeRange) -> None:
-        """Report `node` (not part of the tree) at `where`."""
-        self._placed[id(node)] = where
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from fsdp_unpatch.semantic.text import NodeText
     from fsdp_unpatch.semantic.verdicts import SiteVerdict
 
+    Place = CodeRange  # where a node stands in the file, as `ModuleSubject.position` gives it
+
 
 class ModuleSubject(Protocol):
     """One analysed file: its tree, its module name and the facts collected from it."""
@@ -69,9 +71,6 @@ class ModuleSubject(Protocol):
         """Its `torch.library` calls, read from the `ast` model of its text (`analysis/registrations.py`)."""
 
     def position(self, node: Union[cst.CSTNode, Located]) -> CodeRange: ...
-
-    def place(self, node: cst.CSTNode, where: CodeRange) -> None:
-        """Report `node`, a stand-in not in the tree (a name inside a string literal), at `where`."""
 
 
 @dataclass(frozen=True)
@@ -178,10 +177,11 @@ class Tests:
 @dataclass(frozen=True)
 class Strings:
     """A file's string literals may name what the run removes: `removed`, each removed name -> what
-    replaces it (in words); `skipped`, nodes whose strings are not read (code another fix deletes whole)."""
+    replaces it (in words); `skipped`, the places of code another fix deletes whole (a function or class with
+    its decorators, an `__all__` entry), whose strings are not read."""
 
     removed: Mapping[str, str]
-    skipped: Sequence[cst.CSTNode]
+    skipped: Sequence[Place]
 
 
 @dataclass(frozen=True)

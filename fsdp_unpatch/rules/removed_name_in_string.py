@@ -4,36 +4,25 @@ The tool does not rewrite code inside strings. It reports each occurrence (revie
 column where the name stands inside the literal, computed from the literal's raw source text, so a
 triple-quoted block points at its own line. Docstrings are documentation, not code: skipped. Planned when
 the run links files (`run/linking.py`), which hands each file the names the run removes (`strings`).
+
+The literals are read from the `ast` model (issue 32 item 4: libcst only writes), split into the parts libcst
+has a node for (`semantic/literals.py`: each literal of a concatenation, each stretch of an f-string's text),
+each at libcst's place (`planned.Located`); docstrings as libcst's tree counts them. Without a model (syntax
+newer than the running Python) nothing is reported: the rule only asks for review.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Union
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 from fsdp_unpatch.rules.registry import declare, shape
 
 if TYPE_CHECKING:
-    import libcst as cst
-    from libcst.metadata import CodePosition, CodeRange
-
-    from fsdp_unpatch.analysis.planned import Planned
-    from fsdp_unpatch.analysis.subjects import ModuleSubject, Strings
+    from fsdp_unpatch.analysis.planned import Located, Planned
+    from fsdp_unpatch.analysis.subjects import ModuleSubject, Place, Strings
     from fsdp_unpatch.catalog import Catalog
     from fsdp_unpatch.config.options import Options
-
-    StringPart = Union[cst.SimpleString, cst.FormattedStringText]
-
-
-def _docstring_nodes(body: cst.BaseSuite | list) -> list[cst.CSTNode]:
-    import libcst as cst
-
-    statements = body.body if isinstance(body, (cst.IndentedBlock, cst.Module)) else []
-    if statements and isinstance(statements[0], cst.SimpleStatementLine):
-        first = statements[0].body[0] if statements[0].body else None
-        if isinstance(first, cst.Expr) and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString)):
-            return [first.value]
-    return []
 
 
 def name_pattern(names: Iterable[str]) -> re.Pattern:
@@ -41,21 +30,18 @@ def name_pattern(names: Iterable[str]) -> re.Pattern:
     return re.compile(rf"(?<!\w)({alternatives})(?!\w)")
 
 
-def occurrences(raw: str, start: CodePosition, pattern: re.Pattern) -> list[tuple[str, CodeRange]]:
-    """Each match of a name in a literal's raw text, at its file position (line 1-based, column 0-based)."""
-    from libcst.metadata import CodePosition, CodeRange
+def occurrences(raw: str, line: int, column: int, pattern: re.Pattern) -> list[tuple[str, Located]]:
+    """Each match of a name in a literal's raw text that starts at (`line` 1-based, `column` 0-based), at its
+    place (the columns of a later line count from that line's start)."""
+    from fsdp_unpatch.analysis.planned import Located
 
     found = []
     for match in pattern.finditer(raw):
         index = match.start(1)
         newlines = raw.count("\n", 0, index)
-        if newlines:
-            column = index - raw.rindex("\n", 0, index) - 1
-        else:
-            column = start.column + index
-        line = start.line + newlines
+        at = index - raw.rindex("\n", 0, index) - 1 if newlines else column + index
         name = match.group(1)
-        found.append((name, CodeRange(CodePosition(line, column), CodePosition(line, column + len(name)))))
+        found.append((name, Located(line + newlines, at, line + newlines, at + len(name))))
     return found
 
 
@@ -64,69 +50,47 @@ def check(strings: Strings, analysis: ModuleSubject, catalog: Catalog, options: 
     yield from plan_strings(analysis, strings.removed, strings.skipped)
 
 
-def plan_strings(
-    analysis: ModuleSubject,
-    removed: Mapping[str, str],
-    skipped: Iterable[cst.CSTNode] = (),
-) -> list[Planned]:
+def plan_strings(analysis: ModuleSubject, removed: Mapping[str, str], skipped: Sequence[Place] = ()) -> list[Planned]:
     """FSU304 findings. `removed`: removed name -> what replaces it (for the message).
 
-    `skipped`: nodes whose strings are not reported (code that another finding deletes as a whole).
+    `skipped`: the places (as `analysis.position` gives them) of code another finding deletes as a whole; a
+    string inside one is not reported.
     """
-    import libcst as cst
+    from fsdp_unpatch.analysis.planned import Located, Planned
+    from fsdp_unpatch.semantic.literals import docstrings, parts, string_nodes, string_span
 
-    from fsdp_unpatch.analysis.planned import Planned
-
-    if not removed:
+    model = analysis.model
+    if not removed or model is None or model.tree is None:
         return []
     pattern = name_pattern(removed)
-    skip = {id(n) for n in skipped}
-    parts: list[StringPart] = []
-
-    class _Visitor(cst.CSTVisitor):
-        def _skip_docstring(self, body) -> None:
-            skip.update(id(n) for n in _docstring_nodes(body))
-
-        def visit_Module(self, node: cst.Module) -> None:
-            self._skip_docstring(node)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            self._skip_docstring(node.body)
-            return id(node) not in skip
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            self._skip_docstring(node.body)
-            return id(node) not in skip
-
-        def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> bool:
-            return id(node) not in skip
-
-        def visit_SimpleString(self, node: cst.SimpleString) -> None:
-            if id(node) not in skip and pattern.search(node.value):
-                parts.append(node)
-
-        def visit_FormattedString(self, node: cst.FormattedString) -> bool:
-            return id(node) not in skip
-
-        def visit_FormattedStringText(self, node: cst.FormattedStringText) -> None:
-            if pattern.search(node.value):
-                parts.append(node)
-
-    analysis.module.visit(_Visitor())
+    spelled = re.compile("|".join(re.escape(n) for n in removed))  # a name anywhere in a literal's source
+    text = analysis.node_text
+    regions = [((r.start.line, r.start.column), (r.end.line, r.end.column)) for r in skipped]
+    found = []
+    for node in string_nodes(model.tree):
+        start, end = string_span(text, node)
+        if spelled.search(text.text, start, end):
+            found.append((start, end, node))
+    if not found:
+        return []
+    documenting = {id(node) for node in docstrings(model.tree, text)}
     planned = []
-    for part in parts:
-        start = analysis.position(part).start
-        for name, where in occurrences(part.value, start, pattern):
-            stand_in = cst.Name(name)
-            analysis.place(stand_in, where)
-            planned.append(
-                Planned(
-                    REMOVED_NAME_IN_STRING.code,
-                    stand_in,
-                    REMOVED_NAME_IN_STRING.message(name=name, replacement=removed[name]),
-                    None,
-                )
-            )
+    for start, end, node in sorted(found, key=lambda f: f[0]):
+        if id(node) in documenting:
+            continue
+        if regions:
+            where = analysis.position(Located(*text.place(start), *text.place(end)))
+            first, last = (where.start.line, where.start.column), (where.end.line, where.end.column)
+            if any(low <= first and last <= high for low, high in regions):
+                continue
+        lexed = parts(text.text, start, end)
+        for part in lexed.parts if lexed is not None else ():
+            if not pattern.search(part.text):
+                continue
+            line, column = text.place(part.offset)
+            for name, at in occurrences(part.text, line, column, pattern):
+                message = REMOVED_NAME_IN_STRING.message(name=name, replacement=removed[name])
+                planned.append(Planned(REMOVED_NAME_IN_STRING.code, at, message, None))
     return planned
 
 

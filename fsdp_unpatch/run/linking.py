@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Optional, Protocol, Sequence, TypeVar
 
 import libcst as cst
+from libcst.metadata import CodeRange
 
 from fsdp_unpatch.analysis.byte_search import mentions
 from fsdp_unpatch.analysis.decisions import Add, Decision, Drop, KeepInstaller, Require
@@ -280,12 +281,11 @@ class _Linker:
         for unit in units:
             analysis = unit.analysis
             if analysis is not None:
-                # and the `__all__` entries an installer's fix deletes with it
-                entries = {id(n) for names in analysis.facts.dunder_all_entries.values() for n in names}
-                skipped = [
-                    *self.deleted_code.get(id(analysis), []),
-                    *(e.node for p in analysis.planned for e in p.edits if id(e.node) in entries),
-                ]
+                # The tests another fix deletes whole. Not the `__all__` entries an installer's fix deletes with it:
+                # the libcst reader was handed those too but skipped only functions, classes and strings (by
+                # identity), never an entry (a list's element, an `.append` statement), so their strings are
+                # reported, as they always were.
+                skipped = deleted_places(analysis, self.deleted_code.get(id(analysis), []))
                 # A name this module defines and keeps (`__all__ = ["_patched_x"]` beside its `def`) is its own.
                 deleted = {p.deletes for p in analysis.planned if p.deletes is not None}
                 kept = set(analysis.facts.functions) - deleted
@@ -293,6 +293,18 @@ class _Linker:
                 strings = Strings(here, skipped)
                 for planned in dispatch("strings", strings, analysis, self.catalog, options=self.options):
                     yield Add(analysis, planned)
+
+
+def deleted_places(analysis: FileAnalysis, nodes: Sequence[cst.CSTNode]) -> list[CodeRange]:
+    """Where each node another fix deletes whole stands, a function's or class's decorators included (libcst
+    places the statement from `def` or `class`; the fix deletes its decorators too)."""
+    places = []
+    for node in nodes:
+        where = analysis.position(node)
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.decorators:
+            where = CodeRange(analysis.position(node.decorators[0]).start, where.end)
+        places.append(where)
+    return places
 
 
 def link_references(
