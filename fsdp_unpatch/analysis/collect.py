@@ -48,7 +48,6 @@ class RawCall:
 class Facts:
     table: ImportTable
     installs: list[RawInstall] = field(default_factory=list)
-    ifs: list[tuple[cst.If, Optional[cst.FunctionDef]]] = field(default_factory=list)
     calls: list[RawCall] = field(default_factory=list)
     # function name -> definitions, with the function enclosing each (None at module or class level)
     functions: dict[str, list[tuple[cst.FunctionDef, Optional[cst.FunctionDef]]]] = field(default_factory=dict)
@@ -270,9 +269,6 @@ class Collector(NameCounter):
         )
         if last in REGISTRATION_CALLEES:
             self.facts.registrations.append((node, self._function))
-
-    def visit_If(self, node: cst.If) -> None:
-        self.facts.ifs.append((node, self._function))
 
 
 def collect(module: cst.Module, table: ImportTable) -> Facts:

@@ -3,14 +3,10 @@ nodes spell (`dotted_name`, `qualify`, `bind_imports`: what `semantic/names.Impo
 
 from __future__ import annotations
 
-import ast
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Callable, Iterator, Optional, Union
+from dataclasses import fields
+from typing import TYPE_CHECKING, Iterator, Optional, Union
 
 import libcst as cst
-
-from fsdp_unpatch.fingerprint import same_device
-from fsdp_unpatch.fingerprint.same_device import FOREACH_COPY
 
 if TYPE_CHECKING:
     from fsdp_unpatch.semantic.names import ImportTable
@@ -56,18 +52,6 @@ def _module_name(node: cst.BaseExpression) -> str:
     return name
 
 
-# An expression's code, for comparing two spellings of "the same" operand.
-CodeOf = Callable[[cst.CSTNode], str]
-
-
-@dataclass(frozen=True)
-class SameDeviceCopy:
-    """`if A[0].device == B[0].device: copy(A, B, non_blocking=True) else: copy(A, B)`."""
-
-    node: cst.If
-    native_call: cst.SimpleStatementLine  # the branch that already is the native call
-
-
 def single_call(block: cst.BaseSuite) -> Optional[tuple[cst.SimpleStatementLine, cst.Call]]:
     """The call of a block made of exactly one call statement, as a statement line of its own (a one-line
     suite, `if x: f()`, gives a new line holding the call)."""
@@ -83,38 +67,6 @@ def single_call(block: cst.BaseSuite) -> Optional[tuple[cst.SimpleStatementLine,
     if isinstance(expr, cst.Expr) and isinstance(expr.value, cst.Call):
         return line, expr.value
     return None
-
-
-def same_device_copy(
-    node: cst.If, code: CodeOf, qualify: Callable[[cst.BaseExpression], Optional[str]]
-) -> Optional[SameDeviceCopy]:
-    """The NPU same-device special case around `torch._foreach_copy_`, as `fingerprint/same_device.py` (the one
-    matcher, which the fingerprints use too) recognises it; names resolve through the file's imports."""
-    if not isinstance(node.orelse, cst.Else):
-        return None
-    branches = [single_call(node.body), single_call(node.orelse.body)]
-    if branches[0] is None or branches[1] is None:
-        return None
-    if any(qualify(call.func) != FOREACH_COPY for _, call in branches):  # type: ignore[misc]
-        return None
-    inside = code(node.with_changes(leading_lines=()))
-    try:
-        parsed = ast.parse(inside.strip())
-    except SyntaxError:
-        return None
-    statement = parsed.body[0] if len(parsed.body) == 1 else None
-    if not isinstance(statement, ast.If):
-        return None
-    # Both branch calls are `torch._foreach_copy_` however they are spelled (checked above through the imports).
-    tweak = same_device.match_if(statement, is_copy=lambda func: True)
-    if tweak is None:
-        return None
-    native_line = branches[tweak.native_branch][0]  # type: ignore[index]
-    # The collapse keeps the native line (its own trailing comment too) and drops the rest: a comment anywhere
-    # else would be lost with it, so such an `if` is not left to a fix.
-    if "#" in inside.replace(code(native_line.with_changes(leading_lines=())), "", 1):
-        return None
-    return SameDeviceCopy(node=node, native_call=native_line)
 
 
 def setattr_install(call: cst.Call) -> Optional[tuple[cst.BaseExpression, str, cst.BaseExpression]]:

@@ -15,29 +15,26 @@ the one dispatcher (`dispatch.py`); no step imports a rule.
 
 from __future__ import annotations
 
-import ast
 import re
-import textwrap
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Optional, Union
+from typing import Iterator, Mapping, Optional, Union
 
 import libcst as cst
 
-from fsdp_unpatch.analysis import indirect_installs, site_judging
+from fsdp_unpatch.analysis import copies, indirect_installs, site_judging
 from fsdp_unpatch.analysis.blocks import body_statements
 from fsdp_unpatch.analysis.collect import Facts, RawInstall, collect, count_names
 from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.file_analysis import FileAnalysis, Installer
 from fsdp_unpatch.analysis.patched import Patched
-from fsdp_unpatch.analysis.patterns import descendants, dotted_name, is_docstring, qualify, same_device_copy
+from fsdp_unpatch.analysis.patterns import child_nodes, descendants, is_docstring, single_call
 from fsdp_unpatch.analysis.planned import Edit, Located, Planned
 from fsdp_unpatch.analysis.site_judging import AnyJudge
 from fsdp_unpatch.analysis.subjects import Copy, InstallerToGo, Patches, Replacement, Site
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.options import Options
 from fsdp_unpatch.fingerprint import Evidence
-from fsdp_unpatch.fingerprint.normalise import local_names
 from fsdp_unpatch.semantic.names import ImportTable, is_fsdp2_private, target_id
 from fsdp_unpatch.semantic.scope_verdict import Verdict
 
@@ -456,56 +453,73 @@ def registration_code(result: FileAnalysis) -> list[cst.CSTNode]:
 
 
 def plan_copies(state: PlanState) -> None:
-    """Every same-device copy outside the functions the fix deletes and the code that stays."""
-    removed_functions = {id(p.edits[0].node) for p in state.result.replacements.values()}
+    """Every same-device copy (found on the `ast` model: `copies.py`) outside the functions the fix deletes
+    and the code that stays. Without an `ast` model none is planned."""
+    result = state.result
+    if result.model is None or result.model.tree is None:
+        return
+    found = copies.find(result.model.tree, result.node_text, state.facts.table)
+    if not found:
+        return
+    removed_functions = {id(p.edits[0].node) for p in result.replacements.values()}
     kept: Optional[set[int]] = None
-    # An `elif` is the `else` of the `if` above it: collapsing it alone would run the copy on that branch too.
-    elifs = {id(node.orelse) for node, _ in state.facts.ifs if isinstance(node.orelse, cst.If)}
-    for node, function in state.facts.ifs:
+    for copy_if in found:
+        standing = libcst_if(result, copy_if)
+        if standing is None:
+            continue
+        node, function, native_line = standing
         if function is not None and (id(function) in removed_functions or id(function) in state.kept_replacements):
             continue  # goes with its function, or stays with it as it is
-        if id(node) in elifs:
-            continue
-        match = same_device_copy(node, state.result.code, qualify_in(state, function))
-        if match is None:
-            continue
         kept = kept_code(state) if kept is None else kept
         if id(node) in kept:
             continue  # code that stays is left byte-identical
-        native = match.native_call.with_changes(leading_lines=node.leading_lines)
-        copy = Copy(node, native, match.native_call.body[0])
-        state.result.planned.extend(dispatch("copy", copy, state.result, state.catalog, options=state.options))
+        native = native_line.with_changes(leading_lines=node.leading_lines)
+        copy = Copy(node, native, native_line.body[0])
+        result.planned.extend(dispatch("copy", copy, result, state.catalog, options=state.options))
 
 
-def qualify_in(state: PlanState, function: Optional[cst.FunctionDef]) -> Callable[[cst.BaseExpression], Optional[str]]:
-    """Qualified names as seen inside `function`: a name it (or a function around it) binds is a local,
-    not what the module imports under that name (`torch` as a parameter is not the torch module). The
-    names are read on the first call: most `if`s hold no copy to qualify."""
-    read: list[Optional[set[str]]] = []
-
-    def qualified(expression: cst.BaseExpression) -> Optional[str]:
-        if not read:
-            read.append(bound_around(state, function))
-        local = read[0]
-        if local is None:  # cannot tell: every name it spells may be a local
+def libcst_if(
+    result: FileAnalysis, found: copies.SameDeviceIf
+) -> Optional[tuple[cst.If, Optional[cst.FunctionDef], cst.SimpleStatementLine]]:
+    """The libcst `If` standing where the model's copy does (in the top-level statement it is in), the
+    innermost function around it, and its native branch as a statement line of its own (a one-line suite's
+    call gets a new line); None when none stands there in that shape."""
+    statement = _top_level_statement(result.module, found.top)
+    if statement is None:
+        return None
+    place = result.position(Located(*found.at, *found.at)).start
+    native_place = result.position(Located(*found.native_at, *found.native_at)).start
+    for node, function in _libcst_ifs(statement, None):
+        if result.position(node).start != place:
+            continue
+        block = node.body if found.native_branch == 0 else getattr(node.orelse, "body", None)
+        branch = single_call(block) if isinstance(block, cst.BaseSuite) else None
+        if branch is None or result.position(branch[0].body[0]).start != native_place:
             return None
-        name = dotted_name(expression)
-        if name is not None and name.partition(".")[0] in local:
-            return None
-        return qualify(state.facts.table, expression)
-
-    return qualified
+        return node, function, branch[0]
+    return None
 
 
-def bound_around(state: PlanState, function: Optional[cst.FunctionDef]) -> Optional[set[str]]:
-    """The names `function` and the functions around it bind; None when one of them does not parse alone."""
-    parents = {id(f): parent for found in state.facts.functions.values() for f, parent in found}
-    local: set[str] = set()
-    while function is not None:
-        try:
-            parsed = ast.parse(textwrap.dedent(state.result.code(function.with_changes(leading_lines=()))))
-        except SyntaxError:
-            return None
-        local |= local_names(parsed.body[0])  # type: ignore[arg-type]
-        function = parents.get(id(function))
-    return local
+def _top_level_statement(module: cst.Module, index: int) -> Optional[cst.BaseStatement]:
+    """The module's statement holding the `index`th top-level statement of `ast`'s tree (a libcst statement
+    line holds one `ast` statement per small statement, `a = 1; b = 2`)."""
+    at = 0
+    for statement in module.body:
+        size = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+        if index < at + size:
+            return statement
+        at += size
+    return None
+
+
+def _libcst_ifs(
+    node: cst.CSTNode, function: Optional[cst.FunctionDef]
+) -> Iterator[tuple[cst.If, Optional[cst.FunctionDef]]]:
+    """Every `If` in `node`, with the innermost function around it."""
+    if isinstance(node, cst.If):
+        yield node, function
+    if isinstance(node, cst.BaseExpression):
+        return  # no statement inside
+    inner = node if isinstance(node, cst.FunctionDef) else function
+    for child in child_nodes(node):
+        yield from _libcst_ifs(child, inner)

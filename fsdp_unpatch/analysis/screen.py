@@ -246,7 +246,7 @@ def scan(
                 found.handed += [_dotted_and_strings(row.elts) for row in node.iter.elts if isinstance(row, ast.Tuple)]
         elif kind is ast.If:
             assert isinstance(node, ast.If)
-            # `if <test>: copy(...) else: copy(...)` (`patterns.same_device_copy`), callees qualified; any
+            # `if <test>: copy(...) else: copy(...)` (`analysis/copies.py`), callees qualified; any
             # test, so that the spellings of the same-device test (`==`, `!=`, `not (...)`) all count
             first, second = _single_call(node.body), _single_call(node.orelse)
             if first is not None and second is not None:

@@ -8,7 +8,7 @@
 Either operand order, `==`, `!=` or `not (...)`, the flag by keyword or position, and the tweak written as one
 call (`torch._foreach_copy_(dst, src, non_blocking=dst[0].device == src[0].device)`). The fingerprints fold it
 away before comparing with upstream (`fingerprint/normalise.py`) and FSU005 collapses it where it stands
-(`patterns.same_device_copy`): both ask this module, so they cannot disagree. Pure `ast`, no libcst.
+(`analysis/copies.py`): both ask this module, so they cannot disagree. Pure `ast`, no libcst.
 """
 
 from __future__ import annotations
