@@ -281,7 +281,7 @@ class _Linker:
             analysis = unit.analysis
             if analysis is not None:
                 # and the `__all__` entries an installer's fix deletes with it
-                entries = {id(n) for names in analysis.facts.dunder_all_entries.values() for n in names}
+                entries = {id(n) for names in analysis.dunder_all_entries.values() for n in names}
                 skipped = [
                     *self.deleted_code.get(id(analysis), []),
                     *(e.node for p in analysis.planned for e in p.edits if id(e.node) in entries),
