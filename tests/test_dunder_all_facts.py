@@ -345,10 +345,11 @@ def test_an_entry_no_libcst_node_stands_for_drops_the_name_from_the_entries() ->
 NEWER = "type Alias = int\n"  # syntax the running Python does not parse (libcst does)
 
 
-def test_without_a_model_a_file_that_spells_all_lists_every_name_and_has_no_entries() -> None:
-    analysis = _light(f"import os\nimport sys\n__all__ = ['os']\n{NEWER}".encode())
+def test_without_a_model_a_file_that_spells_all_lists_every_quoted_name_and_has_no_entries() -> None:
+    analysis = _light(f"import os\nimport sys\n__all__ = ['os', \"path\"]\n{NEWER}".encode())
     assert analysis.model is None
-    assert analysis.exports.names is None and analysis.exports.lists("sys") and analysis.exports.lists("anything")
+    assert analysis.exports.names is None and analysis.exports.lists("os") and analysis.exports.lists("path")
+    assert not analysis.exports.lists("sys") and not analysis.exports.lists("o")
     assert analysis.dunder_all_entries == {}
     spelled_nfkc = _light(f"import os\n__ａll__ = ['x']\n{NEWER}".encode())
     assert spelled_nfkc.exports.names is None
@@ -358,8 +359,9 @@ def test_without_a_model_a_file_that_spells_all_lists_every_name_and_has_no_entr
 
 def test_without_a_model_no_import_is_dropped_that_all_may_list() -> None:
     """`unused_imports`: an import whose every use a fix deletes goes, unless `__all__` may list it; in a
-    file without a model that spells `__all__`, it may list any."""
-    for spelled, dropped in (("__all__ = ['f']\n", False), ("", True)):
+    file without a model that spells `__all__`, it may list any name it quotes (and no other: an import of
+    an installer another fix deletes must not stay behind to fail)."""
+    for spelled, dropped in (("__all__ = ['os']\n", False), ("__all__ = ['f']\n", True), ("", True)):
         source = f"import os\nos.getcwd()\n{spelled}{NEWER}"
         analysis = _light(source.encode(), collected=True)
         assert analysis.model is None

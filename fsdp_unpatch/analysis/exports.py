@@ -13,9 +13,10 @@ written side by side (ast joins `"a" "b"` into one constant: told apart by token
 f-string, not bytes. One difference: `__all__` is read as Python reads it (NFKC: `__ａll__` is `__all__`),
 where libcst kept it as written; a name it lists more keeps more.
 
-Without a model (syntax newer than the running Python's) nothing is known of a file whose text spells
-`__all__`: every name counts as listed (`Exports.lists`) and none has entries, so nothing it may export is
-deleted; a file whose text does not spell it lists nothing.
+Without a model (syntax newer than the running Python's) little is known of a file whose text spells
+`__all__`: every name the text writes as a string literal of its own counts as listed (`Exports.lists`), and
+none has entries, so nothing it may export is deleted, and an import a fix leaves unused still goes unless
+its name is quoted; a file whose text does not spell `__all__` lists nothing.
 """
 
 from __future__ import annotations
@@ -60,10 +61,15 @@ class Exports:
     # The names `__all__` lists anywhere in the file; None: not known (no model of a text that spells `__all__`).
     names: Optional[frozenset[str]]
     entries: tuple[Entry, ...]  # at module level, in the order of the source
+    text: str = ""  # without a model: the text, whose quoted names `__all__` may list
 
     def lists(self, name: str) -> bool:
-        """Whether `__all__` may list `name` (every name, when nothing is known)."""
-        return self.names is None or name in self.names
+        """Whether `__all__` may list `name`; when nothing is known, every name the text writes as a string
+        literal of its own (an entry of `__all__` is one): listing a name keeps what it names, and listing
+        no other keeps an import the fix leaves unused from staying behind to fail."""
+        if self.names is not None:
+            return name in self.names
+        return re.search(r"""(["'])""" + re.escape(name) + r"\1", self.text) is not None
 
 
 def exports(model: Optional[SemanticModel], text: str) -> Exports:
@@ -71,7 +77,7 @@ def exports(model: Optional[SemanticModel], text: str) -> Exports:
     spells `__all__` (NFKC too), else none."""
     if model is None or model.tree is None:
         spelled = "__all__" in text or (not text.isascii() and "__all__" in unicodedata.normalize("NFKC", text))
-        return Exports(None if spelled else frozenset(), ())
+        return Exports(None, (), text) if spelled else Exports(frozenset(), ())
     reader = _Reader(text)
     reader.statements(model.tree.body, module_level=True)
     return Exports(frozenset(reader.names), tuple(reader.entries))
