@@ -52,10 +52,6 @@ class Facts:
     # function name -> definitions, with the function enclosing each (None at module or class level)
     functions: dict[str, list[tuple[cst.FunctionDef, Optional[cst.FunctionDef]]]] = field(default_factory=dict)
     name_uses: Counter = field(default_factory=Counter)
-    dunder_all: set[str] = field(default_factory=set)
-    # name -> what deleting its `__all__` entry removes: the list or tuple element (`__all__ = [...]`, `+=`,
-    # `.extend(...)`), or the statement (`__all__.append("x")`). Module level only.
-    dunder_all_entries: dict[str, list[cst.CSTNode]] = field(default_factory=dict)
     # `name = a.b.c` (a plain name or attribute chain), with the function it is bound in (None at module level).
     aliases: list[tuple[str, cst.BaseExpression, Optional[cst.FunctionDef]]] = field(default_factory=list)
     # Calls that may register a kernel or patch in a test (`torch.library.impl(...)`, `lib.impl(...)`,
@@ -202,47 +198,9 @@ class Collector(NameCounter):
                 )
             elif isinstance(target, cst.Name) and dotted_name(node.value) is not None:
                 self.facts.aliases.append((target.value, node.value, self._function))
-            elif isinstance(target, cst.Name) and target.value == "__all__":
-                self._read_dunder_all(node.value)
-
-    def _read_dunder_all(self, value: cst.BaseExpression, statement: Optional[cst.CSTNode] = None) -> None:
-        """The names of a list or tuple of `__all__` (`statement`: a single string, `__all__.append("x")`)."""
-        elements = value.elements if isinstance(value, (cst.List, cst.Tuple)) else ()
-        entries = [(e.value, e) for e in elements] if statement is None else [(value, statement)]
-        for string, entry in entries:
-            if isinstance(string, cst.SimpleString):
-                literal = string.evaluated_value
-                if isinstance(literal, str):
-                    self.facts.dunder_all.add(literal)
-                    if self._function is None and not self._class_bodies:
-                        self.facts.dunder_all_entries.setdefault(literal, []).append(entry)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if (
-            isinstance(node.target, cst.Name)
-            and node.target.value == "__all__"
-            and isinstance(node.operator, cst.AddAssign)
-        ):
-            self._read_dunder_all(node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if isinstance(node.target, cst.Name) and node.target.value == "__all__" and node.value is not None:
-            self._read_dunder_all(node.value)
-
-    def _dunder_all_call(self, node: cst.Expr) -> bool:
-        """`__all__.append("x")` or `__all__.extend([...])`, read as entries."""
-        call = node.value
-        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or len(call.args) != 1:
-            return False
-        owner, method = call.func.value, call.func.attr.value
-        if not (isinstance(owner, cst.Name) and owner.value == "__all__" and method in ("append", "extend")):
-            return False
-        argument = call.args[0].value
-        self._read_dunder_all(argument, self._statement(node) if method == "append" else None)
-        return True
 
     def visit_Expr(self, node: cst.Expr) -> None:
-        if not isinstance(node.value, cst.Call) or self._dunder_all_call(node):
+        if not isinstance(node.value, cst.Call):
             return
         statement = self._statement(node)
         found = setattr_install(node.value)

@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
 from fsdp_unpatch.analysis.collect import Facts
+from fsdp_unpatch.analysis.exports import Exports, exports
 from fsdp_unpatch.analysis.patterns import nodes_in
 from fsdp_unpatch.analysis.planned import Located, Planned
 from fsdp_unpatch.analysis.positions import Positions
@@ -99,9 +100,7 @@ class FileAnalysis:
             where = self._located.get(id(node))
         if where is None:
             assert not isinstance(node, Located)
-            if self._positions is None:
-                self._positions = Positions(self.module, self.statement_lines)
-            where = self._positions[node]
+            where = self.positions[node]
         if self.file_line is None:
             return where
         column = self.file_column or (lambda _, column: column)
@@ -110,6 +109,13 @@ class FileAnalysis:
             CodePosition(self.file_line(start.line), column(start.line, start.column)),
             CodePosition(self.file_line(end.line), column(end.line, end.column)),
         )
+
+    @property
+    def positions(self) -> Positions:
+        """Where libcst nodes stand in the parsed text (the excerpt's lines, for an excerpt)."""
+        if self._positions is None:
+            self._positions = Positions(self.module, self.statement_lines)
+        return self._positions
 
     def locate(self, node: cst.CSTNode, where: CodeRange) -> None:
         """`node` (part of the tree) stands at `where` in the parsed text (the excerpt's lines, for an excerpt)."""
@@ -135,6 +141,51 @@ class FileAnalysis:
     def library(self) -> LibraryFacts:
         """The file's `torch.library` facts, read from its `ast` model (`registrations.py`) once, on first need."""
         return library_facts(self.model, self.text() if self.model is not None else "")
+
+    @functools.cached_property
+    def exports(self) -> Exports:
+        """What the file's `__all__` lists, read from its `ast` model (`exports.py`) once, on first need (after
+        the planner's judge has built the model: without one, nothing is known of a file that spells `__all__`)."""
+        if self.model is not None:
+            return exports(self.model, self.text())
+        try:
+            text = self.text()
+        except (SyntaxError, ValueError):
+            text = self.module.code
+        return exports(None, text)
+
+    @functools.cached_property
+    def dunder_all_entries(self) -> dict[str, list[cst.CSTNode]]:
+        """Name -> the libcst nodes whose deletion drops it from the module's `__all__` (`exports.Entry`: each
+        the node of its kind that stands at its place), found once, on first need. A name some entry of which
+        no node stands for is left out: `__all__` lists it, and what it names stays (`Exports.lists`)."""
+        entries = self.exports.entries
+        if not entries:
+            return {}
+        kinds = {"element": cst.Element, "line": cst.SimpleStatementLine, "statement": cst.Expr}
+        positions = self.positions
+        statements: dict[int, cst.CSTNode] = {}
+        for entry in entries:
+            statement = positions.statement_at(entry.at.line)
+            root: cst.CSTNode = self.module if statement is None else statement
+            statements[id(root)] = root
+        found: dict[tuple[str, Located], list[cst.CSTNode]] = {}
+        for root in statements.values():
+            for node in nodes_in(root):
+                kind = next((k for k, t in kinds.items() if type(node) is t), None)
+                if kind is not None:
+                    where = positions[node]
+                    at = Located(where.start.line, where.start.column, where.end.line, where.end.column)
+                    found.setdefault((kind, at), []).append(node)
+        nodes: dict[str, list[cst.CSTNode]] = {}
+        missing: set[str] = set()
+        for entry in entries:
+            standing = found.get((entry.kind, entry.at), [])
+            if len(standing) == 1:
+                nodes.setdefault(entry.name, []).append(standing[0])
+            else:
+                missing.add(entry.name)
+        return {name: found_nodes for name, found_nodes in nodes.items() if name not in missing}
 
     def registered_by_decorator(self, function: cst.FunctionDef) -> bool:
         """Whether a decorator of `function` registers it as a kernel (`@torch.library.impl(lib, "op", "Key")`):

@@ -252,7 +252,7 @@ def plan_replacements(state: PlanState) -> None:
 
 
 def uses(state: PlanState, name: str) -> int:
-    return state.facts.name_uses[name] + (name in state.facts.dunder_all)
+    return state.facts.name_uses[name] + state.result.exports.lists(name)
 
 
 def plan_replacement(
@@ -318,9 +318,10 @@ def plan_installers(state: PlanState) -> None:
         seen.add(id(function))
         qualified = f"{state.result.module_name}.{function.name.value}"
         # An installer `__all__` exports goes with its entries (else `import *` fails); one named in an `__all__`
-        # the module does not build at its top level stays.
+        # the module does not build at its top level stays, and so does one of a file whose `__all__` is not
+        # known (no `ast` model: `exports.py`).
         name = function.name.value
-        exported = name in state.facts.dunder_all and name not in state.facts.dunder_all_entries
+        exported = state.result.exports.lists(name) and name not in state.result.dunder_all_entries
         removable = is_top_level(state, function) and left_empty(state, function) and not exported
         installer = Installer(function, qualified, removable)
         if removable:

@@ -10,6 +10,7 @@ or for a node outside every statement (the module itself), the whole-module pass
 
 from __future__ import annotations
 
+import bisect
 from typing import Optional, cast
 
 import libcst as cst
@@ -23,12 +24,14 @@ class Positions:
         self.starts = statement_starts(module, statement_lines) if statement_lines is not None else None
         self.found: dict[cst.CSTNode, tuple[CodeRange, int]] = {}  # node -> its range in its statement, the shift
         self.placed = 0  # top-level statements placed so far, in file order
+        self.done: set[int] = set()  # the top-level statements placed (out of order too: `statement_at`)
         self.whole: Optional[object] = None  # the whole-module positions, once made
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         if self.starts is not None:
             while node not in self.found and self.placed < len(self.starts):
-                self.place(self.placed)
+                if self.placed not in self.done:
+                    self.place(self.placed)
                 self.placed += 1
             if node in self.found:
                 where, shift = self.found[node]
@@ -42,9 +45,22 @@ class Positions:
             self.whole = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         return self.whole[node]  # type: ignore[index]
 
+    def statement_at(self, line: int) -> Optional[cst.BaseStatement]:
+        """The top-level statement a node on `line` (a line of a statement's code, not of its leading comments)
+        is in, with its nodes placed (it alone, not those before it); None without the statement lines."""
+        if self.starts is None:
+            return None
+        index = bisect.bisect_right(self.starts, line) - 1
+        if index < 0:
+            return None
+        if index not in self.done:
+            self.place(index)
+        return self.module.body[index]
+
     def place(self, index: int) -> None:
         """The positions of every node in the module's `index`th statement."""
         assert self.starts is not None
+        self.done.add(index)
         statement = self.module.body[index]
         provider = PositionProvider()
         state = PositionProvidingCodegenState(

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from libcst.metadata import CodeRange
 
     from fsdp_unpatch.analysis.collect import Facts, RawInstall
+    from fsdp_unpatch.analysis.exports import Exports
     from fsdp_unpatch.analysis.patched import Incomplete, Patched
     from fsdp_unpatch.analysis.planned import Located, Planned
     from fsdp_unpatch.analysis.references import Reference
@@ -69,6 +70,14 @@ class ModuleSubject(Protocol):
     @property
     def library(self) -> LibraryFacts:
         """Its `torch.library` calls, read from the `ast` model of its text (`analysis/registrations.py`)."""
+
+    @property
+    def exports(self) -> Exports:
+        """What its `__all__` lists, read from the `ast` model of its text (`analysis/exports.py`)."""
+
+    @property
+    def dunder_all_entries(self) -> dict[str, list[cst.CSTNode]]:
+        """Name -> the libcst nodes whose deletion drops it from the module's `__all__`."""
 
     def position(self, node: Union[cst.CSTNode, Located]) -> CodeRange: ...
 

@@ -60,7 +60,7 @@ def unused_imports(
     facts = analysis.facts
     doomed: set[int] = set()
     for local, aliases in analysis.table.sources.items():
-        before = facts.name_uses[local] + (local in facts.dunder_all)
+        before = facts.name_uses[local] + analysis.exports.lists(local)
         if before > 0 and before - removed[local] <= 0:
             doomed.update(id(alias) for alias in aliases)
     if not doomed:

@@ -113,7 +113,7 @@ def _scope(analysis: FileAnalysis):
 
 
 def _unused(analysis: FileAnalysis, name: str) -> bool:
-    return analysis.facts.name_uses[name] == 0 and name not in analysis.facts.dunder_all
+    return analysis.facts.name_uses[name] == 0 and not analysis.exports.lists(name)
 
 
 OVERRIDE_REPLACEMENT = declare(

@@ -39,7 +39,7 @@ def deletion(analysis: ModuleSubject, function: cst.FunctionDef) -> list[Edit]:
     """The function's deletion with its `__all__` entries: `from module import *` must not name it."""
     from fsdp_unpatch.analysis.planned import Edit
 
-    entries = analysis.facts.dunder_all_entries.get(function.name.value, [])
+    entries = analysis.dunder_all_entries.get(function.name.value, [])
     return [Edit(function), *(Edit(entry) for entry in entries)]
 
 
@@ -59,8 +59,8 @@ def orphans(remains: Remains, analysis: FileAnalysis, catalog: Catalog, options:
         qualified = f"{analysis.module_name}.{name}"
         if function is None or not _is_empty(function):
             continue
-        if name in analysis.facts.dunder_all and name not in analysis.facts.dunder_all_entries:
-            continue  # named in an `__all__` built elsewhere than at the top level: it stays
+        if analysis.exports.lists(name) and name not in analysis.dunder_all_entries:
+            continue  # named in an `__all__` built elsewhere than at the top level (or not known): it stays
         if any(i.qualified == qualified for i in analysis.installers):
             continue
         finding = Planned(
