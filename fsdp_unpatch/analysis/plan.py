@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Iterator, Mapping, Optional, Union
+from typing import Mapping, Optional, Union
 
 import libcst as cst
 
@@ -28,9 +28,10 @@ from fsdp_unpatch.analysis.dispatch import dispatch
 from fsdp_unpatch.analysis.excerpt import Excerpt
 from fsdp_unpatch.analysis.file_analysis import FileAnalysis, Installer
 from fsdp_unpatch.analysis.patched import Patched
-from fsdp_unpatch.analysis.patterns import child_nodes, descendants, is_docstring, single_call
+from fsdp_unpatch.analysis.patterns import descendants, is_docstring, single_call
 from fsdp_unpatch.analysis.planned import Edit, Located, Planned
 from fsdp_unpatch.analysis.site_judging import AnyJudge
+from fsdp_unpatch.analysis.standing import node_at
 from fsdp_unpatch.analysis.subjects import Copy, InstallerToGo, Patches, Replacement, Site
 from fsdp_unpatch.catalog import Catalog
 from fsdp_unpatch.config.options import Options
@@ -482,45 +483,16 @@ def plan_copies(state: PlanState) -> None:
 def libcst_if(
     result: FileAnalysis, found: copies.SameDeviceIf
 ) -> Optional[tuple[cst.If, Optional[cst.FunctionDef], cst.SimpleStatementLine]]:
-    """The libcst `If` standing where the model's copy does (in the top-level statement it is in), the
-    innermost function around it, and its native branch as a statement line of its own (a one-line suite's
-    call gets a new line); None when none stands there in that shape."""
-    statement = _top_level_statement(result.module, found.top)
-    if statement is None:
+    """The libcst `If` standing where the model's copy does, the innermost function around it, and its native
+    branch as a statement line of its own (a one-line suite's call gets a new line); None when none stands
+    there in that shape."""
+    standing = node_at(result, found.top, found.at, cst.If)
+    if standing is None:
         return None
-    place = result.position(Located(*found.at, *found.at)).start
+    node, function = standing
     native_place = result.position(Located(*found.native_at, *found.native_at)).start
-    for node, function in _libcst_ifs(statement, None):
-        if result.position(node).start != place:
-            continue
-        block = node.body if found.native_branch == 0 else getattr(node.orelse, "body", None)
-        branch = single_call(block) if isinstance(block, cst.BaseSuite) else None
-        if branch is None or result.position(branch[0].body[0]).start != native_place:
-            return None
-        return node, function, branch[0]
-    return None
-
-
-def _top_level_statement(module: cst.Module, index: int) -> Optional[cst.BaseStatement]:
-    """The module's statement holding the `index`th top-level statement of `ast`'s tree (a libcst statement
-    line holds one `ast` statement per small statement, `a = 1; b = 2`)."""
-    at = 0
-    for statement in module.body:
-        size = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-        if index < at + size:
-            return statement
-        at += size
-    return None
-
-
-def _libcst_ifs(
-    node: cst.CSTNode, function: Optional[cst.FunctionDef]
-) -> Iterator[tuple[cst.If, Optional[cst.FunctionDef]]]:
-    """Every `If` in `node`, with the innermost function around it."""
-    if isinstance(node, cst.If):
-        yield node, function
-    if isinstance(node, cst.BaseExpression):
-        return  # no statement inside
-    inner = node if isinstance(node, cst.FunctionDef) else function
-    for child in child_nodes(node):
-        yield from _libcst_ifs(child, inner)
+    block = node.body if found.native_branch == 0 else getattr(node.orelse, "body", None)
+    branch = single_call(block) if isinstance(block, cst.BaseSuite) else None
+    if branch is None or result.position(branch[0].body[0]).start != native_place:
+        return None
+    return node, function, branch[0]
